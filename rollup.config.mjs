@@ -1,0 +1,95 @@
+// Three builds: ESM (one file per entry, dependencies external), rolled-up .d.ts per entry, and a
+// self-contained minified IIFE for a plain <script> tag. Run through scripts/build.mjs.
+import { isAbsolute } from 'node:path';
+import commonjs from '@rollup/plugin-commonjs';
+import json from '@rollup/plugin-json';
+import { nodeResolve } from '@rollup/plugin-node-resolve';
+import terser from '@rollup/plugin-terser';
+import typescript from '@rollup/plugin-typescript';
+import { dts } from 'rollup-plugin-dts';
+
+/** Output name (dist/<name>.js, dist/<name>.d.ts) → source. */
+const entries = {
+  index: 'src/index.ts', // "."
+  core: 'src/core.ts', // "./core"
+  ajv: 'src/validators/ajv.ts', // "./ajv"
+  precompiled: 'src/validators/precompiled.ts', // "./precompiled"
+  node: 'src/node/index.ts', // "./node"
+};
+const cli = 'src/node/cli.ts'; // → dist/cli.js (the `aicc` bin)
+
+// @rollup/plugin-typescript fails on tsconfig's noEmit/outDir and would emit declarations itself:
+// rollup-plugin-dts does the types. Only src/ is compiled, so type errors in tests cannot stop a build
+// (type errors in src/ are printed as warnings by the ESM build; `npm run typecheck` is the gate).
+const ts = (extra = {}) =>
+  typescript({
+    tsconfig: './tsconfig.json',
+    include: ['src/**/*.ts'],
+    exclude: [],
+    target: 'ES2022',
+    declaration: false,
+    declarationMap: false,
+    outDir: undefined,
+    rootDir: undefined,
+    noEmit: false,
+    ...extra,
+  });
+
+// Every non-relative import stays external (ajv/…, mitt, typed-binary, fast-deep-equal, ws, node:*),
+// except tslib: the typescript plugin forces `importHelpers`, and tslib is not a runtime dependency.
+const external = (id) => !id.startsWith('.') && !isAbsolute(id) && !id.startsWith('\0') && id !== 'tslib';
+
+const onwarn = (warning, warn) => {
+  // The IIFE must be self-contained: an import it cannot resolve would become an undefined global.
+  if (warning.code === 'UNRESOLVED_IMPORT') throw new Error(warning.message);
+  // ajv's CommonJS sources have harmless import cycles.
+  if (warning.code === 'CIRCULAR_DEPENDENCY' && warning.ids?.every((id) => id.includes('node_modules'))) return;
+  warn(warning);
+};
+
+/** Makes `#!/usr/bin/env node` (from the banner below) the one hashbang of dist/cli.js: rollup keeps
+ * an entry's own hashbang, so a cli.ts that has one would otherwise get two. */
+const shebang = () => ({
+  name: 'aicc-shebang',
+  transform(code, id) {
+    // Blanking the line keeps line numbers, so the source map stays right.
+    if (id.endsWith(cli) && code.startsWith('#!')) return { code: code.replace(/^#!.*/, ''), map: null };
+    return null;
+  },
+});
+
+export default [
+  {
+    input: { ...entries, cli },
+    external,
+    onwarn,
+    plugins: [shebang(), nodeResolve({ resolveOnly: ['tslib'] }), ts()],
+    output: {
+      dir: 'dist',
+      format: 'es',
+      sourcemap: true,
+      entryFileNames: '[name].js',
+      // Code shared by entries lives in chunks, so e.g. `.` and `./core` share one CapsuleError class.
+      chunkFileNames: 'chunks/[name]-[hash].js',
+      banner: (chunk) => (chunk.isEntry && chunk.name === 'cli' ? '#!/usr/bin/env node' : ''),
+    },
+  },
+  {
+    input: entries,
+    external,
+    plugins: [dts({ tsconfig: './tsconfig.json' })],
+    output: { dir: 'dist', format: 'es', entryFileNames: '[name].d.ts', chunkFileNames: 'chunks/[name]-[hash].d.ts' },
+  },
+  {
+    input: entries.index,
+    onwarn,
+    plugins: [nodeResolve({ browser: true, preferBuiltins: false }), commonjs(), json(), ts({ noCheck: true })],
+    output: {
+      file: 'dist/aicc.iife.js',
+      format: 'iife',
+      name: 'AICC',
+      exports: 'named',
+      plugins: [terser({ format: { comments: false } })],
+    },
+  },
+];

@@ -1,0 +1,343 @@
+// The agent's side of aicc/0.1 as an API: wait for the manifest, `await call(tool, input)`, listen
+// to events, keep the link alive with heartbeats, and resume on a new link after a drop without
+// losing or repeating a message.
+
+import mitt, { type Emitter } from 'mitt';
+import type { Link } from '../links/link.js';
+import { Wire, type InvalidFrame, type WireOptions } from '../links/wire.js';
+import { realClock, type Clock, type TimerId } from '../runtime/clock.js';
+import { CapsuleError } from '../runtime/errors.js';
+import type { EventPayloads } from '../runtime/events.js';
+import { randomUuid, sequenceOfId } from '../runtime/ids.js';
+import {
+  IMMEDIATE_MARK,
+  PROTOCOL,
+  type AgentModel,
+  type AiccMessage,
+  type EventMessage,
+  type JsonObject,
+  type Manifest,
+  type Meta,
+  type Topic,
+  type WireError,
+} from '../runtime/protocol.js';
+
+export interface AgentClientOptions extends WireOptions {
+  /** Default: wall time. */
+  clock?: Clock;
+  /** How often the client sends a heartbeat. Default 5,000 ms. */
+  heartbeatIntervalMs?: number;
+  /** The bridge silent this long counts as gone: the link is dropped. Default 15,000 ms. */
+  deadPeerTimeoutMs?: number;
+  /** How long `call` waits for its result. Default 30,000 ms. */
+  callTimeoutMs?: number;
+  /** How long `connect` waits for session_init. Default 10,000 ms. */
+  connectTimeoutMs?: number;
+  /** Most calls waiting for results at once. Default 256. */
+  maxPendingCalls?: number;
+}
+
+export interface CallOptions {
+  /** Reuse an id to retry a call safely: the bridge answers a repeated call_id from its cache. */
+  callId?: string;
+  /** In hybrid mode, ask for evaluation at once instead of at the next tick. */
+  immediate?: boolean;
+  timeoutMs?: number;
+}
+
+/** A call's outcome, as data: `local` marks a failure decided on this side (timeout, closed). */
+export type CallOutcome<O = JsonObject> =
+  | { ok: true; output: O; meta: Meta; callId: string }
+  | { ok: false; error: WireError; meta: Meta; callId: string; local?: true };
+
+export type AgentEvents = { [T in Topic]: EventPayloads[T] } & {
+  event: EventMessage;
+  manifest: Manifest;
+  /** An `error` message from the bridge, or an inbound frame this client refused. */
+  error: WireError;
+  /** The link went down; call `resume(newLink)` within the bridge's grace period. */
+  disconnect: { reason: string };
+  close: { reason: string };
+};
+
+interface Pending {
+  resolve(outcome: CallOutcome<any>): void;
+  timer: TimerId;
+}
+
+export class AgentClient {
+  sessionId = '';
+  manifest!: Manifest;
+  state: 'connecting' | 'open' | 'disconnected' | 'closed' = 'connecting';
+
+  private readonly bus: Emitter<AgentEvents> = mitt<AgentEvents>();
+  private readonly clock: Clock;
+  private readonly settings: Required<Omit<AgentClientOptions, keyof WireOptions | 'clock'>>;
+  private wire: Wire;
+  private prefix = '';
+  private lastId = '';
+  private lastSequence = 0;
+  private readonly pending = new Map<string, Pending>();
+  private lastHeardAt: number;
+  private heartbeatTimer: TimerId | undefined;
+  private nextCall = 1;
+  private onInit: ((error?: Error) => void) | undefined;
+  private onResumed: (() => void) | undefined;
+
+  private constructor(
+    link: Link,
+    private readonly options: AgentClientOptions,
+  ) {
+    this.clock = options.clock ?? realClock();
+    this.settings = {
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 5000,
+      deadPeerTimeoutMs: options.deadPeerTimeoutMs ?? 15_000,
+      callTimeoutMs: options.callTimeoutMs ?? 30_000,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      maxPendingCalls: options.maxPendingCalls ?? 256,
+    };
+    this.lastHeardAt = this.clock.now();
+    this.wire = this.listen(link);
+  }
+
+  /** Waits on this link for the bridge's session_init. */
+  static connect(link: Link, options: AgentClientOptions = {}): Promise<AgentClient> {
+    const client = new AgentClient(link, options);
+    return new Promise((resolve, reject) => {
+      const timer = client.clock.setTimeout(() => {
+        client.onInit = undefined;
+        client.wire.close('no session_init');
+        reject(new CapsuleError('AICC_NOT_CONNECTED', `AgentClient.connect: no session_init within ${client.settings.connectTimeoutMs} ms`));
+      }, client.settings.connectTimeoutMs);
+      client.onInit = (error) => {
+        client.clock.clearTimeout(timer);
+        client.onInit = undefined;
+        if (error) reject(error);
+        else resolve(client);
+      };
+    });
+  }
+
+  on<K extends keyof AgentEvents>(type: K, handler: (event: AgentEvents[K]) => void): () => void {
+    this.bus.on(type, handler);
+    return () => this.bus.off(type, handler);
+  }
+
+  /** Calls a tool and resolves with its outcome; never rejects. */
+  call<O = JsonObject>(tool: string, input: JsonObject = {}, options: CallOptions = {}): Promise<CallOutcome<O>> {
+    let callId = options.callId ?? `c${this.nextCall++}`;
+    if (options.immediate && !callId.startsWith(IMMEDIATE_MARK)) callId = IMMEDIATE_MARK + callId;
+    const local = (code: WireError['code'], message: string, retryable: boolean): Promise<CallOutcome<O>> =>
+      Promise.resolve({ ok: false, error: { code, message, retryable }, meta: {}, callId, local: true });
+    if (this.state === 'closed') return local('session_expired', 'the session is closed', false);
+    if (this.pending.has(callId)) return local('invalid_input', `call ${callId} is already waiting for its result`, false);
+    if (this.pending.size >= this.settings.maxPendingCalls) return local('tool_unavailable', `${this.settings.maxPendingCalls} calls already wait for results`, true);
+    const timeoutMs = options.timeoutMs ?? this.settings.callTimeoutMs;
+    return new Promise((resolve) => {
+      const timer = this.clock.setTimeout(() => {
+        this.pending.delete(callId);
+        resolve({ ok: false, error: { code: 'timeout', message: `no result for ${tool} within ${timeoutMs} ms`, retryable: true }, meta: {}, callId, local: true });
+      }, timeoutMs);
+      this.pending.set(callId, { resolve, timer });
+      // While disconnected the call waits in `pending`; the caller retries with the same callId after resume.
+      this.send({ type: 'tool_call', call_id: callId, tool, input });
+    });
+  }
+
+  /** Asks for the current manifest; resolves when it arrives. */
+  requestManifest(): Promise<Manifest> {
+    return new Promise((resolve) => {
+      const off = this.on('manifest', (manifest) => {
+        off();
+        resolve(manifest);
+      });
+      this.send({ type: 'manifest_request' });
+    });
+  }
+
+  /** Changes what this agent declares: its event subscriptions and/or its model. */
+  declare(changes: { subscriptions?: readonly string[]; agentModel?: AgentModel }): Promise<Manifest> {
+    const { tools, ...rest } = this.manifest;
+    const update = { protocol: PROTOCOL, type: 'session_init' as const, ...rest, tools };
+    if (changes.agentModel) update.agent_model = changes.agentModel;
+    if (changes.subscriptions) update.event_subscriptions = [...changes.subscriptions];
+    return new Promise((resolve) => {
+      const off = this.on('manifest', (manifest) => {
+        off();
+        resolve(manifest);
+      });
+      this.send({ type: 'heartbeat', manifest_update: update });
+    });
+  }
+
+  /**
+   * Continues the session on a new link: names the last message held, receives exactly the missed
+   * ones, and resolves when the bridge confirms. Rejects if the bridge cannot resume it.
+   */
+  resume(link: Link): Promise<void> {
+    if (this.state === 'closed') return Promise.reject(new CapsuleError('AICC_SESSION_CLOSED', 'AgentClient.resume: the session is closed'));
+    if (this.wire.open) this.wire.close('resuming on a new link');
+    this.wire = this.listen(link);
+    this.state = 'connecting';
+    return new Promise((resolve, reject) => {
+      const offError = this.on('error', (error) => {
+        if (error.code !== 'session_expired') return;
+        this.onResumed = undefined;
+        offError();
+        reject(new CapsuleError('AICC_SESSION_CLOSED', `AgentClient.resume: ${error.message}`));
+      });
+      this.onResumed = () => {
+        offError();
+        resolve();
+      };
+      this.wire.send({ protocol: PROTOCOL, type: 'session_resume', session_id: this.sessionId, message_id: this.lastId });
+    });
+  }
+
+  /** Ends the session; resolves when the bridge has acknowledged or the link is gone. */
+  close(reason = 'agent done'): Promise<void> {
+    if (this.state === 'closed') return Promise.resolve();
+    return new Promise((resolve) => {
+      const off = this.on('close', () => {
+        off();
+        resolve();
+      });
+      this.send({ type: 'session_close', reason });
+      if (!this.wire.open) this.shutdown(reason);
+    });
+  }
+
+  // ── inbound ────────────────────────────────────────────────────────────────────────────────
+
+  private listen(link: Link): Wire {
+    const wire = new Wire(link, 'bridge', this.options);
+    wire.listen({
+      message: (message) => this.wire === wire && this.receive(message),
+      invalid: (problem) => this.wire === wire && this.refused(problem),
+      close: (reason) => this.wire === wire && this.dropped(reason),
+    });
+    return wire;
+  }
+
+  private receive(message: AiccMessage): void {
+    this.lastHeardAt = this.clock.now();
+    if (message.type === 'session_init') {
+      if (this.sessionId !== '') return;
+      this.sessionId = message.session_id;
+      this.prefix = message.message_id.slice(0, -12).toLowerCase();
+      this.accept(message.message_id);
+      const { protocol: _p, type: _t, session_id: _s, message_id: _m, ...manifest } = message;
+      this.manifest = manifest;
+      this.state = 'open';
+      this.startHeartbeat();
+      this.onInit?.();
+      return;
+    }
+    if (message.session_id !== this.sessionId) return;
+    // Sequenced ids: anything at or below the last sequence held is a replayed duplicate.
+    if (message.message_id.toLowerCase().startsWith(this.prefix)) {
+      if (sequenceOfId(message.message_id) <= this.lastSequence) return;
+      this.accept(message.message_id);
+    }
+    switch (message.type) {
+      case 'tool_result': {
+        const pending = this.pending.get(message.call_id);
+        if (pending === undefined) return;
+        this.pending.delete(message.call_id);
+        this.clock.clearTimeout(pending.timer);
+        const meta = message.meta ?? {};
+        pending.resolve(message.ok ? { ok: true, output: message.output ?? {}, meta, callId: message.call_id } : { ok: false, error: message.error ?? { code: 'internal_error', message: 'failed without an error', retryable: false }, meta, callId: message.call_id });
+        return;
+      }
+      case 'event':
+        this.bus.emit('event', message);
+        this.bus.emit(message.topic, message.payload as AgentEvents[typeof message.topic]);
+        return;
+      case 'heartbeat':
+        if (this.state === 'connecting' && this.onResumed) {
+          this.state = 'open';
+          this.startHeartbeat();
+          const done = this.onResumed;
+          this.onResumed = undefined;
+          done();
+        }
+        if (message.manifest_update !== undefined) {
+          const { protocol: _p, type: _t, ...manifest } = message.manifest_update;
+          this.manifest = manifest;
+          this.bus.emit('manifest', manifest);
+        }
+        return;
+      case 'error':
+        this.bus.emit('error', message.error);
+        return;
+      case 'session_close':
+        this.shutdown(message.reason ?? 'closed by bridge');
+        return;
+      default:
+        return;
+    }
+  }
+
+  private accept(messageId: string): void {
+    this.lastId = messageId;
+    this.lastSequence = sequenceOfId(messageId);
+  }
+
+  private refused(problem: InvalidFrame): void {
+    this.bus.emit('error', { code: problem.kind === 'protocol_mismatch' ? 'protocol_mismatch' : 'invalid_input', message: `bridge sent an invalid message: ${problem.message}`, retryable: false });
+  }
+
+  private dropped(reason: string): void {
+    this.stopHeartbeat();
+    if (this.state === 'closed' || this.state === 'disconnected') return;
+    if (this.sessionId === '') {
+      this.onInit?.(new CapsuleError('AICC_NOT_CONNECTED', `AgentClient.connect: link closed before session_init (${reason})`));
+      this.shutdown(reason);
+      return;
+    }
+    this.state = 'disconnected';
+    this.bus.emit('disconnect', { reason });
+  }
+
+  private shutdown(reason: string): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.stopHeartbeat();
+    for (const [callId, pending] of this.pending) {
+      this.clock.clearTimeout(pending.timer);
+      pending.resolve({ ok: false, error: { code: 'session_expired', message: `session closed: ${reason}`, retryable: false }, meta: {}, callId, local: true });
+    }
+    this.pending.clear();
+    if (this.wire.open) this.wire.close(reason);
+    this.bus.emit('close', { reason });
+  }
+
+  // ── outbound ───────────────────────────────────────────────────────────────────────────────
+
+  private send(body: { type: AiccMessage['type'] } & Record<string, unknown>): void {
+    if (this.sessionId === '' || !this.wire.open) return;
+    this.wire.send({ protocol: PROTOCOL, session_id: this.sessionId, message_id: randomUuid(), ...body } as AiccMessage);
+  }
+
+  private startHeartbeat(): void {
+    this.stopHeartbeat();
+    const beat = (): void => {
+      this.heartbeatTimer = undefined;
+      if (this.state !== 'open') return;
+      const silentFor = this.clock.now() - this.lastHeardAt;
+      if (silentFor >= this.settings.deadPeerTimeoutMs) {
+        // The link's close handler reports the drop.
+        this.wire.close(`bridge silent for ${Math.round(silentFor)} ms`);
+        return;
+      }
+      this.send({ type: 'heartbeat' });
+      this.heartbeatTimer = this.clock.setTimeout(beat, this.settings.heartbeatIntervalMs);
+    };
+    this.heartbeatTimer = this.clock.setTimeout(beat, this.settings.heartbeatIntervalMs);
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeatTimer !== undefined) this.clock.clearTimeout(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
+  }
+}

@@ -1,0 +1,55 @@
+// aicc-capsule: the whole browser-safe runtime, with ajv compiling tool schemas at run time.
+// For a bundle without the compiler, import from aicc-capsule/core with precompiled validators.
+
+import { createCapsule as createCoreCapsule, type Capsule, type CapsuleOptions } from './runtime/capsule.js';
+import type { ValidatorFactory } from './runtime/validator.js';
+import { ajvValidators } from './validators/ajv.js';
+
+export type CapsuleOptionsWithDefaults = Omit<CapsuleOptions, 'validators'> & {
+  /** Default: ajvValidators(), compiling each tool schema once at registration. */
+  validators?: ValidatorFactory;
+};
+
+/** Creates a capsule; tool schemas are compiled by ajv unless other validators are given. */
+export function createCapsule(options: CapsuleOptionsWithDefaults): Capsule {
+  return createCoreCapsule({ ...options, validators: options.validators ?? ajvValidators() });
+}
+
+export {
+  ManualClock,
+  realClock,
+  isManualClock,
+  startAnimationFrameDriver,
+  startIntervalDriver,
+  CapsuleError,
+  ToolError,
+  REFUSALS,
+  refusal,
+  EventQueue,
+  deliveryIntervalMs,
+  CLASS_BUDGET_MS,
+  randomUuid,
+  DEFAULT_INBOUND_LIMITS,
+  checkMessage,
+  PROTOCOL,
+  TOPICS,
+  MESSAGE_TYPES,
+  IMMEDIATE_MARK,
+  NIL_UUID,
+  Session,
+  describeAjvError,
+  schemaFingerprint,
+  strictSchema,
+  validatorKey,
+  jsonCodec,
+  binaryCodec,
+  createMemoryLinkPair,
+  connectWebSocket,
+  webSocketLink,
+  Wire,
+  AgentClient,
+} from './core.js';
+export { ajvValidators } from './validators/ajv.js';
+export { precompiledValidators } from './validators/precompiled.js';
+
+export type * from './core.js';

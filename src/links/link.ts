@@ -1,0 +1,21 @@
+// A Link is one open, two-way channel of frames: an in-memory pair, a WebSocket, a Node socket.
+// It knows nothing of AICC; the Wire on top of it adds a codec and the inbound bounds.
+
+import type { Frame } from './codec.js';
+
+export interface LinkHandlers {
+  message(frame: Frame): void;
+  close(reason: string): void;
+}
+
+export interface Link {
+  /** Queues a frame for the peer. Frames sent after close are dropped. */
+  send(frame: Frame): void;
+  /** Closes both directions; the close handler runs once, on both ends. */
+  close(reason?: string): void;
+  readonly open: boolean;
+  /** Frames (or bytes) written but not yet taken by the peer: how far behind the peer is. */
+  readonly bufferedAmount: number;
+  /** Sets the receiver. A link has exactly one; frames arriving before it is set are held. */
+  listen(handlers: LinkHandlers): void;
+}

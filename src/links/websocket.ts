@@ -1,0 +1,121 @@
+// A Link over the standard WebSocket API, so one implementation serves browsers, workers and Node
+// (Node 20 passes `ws`'s class, which implements the same API).
+
+import { CapsuleError } from '../runtime/errors.js';
+import type { Frame } from './codec.js';
+import type { Link, LinkHandlers } from './link.js';
+
+/** The part of the WebSocket API this link uses. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  readonly bufferedAmount: number;
+  binaryType: string;
+  send(data: string | ArrayBufferView | ArrayBuffer): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: any) => void): void;
+}
+
+export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
+
+const OPEN = 1;
+/** Frames kept for a receiver that has not called listen() yet. */
+const MAX_HELD_FRAMES = 1024;
+const CONNECTING = 0;
+
+export interface ConnectWebSocketOptions {
+  /** The WebSocket class; defaults to `globalThis.WebSocket`. */
+  WebSocket?: WebSocketConstructor;
+  protocols?: string | string[];
+}
+
+/** Opens a WebSocket and resolves with a Link once it is open; rejects if it closes first. */
+export function connectWebSocket(url: string, options: ConnectWebSocketOptions = {}): Promise<Link> {
+  const Ctor = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+  if (Ctor === undefined) {
+    throw new CapsuleError(
+      'AICC_INVALID_OPTION',
+      'connectWebSocket: this platform has no global WebSocket; pass one as options.WebSocket (in Node 20: the `ws` package)',
+    );
+  }
+  const socket = new Ctor(url, options.protocols);
+  socket.binaryType = 'arraybuffer';
+  return new Promise((resolve, reject) => {
+    socket.addEventListener('open', () => resolve(webSocketLink(socket)));
+    socket.addEventListener('close', (event: { code?: number }) => {
+      if (socket.readyState !== OPEN) reject(new CapsuleError('AICC_NOT_CONNECTED', `connectWebSocket: could not connect to ${url} (close code ${event.code ?? 'unknown'})`));
+    });
+  });
+}
+
+/** Wraps a WebSocket that is open or opening (a server's accepted socket, for example). */
+export function webSocketLink(socket: WebSocketLike): Link {
+  return new WebSocketLink(socket);
+}
+
+class WebSocketLink implements Link {
+  private handlers: LinkHandlers | undefined;
+  private held: Frame[] = [];
+  private closeReason: string | undefined;
+  private closeDelivered = false;
+
+  constructor(private readonly socket: WebSocketLike) {
+    socket.binaryType = 'arraybuffer';
+    socket.addEventListener('message', (event: { data: unknown }) => this.receive(toFrame(event.data)));
+    socket.addEventListener('close', (event: { code?: number; reason?: string }) => {
+      this.closeReason ??= event.reason ? `${event.reason} (code ${event.code})` : `socket closed (code ${event.code})`;
+      this.deliverClose();
+    });
+    // An 'error' event is always followed by 'close'; the reason is reported there.
+    socket.addEventListener('error', () => {});
+  }
+
+  get open(): boolean {
+    return this.closeReason === undefined && (this.socket.readyState === OPEN || this.socket.readyState === CONNECTING);
+  }
+
+  get bufferedAmount(): number {
+    return this.socket.bufferedAmount;
+  }
+
+  send(frame: Frame): void {
+    if (this.socket.readyState === OPEN) this.socket.send(frame);
+  }
+
+  close(reason = 'closed'): void {
+    if (this.closeReason !== undefined) return;
+    this.closeReason = reason;
+    // 1000 is a normal closure; browsers allow at most 123 bytes of reason.
+    this.socket.close(1000, reason.slice(0, 120));
+    this.deliverClose();
+  }
+
+  listen(handlers: LinkHandlers): void {
+    this.handlers = handlers;
+    const held = this.held;
+    this.held = [];
+    for (const frame of held) handlers.message(frame);
+    if (this.closeReason !== undefined) this.deliverClose();
+  }
+
+  private receive(frame: Frame): void {
+    if (this.closeReason !== undefined) return;
+    if (this.handlers === undefined) {
+      if (this.held.length >= MAX_HELD_FRAMES) this.close(`webSocketLink: more than ${MAX_HELD_FRAMES} frames arrived before listen()`);
+      else this.held.push(frame);
+    } else this.handlers.message(frame);
+  }
+
+  private deliverClose(): void {
+    if (this.closeDelivered || this.handlers === undefined) return;
+    this.closeDelivered = true;
+    this.handlers.close(this.closeReason ?? 'closed');
+  }
+}
+
+function toFrame(data: unknown): Frame {
+  if (typeof data === 'string') return data;
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  // Anything else (a Blob when binaryType was changed) is not a frame this project sends.
+  return String(data);
+}

@@ -1,0 +1,415 @@
+// The capsule: one game world. It owns the tool catalog, the clock and tick loop, the event bus and
+// the sessions, and routes each tool call through the pipeline in calls.ts.
+
+import mitt, { type Emitter } from 'mitt';
+import { runCall, type CallHost, type CallRecord, type HostError } from './calls.js';
+import { isManualClock, realClock, type Clock } from './clock.js';
+import { CapsuleError, refusal } from './errors.js';
+import type { EventPayloads, QueuedEvent } from './events.js';
+import { randomUuid } from './ids.js';
+import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AgentModel, type Capabilities, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type Topic, type World } from './protocol.js';
+import { Session, type SessionSettings } from './session.js';
+import { TickLoop } from './tickLoop.js';
+import { ToolRegistry, type ToolDefinition, type ToolHandle } from './tool.js';
+import type { ValidatorFactory } from './validator.js';
+import type { Link } from '../links/link.js';
+import { Wire, type WireOptions } from '../links/wire.js';
+
+export interface CapsuleOptions {
+  world: World;
+  /** Compiles tool schemas: `ajvValidators()` or `precompiledValidators(…)`. */
+  validators: ValidatorFactory;
+  /** Nominal tick rate. Default 10. */
+  tickRateHz?: number;
+  /** Default 'fixed'. */
+  tickMode?: TickMode;
+  /** Default: wall time. Tests pass a ManualClock and drive it with `step`. */
+  clock?: Clock;
+  /** Default time a handler may take. Default 5,000 ms. */
+  toolTimeoutMs?: number;
+  /** Default 5,000 ms. */
+  heartbeatIntervalMs?: number;
+  /** An agent silent this long is treated as gone and its link dropped. Default 15,000 ms. */
+  deadPeerTimeoutMs?: number;
+  /** How long a dropped session waits for session_resume. Default 30,000 ms. */
+  resumeGraceMs?: number;
+  /** Messages kept per session for replay on resume. Default 1,024. */
+  replayBufferSize?: number;
+  /** Events waiting per session before the oldest droppable one goes. Default 256. */
+  eventQueueSize?: number;
+  /** Results of finished calls kept per session to answer a repeated call_id. Default 256. */
+  resultCacheSize?: number;
+  /** Calls waiting per session for the next tick (fixed and hybrid modes). Default 64. */
+  callQueueSize?: number;
+  /** Deliveries pause while a link holds more than this unsent. Default 262,144 bytes. */
+  maxBufferedBytes?: number;
+  /** Most ticks one `step` may run before it skips the rest. Default 5. */
+  maxCatchUpTicks?: number;
+}
+
+export interface ConnectOptions extends WireOptions {
+  /** The character this agent controls. */
+  character: string;
+  /** Capabilities granted to the agent. Default: none (only tools without requires_capability). */
+  capabilities?: Partial<Capabilities>;
+  /** What the agent declared about its model. Default `{ class: 'cloud_medium' }`. */
+  agentModel?: AgentModel;
+  /** Topics delivered to the agent. Default: all five reserved topics. */
+  subscriptions?: readonly string[];
+}
+
+export interface EmitOptions {
+  /** Deliver only to the sessions of these characters (still subject to their subscriptions). */
+  to?: string | readonly string[];
+  meta?: Meta;
+}
+
+export interface SessionChange {
+  session: Session;
+  change: 'open' | 'detached' | 'resumed' | 'closed';
+  reason: string;
+}
+
+/** Everything the host can listen to with `capsule.on`. */
+export type CapsuleEvents = { [T in Topic]: EventPayloads[T] } & {
+  session: SessionChange;
+  call: CallRecord;
+  error: HostError;
+};
+
+export interface Capsule {
+  readonly world: World;
+  readonly tickRateHz: number;
+  readonly tickMode: TickMode;
+  readonly clock: Clock;
+  /** Ticks run so far. */
+  readonly tick: number;
+  registerTool<I, O extends JsonObject>(definition: ToolDefinition<I, O>): ToolHandle;
+  /** Opens a session for an agent on this link; sends session_init at once. */
+  connect(link: Link, options: ConnectOptions): Session;
+  /** Takes a link on which an agent will resume a session (its first message: session_resume). */
+  accept(link: Link, options?: WireOptions): void;
+  /** Sends a world event to every session subscribed to its topic (or to the `to` characters). */
+  emit<T extends Topic>(topic: T, payload: EventPayloads[T], options?: EmitOptions): void;
+  on<K extends keyof CapsuleEvents>(type: K, handler: (event: CapsuleEvents[K]) => void): () => void;
+  /** Advances time by dtMs: moves a ManualClock, and runs the fixed ticks that fall due. */
+  step(dtMs: number): void;
+  /** Runs one tick now (how an event-mode world advances on its own triggers). */
+  trigger(): void;
+  session(id: string): Session | undefined;
+  sessions(): Session[];
+  /** Closes every session and stops all timers. */
+  dispose(reason?: string): void;
+}
+
+interface QueuedCall {
+  session: Session;
+  call: ToolCall;
+  arrivedAt: number;
+}
+
+export function createCapsule(options: CapsuleOptions): Capsule {
+  return new CapsuleImpl(options);
+}
+
+class CapsuleImpl implements Capsule, CallHost {
+  readonly world: World;
+  readonly tickRateHz: number;
+  readonly tickMode: TickMode;
+  readonly clock: Clock;
+  readonly toolTimeoutMs: number;
+  readonly settings: SessionSettings;
+  tick = 0;
+
+  private readonly bus: Emitter<CapsuleEvents> = mitt<CapsuleEvents>();
+  private readonly registry: ToolRegistry;
+  private readonly loop: TickLoop;
+  private readonly live = new Map<string, Session>();
+  private readonly byTopic = new Map<string, Set<Session>>();
+  private readonly byCharacter = new Map<string, Set<Session>>();
+  private queue: QueuedCall[] = [];
+  private readonly queuedPerSession = new Map<Session, number>();
+  private readonly callQueueSize: number;
+  private manifestUpdateQueued = false;
+  private lastTickAt: number;
+  private disposed = false;
+
+  constructor(options: CapsuleOptions) {
+    checkOptions(options);
+    this.world = { name: options.world.name, kind: options.world.kind };
+    this.tickRateHz = options.tickRateHz ?? 10;
+    this.tickMode = options.tickMode ?? 'fixed';
+    this.clock = options.clock ?? realClock();
+    this.toolTimeoutMs = options.toolTimeoutMs ?? 5000;
+    this.callQueueSize = options.callQueueSize ?? 64;
+    this.loop = new TickLoop(this.tickRateHz, options.maxCatchUpTicks ?? 5);
+    this.settings = {
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 5000,
+      deadPeerTimeoutMs: options.deadPeerTimeoutMs ?? 15_000,
+      resumeGraceMs: options.resumeGraceMs ?? 30_000,
+      replayBufferSize: options.replayBufferSize ?? 1024,
+      eventQueueSize: options.eventQueueSize ?? 256,
+      resultCacheSize: options.resultCacheSize ?? 256,
+      maxBufferedBytes: options.maxBufferedBytes ?? 256 * 1024,
+      tickIntervalMs: this.loop.intervalMs,
+    };
+    this.registry = new ToolRegistry(options.validators, () => this.catalogChanged());
+    this.lastTickAt = this.clock.now();
+  }
+
+  // ── tools and manifests ────────────────────────────────────────────────────────────────────
+
+  registerTool<I, O extends JsonObject>(definition: ToolDefinition<I, O>): ToolHandle {
+    this.alive('registerTool');
+    return this.registry.register(definition as unknown as ToolDefinition);
+  }
+
+  tool(id: string) {
+    return this.registry.get(id);
+  }
+
+  manifestFor(session: Session): ManifestUpdate {
+    session.manifestVersion = this.registry.version;
+    const manifest: ManifestUpdate = {
+      protocol: PROTOCOL,
+      type: 'session_init',
+      tick_rate_hz: this.tickRateHz,
+      tick_mode: this.tickMode,
+      world: this.world,
+      capabilities: session.capabilities,
+      tools: this.registry.enabledDescriptors(),
+      agent_model: session.agentModel,
+    };
+    if (session.subscriptions.size > 0) manifest.event_subscriptions = [...session.subscriptions];
+    return manifest;
+  }
+
+  /** Several catalog changes in one turn reach agents as one manifest_update. */
+  private catalogChanged(): void {
+    if (this.manifestUpdateQueued) return;
+    this.manifestUpdateQueued = true;
+    queueMicrotask(() => {
+      this.manifestUpdateQueued = false;
+      const version = this.registry.version;
+      for (const session of this.live.values()) if (session.manifestVersion < version) session.sendManifest();
+    });
+  }
+
+  // ── sessions ───────────────────────────────────────────────────────────────────────────────
+
+  connect(link: Link, options: ConnectOptions): Session {
+    this.alive('connect');
+    if (typeof options?.character !== 'string' || options.character.length === 0) {
+      throw new CapsuleError('AICC_INVALID_OPTION', 'connect: options.character must name the character this agent controls');
+    }
+    const subscriptions = options.subscriptions ?? TOPICS;
+    const session = new Session(this, {
+      id: randomUuid(),
+      character: options.character,
+      capabilities: {
+        sensors: [...(options.capabilities?.sensors ?? [])],
+        actuators: [...(options.capabilities?.actuators ?? [])],
+        generators: [...(options.capabilities?.generators ?? [])],
+      },
+      agentModel: options.agentModel ?? { class: 'cloud_medium' },
+      subscriptions,
+    });
+    this.live.set(session.id, session);
+    index(this.byCharacter, session.character, session);
+    for (const topic of session.subscriptions) index(this.byTopic, topic, session);
+    session.open(new Wire(link, 'agent', options));
+    this.bus.emit('session', { session, change: 'open', reason: 'connected' });
+    return session;
+  }
+
+  accept(link: Link, options: WireOptions = {}): void {
+    this.alive('accept');
+    const wire = new Wire(link, 'agent', options);
+    const refuse = (kind: 'unknown_session' | 'schema_violation' | 'protocol_mismatch' | 'malformed_frame', message: string, sessionId = NIL_UUID): void => {
+      wire.send({ protocol: PROTOCOL, type: 'error', session_id: sessionId, message_id: randomUuid(), error: refusal(kind, message) });
+      wire.close(message);
+    };
+    wire.listen({
+      message: (message) => {
+        if (message.type !== 'session_resume') return refuse('schema_violation', `accept: the first message on a resumed link must be session_resume, got ${message.type}`);
+        const session = this.live.get(message.session_id);
+        if (session === undefined || session.state === 'closed') {
+          return refuse('unknown_session', `session ${message.session_id} is unknown or expired; open a new session`, message.session_id);
+        }
+        session.resume(wire, message.message_id);
+      },
+      invalid: (problem) => refuse(problem.kind === 'protocol_mismatch' ? 'protocol_mismatch' : 'malformed_frame', problem.message),
+      close: () => {},
+    });
+  }
+
+  changed(session: Session, change: 'detached' | 'resumed' | 'closed', reason: string): void {
+    if (change === 'closed') {
+      this.live.delete(session.id);
+      unindex(this.byCharacter, session.character, session);
+      for (const topic of session.subscriptions) unindex(this.byTopic, topic, session);
+    }
+    this.bus.emit('session', { session, change, reason });
+  }
+
+  subscriptionsChanged(session: Session, before: ReadonlySet<string>): void {
+    for (const topic of before) unindex(this.byTopic, topic, session);
+    for (const topic of session.subscriptions) index(this.byTopic, topic, session);
+  }
+
+  session(id: string): Session | undefined {
+    return this.live.get(id);
+  }
+
+  sessions(): Session[] {
+    return [...this.live.values()];
+  }
+
+  // ── calls ──────────────────────────────────────────────────────────────────────────────────
+
+  toolCall(session: Session, call: ToolCall): void {
+    const seen = session.claimCall(call.call_id);
+    if (seen !== undefined) {
+      // A repeated call_id: the first result again, never a second run. While the first call still
+      // runs, its one result answers both.
+      if (seen !== null) session.sendResult({ ...seen, meta: { ...seen.meta, source: 'cache' } });
+      return;
+    }
+    const arrivedAt = this.clock.now();
+    const immediate = this.tickMode === 'event' || (this.tickMode === 'hybrid' && call.call_id.startsWith(IMMEDIATE_MARK));
+    if (immediate) return this.execute(session, call, arrivedAt);
+    const waiting = this.queuedPerSession.get(session) ?? 0;
+    if (waiting >= this.callQueueSize) {
+      session.finishCall({ call_id: call.call_id, ok: false, error: refusal('queue_full', `${this.callQueueSize} calls already wait for the next tick; wait for their results`), meta: { tick: this.tick, latency_ms: 0, source: 'bridge' } });
+      return;
+    }
+    this.queuedPerSession.set(session, waiting + 1);
+    this.queue.push({ session, call, arrivedAt });
+  }
+
+  private execute(session: Session, call: ToolCall, arrivedAt: number): void {
+    try {
+      runCall(this, session, call, arrivedAt);
+    } catch (error) {
+      // Only a bug of ours lands here; the agent still gets an answer and the loop goes on.
+      session.finishCall({ call_id: call.call_id, ok: false, error: refusal('internal', 'the bridge failed while serving this call'), meta: { tick: this.tick, latency_ms: 0, source: 'bridge' } });
+      this.bus.emit('error', { code: 'handler_threw', tool: call.tool, sessionId: session.id, message: `capsule: internal failure serving ${call.tool}`, cause: error });
+    }
+  }
+
+  completed(record: CallRecord, tool: ReturnType<CapsuleImpl['tool']>): void {
+    this.bus.emit('call', record);
+    // In event mode the world advances once per successful action.
+    if (this.tickMode === 'event' && record.result.ok && tool !== undefined && tool.descriptor.class !== 'sensor') this.runTick();
+  }
+
+  hostError(error: HostError): void {
+    this.bus.emit('error', error);
+  }
+
+  // ── events ─────────────────────────────────────────────────────────────────────────────────
+
+  emit<T extends Topic>(topic: T, payload: EventPayloads[T], options: EmitOptions = {}): void {
+    this.alive('emit');
+    if (!TOPICS.includes(topic)) throw new CapsuleError('AICC_INVALID_EVENT', `emit: "${String(topic)}" is not a topic; use one of ${TOPICS.join(', ')}`);
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+      throw new CapsuleError('AICC_INVALID_EVENT', `emit(${topic}): payload must be a JSON object`);
+    }
+    this.bus.emit(topic, payload as CapsuleEvents[T]);
+    const subscribers = this.byTopic.get(topic);
+    if (subscribers === undefined || subscribers.size === 0) return;
+    const event: QueuedEvent = options.meta === undefined ? { topic, payload } : { topic, payload, meta: options.meta };
+    if (options.to === undefined) {
+      for (const session of subscribers) session.enqueue(event);
+      return;
+    }
+    for (const character of typeof options.to === 'string' ? [options.to] : options.to) {
+      for (const session of this.byCharacter.get(character) ?? []) if (subscribers.has(session)) session.enqueue(event);
+    }
+  }
+
+  directEvent(session: Session, topic: Topic, payload: JsonObject, meta?: Meta): void {
+    session.enqueue(meta === undefined ? { topic, payload } : { topic, payload, meta });
+  }
+
+  on<K extends keyof CapsuleEvents>(type: K, handler: (event: CapsuleEvents[K]) => void): () => void {
+    this.bus.on(type, handler);
+    return () => this.bus.off(type, handler);
+  }
+
+  // ── time ───────────────────────────────────────────────────────────────────────────────────
+
+  step(dtMs: number): void {
+    this.alive('step');
+    if (!(dtMs >= 0) || !Number.isFinite(dtMs)) throw new CapsuleError('AICC_INVALID_OPTION', `step: expected a finite number of ms >= 0, got ${dtMs}`);
+    const clock = this.clock;
+    const wait = isManualClock(clock) ? (ms: number) => clock.advance(ms) : () => {};
+    if (this.tickMode === 'event') return wait(dtMs);
+    this.loop.advance(dtMs, wait, () => this.runTick());
+  }
+
+  trigger(): void {
+    this.alive('trigger');
+    this.runTick();
+  }
+
+  private runTick(): void {
+    this.tick++;
+    const now = this.clock.now();
+    const dt = now - this.lastTickAt;
+    this.lastTickAt = now;
+    const due = this.queue;
+    this.queue = [];
+    this.queuedPerSession.clear();
+    for (const { session, call, arrivedAt } of due) if (session.state !== 'closed') this.execute(session, call, arrivedAt);
+    const payload = { tick: this.tick, dt_ms: this.tickMode === 'event' ? dt : this.loop.intervalMs, time_ms: now };
+    try {
+      this.emit('tick', payload);
+    } catch (error) {
+      // A host listener threw; report it rather than stop the loop.
+      this.bus.emit('error', { code: 'handler_threw', tool: 'tick', sessionId: NIL_UUID, message: `a tick listener threw: ${String(error)}`, cause: error });
+    }
+  }
+
+  dispose(reason = 'capsule disposed'): void {
+    if (this.disposed) return;
+    for (const session of [...this.live.values()]) session.close(reason);
+    this.queue = [];
+    this.disposed = true;
+  }
+
+  private alive(method: string): void {
+    if (this.disposed) throw new CapsuleError('AICC_DISPOSED', `${method}: this capsule was disposed; create a new one`);
+  }
+}
+
+function index(map: Map<string, Set<Session>>, key: string, session: Session): void {
+  let set = map.get(key);
+  if (set === undefined) map.set(key, (set = new Set()));
+  set.add(session);
+}
+
+function unindex(map: Map<string, Set<Session>>, key: string, session: Session): void {
+  const set = map.get(key);
+  set?.delete(session);
+  if (set?.size === 0) map.delete(key);
+}
+
+function checkOptions(options: CapsuleOptions): void {
+  const fail = (what: string): never => {
+    throw new CapsuleError('AICC_INVALID_OPTION', `createCapsule: ${what}`);
+  };
+  if (options === null || typeof options !== 'object') fail('expected an options object');
+  const world = options.world;
+  if (typeof world?.name !== 'string' || world.name.length === 0) fail('world.name must be a non-empty string');
+  if (!['2d', '3d', 'text', 'abstract'].includes(world.kind)) fail(`world.kind must be one of 2d, 3d, text, abstract, got ${JSON.stringify(world.kind)}`);
+  if (typeof options.validators?.compile !== 'function') fail('validators is required: pass ajvValidators() or precompiledValidators(…)');
+  const rate = options.tickRateHz;
+  if (rate !== undefined && !(Number.isFinite(rate) && rate > 0)) fail(`tickRateHz must be a number > 0, got ${rate}`);
+  const mode = options.tickMode;
+  if (mode !== undefined && !['fixed', 'event', 'hybrid'].includes(mode)) fail(`tickMode must be fixed, event or hybrid, got ${JSON.stringify(mode)}`);
+  for (const key of ['toolTimeoutMs', 'heartbeatIntervalMs', 'deadPeerTimeoutMs', 'resumeGraceMs', 'replayBufferSize', 'eventQueueSize', 'resultCacheSize', 'callQueueSize', 'maxBufferedBytes', 'maxCatchUpTicks'] as const) {
+    const value = options[key];
+    if (value !== undefined && !(Number.isFinite(value) && value > 0)) fail(`${key} must be a number > 0, got ${value}`);
+  }
+}

@@ -1,0 +1,109 @@
+// World events and the per-session queue that holds them until the session's next delivery.
+// What piles up while an agent is slow is coalesced, and the queue never grows past its bound.
+
+import type { JsonObject, Meta, Topic } from './protocol.js';
+
+/** Payloads of the reserved topics (docs/PROTOCOL.md, "Events"). Extra fields are allowed. */
+export interface EventPayloads {
+  /** `ticks` > 1 when several ticks were collapsed into this one; `dt_ms` then covers them all. */
+  tick: { tick: number; dt_ms: number; time_ms: number; ticks?: number } & JsonObject;
+  collision: { a: string; b: string; phase?: 'begin' | 'end' } & JsonObject;
+  audio: { source: string; sound: string; volume?: number } & JsonObject;
+  state_change: { entity: string; field: string; value: unknown; previous?: unknown } & JsonObject;
+  agent_message: { from: string; text: string; to?: string } & JsonObject;
+}
+
+export interface QueuedEvent {
+  topic: Topic;
+  payload: JsonObject;
+  meta?: Meta;
+}
+
+/** Topics whose events may be dropped, oldest first, when the queue is full. */
+const DROPPABLE: ReadonlySet<Topic> = new Set(['tick', 'collision', 'audio']);
+
+/**
+ * A bounded queue of events for one session. A tick replaces the waiting tick (counting the ticks
+ * it stands for); a state_change replaces the waiting one for the same entity and field, and moves
+ * to the back. When full, the oldest droppable event goes; the count of dropped events rides on the
+ * `meta.dropped_events` of the next batch.
+ */
+export class EventQueue {
+  private slots: Array<QueuedEvent | undefined> = [];
+  private live = 0;
+  private readonly keyed = new Map<string, number>();
+  dropped = 0;
+
+  constructor(readonly capacity: number) {}
+
+  get size(): number {
+    return this.live;
+  }
+
+  push(event: QueuedEvent): void {
+    const key = coalescingKey(event);
+    if (key !== undefined) {
+      const index = this.keyed.get(key);
+      if (index !== undefined) {
+        const previous = this.slots[index]!;
+        this.slots[index] = undefined;
+        this.live--;
+        if (event.topic === 'tick') event = mergeTicks(previous, event);
+      }
+      this.keyed.set(key, this.slots.length);
+    }
+    this.slots.push(event);
+    this.live++;
+    if (this.live > this.capacity) this.dropOne();
+    // Holes left by coalescing are squeezed out once they outnumber the live events.
+    if (this.slots.length > 2 * this.live + 16) this.compact();
+  }
+
+  /** Everything waiting, oldest first; the queue is empty afterwards. */
+  take(): QueuedEvent[] {
+    const out: QueuedEvent[] = [];
+    for (const slot of this.slots) if (slot !== undefined) out.push(slot);
+    this.slots = [];
+    this.keyed.clear();
+    this.live = 0;
+    return out;
+  }
+
+  private dropOne(): void {
+    let victim = this.slots.findIndex((slot) => slot !== undefined && DROPPABLE.has(slot.topic));
+    if (victim < 0) victim = this.slots.findIndex((slot) => slot !== undefined);
+    const event = this.slots[victim]!;
+    const key = coalescingKey(event);
+    if (key !== undefined) this.keyed.delete(key);
+    this.slots[victim] = undefined;
+    this.live--;
+    this.dropped++;
+  }
+
+  private compact(): void {
+    const kept = this.slots.filter((slot): slot is QueuedEvent => slot !== undefined);
+    this.slots = kept;
+    this.keyed.clear();
+    kept.forEach((event, index) => {
+      const key = coalescingKey(event);
+      if (key !== undefined) this.keyed.set(key, index);
+    });
+  }
+}
+
+function coalescingKey(event: QueuedEvent): string | undefined {
+  if (event.topic === 'tick') return 'tick';
+  if (event.topic === 'state_change') {
+    const { entity, field } = event.payload;
+    if (typeof entity === 'string' && typeof field === 'string') return `state\u0000${entity}\u0000${field}`;
+  }
+  return undefined;
+}
+
+function mergeTicks(previous: QueuedEvent, next: QueuedEvent): QueuedEvent {
+  const before = previous.payload;
+  const after = next.payload;
+  const ticks = (typeof before['ticks'] === 'number' ? before['ticks'] : 1) + (typeof after['ticks'] === 'number' ? after['ticks'] : 1);
+  const dt = (typeof before['dt_ms'] === 'number' ? before['dt_ms'] : 0) + (typeof after['dt_ms'] === 'number' ? after['dt_ms'] : 0);
+  return { ...next, payload: { ...after, dt_ms: dt, ticks } };
+}

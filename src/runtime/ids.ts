@@ -1,0 +1,59 @@
+// Identifiers. Session ids are random (version 4) UUIDs. A bridge's message ids carry the
+// session's outbound sequence number in their last 48 bits, so that an agent resuming a session can
+// name the last message it holds by its id alone (docs/PROTOCOL.md, "Resume").
+
+const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+function hex(bytes: Uint8Array, from: number, to: number): string {
+  let out = '';
+  for (let i = from; i < to; i++) out += HEX[bytes[i]!];
+  return out;
+}
+
+/** A random version 4 UUID, from the platform's cryptographic source. */
+export function randomUuid(): string {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  return `${hex(bytes, 0, 4)}-${hex(bytes, 4, 6)}-${hex(bytes, 6, 8)}-${hex(bytes, 8, 10)}-${hex(bytes, 10, 16)}`;
+}
+
+const SEQUENCE_DIGITS = 12;
+const MAX_SEQUENCE = 2 ** 48 - 1;
+
+/**
+ * Message ids for one session's outbound stream: a random prefix (a version 8 UUID's first 20
+ * hex digits) followed by the sequence number, so `sequenceOf` reads the number back.
+ */
+export class SequencedIds {
+  readonly prefix: string;
+  constructor(prefix?: string) {
+    if (prefix !== undefined) {
+      this.prefix = prefix;
+      return;
+    }
+    const bytes = new Uint8Array(10);
+    globalThis.crypto.getRandomValues(bytes);
+    bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+    bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+    this.prefix = `${hex(bytes, 0, 4)}-${hex(bytes, 4, 6)}-${hex(bytes, 6, 8)}-${hex(bytes, 8, 10)}-`;
+  }
+
+  idOf(sequence: number): string {
+    return this.prefix + sequence.toString(16).padStart(SEQUENCE_DIGITS, '0');
+  }
+
+  /** The sequence number a message id of this stream carries, or undefined for a foreign id. */
+  sequenceOf(messageId: string): number | undefined {
+    if (messageId.length !== this.prefix.length + SEQUENCE_DIGITS) return undefined;
+    if (!messageId.toLowerCase().startsWith(this.prefix)) return undefined;
+    const sequence = Number.parseInt(messageId.slice(this.prefix.length), 16);
+    return Number.isSafeInteger(sequence) && sequence <= MAX_SEQUENCE ? sequence : undefined;
+  }
+}
+
+/** The sequence number carried by any sequenced message id (the last 12 hex digits). */
+export function sequenceOfId(messageId: string): number {
+  return Number.parseInt(messageId.slice(-SEQUENCE_DIGITS), 16);
+}

@@ -1,0 +1,55 @@
+// The first gate for everything a peer sends: size and depth bounds, and keys that could pollute
+// prototypes. Nothing here throws on bad input; every failure is a typed verdict.
+
+import type { RefusalKind } from './errors.js';
+
+export interface InboundLimits {
+  /** Largest accepted frame, in bytes (UTF-8 for text frames). Default 262,144 (256 KiB). */
+  maxFrameBytes: number;
+  /** Deepest accepted nesting of objects and arrays. Default 32. */
+  maxDepth: number;
+}
+
+export const DEFAULT_INBOUND_LIMITS: InboundLimits = { maxFrameBytes: 256 * 1024, maxDepth: 32 };
+
+export type Verdict<T> = { ok: true; value: T } | { ok: false; kind: RefusalKind; message: string };
+
+/** UTF-8 length of a string, computed only as far as needed to compare with `max`. */
+export function utf8Exceeds(text: string, max: number): boolean {
+  if (text.length > max) return true;
+  if (text.length * 3 <= max) return false;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 ? 4 : c >= 0xdc00 && c < 0xe000 ? 0 : 3;
+    if (bytes > max) return true;
+  }
+  return false;
+}
+
+/**
+ * Walks a decoded value once: refuses nesting deeper than `maxDepth`, any `__proto__` key, and a
+ * `constructor` key holding a `prototype` — the shapes that turn a later merge into prototype
+ * pollution. Iterative, so hostile depth cannot exhaust the stack.
+ */
+export function checkStructure(value: unknown, maxDepth: number): Verdict<unknown> {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > maxDepth) return { ok: false, kind: 'too_deep', message: `message nests deeper than ${maxDepth} levels` };
+    if (Array.isArray(node)) {
+      for (const item of node) if (item !== null && typeof item === 'object') stack.push([item, depth + 1]);
+      continue;
+    }
+    for (const key of Object.keys(node)) {
+      const inner = (node as Record<string, unknown>)[key];
+      if (key === '__proto__') return { ok: false, kind: 'forbidden_key', message: 'message contains a "__proto__" key' };
+      if (key === 'constructor' && inner !== null && typeof inner === 'object' && 'prototype' in inner) {
+        return { ok: false, kind: 'forbidden_key', message: 'message contains a "constructor.prototype" key' };
+      }
+      if (inner !== null && typeof inner === 'object') stack.push([inner, depth + 1]);
+    }
+  }
+  return { ok: true, value };
+}

@@ -1,0 +1,421 @@
+// One agent controlling one character: its manifest view, its outbound sequence and replay buffer,
+// its event queue and delivery cadence, its heartbeat and resume window. The call pipeline lives
+// in calls.ts; the capsule (capsule.ts) owns the sessions and routes tool calls to it.
+
+import { deliveryIntervalMs, LatencyTracker } from './cadence.js';
+import type { Clock, TimerId } from './clock.js';
+import { refusal, type RefusalKind } from './errors.js';
+import { EventQueue, type QueuedEvent } from './events.js';
+import { SequencedIds } from './ids.js';
+import { ToolUsage } from './limits.js';
+import {
+  PROTOCOL,
+  type AgentModel,
+  type AiccMessage,
+  type Capabilities,
+  type Heartbeat,
+  type ManifestUpdate,
+  type Meta,
+  type ToolCall,
+  type ToolClass,
+  type WireError,
+} from './protocol.js';
+import { ReplayBuffer } from './replay.js';
+import type { InvalidFrame, Wire } from '../links/wire.js';
+
+export type SessionState = 'open' | 'detached' | 'closed';
+
+/** The result of one call, as kept for a repeated call_id and sent as `tool_result`. */
+export interface CallResult {
+  call_id: string;
+  ok: boolean;
+  output?: Record<string, unknown>;
+  error?: WireError;
+  meta: Meta;
+}
+
+/** Bounds and timings every session of a capsule shares (CapsuleOptions, resolved). */
+export interface SessionSettings {
+  heartbeatIntervalMs: number;
+  deadPeerTimeoutMs: number;
+  resumeGraceMs: number;
+  replayBufferSize: number;
+  eventQueueSize: number;
+  resultCacheSize: number;
+  maxBufferedBytes: number;
+  tickIntervalMs: number;
+}
+
+/** What a session needs from its capsule. */
+export interface SessionHost {
+  readonly clock: Clock;
+  readonly settings: SessionSettings;
+  manifestFor(session: Session): ManifestUpdate;
+  toolCall(session: Session, call: ToolCall): void;
+  changed(session: Session, change: 'detached' | 'resumed' | 'closed', reason: string): void;
+  subscriptionsChanged(session: Session, before: ReadonlySet<string>): void;
+}
+
+export interface SessionStats {
+  /** Mean time from a delivery of news to the agent's next call (EWMA), in ms. */
+  decisionLatencyMs: number | undefined;
+  calls: number;
+  refusals: number;
+  eventsQueued: number;
+  eventsDropped: number;
+  sent: number;
+}
+
+export class Session {
+  readonly id: string;
+  readonly character: string;
+  state: SessionState = 'open';
+  capabilities: Capabilities;
+  agentModel: AgentModel;
+  subscriptions: Set<string>;
+  /** The catalog version of the last manifest this agent was sent. */
+  manifestVersion = -1;
+
+  private wire: Wire | undefined;
+  private readonly ids = new SequencedIds();
+  private sequence = 0;
+  private readonly replay: ReplayBuffer;
+  private readonly events: EventQueue;
+  private readonly usage = new Map<string, ToolUsage>();
+  /** call_id → its result, or undefined while the call runs. Oldest first (insertion order). */
+  private readonly results = new Map<string, CallResult | undefined>();
+  private readonly latency = new LatencyTracker();
+  private readonly controllers = new Set<AbortController>();
+  private lastHeardAt: number;
+  private lastDeliveryAt = -Infinity;
+  private newsSince: number | undefined;
+  private heartbeatTimer: TimerId | undefined;
+  private graceTimer: TimerId | undefined;
+  private deliveryTimer: TimerId | undefined;
+  private deliveryQueued = false;
+  private counters = { calls: 0, refusals: 0, sent: 0 };
+
+  constructor(
+    private readonly host: SessionHost,
+    init: { id: string; character: string; capabilities: Capabilities; agentModel: AgentModel; subscriptions: Iterable<string> },
+  ) {
+    this.id = init.id;
+    this.character = init.character;
+    this.capabilities = init.capabilities;
+    this.agentModel = init.agentModel;
+    this.subscriptions = new Set(init.subscriptions);
+    this.replay = new ReplayBuffer(host.settings.replayBufferSize);
+    this.events = new EventQueue(host.settings.eventQueueSize);
+    this.lastHeardAt = host.clock.now();
+  }
+
+  get stats(): SessionStats {
+    return {
+      decisionLatencyMs: this.latency.value,
+      calls: this.counters.calls,
+      refusals: this.counters.refusals,
+      eventsQueued: this.events.size,
+      eventsDropped: this.events.dropped,
+      sent: this.counters.sent,
+    };
+  }
+
+  /** The usage counters of one tool in this session (limits survive a resume with the session). */
+  usageOf(tool: string): ToolUsage {
+    let usage = this.usage.get(tool);
+    if (usage === undefined) this.usage.set(tool, (usage = new ToolUsage()));
+    return usage;
+  }
+
+  holds(toolClass: ToolClass, capability: string): boolean {
+    const list = toolClass === 'sensor' ? this.capabilities.sensors : toolClass === 'actuator' ? this.capabilities.actuators : this.capabilities.generators;
+    return list.includes(capability);
+  }
+
+  // ── links ──────────────────────────────────────────────────────────────────────────────────
+
+  /** Starts the session on its first link: sends session_init. */
+  open(wire: Wire): void {
+    this.attach(wire);
+    const manifest = this.host.manifestFor(this);
+    const { protocol: _p, type: _t, ...fields } = manifest;
+    this.send({ type: 'session_init', ...fields });
+  }
+
+  /**
+   * Takes a new link for a session_resume whose message_id names the last message the agent holds.
+   * Replays what came after it, then a heartbeat that says the resume is done. False (and an error
+   * on the new link) when the gap can no longer be filled.
+   */
+  resume(wire: Wire, lastMessageId: string): boolean {
+    const known = this.ids.sequenceOf(lastMessageId);
+    if (known !== undefined && known > this.sequence) {
+      this.sendError(wire, refusal('replay_gap', `session_resume: message ${lastMessageId} was never sent by session ${this.id}`));
+      wire.close('bad resume');
+      return false;
+    }
+    const missed = this.replay.after(known ?? 0);
+    if (missed === undefined) {
+      this.sendError(wire, refusal('replay_gap', `session_resume: messages after ${lastMessageId} are no longer retained (replay buffer holds ${this.host.settings.replayBufferSize}); open a new session`));
+      wire.close('replay gap');
+      this.close('replay gap', { notify: false });
+      return false;
+    }
+    if (this.wire !== undefined && this.wire !== wire) this.dropWire('superseded by a resumed link');
+    this.attach(wire);
+    for (const message of missed) wire.send(message);
+    this.send({ type: 'heartbeat' });
+    this.host.changed(this, 'resumed', `replayed ${missed.length} messages`);
+    this.scheduleDelivery();
+    return true;
+  }
+
+  private attach(wire: Wire): void {
+    this.wire = wire;
+    this.state = 'open';
+    this.lastHeardAt = this.host.clock.now();
+    this.clearTimer('graceTimer');
+    wire.listen({
+      message: (message) => this.wire === wire && this.receive(message),
+      invalid: (problem) => this.wire === wire && this.refuseFrame(problem),
+      close: (reason) => this.wire === wire && this.detach(`link closed: ${reason}`),
+    });
+    this.startHeartbeat();
+  }
+
+  private detach(reason: string): void {
+    if (this.state !== 'open') return;
+    this.dropWire(reason);
+    this.state = 'detached';
+    this.graceTimer = this.host.clock.setTimeout(() => this.close('resume grace period ended', { notify: false }), this.host.settings.resumeGraceMs);
+    this.host.changed(this, 'detached', reason);
+  }
+
+  private dropWire(reason: string): void {
+    const wire = this.wire;
+    this.wire = undefined;
+    this.clearTimer('heartbeatTimer');
+    this.clearTimer('deliveryTimer');
+    wire?.close(reason);
+  }
+
+  /** Ends the session; with notify, the agent gets a session_close first. */
+  close(reason: string, options: { notify: boolean } = { notify: true }): void {
+    if (this.state === 'closed') return;
+    if (options.notify && this.wire !== undefined) this.send({ type: 'session_close', reason });
+    this.state = 'closed';
+    this.dropWire(reason);
+    this.clearTimer('graceTimer');
+    for (const controller of this.controllers) controller.abort(new Error(`session closed: ${reason}`));
+    this.controllers.clear();
+    this.host.changed(this, 'closed', reason);
+  }
+
+  // ── inbound ────────────────────────────────────────────────────────────────────────────────
+
+  private receive(message: AiccMessage): void {
+    this.lastHeardAt = this.host.clock.now();
+    if (message.session_id !== this.id) {
+      this.refuse(message, 'unknown_session', `${message.type}: session ${message.session_id} is not this link's session; resume or open a new session`);
+      return;
+    }
+    switch (message.type) {
+      case 'tool_call':
+        this.noteDecision();
+        this.host.toolCall(this, message);
+        return;
+      case 'manifest_request':
+        this.sendManifest();
+        return;
+      case 'heartbeat':
+        if (message.manifest_update !== undefined) {
+          this.applyAgentUpdate(message);
+          this.sendManifest();
+        }
+        return;
+      case 'session_close':
+        this.close(`closed by agent${message.reason ? `: ${message.reason}` : ''}`);
+        return;
+      case 'session_resume':
+        // A resume on the live link: the agent thinks it missed something; replay from its mark.
+        if (this.wire !== undefined) this.resume(this.wire, message.message_id);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** An agent may change only its own declarations: agent_model and event_subscriptions. */
+  private applyAgentUpdate(heartbeat: Heartbeat): void {
+    const update = heartbeat.manifest_update!;
+    this.agentModel = update.agent_model;
+    const before = this.subscriptions;
+    this.subscriptions = new Set(update.event_subscriptions ?? []);
+    this.host.subscriptionsChanged(this, before);
+  }
+
+  private refuseFrame(problem: InvalidFrame): void {
+    this.lastHeardAt = this.host.clock.now();
+    this.refuse(problem.value, problem.kind, problem.message);
+  }
+
+  /** A malformed tool_call with a usable call_id is answered as a failed call; anything else gets `error`. */
+  private refuse(value: unknown, kind: RefusalKind, message: string): void {
+    this.counters.refusals++;
+    const record = (value ?? {}) as Record<string, unknown>;
+    const callId = record['call_id'];
+    if (record['type'] === 'tool_call' && typeof callId === 'string' && callId.length > 0 && kind !== 'protocol_mismatch') {
+      this.sendResult({ call_id: callId, ok: false, error: refusal(kind, message), meta: { tick: 0, latency_ms: 0, source: 'bridge' } });
+      return;
+    }
+    this.send({ type: 'error', error: refusal(kind, message) });
+  }
+
+  // ── calls ──────────────────────────────────────────────────────────────────────────────────
+
+  /** undefined: a new call_id (now marked running). Otherwise the call was seen: its result, or null while it runs. */
+  claimCall(callId: string): CallResult | null | undefined {
+    if (this.results.has(callId)) return this.results.get(callId) ?? null;
+    this.results.set(callId, undefined);
+    this.trimResults();
+    return undefined;
+  }
+
+  finishCall(result: CallResult): void {
+    this.counters.calls++;
+    if (!result.ok) this.counters.refusals++;
+    if (this.results.has(result.call_id)) this.results.set(result.call_id, result);
+    this.sendResult(result);
+  }
+
+  sendResult(result: CallResult): void {
+    this.send({ type: 'tool_result', ...result });
+  }
+
+  /** An AbortController tied to this session's life. */
+  controller(): AbortController {
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    return controller;
+  }
+
+  release(controller: AbortController): void {
+    this.controllers.delete(controller);
+  }
+
+  private trimResults(): void {
+    // Forget the oldest finished results first; running calls are never forgotten.
+    if (this.results.size <= this.host.settings.resultCacheSize) return;
+    for (const [callId, result] of this.results) {
+      if (result !== undefined) {
+        this.results.delete(callId);
+        if (this.results.size <= this.host.settings.resultCacheSize) return;
+      }
+    }
+  }
+
+  private noteDecision(): void {
+    if (this.newsSince === undefined) return;
+    this.latency.add(this.host.clock.now() - this.newsSince);
+    this.newsSince = undefined;
+  }
+
+  // ── events ─────────────────────────────────────────────────────────────────────────────────
+
+  enqueue(event: QueuedEvent): void {
+    if (this.state === 'closed') return;
+    this.events.push(event);
+    this.scheduleDelivery();
+  }
+
+  private scheduleDelivery(): void {
+    if (this.wire === undefined || this.events.size === 0 || this.deliveryQueued || this.deliveryTimer !== undefined) return;
+    const due = this.lastDeliveryAt + deliveryIntervalMs(this.agentModel, this.latency.value);
+    const wait = due - this.host.clock.now();
+    if (wait <= 0) {
+      // Deliver after the current tick's work, so one tick's events go out together.
+      this.deliveryQueued = true;
+      queueMicrotask(() => {
+        this.deliveryQueued = false;
+        this.deliver();
+      });
+    } else {
+      this.deliveryTimer = this.host.clock.setTimeout(() => {
+        this.deliveryTimer = undefined;
+        this.deliver();
+      }, wait);
+    }
+  }
+
+  private deliver(): void {
+    const wire = this.wire;
+    if (wire === undefined || this.events.size === 0) return;
+    const now = this.host.clock.now();
+    if (wire.link.bufferedAmount > this.host.settings.maxBufferedBytes) {
+      // The agent is not keeping up: let events coalesce and look again one interval later.
+      this.deliveryTimer = this.host.clock.setTimeout(() => {
+        this.deliveryTimer = undefined;
+        this.deliver();
+      }, Math.max(this.host.settings.tickIntervalMs, deliveryIntervalMs(this.agentModel, this.latency.value)));
+      return;
+    }
+    const dropped = this.events.dropped;
+    const batch = this.events.take();
+    this.events.dropped = 0;
+    this.lastDeliveryAt = now;
+    this.newsSince ??= now;
+    batch.forEach((event, index) => {
+      let meta = event.meta;
+      if (index === 0 && dropped > 0) meta = { ...meta, dropped_events: dropped };
+      this.send(meta === undefined ? { type: 'event', topic: event.topic, payload: event.payload } : { type: 'event', topic: event.topic, payload: event.payload, meta });
+    });
+  }
+
+  // ── outbound ───────────────────────────────────────────────────────────────────────────────
+
+  sendManifest(): void {
+    this.send({ type: 'heartbeat', manifest_update: this.host.manifestFor(this) });
+  }
+
+  /** Sequences a message, keeps it for replay (bare heartbeats excepted) and sends it if linked. */
+  send(body: OutboundBody): void {
+    if (this.state === 'closed') return;
+    const sequence = ++this.sequence;
+    const message = { protocol: PROTOCOL, session_id: this.id, message_id: this.ids.idOf(sequence), ...body } as AiccMessage;
+    if (!(message.type === 'heartbeat' && message.manifest_update === undefined)) this.replay.push(sequence, message);
+    if (this.wire !== undefined) {
+      this.counters.sent++;
+      this.wire.send(message);
+    }
+  }
+
+  private sendError(wire: Wire, error: WireError): void {
+    wire.send({ protocol: PROTOCOL, type: 'error', session_id: this.id, message_id: this.ids.idOf(++this.sequence), error });
+  }
+
+  private startHeartbeat(): void {
+    this.clearTimer('heartbeatTimer');
+    const beat = (): void => {
+      this.heartbeatTimer = undefined;
+      if (this.wire === undefined) return;
+      const silentFor = this.host.clock.now() - this.lastHeardAt;
+      if (silentFor >= this.host.settings.deadPeerTimeoutMs) {
+        this.detach(`agent silent for ${Math.round(silentFor)} ms`);
+        return;
+      }
+      this.send({ type: 'heartbeat' });
+      this.heartbeatTimer = this.host.clock.setTimeout(beat, this.host.settings.heartbeatIntervalMs);
+    };
+    this.heartbeatTimer = this.host.clock.setTimeout(beat, this.host.settings.heartbeatIntervalMs);
+  }
+
+  private clearTimer(name: 'heartbeatTimer' | 'graceTimer' | 'deliveryTimer'): void {
+    const id = this[name];
+    if (id !== undefined) this.host.clock.clearTimeout(id);
+    this[name] = undefined;
+  }
+}
+
+/** A bridge message before its envelope (protocol, session_id, message_id) is added. */
+export type OutboundBody = DistributiveOmit<AiccMessage, 'protocol' | 'session_id' | 'message_id'>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -1,0 +1,17 @@
+// Turns an ajv validate function (run-time or generated) into a SchemaValidator, so both
+// factories word their verdicts the same way.
+
+import { describeAjvError, type AjvErrorLike, type SchemaValidator, type Validation } from '../runtime/validator.js';
+
+/** What ajv's validate functions look like, compiled or generated ahead of time. */
+export interface GeneratedValidatorFn {
+  (data: unknown): boolean;
+  errors?: AjvErrorLike[] | null | undefined;
+}
+
+const OK: Validation = Object.freeze({ ok: true });
+
+export function toSchemaValidator(validate: GeneratedValidatorFn, kind: 'input' | 'output'): SchemaValidator {
+  // The message is built before returning: ajv overwrites `errors` on its next call.
+  return (data) => (validate(data) ? OK : { ok: false, message: describeAjvError(kind, validate.errors?.[0]) });
+}

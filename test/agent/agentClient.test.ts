@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { AgentClient } from '../../src/agent/agentClient.js';
+import { createMemoryLinkPair } from '../../src/links/memory.js';
+import { ManualClock } from '../../src/runtime/clock.js';
+import { SequencedIds } from '../../src/runtime/ids.js';
+import { PROTOCOL, type AiccMessage, type JsonObject } from '../../src/runtime/protocol.js';
+import { pass, settle } from '../helpers.js';
+
+const SESSION = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+
+/** A hand-driven bridge: sends sequenced messages (or any id it is told) and records what arrives. */
+function scriptedBridge() {
+  const [bridgeEnd, agentEnd] = createMemoryLinkPair();
+  const ids = new SequencedIds();
+  const received: AiccMessage[] = [];
+  bridgeEnd.listen({ message: (frame) => received.push(JSON.parse(String(frame))), close: () => {} });
+  const send = (sequence: number, body: JsonObject): void =>
+    bridgeEnd.send(JSON.stringify({ protocol: PROTOCOL, session_id: SESSION, message_id: ids.idOf(sequence), ...body }));
+  const init = (): void =>
+    send(1, {
+      type: 'session_init',
+      tick_rate_hz: 10,
+      tick_mode: 'event',
+      world: { name: 'w', kind: 'text' },
+      capabilities: { sensors: [], actuators: [], generators: [] },
+      tools: [],
+      agent_model: { class: 'edge_small' },
+    });
+  return { bridgeEnd, agentEnd, ids, received, send, init };
+}
+
+describe('AgentClient', () => {
+  it('connects on session_init and exposes the manifest', async () => {
+    const bridge = scriptedBridge();
+    const connecting = AgentClient.connect(bridge.agentEnd, { clock: new ManualClock() });
+    bridge.init();
+    const agent = await connecting;
+    expect(agent.sessionId).toBe(SESSION);
+    expect(agent.manifest.world).toEqual({ name: 'w', kind: 'text' });
+    expect(agent.state).toBe('open');
+  });
+
+  it('rejects connect when no session_init comes in time', async () => {
+    const clock = new ManualClock();
+    const bridge = scriptedBridge();
+    const connecting = AgentClient.connect(bridge.agentEnd, { clock, connectTimeoutMs: 500 });
+    clock.advance(500);
+    await expect(connecting).rejects.toMatchObject({ code: 'AICC_NOT_CONNECTED' });
+  });
+
+  it('drops messages it already holds (replayed twice) and keeps order', async () => {
+    const bridge = scriptedBridge();
+    const connecting = AgentClient.connect(bridge.agentEnd, { clock: new ManualClock() });
+    bridge.init();
+    const agent = await connecting;
+    const sounds: string[] = [];
+    agent.on('audio', (a) => sounds.push(a.sound));
+    const audio = (sound: string) => ({ type: 'event', topic: 'audio', payload: { source: 's', sound } });
+    bridge.send(2, audio('two'));
+    bridge.send(3, audio('three'));
+    bridge.send(2, audio('two'));
+    bridge.send(3, audio('three'));
+    bridge.send(4, audio('four'));
+    await settle();
+    expect(sounds).toEqual(['two', 'three', 'four']);
+  });
+
+  it('resumes naming the last message it holds', async () => {
+    const bridge = scriptedBridge();
+    const connecting = AgentClient.connect(bridge.agentEnd, { clock: new ManualClock() });
+    bridge.init();
+    const agent = await connecting;
+    bridge.send(2, { type: 'event', topic: 'audio', payload: { source: 's', sound: 'x' } });
+    await settle();
+    const [newBridgeEnd, newAgentEnd] = createMemoryLinkPair();
+    const resumeFrames: AiccMessage[] = [];
+    newBridgeEnd.listen({ message: (f) => resumeFrames.push(JSON.parse(String(f))), close: () => {} });
+    const resumed = agent.resume(newAgentEnd);
+    await settle();
+    expect(resumeFrames).toMatchObject([{ type: 'session_resume', session_id: SESSION, message_id: bridge.ids.idOf(2) }]);
+    newBridgeEnd.send(JSON.stringify({ protocol: PROTOCOL, type: 'heartbeat', session_id: SESSION, message_id: bridge.ids.idOf(3) }));
+    await resumed;
+    expect(agent.state).toBe('open');
+  });
+
+  it('times a call out locally as retryable, and ignores its late result', async () => {
+    const clock = new ManualClock();
+    const bridge = scriptedBridge();
+    const connecting = AgentClient.connect(bridge.agentEnd, { clock, callTimeoutMs: 1000 });
+    bridge.init();
+    const agent = await connecting;
+    const call = agent.call('look', {});
+    await settle();
+    clock.advance(1000);
+    expect(await call).toMatchObject({ ok: false, local: true, error: { code: 'timeout', retryable: true } });
+    bridge.send(2, { type: 'tool_result', call_id: 'c1', ok: true, output: {} });
+    await settle();
+    expect(bridge.received.filter((m) => m.type === 'tool_call')).toHaveLength(1);
+  });
+
+  it('bounds the calls waiting for results', async () => {
+    const bridge = scriptedBridge();
+    const connecting = AgentClient.connect(bridge.agentEnd, { clock: new ManualClock(), maxPendingCalls: 2 });
+    bridge.init();
+    const agent = await connecting;
+    void agent.call('a');
+    void agent.call('b');
+    expect(await agent.call('c')).toMatchObject({ ok: false, local: true, error: { code: 'tool_unavailable', retryable: true } });
+  });
+
+  it('reports an invalid message from the bridge as an error event and stays open', async () => {
+    const bridge = scriptedBridge();
+    const connecting = AgentClient.connect(bridge.agentEnd, { clock: new ManualClock() });
+    bridge.init();
+    const agent = await connecting;
+    const errors: string[] = [];
+    agent.on('error', (e) => errors.push(e.message));
+    bridge.bridgeEnd.send('{"protocol":"aicc/0.1","type":"tool_call"}');
+    bridge.bridgeEnd.send('not json');
+    await settle();
+    expect(errors).toEqual(['bridge sent an invalid message: tool_call is sent by the agent, not the bridge', expect.stringMatching(/not JSON/)]);
+    expect(agent.state).toBe('open');
+  });
+
+  it('sends heartbeats and gives up on a silent bridge', async () => {
+    const clock = new ManualClock();
+    const bridge = scriptedBridge();
+    const connecting = AgentClient.connect(bridge.agentEnd, { clock, heartbeatIntervalMs: 1000, deadPeerTimeoutMs: 3000 });
+    bridge.init();
+    const agent = await connecting;
+    const drops: string[] = [];
+    agent.on('disconnect', (d) => drops.push(d.reason));
+    await pass(clock, 2000);
+    expect(bridge.received.filter((m) => m.type === 'heartbeat')).toHaveLength(2);
+    await pass(clock, 1000);
+    expect(drops).toEqual(['bridge silent for 3000 ms']);
+    expect(agent.state).toBe('disconnected');
+  });
+});

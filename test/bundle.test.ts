@@ -1,0 +1,150 @@
+// Checks the built files in dist/ (npm test builds first): everything outside ./node loads in a
+// browser, the compiler-free entries really leave ajv's compiler out, the protocol validators need
+// no code generation (CSP), and every entry ships its .d.ts.
+
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+import { parseAst } from 'rollup/parseAst';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'node'];
+const BROWSER_ENTRIES = ['index', 'core', 'ajv', 'precompiled'];
+const IIFE = 'aicc.iife.js';
+
+const NODE_BUILTIN = /^(node:|(fs|path|net|os|child_process|crypto|http|https|stream|url|util|events|buffer|worker_threads|tls|zlib)(\/|$))/;
+const WS = /^ws(\/|$)/;
+/** The only packages a browser build may import; the bundler of the app resolves them. */
+const ALLOWED_EXTERNAL = /^(ajv|ajv\/dist\/.+|ajv-formats|mitt|typed-binary|fast-deep-equal)$/;
+/** ajv's compiler (ajv/dist/runtime/* are small helpers that generated validators import). */
+const AJV_COMPILER = /^(ajv|ajv-formats(\/.*)?|ajv\/dist\/(?!runtime\/).+)$/;
+
+/** Reads dist/<file>; a missing file fails the test, it never skips it. */
+function read(file: string): string {
+  const path = `${root}dist/${file}`;
+  if (!existsSync(path)) throw new Error(`dist/${file} is missing: run \`npm run build\` first (npm test does)`);
+  return readFileSync(path, 'utf8');
+}
+
+interface Scan {
+  /** import/export … from, import(): the specifiers. */
+  imports: string[];
+  /** require(…) calls. */
+  requires: string[];
+  /** new Function(…), Function(…), eval(…): what a CSP without 'unsafe-eval' blocks. */
+  codeGeneration: string[];
+}
+
+const scans = new Map<string, Scan>();
+/** Finds imports, requires and code generation in the syntax tree (not in strings: ajv's own code
+ * holds `require("…")` text that it writes into standalone validators). */
+function scan(file: string): Scan {
+  const cached = scans.get(file);
+  if (cached) return cached;
+  const found: Scan = { imports: [], requires: [], codeGeneration: [] };
+  const argument = (node: any) => (node?.type === 'Literal' ? String(node.value) : '<computed>');
+  const visit = (node: any): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== 'object') return;
+    if (typeof node.type === 'string') {
+      if (node.source && /^(Import|Export(All|Named))Declaration$/.test(node.type)) found.imports.push(argument(node.source));
+      if (node.type === 'ImportExpression') found.imports.push(argument(node.source));
+      const callee = node.callee?.type === 'Identifier' ? node.callee.name : undefined;
+      if (node.type === 'CallExpression' && callee === 'require') found.requires.push(argument(node.arguments[0]));
+      if ((node.type === 'CallExpression' || node.type === 'NewExpression') && (callee === 'Function' || callee === 'eval')) {
+        found.codeGeneration.push(`${node.type === 'NewExpression' ? 'new ' : ''}${callee}(…)`);
+      }
+    }
+    for (const key in node) if (key !== 'type') visit(node[key]);
+  };
+  visit(parseAst(read(file)));
+  scans.set(file, found);
+  return found;
+}
+
+/** An ESM build and the chunks it imports, with every package specifier they import or require. */
+function graph(entry: string): { files: string[]; packages: string[] } {
+  const files: string[] = [];
+  const packages = new Set<string>();
+  const todo = [`${entry}.js`];
+  for (let file = todo.pop(); file !== undefined; file = todo.pop()) {
+    if (files.includes(file)) continue;
+    files.push(file);
+    const { imports, requires } = scan(file);
+    for (const specifier of [...imports, ...requires]) {
+      if (specifier.startsWith('.')) todo.push(posix.normalize(posix.join(posix.dirname(file), specifier)));
+      else packages.add(specifier);
+    }
+  }
+  return { files, packages: [...packages].sort() };
+}
+
+describe('dist/: every entry is built', () => {
+  it.each(ENTRIES)('%s has dist/%s.js and its rolled-up .d.ts', (entry) => {
+    expect(read(`${entry}.js`)).toMatch(/\bexport\b/);
+    expect(read(`${entry}.d.ts`)).toMatch(/\bexport\b/);
+  });
+
+  it('the CLI is executable and starts with a node hashbang', () => {
+    expect(read('cli.js').split('\n', 1)[0]).toBe('#!/usr/bin/env node');
+    expect(statSync(`${root}dist/cli.js`).mode & 0o111).not.toBe(0);
+  });
+
+  it('every file package.json points at exists', () => {
+    const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+    const targets: string[] = [pkg.main, pkg.module, pkg.types, pkg.unpkg, pkg.jsdelivr, ...Object.values<string>(pkg.bin)];
+    for (const [subpath, target] of Object.entries<string | Record<string, string>>(pkg.exports)) {
+      if (!subpath.includes('*')) targets.push(...(typeof target === 'string' ? [target] : Object.values(target)));
+    }
+    expect(targets.filter((target) => !existsSync(`${root}${target}`))).toEqual([]);
+  });
+});
+
+describe('browser ESM builds', () => {
+  it.each(BROWSER_ENTRIES)('%s imports no Node built-in, no ws, and only the allowed packages', (entry) => {
+    const { packages } = graph(entry);
+    expect(packages.filter((name) => NODE_BUILTIN.test(name)), 'Node built-ins').toEqual([]);
+    expect(packages.filter((name) => WS.test(name)), 'ws').toEqual([]);
+    expect(packages.filter((name) => !ALLOWED_EXTERNAL.test(name)), 'packages outside the allowed set').toEqual([]);
+  });
+
+  it.each(['core', 'precompiled'])('%s leaves the ajv compiler out', (entry) => {
+    const { files, packages } = graph(entry);
+    expect(packages.filter((name) => AJV_COMPILER.test(name))).toEqual([]);
+    for (const file of files) expect(read(file), file).not.toMatch(/ajv\/dist\/2020|from\s*['"]ajv['"]/);
+  });
+
+  // ajv itself stays external in these builds, so any code generation here would be ours, e.g. the
+  // generated protocol validators (src/runtime/generated) falling back to ajv's runtime compile.
+  it.each(BROWSER_ENTRIES)('%s generates no code at run time (CSP without unsafe-eval)', (entry) => {
+    for (const file of graph(entry).files) expect(scan(file).codeGeneration, file).toEqual([]);
+  });
+});
+
+describe(`dist/${IIFE} (<script> tag)`, () => {
+  it('is a self-contained classic script: no import, no require()', () => {
+    const code = read(IIFE);
+    expect(() => new vm.Script(code)).not.toThrow(); // a script cannot hold import/export statements
+    expect(scan(IIFE).imports, 'import()').toEqual([]);
+    expect(scan(IIFE).requires, 'require()').toEqual([]);
+  });
+
+  it('defines the global AICC and checks protocol messages under a CSP without unsafe-eval', () => {
+    // A browser-like global: JS built-ins come with the context; no process, require or Buffer.
+    const globals = { console, TextEncoder, TextDecoder, URL, setTimeout, clearTimeout, queueMicrotask, performance, crypto };
+    // strings:false makes eval and new Function throw, as a CSP without 'unsafe-eval' does.
+    const context = vm.createContext(globals, { codeGeneration: { strings: false, wasm: false } });
+    vm.runInContext(read(IIFE), context, { filename: IIFE });
+    const AICC = (context as { AICC?: Record<string, any> }).AICC;
+    expect(AICC, 'the IIFE defines no global AICC').toBeTypeOf('object');
+    expect(AICC!['createCapsule']).toBeTypeOf('function');
+
+    // checkMessage runs the generated protocol validators: they must work without code generation.
+    const id = '00000000-0000-4000-8000-000000000000';
+    const heartbeat = { protocol: 'aicc/0.1', type: 'heartbeat', session_id: id, message_id: id };
+    expect(AICC!['checkMessage'](heartbeat, 'agent')).toMatchObject({ ok: true });
+    expect(AICC!['checkMessage']({ ...heartbeat, session_id: 'nope' }, 'agent')).toMatchObject({ ok: false, kind: 'schema_violation' });
+  });
+});

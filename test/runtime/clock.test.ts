@@ -1,0 +1,199 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock, isManualClock, realClock } from '../../src/runtime/clock.js';
+
+describe('ManualClock', () => {
+  it('starts at the given time, 0 by default', () => {
+    expect(new ManualClock().now()).toBe(0);
+    expect(new ManualClock(1234).now()).toBe(1234);
+  });
+
+  it('fires timers in order of due time, whatever order they were set in', () => {
+    const clock = new ManualClock();
+    const fired: string[] = [];
+    clock.setTimeout(() => fired.push('c@30'), 30);
+    clock.setTimeout(() => fired.push('a@10'), 10);
+    clock.setTimeout(() => fired.push('b@20'), 20);
+    clock.advance(100);
+    expect(fired).toEqual(['a@10', 'b@20', 'c@30']);
+  });
+
+  it('fires timers due at the same time in the order they were set', () => {
+    const clock = new ManualClock();
+    const fired: number[] = [];
+    for (let i = 1; i <= 5; i++) clock.setTimeout(() => fired.push(i), 50);
+    clock.setTimeout(() => fired.push(0), 40);
+    clock.advance(50);
+    expect(fired).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('shows each timer its own due time as now() while it fires', () => {
+    const clock = new ManualClock(1000);
+    const seen: number[] = [];
+    clock.setTimeout(() => seen.push(clock.now()), 25);
+    clock.setTimeout(() => seen.push(clock.now()), 70);
+    clock.advance(100);
+    expect(seen).toEqual([1025, 1070]);
+    expect(clock.now()).toBe(1100);
+  });
+
+  it('fires a timer exactly when its due time is reached, not before', () => {
+    const clock = new ManualClock();
+    let fired = 0;
+    clock.setTimeout(() => fired++, 100);
+    clock.advance(99);
+    expect(fired).toBe(0);
+    clock.advance(1);
+    expect(fired).toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('treats a negative delay as 0: the timer fires on the next advance, even advance(0)', () => {
+    const clock = new ManualClock(10);
+    const seen: number[] = [];
+    clock.setTimeout(() => seen.push(clock.now()), -50);
+    clock.advance(0);
+    expect(seen).toEqual([10]);
+  });
+
+  it('moves now by the advanced amount when no timers are waiting', () => {
+    const clock = new ManualClock(5);
+    clock.advance(10);
+    expect(clock.now()).toBe(15);
+    clock.advance(0);
+    expect(clock.now()).toBe(15);
+    clock.advance(2.5);
+    expect(clock.now()).toBe(17.5);
+  });
+
+  it('also fires timers set by a firing timer that fall due within the same advance', () => {
+    const clock = new ManualClock();
+    const fired: Array<[string, number]> = [];
+    clock.setTimeout(() => {
+      fired.push(['first', clock.now()]);
+      clock.setTimeout(() => {
+        fired.push(['second', clock.now()]);
+        clock.setTimeout(() => fired.push(['third', clock.now()]), 40);
+      }, 30);
+    }, 10);
+    clock.advance(60);
+    expect(fired).toEqual([
+      ['first', 10],
+      ['second', 40],
+    ]);
+    expect(clock.pendingTimers).toBe(1);
+    expect(clock.now()).toBe(60);
+    clock.advance(20);
+    expect(fired.at(-1)).toEqual(['third', 80]);
+  });
+
+  it('runs a timer set for 0 ms by a firing timer after the timers already due at that time', () => {
+    const clock = new ManualClock();
+    const fired: string[] = [];
+    clock.setTimeout(() => {
+      fired.push('a');
+      clock.setTimeout(() => fired.push('a-child'), 0);
+    }, 10);
+    clock.setTimeout(() => fired.push('b'), 10);
+    clock.advance(10);
+    expect(fired).toEqual(['a', 'b', 'a-child']);
+  });
+
+  it('never fires a cleared timer, and keeps the others', () => {
+    const clock = new ManualClock();
+    const fired: string[] = [];
+    clock.setTimeout(() => fired.push('kept'), 10);
+    const id = clock.setTimeout(() => fired.push('cleared'), 20);
+    clock.setTimeout(() => fired.push('kept too'), 30);
+    clock.clearTimeout(id);
+    expect(clock.pendingTimers).toBe(2);
+    clock.advance(100);
+    expect(fired).toEqual(['kept', 'kept too']);
+  });
+
+  it('lets a firing timer clear a later one due in the same advance', () => {
+    const clock = new ManualClock();
+    const fired: string[] = [];
+    let later = 0;
+    clock.setTimeout(() => {
+      fired.push('first');
+      clock.clearTimeout(later);
+    }, 10);
+    later = clock.setTimeout(() => fired.push('later'), 20);
+    clock.advance(50);
+    expect(fired).toEqual(['first']);
+  });
+
+  it('ignores clearTimeout for an unknown or already fired id', () => {
+    const clock = new ManualClock();
+    const id = clock.setTimeout(() => {}, 1);
+    clock.advance(1);
+    expect(() => clock.clearTimeout(id)).not.toThrow();
+    expect(() => clock.clearTimeout(9999)).not.toThrow();
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('gives every timer a distinct id', () => {
+    const clock = new ManualClock();
+    const ids = new Set(Array.from({ length: 100 }, () => clock.setTimeout(() => {}, 5)));
+    expect(ids.size).toBe(100);
+  });
+
+  it.each([-1, -0.001, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])('advance(%s) throws a RangeError and leaves time alone', (ms) => {
+    const clock = new ManualClock(7);
+    let fired = 0;
+    clock.setTimeout(() => fired++, 0);
+    expect(() => clock.advance(ms)).toThrow(RangeError);
+    expect(() => clock.advance(ms)).toThrow(`ManualClock.advance: expected a finite number >= 0, got ${ms}`);
+    expect(clock.now()).toBe(7);
+    expect(fired).toBe(0);
+  });
+
+  it('is recognised by isManualClock, and a real clock is not', () => {
+    expect(isManualClock(new ManualClock())).toBe(true);
+    expect(isManualClock(realClock())).toBe(false);
+  });
+});
+
+describe('realClock', () => {
+  const pending: Array<() => void> = [];
+  afterEach(() => {
+    for (const cancel of pending.splice(0)) cancel();
+  });
+
+  it('reads a monotonic time that does not go backwards', () => {
+    const clock = realClock();
+    const a = clock.now();
+    const b = clock.now();
+    expect(typeof a).toBe('number');
+    expect(b).toBeGreaterThanOrEqual(a);
+  });
+
+  it('fires a 0 ms timer', async () => {
+    const clock = realClock();
+    const fired = await new Promise<boolean>((resolve) => {
+      const guard = setTimeout(() => resolve(false), 1000);
+      pending.push(() => clearTimeout(guard));
+      clock.setTimeout(() => resolve(true), 0);
+    });
+    expect(fired).toBe(true);
+  });
+
+  it('does not fire a timer that was cleared', async () => {
+    const clock = realClock();
+    let fired = false;
+    const id = clock.setTimeout(() => (fired = true), 0);
+    clock.clearTimeout(id);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(fired).toBe(false);
+  });
+
+  it('clears only the timer it is asked to', async () => {
+    const clock = realClock();
+    const fired: string[] = [];
+    const cleared = clock.setTimeout(() => fired.push('cleared'), 0);
+    clock.setTimeout(() => fired.push('kept'), 0);
+    clock.clearTimeout(cleared);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(fired).toEqual(['kept']);
+  });
+});

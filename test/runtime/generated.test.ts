@@ -1,0 +1,26 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { outFile, protocolValidatorsSource } from '../../scripts/generate-validators.js';
+import { validateSessionInit } from '../../src/runtime/generated/aicc-validators.js';
+
+describe('src/runtime/generated/aicc-validators.js', () => {
+  it('is what the generator writes now (else run `npm run generate`)', () => {
+    expect(readFileSync(outFile, 'utf8') === protocolValidatorsSource(), 'stale: run `npm run generate`').toBe(true);
+  });
+
+  it('is CSP-safe and self-contained', () => {
+    const source = readFileSync(outFile, 'utf8');
+    expect(source).not.toMatch(/\brequire\(|new Function|^import /m);
+  });
+
+  it('runs under plain Node: minLength uses the inlined ucs2length', () => {
+    const id = '123e4567-e89b-12d3-a456-426614174000';
+    const init = {
+      protocol: 'aicc/0.1', type: 'session_init', session_id: id, message_id: id, tick_rate_hz: 10, tick_mode: 'fixed',
+      world: { name: '', kind: '2d' }, capabilities: { sensors: [], actuators: [], generators: [] }, tools: [],
+      agent_model: { class: 'x' },
+    };
+    expect(validateSessionInit(init)).toBe(false);
+    expect(validateSessionInit.errors?.[0]).toMatchObject({ instancePath: '/world/name', keyword: 'minLength' });
+  });
+});

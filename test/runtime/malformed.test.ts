@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { ConnectOptions } from '../../src/runtime/capsule.js';
+import { connectRaw, echoTool, makeCapsule, settle } from '../helpers.js';
+
+/** Every bad frame gets an answer and the link stays up: a good call afterwards still works. */
+async function expectRefusedAndAlive(frame: string | Uint8Array, code: string, message: RegExp, connect: Partial<ConnectOptions> = {}): Promise<void> {
+  const { capsule } = makeCapsule();
+  capsule.registerTool(echoTool);
+  const peer = await connectRaw(capsule, connect);
+  peer.sendFrame(frame);
+  await settle();
+  expect(peer.last()).toMatchObject({ error: { code, retryable: false } });
+  const last = peer.last()!;
+  expect('error' in last && last.error?.message).toMatch(message);
+  peer.send({ type: 'tool_call', call_id: 'after', tool: 'echo', input: { text: 'still up' } });
+  await settle();
+  expect(peer.last()).toMatchObject({ type: 'tool_result', call_id: 'after', ok: true });
+  expect(peer.closedWith).toBeUndefined();
+}
+
+describe('malformed frames', () => {
+  it('not JSON', () => expectRefusedAndAlive('{"protocol": "aicc/0.1", ', 'invalid_input', /not JSON/));
+
+  it('not an object', () => expectRefusedAndAlive('[1,2,3]', 'invalid_input', /must be a JSON object/));
+
+  it('oversized', () =>
+    expectRefusedAndAlive(JSON.stringify({ pad: 'x'.repeat(2000) }), 'invalid_input', /^frame exceeds 1024 bytes$/, { limits: { maxFrameBytes: 1024 } }));
+
+  it('too deep', () => {
+    const deep = '{"a":'.repeat(40) + '1' + '}'.repeat(40);
+    return expectRefusedAndAlive(deep, 'invalid_input', /deeper than 32/);
+  });
+
+  it('hostile __proto__ key', async () => {
+    await expectRefusedAndAlive('{"protocol":"aicc/0.1","type":"manifest_request","__proto__":{"polluted":true}}', 'invalid_input', /__proto__/);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
+  it('hostile constructor.prototype key', () =>
+    expectRefusedAndAlive('{"input":{"constructor":{"prototype":{"polluted":true}}}}', 'invalid_input', /constructor\.prototype/));
+
+  it('wrong protocol', () => expectRefusedAndAlive('{"protocol":"aicc/9.9","type":"manifest_request"}', 'protocol_mismatch', /protocol must be "aicc\/0.1"/));
+
+  it('unknown message type', () => expectRefusedAndAlive('{"protocol":"aicc/0.1","type":"teleport"}', 'invalid_input', /not an aicc\/0.1 message type/));
+
+  it('a message only the bridge may send', async () => {
+    const { capsule } = makeCapsule();
+    const peer = await connectRaw(capsule);
+    peer.send({ type: 'event', topic: 'tick', payload: {} });
+    await settle();
+    expect(peer.last()).toMatchObject({ type: 'error', error: { code: 'invalid_input', message: 'event is sent by the bridge, not the agent' } });
+  });
+
+  it('a tool_call missing its tool is answered as a failed call naming the field', async () => {
+    const { capsule } = makeCapsule();
+    const peer = await connectRaw(capsule);
+    peer.send({ type: 'tool_call', call_id: 'c1', input: {} });
+    await settle();
+    expect(peer.last()).toMatchObject({ type: 'tool_result', call_id: 'c1', ok: false, error: { code: 'invalid_input', message: 'tool_call.tool is required' } });
+  });
+
+  it('binary garbage on a JSON link', () => expectRefusedAndAlive(new Uint8Array([0xff, 0xfe, 0x00]), 'invalid_input', /not valid UTF-8/));
+
+  it('a flood of bad frames neither throws nor stops the tick loop', async () => {
+    const { capsule } = makeCapsule({ tickMode: 'fixed' });
+    capsule.registerTool(echoTool);
+    const peer = await connectRaw(capsule);
+    const junk = ['', 'null', '{}', '{"protocol":"aicc/0.1"}', '{"protocol":"aicc/0.1","type":"tool_call","call_id":""}', '\u0000', '{"a":' + '['.repeat(5000)];
+    for (let i = 0; i < 200; i++) peer.sendFrame(junk[i % junk.length]!);
+    await settle();
+    capsule.step(100);
+    expect(capsule.tick).toBe(1);
+    expect(peer.ofType('error')).toHaveLength(200);
+  });
+});
