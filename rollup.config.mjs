@@ -19,13 +19,14 @@ const entries = {
 const cli = 'src/node/cli.ts'; // → dist/cli.js (the `aicc` bin)
 
 // @rollup/plugin-typescript fails on tsconfig's noEmit/outDir and would emit declarations itself:
-// rollup-plugin-dts does the types. Only src/ is compiled, so type errors in tests cannot stop a build
-// (type errors in src/ are printed as warnings by the ESM build; `npm run typecheck` is the gate).
+// rollup-plugin-dts does the types. tsconfig.build.json makes src/ the only root files, so type
+// errors in tests cannot stop a build; type errors in src/ are printed as warnings by the ESM build
+// (`npm run typecheck` is the gate). The filter must still admit files outside src/ that src/ imports.
 const ts = (extra = {}) =>
   typescript({
-    tsconfig: './tsconfig.json',
-    include: ['src/**/*.ts'],
-    exclude: [],
+    tsconfig: './tsconfig.build.json',
+    include: ['**/*.ts'],
+    exclude: ['node_modules/**'],
     target: 'ES2022',
     declaration: false,
     declarationMap: false,
@@ -77,7 +78,7 @@ export default [
   {
     input: entries,
     external,
-    plugins: [dts({ tsconfig: './tsconfig.json' })],
+    plugins: [dts({ tsconfig: './tsconfig.build.json' })],
     output: { dir: 'dist', format: 'es', entryFileNames: '[name].d.ts', chunkFileNames: 'chunks/[name]-[hash].d.ts' },
   },
   {

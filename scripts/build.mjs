@@ -25,11 +25,11 @@ if (isMainThread) {
         }),
     ),
   );
+  if (existsSync('dist/cli.js')) chmodSync('dist/cli.js', 0o755);
   if (exits.some((code) => code !== 0)) {
-    console.error('build failed');
+    console.error('build failed (see above)');
     process.exit(1);
   }
-  if (existsSync('dist/cli.js')) chmodSync('dist/cli.js', 0o755);
   console.log(`built dist/ in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 } else {
   const config = options[workerData];

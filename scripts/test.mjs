@@ -14,14 +14,15 @@ const buildStatus = process.env.AICC_SKIP_BUILD === '1' ? 0 : run('npm', ['run',
 rmSync(report, { force: true }); // a stale report must not be read as this run's
 const vitestStatus = run('npx', ['--no', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${report}`, ...process.argv.slice(2)]);
 
+const status = vitestStatus !== 0 ? vitestStatus : buildStatus;
 let passed = 0;
-let failed = 1;
+let failed = 1; // no report: vitest crashed before writing one
 try {
   const json = JSON.parse(readFileSync(report, 'utf8'));
   passed = json.numPassedTests;
-  failed = json.numFailedTests;
-} catch {
-  // no report: vitest crashed before writing one; counted as one failure
-}
+  // A test file that cannot load (or a failed build) fails the run but counts no failed test:
+  // never let a failing run read as "0 failed".
+  failed = status !== 0 && json.numFailedTests === 0 ? Math.max(1, json.numFailedTestSuites) : json.numFailedTests;
+} catch {}
 console.log(`vitest: ${passed} passed, ${failed} failed`);
-process.exit(vitestStatus !== 0 ? vitestStatus : buildStatus);
+process.exit(status);

@@ -6,6 +6,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
 import { parseAst } from 'rollup/parseAst';
 import { describe, expect, it } from 'vitest';
 
@@ -82,7 +84,7 @@ function graph(entry: string): { files: string[]; packages: string[] } {
 }
 
 describe('dist/: every entry is built', () => {
-  it.each(ENTRIES)('%s has dist/%s.js and its rolled-up .d.ts', (entry) => {
+  it.each(ENTRIES)('dist/%s.js and its rolled-up .d.ts', (entry) => {
     expect(read(`${entry}.js`)).toMatch(/\bexport\b/);
     expect(read(`${entry}.d.ts`)).toMatch(/\bexport\b/);
   });
@@ -99,6 +101,13 @@ describe('dist/: every entry is built', () => {
       if (!subpath.includes('*')) targets.push(...(typeof target === 'string' ? [target] : Object.values(target)));
     }
     expect(targets.filter((target) => !existsSync(`${root}${target}`))).toEqual([]);
+  });
+
+  it('package.json passes publint (strict)', async () => {
+    read('index.js'); // without dist/, fail with the build hint rather than publint's findings
+    const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+    const { messages } = await publint({ pkgDir: root, strict: true });
+    expect(messages.map((message) => `${message.type}: ${formatMessage(message, pkg)}`)).toEqual([]);
   });
 });
 

@@ -97,7 +97,8 @@ export class AgentClient {
       maxPendingCalls: options.maxPendingCalls ?? 256,
     };
     this.lastHeardAt = this.clock.now();
-    this.wire = this.listen(link);
+    this.wire = new Wire(link, 'bridge', options);
+    this.listen(this.wire);
   }
 
   /** Waits on this link for the bridge's session_init. */
@@ -177,7 +178,8 @@ export class AgentClient {
   resume(link: Link): Promise<void> {
     if (this.state === 'closed') return Promise.reject(new CapsuleError('AICC_SESSION_CLOSED', 'AgentClient.resume: the session is closed'));
     if (this.wire.open) this.wire.close('resuming on a new link');
-    this.wire = this.listen(link);
+    this.wire = new Wire(link, 'bridge', this.options);
+    this.listen(this.wire);
     this.state = 'connecting';
     return new Promise((resolve, reject) => {
       const offError = this.on('error', (error) => {
@@ -209,14 +211,12 @@ export class AgentClient {
 
   // ── inbound ────────────────────────────────────────────────────────────────────────────────
 
-  private listen(link: Link): Wire {
-    const wire = new Wire(link, 'bridge', this.options);
+  private listen(wire: Wire): void {
     wire.listen({
       message: (message) => this.wire === wire && this.receive(message),
       invalid: (problem) => this.wire === wire && this.refused(problem),
       close: (reason) => this.wire === wire && this.dropped(reason),
     });
-    return wire;
   }
 
   private receive(message: AiccMessage): void {

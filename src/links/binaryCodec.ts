@@ -6,7 +6,7 @@
 // field is a presence byte and its value; free-form JSON is a tag byte per value. Wire order is
 // append-only: new message types, enum values and JSON tags go at the end.
 
-import { BufferReader, BufferWriter, MaxValue, Measurer, ObjectSchema, Schema, bool, dynamicArrayOf } from 'typed-binary';
+import { BufferReader, BufferWriter, MaxValue, Measurer, ObjectSchema, Schema, bool, dynamicArrayOf, getSystemEndianness } from 'typed-binary';
 import type { AnySchema, IMeasurer, ISerialInput, ISerialOutput, Parsed } from 'typed-binary';
 import { checkStructure, type InboundLimits, type Verdict } from '../runtime/inbound.js';
 import { PROTOCOL, TOPICS, type ErrorCode, type MessageType } from '../runtime/protocol.js';
@@ -15,71 +15,7 @@ import { oversized, type Codec } from './codec.js';
 /** A frame that breaks the layout: decode turns it into `malformed_frame`. */
 class Malformed extends Error {}
 class TooDeep extends Error {}
-/** A message that does not fit the layout, with the path of the field at fault. */
-class ShapeError extends Error {
-  constructor(readonly path: string, readonly problem: string) {
-    super(`${path}: ${problem}`);
-  }
-}
 const describe = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
-
-/**
- * What the schemas rely on when reading: the frame is exactly its buffer (typed-binary reads
- * relative to the whole ArrayBuffer), lengths are checked before anything is allocated, and JSON
- * nesting has a budget.
- */
-class FrameReader extends BufferReader {
-  constructor(private readonly frame: Uint8Array, readonly maxDepth: number) {
-    super(frame.buffer, { endianness: 'little' });
-  }
-  get remaining(): number {
-    return this.frame.byteLength - this.byteOffset;
-  }
-  take(length: number): Uint8Array {
-    if (length > this.remaining) throw new Malformed(`a length (${length}) points past the end of the frame`);
-    this.byteOffset += length;
-    return this.frame.subarray(this.byteOffset - length, this.byteOffset);
-  }
-}
-function frameReader(input: ISerialInput): FrameReader {
-  if (input instanceof FrameReader) return input;
-  throw new Error('binaryCodec schemas read only through their own FrameReader');
-}
-
-/** A leaf schema from its three parts. `size` also checks the value: encode measures before it writes. */
-class Leaf<T> extends Schema<T> {
-  constructor(
-    private readonly put: (out: ISerialOutput, v: T) => void,
-    private readonly get: (input: FrameReader) => T,
-    private readonly size: (v: T) => number,
-  ) {
-    super();
-  }
-  write(out: ISerialOutput, v: Parsed<T>): void {
-    this.put(out, v as T);
-  }
-  read(input: ISerialInput): Parsed<T> {
-    return this.get(frameReader(input)) as Parsed<T>;
-  }
-  measure(v: Parsed<T> | MaxValue, m: IMeasurer = new Measurer()): IMeasurer {
-    return v === MaxValue ? m.unbounded : m.add(this.size(v as T));
-  }
-}
-
-// LEB128 lengths: five bytes cover anything a frame can hold; a longer prefix is refused.
-function writeLength(out: ISerialOutput, n: number): void {
-  for (; n >= 0x80; n = Math.floor(n / 0x80)) out.writeUint8((n % 0x80) | 0x80);
-  out.writeUint8(n);
-}
-function readLength(input: ISerialInput): number {
-  for (let n = 0, scale = 1, i = 0; i < 5; i++, scale *= 0x80) {
-    const byte = input.readUint8();
-    n += (byte & 0x7f) * scale;
-    if (byte < 0x80) return n;
-  }
-  throw new Malformed('a length prefix runs past 5 bytes');
-}
-const lengthSize = (n: number) => (n < 2 ** 7 ? 1 : n < 2 ** 14 ? 2 : n < 2 ** 21 ? 3 : n < 2 ** 28 ? 4 : 5);
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }); // keep a leading U+FEFF
 const utf8Encoder = new TextEncoder();
@@ -99,6 +35,110 @@ function utf8Length(s: string): number {
   return n;
 }
 
+/** Encodes strings in place: a TextEncoder.encode (and a copy) per string would dominate encoding. */
+class FrameWriter extends BufferWriter {
+  constructor(private readonly frame: Uint8Array) {
+    super(frame.buffer, { endianness: 'little' });
+  }
+  utf8(s: string, length: number): void {
+    if (this.byteOffset + length > this.frame.byteLength) throw new RangeError('binaryCodec wrote past its measured size');
+    if (length === s.length && length < 32) for (let i = 0; i < length; i++) this.frame[this.byteOffset + i] = s.charCodeAt(i);
+    else utf8Encoder.encodeInto(s, this.frame.subarray(this.byteOffset, this.byteOffset + length));
+    this.byteOffset += length;
+  }
+}
+
+/** Measures by writing nowhere, so sizes come from the code that writes and cannot drift from it. */
+class Counter extends FrameWriter {
+  constructor() {
+    super(new Uint8Array(0));
+  }
+  override writeBool = () => void (this.byteOffset += 1);
+  override writeUint8 = () => void (this.byteOffset += 1);
+  override writeUint16 = () => void (this.byteOffset += 2);
+  override writeInt32 = () => void (this.byteOffset += 4);
+  override writeUint32 = () => void (this.byteOffset += 4);
+  override writeFloat32 = () => void (this.byteOffset += 4);
+  override utf8 = (_: string, length: number) => void (this.byteOffset += length);
+}
+
+/**
+ * What the schemas rely on when reading: the frame is exactly its buffer (typed-binary reads
+ * relative to the whole ArrayBuffer), lengths are checked before anything is allocated, and JSON
+ * nesting has a budget.
+ */
+class FrameReader extends BufferReader {
+  constructor(private readonly frame: Uint8Array, readonly maxDepth: number) {
+    super(frame.buffer, { endianness: 'little' });
+  }
+  get remaining(): number {
+    return this.frame.byteLength - this.byteOffset;
+  }
+  take(length: number): Uint8Array {
+    if (length > this.remaining) throw new Malformed(`a length (${length}) points past the end of the frame`);
+    this.byteOffset += length;
+    return this.frame.subarray(this.byteOffset - length, this.byteOffset);
+  }
+  utf8(length: number): string {
+    const bytes = this.take(length);
+    // Short ASCII (keys, ids) decodes faster by hand than through a TextDecoder call.
+    let s = '';
+    for (let i = 0; i < length && length < 32 && bytes[i]! < 0x80; i++) s += String.fromCharCode(bytes[i]!);
+    return s.length === length ? s : utf8.decode(bytes);
+  }
+}
+function fail(what: string): never {
+  throw new Error(`binaryCodec schemas ${what} only their own frames`);
+}
+const frameWriter = (out: ISerialOutput) => (out instanceof FrameWriter ? out : fail('write to'));
+const frameReader = (input: ISerialInput) => (input instanceof FrameReader ? input : fail('read from'));
+
+// Building a writer costs more than counting a small message, so one is kept (taken while in use).
+let spareCounter: Counter | undefined;
+
+/** typed-binary's Schema, measured by a dry run of `write`. */
+abstract class Counted<T> extends Schema<T> {
+  measure(v: Parsed<T> | MaxValue, m: IMeasurer = new Measurer()): IMeasurer {
+    if (v === MaxValue) return m.unbounded;
+    const counter = spareCounter ?? new Counter();
+    spareCounter = undefined;
+    counter.seekTo(0);
+    try {
+      this.write(counter, v);
+      return m.add(counter.currentByteOffset);
+    } finally {
+      spareCounter = counter;
+    }
+  }
+}
+
+/** A leaf schema from its two halves; `put` also checks the value, so the measuring run rejects it. */
+class Leaf<T> extends Counted<T> {
+  constructor(private readonly put: (out: FrameWriter, v: T) => void, private readonly get: (input: FrameReader) => T) {
+    super();
+  }
+  write(out: ISerialOutput, v: Parsed<T>): void {
+    this.put(frameWriter(out), v as T);
+  }
+  read(input: ISerialInput): Parsed<T> {
+    return this.get(frameReader(input)) as Parsed<T>;
+  }
+}
+
+// LEB128 lengths: five bytes cover anything a frame can hold; a longer prefix is refused.
+function writeLength(out: ISerialOutput, n: number): void {
+  for (; n >= 0x80; n = Math.floor(n / 0x80)) out.writeUint8((n % 0x80) | 0x80);
+  out.writeUint8(n);
+}
+function readLength(input: ISerialInput): number {
+  for (let n = 0, scale = 1, i = 0; i < 5; i++, scale *= 0x80) {
+    const byte = input.readUint8();
+    n += (byte & 0x7f) * scale;
+    if (byte < 0x80) return n;
+  }
+  throw new Malformed('a length prefix runs past 5 bytes');
+}
+
 /**
  * Not typed-binary's string, which is NUL-terminated (a "\0" would cut it short) and reads
  * unchecked: length-prefixed, and a string with lone surrogates travels as UTF-16 so it round-trips.
@@ -106,39 +146,31 @@ function utf8Length(s: string): number {
 const text = new Leaf<string>(
   (out, s) => {
     const n = utf8Length(s);
-    if (n < 0) {
-      writeLength(out, s.length * 2 + 1);
-      for (let i = 0; i < s.length; i++) out.writeUint16(s.charCodeAt(i));
-    } else {
-      writeLength(out, n * 2);
-      // Short ASCII (keys, ids) is cheaper byte by byte than through a TextEncoder allocation.
-      if (n === s.length && n < 32) for (let i = 0; i < n; i++) out.writeUint8(s.charCodeAt(i));
-      else out.writeSlice(utf8Encoder.encode(s));
-    }
+    writeLength(out, n < 0 ? s.length * 2 + 1 : n * 2);
+    if (n >= 0) out.utf8(s, n);
+    else for (let i = 0; i < s.length; i++) out.writeUint16(s.charCodeAt(i));
   },
   (r) => {
     const header = readLength(r);
-    if (header % 2 === 0) return utf8.decode(r.take(header / 2));
+    if (header % 2 === 0) return r.utf8(header / 2);
     const units = r.take(header - 1);
     let s = '';
     for (let i = 0; i < units.length; i += 2) s += String.fromCharCode(units[i]! | (units[i + 1]! << 8));
     return s;
   },
-  (s) => {
-    const n = utf8Length(s);
-    return n < 0 ? lengthSize(s.length * 2 + 1) + s.length * 2 : lengthSize(n * 2) + n;
-  },
 );
 
-/** typed-binary has f64 arrays but no f64 scalar: one shared cell, moved through its slice I/O. */
+/** typed-binary has no f64 scalar: a shared cell goes out as two u32 words, low word first. */
 const cell = new Float64Array(1);
+const words = new Uint32Array(cell.buffer);
+const [LOW, HIGH] = getSystemEndianness() === 'little' ? [0, 1] : [1, 0];
 const f64 = new Leaf<number>(
-  (out, v) => ((cell[0] = v), out.writeSlice(cell)),
-  (r) => (r.readSlice(cell, 0, 8), cell[0]!),
-  (v) => {
+  (out, v) => {
     if (typeof v !== 'number') throw new Error(`expected a number, got ${describe(v)}`);
-    return 8;
+    cell[0] = v;
+    out.writeUint32(words[LOW]!), out.writeUint32(words[HIGH]!);
   },
+  (r) => ((words[LOW] = r.readUint32()), (words[HIGH] = r.readUint32()), cell[0]!),
 );
 
 /** One byte for a value of a known list; 0 and the string otherwise, so other values still round-trip. */
@@ -155,20 +187,20 @@ const known = (values: readonly string[]) =>
       if (v === undefined) throw new Malformed(`unknown tag ${tag} for one of ${values.join(', ')}`);
       return v;
     },
-    (v) => (values.includes(v) ? 1 : 1 + text.measure(v).size),
   );
 
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UUID_BYTES_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
 const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+const nibble = (code: number) => (code <= 0x39 ? code - 0x30 : code - 0x57); // '0'-'9', 'a'-'f'
 
 /** Tag 1 and 16 bytes for a canonical lowercase UUID; tag 0 and the string for any other id. */
 const uuid = new Leaf<string>(
   (out, id) => {
-    const raw = CANONICAL_UUID.test(id);
+    const raw = typeof id === 'string' && CANONICAL_UUID.test(id);
     out.writeUint8(raw ? 1 : 0);
-    if (raw) for (const at of UUID_BYTES_AT) out.writeUint8(parseInt(id.slice(at, at + 2), 16));
-    else text.write(out, id);
+    if (!raw) text.write(out, id);
+    else for (const at of UUID_BYTES_AT) out.writeUint8(nibble(id.charCodeAt(at)) * 16 + nibble(id.charCodeAt(at + 1)));
   },
   (r) => {
     const tag = r.readUint8();
@@ -178,7 +210,6 @@ const uuid = new Leaf<string>(
     for (let i = 0; i < 16; i++) id += (i === 4 || i === 6 || i === 8 || i === 10 ? '-' : '') + HEX[r.readUint8()]!;
     return id;
   },
-  (id) => (typeof id === 'string' && CANONICAL_UUID.test(id) ? 17 : 1 + text.measure(id).size),
 );
 
 /** Absent (undefined) and present differ by a byte; unlike typed-binary's optional, null is a present value. */
@@ -193,21 +224,33 @@ const opt = (inner: AnySchema) =>
       if (flag > 1) throw new Malformed(`presence byte ${flag} is neither 0 nor 1`);
       return flag === 1 ? inner.read(r) : undefined;
     },
-    (v) => (v === undefined ? 1 : 1 + inner.measure(v).size),
   );
 
 /** `type`: the leading tag byte carries it; this field only puts it back in its place. */
-const constant = (value: string) => new Leaf<string>(() => {}, () => value, () => 0);
+const constant = (value: string) => new Leaf<string>(() => {}, () => value);
 
 /**
  * typed-binary's object, except that absent optional fields stay absent when read (no key holding
- * undefined), and measuring checks the shape, with the path of a field at fault.
+ * undefined), and writing checks the shape and names the field at fault.
  */
 class Struct extends ObjectSchema<Record<string, AnySchema>> {
   private readonly fields: Array<[string, AnySchema]>;
   constructor(fields: Record<string, AnySchema>) {
     super(fields);
     this.fields = Object.entries(fields);
+  }
+  override write(out: ISerialOutput, value: Record<string, unknown>): void {
+    if (typeof value !== 'object' || value === null) throw new Error(`expected an object, got ${describe(value)}`);
+    for (const key of Object.keys(value)) {
+      if (!Object.hasOwn(this.properties, key) && value[key] !== undefined) throw new Error(`${key}: is not a field here`);
+    }
+    for (const [key, schema] of this.fields) {
+      try {
+        schema.write(out, value[key]);
+      } catch (error) {
+        throw new Error(`${key}: ${(error as Error).message}`);
+      }
+    }
   }
   override read(input: ISerialInput): Record<string, unknown> {
     const result: Record<string, unknown> = {};
@@ -217,70 +260,42 @@ class Struct extends ObjectSchema<Record<string, AnySchema>> {
     }
     return result;
   }
-  override measure(value: unknown, m: IMeasurer = new Measurer()): IMeasurer {
-    if (value === MaxValue) return m.unbounded;
-    if (typeof value !== 'object' || value === null) throw new Error(`expected an object, got ${describe(value)}`);
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      if (!Object.hasOwn(this.properties, key) && record[key] !== undefined) throw new ShapeError(key, 'is not a field here');
-    }
-    for (const [key, schema] of this.fields) {
-      try {
-        schema.measure(record[key], m);
-      } catch (error) {
-        throw error instanceof ShapeError ? new ShapeError(`${key}.${error.path}`, error.problem) : new ShapeError(key, (error as Error).message);
-      }
-    }
-    return m;
-  }
 }
 const struct = (fields: Record<string, AnySchema>) => new Struct(fields);
 
-const [NULL, FALSE, TRUE, INT32, FLOAT64, STRING, ARRAY, OBJECT] = [0, 1, 2, 3, 4, 5, 6, 7] as const;
+const [NULL, FALSE, TRUE, INT32, FLOAT64, STRING, ARRAY, OBJECT, FLOAT32] = [0, 1, 2, 3, 4, 5, 6, 7, 8] as const;
 const isInt32 = (v: number) => (v | 0) === v && !Object.is(v, -0);
-// As JSON.stringify does, so both codecs carry the same value: toJSON applied, undefined, functions
-// and symbols dropped from objects and null in arrays.
-const toJson = (v: unknown): unknown => (typeof (v as { toJSON?: unknown } | null)?.toJSON === 'function' ? (v as { toJSON(): unknown }).toJSON() : v);
+// Game engines mostly hand out float32 positions already: exact in half the bytes.
+const isFloat32 = (v: number) => Math.fround(v) === v || Number.isNaN(v);
+// As JSON.stringify does, so both codecs deliver the same value: toJSON applied; undefined,
+// functions and symbols dropped from objects and null in arrays.
+const toJson = (v: object | null): unknown => (typeof (v as { toJSON?: unknown } | null)?.toJSON === 'function' ? (v as { toJSON(): unknown }).toJSON() : v);
 const dropped = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
-const keysOf = (o: Record<string, unknown>) => Object.keys(o).filter((k) => !dropped(o[k]));
 type Container = unknown[] | Record<string, unknown>;
 
 /** Any JSON value; `depth` is where it sits in the message, so reading stops exactly at maxDepth. */
-class Json extends Schema<unknown> {
+class Json extends Counted<unknown> {
   constructor(private readonly depth: number) {
     super();
   }
   write(out: ISerialOutput, value: unknown): void {
-    const v = toJson(value);
+    const v = typeof value === 'object' ? toJson(value) : value;
     if (v === null || typeof v === 'boolean') return out.writeUint8(v === null ? NULL : v ? TRUE : FALSE);
-    if (typeof v === 'number') return isInt32(v) ? (out.writeUint8(INT32), out.writeInt32(v)) : (out.writeUint8(FLOAT64), f64.write(out, v));
+    if (typeof v === 'number') {
+      if (isInt32(v)) return out.writeUint8(INT32), out.writeInt32(v);
+      return isFloat32(v) ? (out.writeUint8(FLOAT32), out.writeFloat32(v)) : (out.writeUint8(FLOAT64), f64.write(out, v));
+    }
     if (typeof v === 'string') return out.writeUint8(STRING), text.write(out, v);
+    if (typeof v !== 'object') throw new Error(`cannot encode ${typeof v} as JSON`);
     if (Array.isArray(v)) {
-      out.writeUint8(ARRAY);
-      writeLength(out, v.length);
+      out.writeUint8(ARRAY), writeLength(out, v.length);
       for (const item of v) this.write(out, dropped(item) ? null : item);
       return;
     }
-    const keys = keysOf(v as Record<string, unknown>);
-    out.writeUint8(OBJECT);
-    writeLength(out, keys.length);
-    for (const key of keys) text.write(out, key), this.write(out, (v as Record<string, unknown>)[key]);
-  }
-  measure(value: unknown, m: IMeasurer = new Measurer()): IMeasurer {
-    if (value === MaxValue) return m.unbounded;
-    const v = toJson(value);
-    m.add(1);
-    if (v === null || typeof v === 'boolean') return m;
-    if (typeof v === 'number') return m.add(isInt32(v) ? 4 : 8);
-    if (typeof v === 'string') return text.measure(v, m);
-    if (typeof v !== 'object') throw new Error(`cannot encode ${typeof v} as JSON`);
-    if (Array.isArray(v)) {
-      for (const item of v) this.measure(dropped(item) ? null : item, m);
-      return m.add(lengthSize(v.length));
-    }
-    const keys = keysOf(v as Record<string, unknown>);
-    for (const key of keys) text.measure(key, m), this.measure((v as Record<string, unknown>)[key], m);
-    return m.add(lengthSize(keys.length));
+    const record = v as Record<string, unknown>;
+    const keys = Object.keys(record).filter((key) => !dropped(record[key]));
+    out.writeUint8(OBJECT), writeLength(out, keys.length);
+    for (const key of keys) text.write(out, key), this.write(out, record[key]);
   }
   /** Iterative, the open containers on an explicit stack, so a hostile frame cannot nest the call stack. */
   read(input: ISerialInput): unknown {
@@ -297,6 +312,7 @@ class Json extends Schema<unknown> {
       if (tag === NULL || tag === FALSE || tag === TRUE) value = tag === NULL ? null : tag === TRUE;
       else if (tag === INT32) value = r.readInt32();
       else if (tag === FLOAT64) value = f64.read(r);
+      else if (tag === FLOAT32) value = r.readFloat32();
       else if (tag === STRING) value = text.read(r);
       else if (tag === ARRAY || tag === OBJECT) {
         if (this.depth + open.length > r.maxDepth) throw new TooDeep();
@@ -306,6 +322,7 @@ class Json extends Schema<unknown> {
       } else throw new Malformed(`unknown JSON value tag ${tag}`);
       if (!parent) root = value;
       else if (Array.isArray(parent.into)) parent.into.push(value);
+      else if (key !== '__proto__') parent.into[key] = value;
       // Assigning "__proto__" would replace the prototype; defining it only makes a key (refused later).
       else Object.defineProperty(parent.into, key, { value, enumerable: true, writable: true, configurable: true });
       if (count > 0) open.push({ into: value as Container, left: count });
@@ -362,30 +379,24 @@ const BODIES: Record<MessageType, Struct> = {
 const TAGS = Object.keys(BODIES) as MessageType[];
 
 /** The whole message: its type tag, then that type's fields. */
-class MessageSchema extends Schema<unknown> {
-  private typeOf(message: unknown): MessageType {
-    const type = (message as { type?: unknown } | null)?.type;
-    if (typeof type === 'string' && Object.hasOwn(BODIES, type)) return type as MessageType;
-    throw new Error(`binaryCodec cannot encode a message of type ${JSON.stringify(type)}; known types: ${TAGS.join(', ')}`);
-  }
+class MessageSchema extends Counted<unknown> {
   write(out: ISerialOutput, message: unknown): void {
-    const type = this.typeOf(message);
-    out.writeUint8(TAGS.indexOf(type));
-    BODIES[type].write(out, message as Record<string, unknown>);
+    const type = (message as { type?: unknown } | null)?.type;
+    if (typeof type !== 'string' || !Object.hasOwn(BODIES, type)) {
+      throw new Error(`binaryCodec cannot encode a message of type ${JSON.stringify(type)}; known types: ${TAGS.join(', ')}`);
+    }
+    out.writeUint8(TAGS.indexOf(type as MessageType));
+    try {
+      BODIES[type as MessageType].write(out, message as Record<string, unknown>);
+    } catch (error) {
+      throw new Error(`binaryCodec cannot encode this ${type} message: ${(error as Error).message}`);
+    }
   }
   read(input: ISerialInput): unknown {
     const tag = input.readUint8();
     const type = TAGS[tag];
     if (type === undefined) throw new Malformed(`unknown message type tag ${tag}`);
     return BODIES[type].read(input);
-  }
-  measure(message: unknown, m: IMeasurer = new Measurer()): IMeasurer {
-    const type = this.typeOf(message);
-    try {
-      return BODIES[type].measure(message, m.add(1));
-    } catch (error) {
-      throw new Error(`binaryCodec cannot encode this ${type} message: ${(error as Error).message}`);
-    }
   }
 }
 const messageSchema = new MessageSchema();
@@ -402,8 +413,11 @@ function readProblem(error: unknown): string {
 export const binaryCodec: Codec = {
   name: 'binary',
   encode(message) {
+    // The measuring run throws for a message that does not fit, before any frame exists.
     const bytes = new Uint8Array(messageSchema.measure(message).size);
-    messageSchema.write(new BufferWriter(bytes.buffer, { endianness: 'little' }), message);
+    const out = new FrameWriter(bytes);
+    messageSchema.write(out, message);
+    if (out.currentByteOffset !== bytes.byteLength) throw new Error('binaryCodec: the message changed while it was encoded');
     return bytes;
   },
   decode(frame, limits: InboundLimits) {

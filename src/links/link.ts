@@ -16,6 +16,9 @@ export interface Link {
   readonly open: boolean;
   /** Frames (or bytes) written but not yet taken by the peer: how far behind the peer is. */
   readonly bufferedAmount: number;
-  /** Sets the receiver. A link has exactly one; frames arriving before it is set are held. */
+  /**
+   * Sets the receiver, replacing any earlier one. Frames arriving before the first receiver are
+   * held and delivered after listen() returns, never from inside it.
+   */
   listen(handlers: LinkHandlers): void;
 }

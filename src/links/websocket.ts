@@ -40,6 +40,8 @@ export function connectWebSocket(url: string, options: ConnectWebSocketOptions =
   const socket = new Ctor(url, options.protocols);
   socket.binaryType = 'arraybuffer';
   return new Promise((resolve, reject) => {
+    // A refused connection fires 'error' then 'close'; the rejection happens on 'close'.
+    socket.addEventListener('error', () => {});
     socket.addEventListener('open', () => resolve(webSocketLink(socket)));
     socket.addEventListener('close', (event: { code?: number }) => {
       if (socket.readyState !== OPEN) reject(new CapsuleError('AICC_NOT_CONNECTED', `connectWebSocket: could not connect to ${url} (close code ${event.code ?? 'unknown'})`));
@@ -91,15 +93,19 @@ class WebSocketLink implements Link {
 
   listen(handlers: LinkHandlers): void {
     this.handlers = handlers;
-    const held = this.held;
-    this.held = [];
-    for (const frame of held) handlers.message(frame);
-    if (this.closeReason !== undefined) this.deliverClose();
+    if (this.held.length === 0 && this.closeReason === undefined) return;
+    // Held frames go out after listen() returns, as the memory link does: never re-entrantly.
+    queueMicrotask(() => {
+      const held = this.held;
+      this.held = [];
+      for (const frame of held) this.handlers?.message(frame);
+      if (this.closeReason !== undefined) this.deliverClose();
+    });
   }
 
   private receive(frame: Frame): void {
     if (this.closeReason !== undefined) return;
-    if (this.handlers === undefined) {
+    if (this.handlers === undefined || this.held.length > 0) {
       if (this.held.length >= MAX_HELD_FRAMES) this.close(`webSocketLink: more than ${MAX_HELD_FRAMES} frames arrived before listen()`);
       else this.held.push(frame);
     } else this.handlers.message(frame);

@@ -84,7 +84,7 @@ export interface Capsule {
   readonly clock: Clock;
   /** Ticks run so far. */
   readonly tick: number;
-  registerTool<I, O extends JsonObject>(definition: ToolDefinition<I, O>): ToolHandle;
+  registerTool<I = any, O extends JsonObject = JsonObject>(definition: ToolDefinition<I, O>): ToolHandle;
   /** Opens a session for an agent on this link; sends session_init at once. */
   connect(link: Link, options: ConnectOptions): Session;
   /** Takes a link on which an agent will resume a session (its first message: session_resume). */
@@ -159,7 +159,7 @@ class CapsuleImpl implements Capsule, CallHost {
 
   // ── tools and manifests ────────────────────────────────────────────────────────────────────
 
-  registerTool<I, O extends JsonObject>(definition: ToolDefinition<I, O>): ToolHandle {
+  registerTool<I = any, O extends JsonObject = JsonObject>(definition: ToolDefinition<I, O>): ToolHandle {
     this.alive('registerTool');
     return this.registry.register(definition as unknown as ToolDefinition);
   }

@@ -57,7 +57,8 @@ export class ManualClock implements Clock {
 
   setTimeout(callback: () => void, delayMs: number): TimerId {
     const id = this.nextId++;
-    const timer = { id, at: this.time + Math.max(0, delayMs), callback };
+    // Like platform timers, a negative or non-numeric delay means "as soon as possible".
+    const timer = { id, at: this.time + (delayMs > 0 && Number.isFinite(delayMs) ? delayMs : 0), callback };
     // Keep the list sorted by due time, first-set first among equals.
     let index = this.timers.length;
     while (index > 0 && this.timers[index - 1]!.at > timer.at) index--;

@@ -49,7 +49,6 @@ export const REFUSALS = {
   schema_violation: { code: 'invalid_input', retryable: false },
   wrong_direction: { code: 'invalid_input', retryable: false },
   unknown_session: { code: 'session_expired', retryable: false },
-  session_closed: { code: 'session_expired', retryable: false },
   replay_gap: { code: 'session_expired', retryable: false },
   tool_unknown: { code: 'tool_unknown', retryable: false },
   tool_disabled: { code: 'tool_unavailable', retryable: true },

@@ -48,7 +48,9 @@ export class SequencedIds {
   sequenceOf(messageId: string): number | undefined {
     if (messageId.length !== this.prefix.length + SEQUENCE_DIGITS) return undefined;
     if (!messageId.toLowerCase().startsWith(this.prefix)) return undefined;
-    const sequence = Number.parseInt(messageId.slice(this.prefix.length), 16);
+    const digits = messageId.slice(this.prefix.length);
+    if (!/^[0-9a-fA-F]+$/.test(digits)) return undefined;
+    const sequence = Number.parseInt(digits, 16);
     return Number.isSafeInteger(sequence) && sequence <= MAX_SEQUENCE ? sequence : undefined;
   }
 }

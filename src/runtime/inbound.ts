@@ -21,7 +21,12 @@ export function utf8Exceeds(text: string, max: number): boolean {
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 ? 4 : c >= 0xdc00 && c < 0xe000 ? 0 : 3;
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4; // a surrogate pair
+      i++;
+    } else bytes += 3; // the rest of the BMP; a lone surrogate is encoded as U+FFFD
     if (bytes > max) return true;
   }
   return false;

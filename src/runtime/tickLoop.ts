@@ -1,6 +1,9 @@
 // Fixed ticks from elapsed time: an accumulator that turns any sequence of `advance(dt)` into ticks
 // of exactly 1000 / tickRateHz ms, with a cap on catch-up so a stalled page does not spiral.
 
+/** Float slack when comparing elapsed time with the interval: 1000 / 30 summed 30 times is not 1000. */
+const EPSILON_MS = 1e-6;
+
 export class TickLoop {
   readonly intervalMs: number;
   private accumulated = 0;
@@ -21,8 +24,8 @@ export class TickLoop {
   advance(dtMs: number, wait: (ms: number) => void, tick: () => void): number {
     let remaining = dtMs;
     let ticks = 0;
-    while (this.accumulated + remaining >= this.intervalMs) {
-      const before = this.intervalMs - this.accumulated;
+    while (this.accumulated + remaining >= this.intervalMs - EPSILON_MS) {
+      const before = Math.max(0, Math.min(remaining, this.intervalMs - this.accumulated));
       wait(before);
       remaining -= before;
       this.accumulated = 0;

@@ -171,6 +171,25 @@ describe('binaryCodec round trip', () => {
     expect(roundTrip(message)).toStrictEqual(viaJson);
   });
 
+  it('keeps numbers JSON cannot carry, and float32 values in 4 bytes', () => {
+    const message = { ...typicalCall, input: { nan: NaN, inf: Infinity, ninf: -Infinity, f32: Math.fround(0.1), f64: 0.1 } };
+    expect(roundTrip(message)).toStrictEqual({ ok: true, value: message });
+    const size = (x: number) => frameOf({ ...typicalCall, input: { x } }).byteLength;
+    expect(size(0.1) - size(Math.fround(0.1))).toBe(4);
+  });
+
+  it('measures right when a toJSON encodes a message itself, and throws when it answers differently', () => {
+    const nested = { toJSON: () => frameOf(typicalCall).byteLength };
+    const expected = { ...typicalCall, input: { nested: frameOf(typicalCall).byteLength } };
+    expect(roundTrip({ ...typicalCall, input: { nested } })).toStrictEqual({ ok: true, value: expected });
+    let calls = 0;
+    const growing = { toJSON: () => 'x'.repeat(++calls) };
+    expect(() => frameOf({ ...typicalCall, input: { growing } })).toThrow(/input/);
+    calls = 0;
+    const shrinking = { toJSON: () => 'x'.repeat(3 - ++calls) };
+    expect(() => frameOf({ ...typicalCall, input: { shrinking } })).toThrow(/changed while it was encoded/);
+  });
+
   it('encodes into an exactly sized Uint8Array', () => {
     for (const message of Object.values(EXAMPLES)) {
       const frame = frameOf(message);
@@ -365,7 +384,7 @@ describe('binaryCodec encode errors', () => {
     expect(encode({ ...typicalCall, extra: 1 })).toThrow(/extra: is not a field here/);
     expect(encode({ ...typicalCall, input: { n: 1n } })).toThrow(/input: cannot encode bigint as JSON/);
     expect(encode({ ...EXAMPLES.session_init, tools: [{ ...manifest.tools[0]!, limits: { calls_per_minute: '60' } }] })).toThrow(
-      /tools\.limits\.calls_per_minute: expected a number/,
+      /session_init message: tools: limits: calls_per_minute: expected a number, got string/,
     );
   });
 });

@@ -65,7 +65,7 @@ describe('tool_call pipeline', () => {
 
     it('false removes an undeclared field where the schema forbids additional properties', async () => {
       const { capsule, clock } = makeCapsule();
-      const handler = vi.fn(() => ({ arrived: true }));
+      const handler = vi.fn((_input: unknown) => ({ arrived: true }));
       const base = moveTool();
       capsule.registerTool(moveTool({ strict_input: false, handler, input_schema: { ...base.input_schema, additionalProperties: false } }));
       const { agent } = await connectAgent(capsule, clock);
@@ -123,7 +123,7 @@ describe('tool_call pipeline', () => {
   it('times a handler out on the capsule clock with retryable timeout, and aborts its signal', async () => {
     const { capsule, clock } = makeCapsule();
     let signal: AbortSignal | undefined;
-    capsule.registerTool({ ...echoTool, timeout_ms: 1000, handler: (_input, context) => ((signal = context.signal), new Promise(() => {})) });
+    capsule.registerTool({ ...echoTool, timeout_ms: 1000, handler: (_input, context) => ((signal = context.signal), new Promise<never>(() => {})) });
     const { agent } = await connectAgent(capsule, clock);
     const pending = agent.call('echo', { text: 'slow' });
     await settle();
@@ -187,7 +187,7 @@ describe('tool_call pipeline', () => {
   it('answers a repeated call_id once while the first call still runs', async () => {
     const { capsule, clock } = makeCapsule();
     let release!: () => void;
-    capsule.registerTool({ ...echoTool, handler: (input) => new Promise((resolve) => (release = () => resolve({ echo: input }))) });
+    capsule.registerTool({ ...echoTool, handler: (input) => new Promise<{ echo: unknown }>((resolve) => (release = () => resolve({ echo: input }))) });
     const peer = await connectRaw(capsule);
     peer.send({ type: 'tool_call', call_id: 'slow', tool: 'echo', input: { text: 'a' } });
     await settle();

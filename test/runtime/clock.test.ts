@@ -55,6 +55,18 @@ describe('ManualClock', () => {
     expect(seen).toEqual([10]);
   });
 
+  it('treats a NaN delay as 0, as platform timers do, without disturbing the other timers', () => {
+    const clock = new ManualClock();
+    const fired: string[] = [];
+    clock.setTimeout(() => fired.push(`a@${clock.now()}`), 10);
+    clock.setTimeout(() => fired.push(`nan@${clock.now()}`), Number.NaN);
+    clock.setTimeout(() => fired.push(`b@${clock.now()}`), 5);
+    clock.advance(7);
+    expect(fired).toEqual(['nan@0', 'b@5']);
+    clock.advance(10);
+    expect(fired).toEqual(['nan@0', 'b@5', 'a@10']);
+  });
+
   it('moves now by the advanced amount when no timers are waiting', () => {
     const clock = new ManualClock(5);
     clock.advance(10);

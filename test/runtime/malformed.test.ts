@@ -73,3 +73,50 @@ describe('malformed frames', () => {
     expect(peer.ofType('error')).toHaveLength(200);
   });
 });
+
+describe('arbitrary frames (property)', () => {
+  it('every frame, however odd, is answered or served and never stops the capsule', async () => {
+    const fc = await import('fast-check');
+    const { capsule } = makeCapsule({ tickMode: 'fixed' });
+    capsule.registerTool(echoTool);
+    const peer = await connectRaw(capsule);
+    const sessionId = peer.sessionId;
+    // Near-valid messages find deeper paths than random text does.
+    const nearValid = fc.record({
+      protocol: fc.constantFrom('aicc/0.1', 'aicc/0.2', 1),
+      type: fc.constantFrom('tool_call', 'heartbeat', 'manifest_request', 'session_resume', 'session_close', 'event', 'nope'),
+      session_id: fc.constantFrom(sessionId, 'not-a-uuid'),
+      message_id: fc.uuid(),
+      call_id: fc.string(),
+      tool: fc.constantFrom('echo', 'Echo', 'missing'),
+      input: fc.jsonValue(),
+    }, { requiredKeys: ['protocol', 'type'] }).map((m) => JSON.stringify(m));
+    let sent = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string(), fc.json(), nearValid), async (frame) => {
+        if (frame.includes('"session_close"') && frame.includes(sessionId) && frame.includes('"aicc/0.1"')) return; // would end the session
+        const before = peer.received.length;
+        peer.sendFrame(frame);
+        sent++;
+        await settle();
+        capsule.step(100);
+        await settle();
+        expect(peer.closedWith).toBeUndefined();
+        // A well-formed heartbeat needs no answer; every other frame gets at least one message.
+        if (!isBareHeartbeat(frame, sessionId)) expect(peer.received.length).toBeGreaterThan(before);
+      }),
+      { numRuns: 300, seed: 42 },
+    );
+    expect(capsule.tick).toBe(sent);
+  });
+});
+
+function isBareHeartbeat(frame: string, sessionId: string): boolean {
+  try {
+    const m = JSON.parse(frame);
+    const keys = Object.keys(m).sort().join();
+    return m.protocol === 'aicc/0.1' && m.type === 'heartbeat' && m.session_id === sessionId && keys === 'message_id,protocol,session_id,type';
+  } catch {
+    return false;
+  }
+}

@@ -25,7 +25,7 @@ describe('sessions', () => {
       agent_model: { class: 'cloud_large', expected_full_response_ms: 3000 },
       event_subscriptions: ['collision', 'agent_message'],
     });
-    expect(init!.type === 'session_init' && init.tools.map((t) => t.id)).toEqual(['move_to']);
+    expect(init?.type === 'session_init' && init.tools.map((t) => t.id)).toEqual(['move_to']);
   });
 
   it('answers manifest_request with a heartbeat carrying the current manifest', async () => {
@@ -133,7 +133,7 @@ describe('sessions', () => {
 
     it('from the bridge: the agent learns the reason and pending calls resolve', async () => {
       const { capsule, clock } = makeCapsule();
-      capsule.registerTool({ ...echoTool, handler: () => new Promise(() => {}) });
+      capsule.registerTool({ ...echoTool, handler: () => new Promise<never>(() => {}) });
       const { agent } = await connectAgent(capsule, clock);
       const reasons: string[] = [];
       agent.on('close', (c) => reasons.push(c.reason));
@@ -161,7 +161,7 @@ describe('sessions', () => {
     it('replays exactly what was missed while the link was down: nothing lost, nothing twice', async () => {
       const { capsule, clock } = makeCapsule({ resumeGraceMs: 5000 });
       let release: Array<() => void> = [];
-      capsule.registerTool({ ...echoTool, handler: (input) => new Promise((resolve) => release.push(() => resolve({ echo: input }))) });
+      capsule.registerTool({ ...echoTool, handler: (input) => new Promise<{ echo: unknown }>((resolve) => release.push(() => resolve({ echo: input }))) });
       const { agent, agentEnd } = await connectAgent(capsule, clock, { subscriptions: ['agent_message'], agentModel: { class: 'edge_small' } });
       const heard: string[] = [];
       agent.on('agent_message', (m) => heard.push(m.text));

@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { compileSchemasCommand } from './compileSchemas.js';
+import { demoCommand } from './demoCommand.js';
+
+export interface CliIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
+const USAGE = `aicc — the aicc-capsule command line
+
+Usage: aicc <command> [options]
+
+Commands:
+  demo              run the headless example world with a scripted agent
+  compile-schemas   precompile tool schemas into CSP-safe validators (no ajv compiler in your bundle)
+
+Options:
+  -h, --help        show this help, or a command's help with \`aicc <command> --help\`
+  -v, --version     print the version
+
+Exit codes: 0 success, 1 failure of the command, 2 bad usage or a missing file.
+`;
+
+const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
+  demo: demoCommand,
+  'compile-schemas': compileSchemasCommand,
+};
+
+/** Runs one `aicc` invocation and resolves with its exit code; never throws. */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
+    io.stdout.write(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === '-v' || command === '--version') {
+    io.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  const run = COMMANDS[command];
+  if (run === undefined) {
+    io.stderr.write(`aicc: unknown command "${command}"; run \`aicc --help\` for the list\n`);
+    return 2;
+  }
+  try {
+    return await run(rest, io);
+  } catch (error) {
+    io.stderr.write(`aicc ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+function version(): string {
+  for (const path of ['../../package.json', '../package.json']) {
+    try {
+      return (JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { version: string }).version;
+    } catch {
+      // Try the next location: the source tree and the built dist/ sit at different depths.
+    }
+  }
+  return 'unknown';
+}
