@@ -37,7 +37,8 @@ const ts = (extra = {}) =>
   });
 
 // Every non-relative import stays external (ajv/…, mitt, typed-binary, fast-deep-equal, ws, node:*),
-// except tslib: the typescript plugin forces `importHelpers`, and tslib is not a runtime dependency.
+// except tslib: the typescript plugin forces `importHelpers` and resolves tslib itself, so any helper
+// gets bundled (tslib is not a runtime dependency).
 const external = (id) => !id.startsWith('.') && !isAbsolute(id) && !id.startsWith('\0') && id !== 'tslib';
 
 const onwarn = (warning, warn) => {
@@ -64,7 +65,7 @@ export default [
     input: { ...entries, cli },
     external,
     onwarn,
-    plugins: [shebang(), nodeResolve({ resolveOnly: ['tslib'] }), ts()],
+    plugins: [shebang(), ts()],
     output: {
       dir: 'dist',
       format: 'es',

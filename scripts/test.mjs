@@ -1,4 +1,5 @@
-// `npm test [-- vitest args]`: builds (the bundle tests read dist/; AICC_SKIP_BUILD=1 skips it), runs
+// `npm test [-- vitest args]`: builds and type-checks (the bundle tests read dist/; AICC_SKIP_BUILD=1
+// skips both), runs
 // vitest, and ends with one line `vitest: N passed, M failed`, the line CI counts tests from.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -8,8 +9,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const report = `${root}.vitest-report.json`;
 const run = (command, args) => spawnSync(command, args, { cwd: root, stdio: 'inherit' }).status ?? 1;
 
-// A failed build still runs the tests (the unit tests count), but the run fails.
-const buildStatus = process.env.AICC_SKIP_BUILD === '1' ? 0 : run('npm', ['run', 'build']);
+// A failed build or type check still runs the tests (the unit tests count), but the run fails.
+const buildStatus = process.env.AICC_SKIP_BUILD === '1' ? 0 : run('npm', ['run', 'build']) || run('npx', ['--no', 'tsc', '--noEmit']);
 
 rmSync(report, { force: true }); // a stale report must not be read as this run's
 const vitestStatus = run('npx', ['--no', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${report}`, ...process.argv.slice(2)]);

@@ -34,6 +34,7 @@ export {
   PROTOCOL,
   TOPICS,
   MESSAGE_TYPES,
+  ERROR_CODES,
   IMMEDIATE_MARK,
   NIL_UUID,
   Session,

@@ -31,6 +31,7 @@ export type WorldKind = '2d' | '3d' | 'text' | 'abstract';
 export type ModelClass = 'edge_small' | 'edge_medium' | 'cloud_medium' | 'cloud_large';
 export type ToolClass = 'sensor' | 'actuator' | 'generator';
 export type Topic = 'tick' | 'collision' | 'audio' | 'state_change' | 'agent_message';
+/** The reserved topics. This order is also the binary codec's wire order: append only. */
 export const TOPICS: readonly Topic[] = ['tick', 'collision', 'audio', 'state_change', 'agent_message'];
 
 export type ErrorCode =
@@ -42,6 +43,18 @@ export type ErrorCode =
   | 'execution_failed'
   | 'timeout'
   | 'internal_error';
+
+/** Every error code. This order is also the binary codec's wire order: append only. */
+export const ERROR_CODES: readonly ErrorCode[] = [
+  'protocol_mismatch',
+  'session_expired',
+  'tool_unknown',
+  'tool_unavailable',
+  'invalid_input',
+  'execution_failed',
+  'timeout',
+  'internal_error',
+];
 
 /** A JSON object as it travels on the wire. */
 export type JsonObject = { [key: string]: unknown };
