@@ -9,6 +9,7 @@ import { realClock, type Clock, type TimerId } from '../runtime/clock.js';
 import { CapsuleError } from '../runtime/errors.js';
 import type { EventPayloads } from '../runtime/events.js';
 import { randomUuid, sequenceOfId } from '../runtime/ids.js';
+import { HEARTBEAT_DEFAULTS } from '../runtime/session.js';
 import {
   IMMEDIATE_MARK,
   PROTOCOL,
@@ -90,8 +91,8 @@ export class AgentClient {
   ) {
     this.clock = options.clock ?? realClock();
     this.settings = {
-      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 5000,
-      deadPeerTimeoutMs: options.deadPeerTimeoutMs ?? 15_000,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? HEARTBEAT_DEFAULTS.intervalMs,
+      deadPeerTimeoutMs: options.deadPeerTimeoutMs ?? HEARTBEAT_DEFAULTS.deadPeerTimeoutMs,
       callTimeoutMs: options.callTimeoutMs ?? 30_000,
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
       maxPendingCalls: options.maxPendingCalls ?? 256,

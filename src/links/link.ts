@@ -22,3 +22,17 @@ export interface Link {
    */
   listen(handlers: LinkHandlers): void;
 }
+
+/**
+ * Hands a frame to a receiver. A receiver that throws must not cost the frames behind it or the
+ * transport's own loop: its error is rethrown on its own, where the platform reports it.
+ */
+export function deliverFrame(handlers: LinkHandlers, frame: Frame): void {
+  try {
+    handlers.message(frame);
+  } catch (error) {
+    queueMicrotask(() => {
+      throw error;
+    });
+  }
+}

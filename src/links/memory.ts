@@ -1,5 +1,5 @@
 import type { Frame } from './codec.js';
-import type { Link, LinkHandlers } from './link.js';
+import { deliverFrame, type Link, type LinkHandlers } from './link.js';
 
 export interface MemoryLinkOptions {
   /** Largest number of frames one end may hold undelivered before the link closes. Default 10,000. */
@@ -76,7 +76,7 @@ class MemoryEnd implements Link {
       this.inbox = [];
       for (const frame of batch) {
         if (this.closeDelivered) break;
-        handlers.message(frame);
+        deliverFrame(handlers, frame);
       }
     }
     if (this.closedWith !== undefined && !this.closeDelivered) {
@@ -86,3 +86,4 @@ class MemoryEnd implements Link {
     }
   }
 }
+

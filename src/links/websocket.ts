@@ -3,7 +3,7 @@
 
 import { CapsuleError } from '../runtime/errors.js';
 import type { Frame } from './codec.js';
-import type { Link, LinkHandlers } from './link.js';
+import { deliverFrame, type Link, type LinkHandlers } from './link.js';
 
 /** The part of the WebSocket API this link uses. */
 export interface WebSocketLike {
@@ -98,7 +98,7 @@ class WebSocketLink implements Link {
     queueMicrotask(() => {
       const held = this.held;
       this.held = [];
-      for (const frame of held) this.handlers?.message(frame);
+      for (const frame of held) if (this.handlers) deliverFrame(this.handlers, frame);
       if (this.closeReason !== undefined) this.deliverClose();
     });
   }
@@ -108,7 +108,7 @@ class WebSocketLink implements Link {
     if (this.handlers === undefined || this.held.length > 0) {
       if (this.held.length >= MAX_HELD_FRAMES) this.close(`webSocketLink: more than ${MAX_HELD_FRAMES} frames arrived before listen()`);
       else this.held.push(frame);
-    } else this.handlers.message(frame);
+    } else deliverFrame(this.handlers, frame);
   }
 
   private deliverClose(): void {

@@ -18,11 +18,14 @@ export interface CallRecord {
   result: CallResult;
 }
 
-/** A host bug found while serving a call (a handler that threw, an output that broke its schema). */
+/**
+ * Something the game should hear about: a handler that threw or answered late, an output that broke
+ * its schema, a tick listener that threw, or a failure inside the bridge (a bug of ours).
+ */
 export interface HostError {
-  code: 'handler_threw' | 'output_invalid' | 'handler_late';
-  tool: string;
-  sessionId: string;
+  code: 'handler_threw' | 'output_invalid' | 'handler_late' | 'listener_threw' | 'bridge_failed';
+  tool?: string;
+  sessionId?: string;
   message: string;
   cause?: unknown;
 }

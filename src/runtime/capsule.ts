@@ -8,7 +8,7 @@ import { CapsuleError, refusal } from './errors.js';
 import type { EventPayloads, QueuedEvent } from './events.js';
 import { randomUuid } from './ids.js';
 import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AgentModel, type Capabilities, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type Topic, type World } from './protocol.js';
-import { Session, type SessionSettings } from './session.js';
+import { HEARTBEAT_DEFAULTS, Session, type SessionSettings } from './session.js';
 import { TickLoop } from './tickLoop.js';
 import { ToolRegistry, type ToolDefinition, type ToolHandle } from './tool.js';
 import type { ValidatorFactory } from './validator.js';
@@ -144,8 +144,8 @@ class CapsuleImpl implements Capsule, CallHost {
     this.callQueueSize = options.callQueueSize ?? 64;
     this.loop = new TickLoop(this.tickRateHz, options.maxCatchUpTicks ?? 5);
     this.settings = {
-      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 5000,
-      deadPeerTimeoutMs: options.deadPeerTimeoutMs ?? 15_000,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? HEARTBEAT_DEFAULTS.intervalMs,
+      deadPeerTimeoutMs: options.deadPeerTimeoutMs ?? HEARTBEAT_DEFAULTS.deadPeerTimeoutMs,
       resumeGraceMs: options.resumeGraceMs ?? 30_000,
       replayBufferSize: options.replayBufferSize ?? 1024,
       eventQueueSize: options.eventQueueSize ?? 256,
@@ -293,7 +293,7 @@ class CapsuleImpl implements Capsule, CallHost {
     } catch (error) {
       // Only a bug of ours lands here; the agent still gets an answer and the loop goes on.
       session.finishCall({ call_id: call.call_id, ok: false, error: refusal('internal', 'the bridge failed while serving this call'), meta: { tick: this.tick, latency_ms: 0, source: 'bridge' } });
-      this.bus.emit('error', { code: 'handler_threw', tool: call.tool, sessionId: session.id, message: `capsule: internal failure serving ${call.tool}`, cause: error });
+      this.bus.emit('error', { code: 'bridge_failed', tool: call.tool, sessionId: session.id, message: `capsule: internal failure serving ${call.tool}`, cause: error });
     }
   }
 
@@ -367,7 +367,7 @@ class CapsuleImpl implements Capsule, CallHost {
       this.emit('tick', payload);
     } catch (error) {
       // A host listener threw; report it rather than stop the loop.
-      this.bus.emit('error', { code: 'handler_threw', tool: 'tick', sessionId: NIL_UUID, message: `a tick listener threw: ${String(error)}`, cause: error });
+      this.bus.emit('error', { code: 'listener_threw', message: `a tick listener threw: ${String(error)}`, cause: error });
     }
   }
 

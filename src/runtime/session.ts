@@ -22,8 +22,12 @@ import {
 } from './protocol.js';
 import { ReplayBuffer } from './replay.js';
 import type { InvalidFrame, Wire } from '../links/wire.js';
+import type { HostError } from './calls.js';
 
 export type SessionState = 'open' | 'detached' | 'closed';
+
+/** Heartbeat timings both sides use unless told otherwise (docs/PROTOCOL.md, "heartbeat"). */
+export const HEARTBEAT_DEFAULTS = { intervalMs: 5000, deadPeerTimeoutMs: 15_000 } as const;
 
 /** The result of one call, as kept for a repeated call_id and sent as `tool_result`. */
 export interface CallResult {
@@ -54,6 +58,7 @@ export interface SessionHost {
   toolCall(session: Session, call: ToolCall): void;
   changed(session: Session, change: 'detached' | 'resumed' | 'closed', reason: string): void;
   subscriptionsChanged(session: Session, before: ReadonlySet<string>): void;
+  hostError(error: HostError): void;
 }
 
 export interface SessionStats {
@@ -176,7 +181,7 @@ export class Session {
     this.lastHeardAt = this.host.clock.now();
     this.clearTimer('graceTimer');
     wire.listen({
-      message: (message) => this.wire === wire && this.receive(message),
+      message: (message) => this.wire === wire && this.receiveSafely(message),
       invalid: (problem) => this.wire === wire && this.refuseFrame(problem),
       close: (reason) => this.wire === wire && this.detach(`link closed: ${reason}`),
     });
@@ -212,6 +217,16 @@ export class Session {
   }
 
   // ── inbound ────────────────────────────────────────────────────────────────────────────────
+
+  /** Nothing a peer sends may throw out of the capsule: a failure here is ours, reported both ways. */
+  private receiveSafely(message: AiccMessage): void {
+    try {
+      this.receive(message);
+    } catch (error) {
+      this.send({ type: 'error', error: refusal('internal', `the bridge failed while handling ${message.type}`) });
+      this.host.hostError({ code: 'bridge_failed', sessionId: this.id, message: `session: failed while handling ${message.type}: ${String(error)}`, cause: error });
+    }
+  }
 
   private receive(message: AiccMessage): void {
     this.lastHeardAt = this.host.clock.now();

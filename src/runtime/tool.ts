@@ -2,7 +2,7 @@
 // compiled once, and the handle that enables, disables, updates or removes it.
 
 import { CapsuleError } from './errors.js';
-import type { JsonObject, Limits, Meta, Topic, ToolClass, ToolDescriptor } from './protocol.js';
+import type { JsonObject, Meta, Topic, ToolClass, ToolDescriptor } from './protocol.js';
 import type { SchemaValidator, ValidatorFactory } from './validator.js';
 
 /** What a handler is told about the call it serves. */
@@ -20,15 +20,7 @@ export interface ToolContext {
 export type ToolHandler<I = any, O extends JsonObject = JsonObject> = (input: I, context: ToolContext) => O | Promise<O>;
 
 /** A tool as the game registers it: the manifest descriptor plus its handler. */
-export interface ToolDefinition<I = any, O extends JsonObject = JsonObject> {
-  id: string;
-  class: ToolClass;
-  description: string;
-  input_schema: JsonObject;
-  output_schema: JsonObject;
-  limits?: Limits;
-  requires_capability?: string;
-  strict_input?: boolean;
+export interface ToolDefinition<I = any, O extends JsonObject = JsonObject> extends ToolDescriptor {
   /** How long the handler may take, on the capsule's clock. Default: the capsule's `toolTimeoutMs`. */
   timeout_ms?: number;
   handler: ToolHandler<I, O>;

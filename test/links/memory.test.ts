@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Frame } from '../../src/links/codec.js';
 import type { Link } from '../../src/links/link.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
@@ -214,5 +214,40 @@ describe('createMemoryLinkPair', () => {
     expect(a.bufferedAmount).toBe(10_000);
     a.send('one too many');
     expect(a.open).toBe(false);
+  });
+});
+
+describe('a receiver that throws', () => {
+  it('does not cost the frames behind it, and its error still surfaces', async () => {
+    const rethrown: unknown[] = [];
+    const realQueue = globalThis.queueMicrotask;
+    const spy = vi.spyOn(globalThis, 'queueMicrotask').mockImplementation((callback) =>
+      realQueue(() => {
+        try {
+          callback();
+        } catch (error) {
+          rethrown.push(error);
+        }
+      }),
+    );
+    try {
+      const [a, b] = createMemoryLinkPair();
+      const got: string[] = [];
+      b.listen({
+        message: (frame) => {
+          if (frame === 'boom') throw new Error('listener bug');
+          got.push(String(frame));
+        },
+        close: () => {},
+      });
+      a.send('one');
+      a.send('boom');
+      a.send('two');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(got).toEqual(['one', 'two']);
+      expect(rethrown).toMatchObject([{ message: 'listener bug' }]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
