@@ -1,7 +1,8 @@
 // aicc-capsule: the whole browser-safe runtime, with ajv compiling tool schemas at run time.
 // For a bundle without the compiler, import from aicc-capsule/core with precompiled validators.
 
-import { createCapsule as createCoreCapsule, type Capsule, type CapsuleOptions } from './runtime/capsule.js';
+import { createCapsule as createCoreCapsule, type Capsule } from './runtime/capsule.js';
+import type { CapsuleOptions } from './runtime/options.js';
 import type { ValidatorFactory } from './runtime/validator.js';
 import { ajvValidators } from './validators/ajv.js';
 

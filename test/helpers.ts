@@ -5,7 +5,8 @@ import { AgentClient, type AgentClientOptions } from '../src/agent/agentClient.j
 import { jsonCodec, type Frame } from '../src/links/codec.js';
 import type { Link } from '../src/links/link.js';
 import { createMemoryLinkPair } from '../src/links/memory.js';
-import { createCapsule, type Capsule, type CapsuleOptions, type ConnectOptions } from '../src/runtime/capsule.js';
+import { createCapsule, type Capsule } from '../src/runtime/capsule.js';
+import type { CapsuleOptions, ConnectOptions } from '../src/runtime/options.js';
 import { ManualClock } from '../src/runtime/clock.js';
 import { randomUuid } from '../src/runtime/ids.js';
 import { PROTOCOL, type AiccMessage, type JsonObject } from '../src/runtime/protocol.js';

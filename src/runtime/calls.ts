@@ -5,7 +5,8 @@
 import type { Clock } from './clock.js';
 import { refusal, ToolError, type RefusalKind } from './errors.js';
 import type { JsonObject, Meta, Topic, ToolCall, WireError } from './protocol.js';
-import type { CallResult, Session } from './session.js';
+import type { CallResult } from './resultCache.js';
+import type { Session } from './session.js';
 import type { RegisteredTool, ToolContext } from './tool.js';
 
 /** A call's whole story, for the host's `call` listeners (an inspector, a recorder). */

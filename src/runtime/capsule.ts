@@ -7,56 +7,13 @@ import { isManualClock, realClock, type Clock } from './clock.js';
 import { CapsuleError, refusal } from './errors.js';
 import type { EventPayloads, QueuedEvent } from './events.js';
 import { randomUuid } from './ids.js';
-import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AgentModel, type Capabilities, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type Topic, type World } from './protocol.js';
+import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type Topic, type World } from './protocol.js';
 import { HEARTBEAT_DEFAULTS, Session, type SessionSettings } from './session.js';
 import { TickLoop } from './tickLoop.js';
 import { ToolRegistry, type ToolDefinition, type ToolHandle } from './tool.js';
-import type { ValidatorFactory } from './validator.js';
 import type { Link } from '../links/link.js';
+import { checkOptions, type CapsuleOptions, type ConnectOptions } from './options.js';
 import { Wire, type WireOptions } from '../links/wire.js';
-
-export interface CapsuleOptions {
-  world: World;
-  /** Compiles tool schemas: `ajvValidators()` or `precompiledValidators(…)`. */
-  validators: ValidatorFactory;
-  /** Nominal tick rate. Default 10. */
-  tickRateHz?: number;
-  /** Default 'fixed'. */
-  tickMode?: TickMode;
-  /** Default: wall time. Tests pass a ManualClock and drive it with `step`. */
-  clock?: Clock;
-  /** Default time a handler may take. Default 5,000 ms. */
-  toolTimeoutMs?: number;
-  /** Default 5,000 ms. */
-  heartbeatIntervalMs?: number;
-  /** An agent silent this long is treated as gone and its link dropped. Default 15,000 ms. */
-  deadPeerTimeoutMs?: number;
-  /** How long a dropped session waits for session_resume. Default 30,000 ms. */
-  resumeGraceMs?: number;
-  /** Messages kept per session for replay on resume. Default 1,024. */
-  replayBufferSize?: number;
-  /** Events waiting per session before the oldest droppable one goes. Default 256. */
-  eventQueueSize?: number;
-  /** Results of finished calls kept per session to answer a repeated call_id. Default 256. */
-  resultCacheSize?: number;
-  /** Calls waiting per session for the next tick (fixed and hybrid modes). Default 64. */
-  callQueueSize?: number;
-  /** Deliveries pause while a link holds more than this unsent. Default 262,144 bytes. */
-  maxBufferedBytes?: number;
-  /** Most ticks one `step` may run before it skips the rest. Default 5. */
-  maxCatchUpTicks?: number;
-}
-
-export interface ConnectOptions extends WireOptions {
-  /** The character this agent controls. */
-  character: string;
-  /** Capabilities granted to the agent. Default: none (only tools without requires_capability). */
-  capabilities?: Partial<Capabilities>;
-  /** What the agent declared about its model. Default `{ class: 'cloud_medium' }`. */
-  agentModel?: AgentModel;
-  /** Topics delivered to the agent. Default: all five reserved topics. */
-  subscriptions?: readonly string[];
-}
 
 export interface EmitOptions {
   /** Deliver only to the sessions of these characters (still subject to their subscriptions). */
@@ -393,23 +350,4 @@ function unindex(map: Map<string, Set<Session>>, key: string, session: Session):
   const set = map.get(key);
   set?.delete(session);
   if (set?.size === 0) map.delete(key);
-}
-
-function checkOptions(options: CapsuleOptions): void {
-  const fail = (what: string): never => {
-    throw new CapsuleError('AICC_INVALID_OPTION', `createCapsule: ${what}`);
-  };
-  if (options === null || typeof options !== 'object') fail('expected an options object');
-  const world = options.world;
-  if (typeof world?.name !== 'string' || world.name.length === 0) fail('world.name must be a non-empty string');
-  if (!['2d', '3d', 'text', 'abstract'].includes(world.kind)) fail(`world.kind must be one of 2d, 3d, text, abstract, got ${JSON.stringify(world.kind)}`);
-  if (typeof options.validators?.compile !== 'function') fail('validators is required: pass ajvValidators() or precompiledValidators(…)');
-  const rate = options.tickRateHz;
-  if (rate !== undefined && !(Number.isFinite(rate) && rate > 0)) fail(`tickRateHz must be a number > 0, got ${rate}`);
-  const mode = options.tickMode;
-  if (mode !== undefined && !['fixed', 'event', 'hybrid'].includes(mode)) fail(`tickMode must be fixed, event or hybrid, got ${JSON.stringify(mode)}`);
-  for (const key of ['toolTimeoutMs', 'heartbeatIntervalMs', 'deadPeerTimeoutMs', 'resumeGraceMs', 'replayBufferSize', 'eventQueueSize', 'resultCacheSize', 'callQueueSize', 'maxBufferedBytes', 'maxCatchUpTicks'] as const) {
-    const value = options[key];
-    if (value !== undefined && !(Number.isFinite(value) && value > 0)) fail(`${key} must be a number > 0, got ${value}`);
-  }
 }

@@ -2,10 +2,10 @@
 // its event queue and delivery cadence, its heartbeat and resume window. The call pipeline lives
 // in calls.ts; the capsule (capsule.ts) owns the sessions and routes tool calls to it.
 
-import { deliveryIntervalMs, LatencyTracker } from './cadence.js';
 import type { Clock, TimerId } from './clock.js';
 import { refusal, type RefusalKind } from './errors.js';
-import { EventQueue, type QueuedEvent } from './events.js';
+import { EventDelivery } from './delivery.js';
+import type { QueuedEvent } from './events.js';
 import { SequencedIds } from './ids.js';
 import { ToolUsage } from './limits.js';
 import {
@@ -15,12 +15,12 @@ import {
   type Capabilities,
   type Heartbeat,
   type ManifestUpdate,
-  type Meta,
   type ToolCall,
   type ToolClass,
   type WireError,
 } from './protocol.js';
 import { ReplayBuffer } from './replay.js';
+import { ResultCache, type CallResult } from './resultCache.js';
 import type { InvalidFrame, Wire } from '../links/wire.js';
 import type { HostError } from './calls.js';
 
@@ -28,15 +28,6 @@ export type SessionState = 'open' | 'detached' | 'closed';
 
 /** Heartbeat timings both sides use unless told otherwise (docs/PROTOCOL.md, "heartbeat"). */
 export const HEARTBEAT_DEFAULTS = { intervalMs: 5000, deadPeerTimeoutMs: 15_000 } as const;
-
-/** The result of one call, as kept for a repeated call_id and sent as `tool_result`. */
-export interface CallResult {
-  call_id: string;
-  ok: boolean;
-  output?: Record<string, unknown>;
-  error?: WireError;
-  meta: Meta;
-}
 
 /** Bounds and timings every session of a capsule shares (CapsuleOptions, resolved). */
 export interface SessionSettings {
@@ -85,19 +76,13 @@ export class Session {
   private readonly ids = new SequencedIds();
   private sequence = 0;
   private readonly replay: ReplayBuffer;
-  private readonly events: EventQueue;
+  private readonly delivery: EventDelivery;
   private readonly usage = new Map<string, ToolUsage>();
-  /** call_id → its result, or undefined while the call runs. Oldest first (insertion order). */
-  private readonly results = new Map<string, CallResult | undefined>();
-  private readonly latency = new LatencyTracker();
+  private readonly results: ResultCache;
   private readonly controllers = new Set<AbortController>();
   private lastHeardAt: number;
-  private lastDeliveryAt = -Infinity;
-  private newsSince: number | undefined;
   private heartbeatTimer: TimerId | undefined;
   private graceTimer: TimerId | undefined;
-  private deliveryTimer: TimerId | undefined;
-  private deliveryQueued = false;
   private counters = { calls: 0, refusals: 0, sent: 0 };
 
   constructor(
@@ -110,17 +95,28 @@ export class Session {
     this.agentModel = init.agentModel;
     this.subscriptions = new Set(init.subscriptions);
     this.replay = new ReplayBuffer(host.settings.replayBufferSize);
-    this.events = new EventQueue(host.settings.eventQueueSize);
+    this.results = new ResultCache(host.settings.resultCacheSize);
+    this.delivery = new EventDelivery(
+      {
+        clock: host.clock,
+        tickIntervalMs: host.settings.tickIntervalMs,
+        maxBufferedBytes: host.settings.maxBufferedBytes,
+        backlog: () => this.wire?.link.bufferedAmount,
+        model: () => this.agentModel,
+        sendEvent: (event) => this.send({ type: 'event', ...event }),
+      },
+      host.settings.eventQueueSize,
+    );
     this.lastHeardAt = host.clock.now();
   }
 
   get stats(): SessionStats {
     return {
-      decisionLatencyMs: this.latency.value,
+      decisionLatencyMs: this.delivery.decisionLatencyMs,
       calls: this.counters.calls,
       refusals: this.counters.refusals,
-      eventsQueued: this.events.size,
-      eventsDropped: this.events.dropped,
+      eventsQueued: this.delivery.waiting,
+      eventsDropped: this.delivery.droppedTotal,
       sent: this.counters.sent,
     };
   }
@@ -171,7 +167,7 @@ export class Session {
     for (const message of missed) wire.send(message);
     this.send({ type: 'heartbeat' });
     this.host.changed(this, 'resumed', `replayed ${missed.length} messages`);
-    this.scheduleDelivery();
+    this.delivery.schedule();
     return true;
   }
 
@@ -200,7 +196,7 @@ export class Session {
     const wire = this.wire;
     this.wire = undefined;
     this.clearTimer('heartbeatTimer');
-    this.clearTimer('deliveryTimer');
+    this.delivery.stop();
     wire?.close(reason);
   }
 
@@ -236,7 +232,7 @@ export class Session {
     }
     switch (message.type) {
       case 'tool_call':
-        this.noteDecision();
+        this.delivery.noteDecision();
         this.host.toolCall(this, message);
         return;
       case 'manifest_request':
@@ -290,16 +286,13 @@ export class Session {
 
   /** undefined: a new call_id (now marked running). Otherwise the call was seen: its result, or null while it runs. */
   claimCall(callId: string): CallResult | null | undefined {
-    if (this.results.has(callId)) return this.results.get(callId) ?? null;
-    this.results.set(callId, undefined);
-    this.trimResults();
-    return undefined;
+    return this.results.claim(callId);
   }
 
   finishCall(result: CallResult): void {
     this.counters.calls++;
     if (!result.ok) this.counters.refusals++;
-    if (this.results.has(result.call_id)) this.results.set(result.call_id, result);
+    this.results.store(result);
     this.sendResult(result);
   }
 
@@ -318,72 +311,10 @@ export class Session {
     this.controllers.delete(controller);
   }
 
-  private trimResults(): void {
-    // Forget the oldest finished results first; running calls are never forgotten.
-    if (this.results.size <= this.host.settings.resultCacheSize) return;
-    for (const [callId, result] of this.results) {
-      if (result !== undefined) {
-        this.results.delete(callId);
-        if (this.results.size <= this.host.settings.resultCacheSize) return;
-      }
-    }
-  }
-
-  private noteDecision(): void {
-    if (this.newsSince === undefined) return;
-    this.latency.add(this.host.clock.now() - this.newsSince);
-    this.newsSince = undefined;
-  }
-
   // ── events ─────────────────────────────────────────────────────────────────────────────────
 
   enqueue(event: QueuedEvent): void {
-    if (this.state === 'closed') return;
-    this.events.push(event);
-    this.scheduleDelivery();
-  }
-
-  private scheduleDelivery(): void {
-    if (this.wire === undefined || this.events.size === 0 || this.deliveryQueued || this.deliveryTimer !== undefined) return;
-    const due = this.lastDeliveryAt + deliveryIntervalMs(this.agentModel, this.latency.value);
-    const wait = due - this.host.clock.now();
-    if (wait <= 0) {
-      // Deliver after the current tick's work, so one tick's events go out together.
-      this.deliveryQueued = true;
-      queueMicrotask(() => {
-        this.deliveryQueued = false;
-        this.deliver();
-      });
-    } else {
-      this.deliveryTimer = this.host.clock.setTimeout(() => {
-        this.deliveryTimer = undefined;
-        this.deliver();
-      }, wait);
-    }
-  }
-
-  private deliver(): void {
-    const wire = this.wire;
-    if (wire === undefined || this.events.size === 0) return;
-    const now = this.host.clock.now();
-    if (wire.link.bufferedAmount > this.host.settings.maxBufferedBytes) {
-      // The agent is not keeping up: let events coalesce and look again one interval later.
-      this.deliveryTimer = this.host.clock.setTimeout(() => {
-        this.deliveryTimer = undefined;
-        this.deliver();
-      }, Math.max(this.host.settings.tickIntervalMs, deliveryIntervalMs(this.agentModel, this.latency.value)));
-      return;
-    }
-    const dropped = this.events.dropped;
-    const batch = this.events.take();
-    this.events.dropped = 0;
-    this.lastDeliveryAt = now;
-    this.newsSince ??= now;
-    batch.forEach((event, index) => {
-      let meta = event.meta;
-      if (index === 0 && dropped > 0) meta = { ...meta, dropped_events: dropped };
-      this.send(meta === undefined ? { type: 'event', topic: event.topic, payload: event.payload } : { type: 'event', topic: event.topic, payload: event.payload, meta });
-    });
+    if (this.state !== 'closed') this.delivery.push(event);
   }
 
   // ── outbound ───────────────────────────────────────────────────────────────────────────────
@@ -424,7 +355,7 @@ export class Session {
     this.heartbeatTimer = this.host.clock.setTimeout(beat, this.host.settings.heartbeatIntervalMs);
   }
 
-  private clearTimer(name: 'heartbeatTimer' | 'graceTimer' | 'deliveryTimer'): void {
+  private clearTimer(name: 'heartbeatTimer' | 'graceTimer'): void {
     const id = this[name];
     if (id !== undefined) this.host.clock.clearTimeout(id);
     this[name] = undefined;

@@ -168,7 +168,7 @@ describe('tool_call pipeline', () => {
   });
 
   it('returns the first result for a repeated call_id without running the handler twice', async () => {
-    const { capsule, clock } = makeCapsule();
+    const { capsule } = makeCapsule();
     let runs = 0;
     capsule.registerTool({ ...echoTool, handler: (input) => ({ echo: { ...input, run: ++runs } }) });
     const peer = await connectRaw(capsule);
@@ -185,7 +185,7 @@ describe('tool_call pipeline', () => {
   });
 
   it('answers a repeated call_id once while the first call still runs', async () => {
-    const { capsule, clock } = makeCapsule();
+    const { capsule } = makeCapsule();
     let release!: () => void;
     capsule.registerTool({ ...echoTool, handler: (input) => new Promise<{ echo: unknown }>((resolve) => (release = () => resolve({ echo: input }))) });
     const peer = await connectRaw(capsule);
@@ -196,7 +196,6 @@ describe('tool_call pipeline', () => {
     release();
     await settle();
     expect(peer.ofType('tool_result')).toHaveLength(1);
-    void clock;
   });
 
   it('puts tick, latency and source in every result meta', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ConnectOptions } from '../../src/runtime/capsule.js';
+import type { ConnectOptions } from '../../src/runtime/options.js';
 import { connectRaw, echoTool, makeCapsule, settle } from '../helpers.js';
 
 /** Every bad frame gets an answer and the link stays up: a good call afterwards still works. */

@@ -1,0 +1,42 @@
+// The results a session keeps so that a repeated call_id is answered without running the handler
+// twice: bounded, oldest finished results forgotten first, running calls never.
+
+import type { Meta, WireError } from './protocol.js';
+
+/** The result of one call, as kept for a repeated call_id and sent as `tool_result`. */
+export interface CallResult {
+  call_id: string;
+  ok: boolean;
+  output?: Record<string, unknown>;
+  error?: WireError;
+  meta: Meta;
+}
+
+export class ResultCache {
+  /** call_id → its result, or undefined while the call runs; insertion order is age. */
+  private readonly results = new Map<string, CallResult | undefined>();
+
+  constructor(readonly capacity: number) {}
+
+  /** undefined: a new call_id, now marked running. Otherwise its result, or null while it runs. */
+  claim(callId: string): CallResult | null | undefined {
+    if (this.results.has(callId)) return this.results.get(callId) ?? null;
+    this.results.set(callId, undefined);
+    this.trim();
+    return undefined;
+  }
+
+  /** Keeps the result of a claimed call. */
+  store(result: CallResult): void {
+    if (this.results.has(result.call_id)) this.results.set(result.call_id, result);
+  }
+
+  private trim(): void {
+    if (this.results.size <= this.capacity) return;
+    for (const [callId, result] of this.results) {
+      if (result === undefined) continue;
+      this.results.delete(callId);
+      if (this.results.size <= this.capacity) return;
+    }
+  }
+}
