@@ -20,7 +20,7 @@ export { connectWebSocket, webSocketLink } from './links/websocket.js';
 export { Wire } from './links/wire.js';
 export { AgentClient } from './agent/agentClient.js';
 
-export type { Capsule, CapsuleEvents, EmitOptions, SessionChange } from './runtime/capsule.js';
+export type { Capsule, CapsuleEvents, EmitOptions, SessionChange, TappedMessage } from './runtime/capsule.js';
 export type { CapsuleOptions, ConnectOptions } from './runtime/options.js';
 export type { CallRecord, HostError } from './runtime/calls.js';
 export type { Clock, TimerId } from './runtime/clock.js';

@@ -8,7 +8,7 @@ import { Wire, type InvalidFrame, type WireOptions } from '../links/wire.js';
 import { realClock, type Clock, type TimerId } from '../runtime/clock.js';
 import { CapsuleError } from '../runtime/errors.js';
 import type { EventPayloads } from '../runtime/events.js';
-import { randomUuid, sequenceOfId } from '../runtime/ids.js';
+import { cryptoBytes, randomUuid, sequenceOfId, type RandomBytes } from '../runtime/ids.js';
 import { HEARTBEAT_DEFAULTS } from '../runtime/session.js';
 import {
   IMMEDIATE_MARK,
@@ -26,6 +26,8 @@ import {
 export interface AgentClientOptions extends WireOptions {
   /** Default: wall time. */
   clock?: Clock;
+  /** Source of the bytes in message ids. Default: crypto; a seeded one makes runs reproducible. */
+  randomBytes?: RandomBytes;
   /** How often the client sends a heartbeat. Default 5,000 ms. */
   heartbeatIntervalMs?: number;
   /** The bridge silent this long counts as gone: the link is dropped. Default 15,000 ms. */
@@ -73,7 +75,7 @@ export class AgentClient {
 
   private readonly bus: Emitter<AgentEvents> = mitt<AgentEvents>();
   private readonly clock: Clock;
-  private readonly settings: Required<Omit<AgentClientOptions, keyof WireOptions | 'clock'>>;
+  private readonly settings: Required<Omit<AgentClientOptions, keyof WireOptions | 'clock' | 'randomBytes'>>;
   private wire: Wire;
   private prefix = '';
   private lastId = '';
@@ -317,7 +319,7 @@ export class AgentClient {
 
   private send(body: { type: AiccMessage['type'] } & Record<string, unknown>): void {
     if (this.sessionId === '' || !this.wire.open) return;
-    this.wire.send({ protocol: PROTOCOL, session_id: this.sessionId, message_id: randomUuid(), ...body } as AiccMessage);
+    this.wire.send({ protocol: PROTOCOL, session_id: this.sessionId, message_id: randomUuid(this.options.randomBytes ?? cryptoBytes), ...body } as AiccMessage);
   }
 
   private startHeartbeat(): void {

@@ -6,8 +6,8 @@ import { runCall, type CallHost, type CallRecord, type HostError } from './calls
 import { isManualClock, realClock, type Clock } from './clock.js';
 import { CapsuleError, refusal } from './errors.js';
 import type { EventPayloads, QueuedEvent } from './events.js';
-import { randomUuid } from './ids.js';
-import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type Topic, type World } from './protocol.js';
+import { cryptoBytes, randomUuid, type RandomBytes } from './ids.js';
+import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AiccMessage, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type Topic, type World } from './protocol.js';
 import { HEARTBEAT_DEFAULTS, Session, type SessionSettings } from './session.js';
 import { TickLoop } from './tickLoop.js';
 import { ToolRegistry, type ToolDefinition, type ToolHandle } from './tool.js';
@@ -32,7 +32,15 @@ export type CapsuleEvents = { [T in Topic]: EventPayloads[T] } & {
   session: SessionChange;
   call: CallRecord;
   error: HostError;
+  /** Every AICC message a session took in (valid ones) or sent out, in order. */
+  message: TappedMessage;
 };
+
+export interface TappedMessage {
+  direction: 'in' | 'out';
+  session: Session;
+  message: AiccMessage;
+}
 
 export interface Capsule {
   readonly world: World;
@@ -76,6 +84,7 @@ class CapsuleImpl implements Capsule, CallHost {
   readonly clock: Clock;
   readonly toolTimeoutMs: number;
   readonly settings: SessionSettings;
+  readonly randomBytes: RandomBytes;
   tick = 0;
 
   private readonly bus: Emitter<CapsuleEvents> = mitt<CapsuleEvents>();
@@ -97,6 +106,7 @@ class CapsuleImpl implements Capsule, CallHost {
     this.tickRateHz = options.tickRateHz ?? 10;
     this.tickMode = options.tickMode ?? 'fixed';
     this.clock = options.clock ?? realClock();
+    this.randomBytes = options.randomBytes ?? cryptoBytes;
     this.toolTimeoutMs = options.toolTimeoutMs ?? 5000;
     this.callQueueSize = options.callQueueSize ?? 64;
     this.loop = new TickLoop(this.tickRateHz, options.maxCatchUpTicks ?? 5);
@@ -161,7 +171,7 @@ class CapsuleImpl implements Capsule, CallHost {
     }
     const subscriptions = options.subscriptions ?? TOPICS;
     const session = new Session(this, {
-      id: randomUuid(),
+      id: randomUuid(this.randomBytes),
       character: options.character,
       capabilities: {
         sensors: [...(options.capabilities?.sensors ?? [])],
@@ -183,7 +193,7 @@ class CapsuleImpl implements Capsule, CallHost {
     this.alive('accept');
     const wire = new Wire(link, 'agent', options);
     const refuse = (kind: 'unknown_session' | 'schema_violation' | 'protocol_mismatch' | 'malformed_frame', message: string, sessionId = NIL_UUID): void => {
-      wire.send({ protocol: PROTOCOL, type: 'error', session_id: sessionId, message_id: randomUuid(), error: refusal(kind, message) });
+      wire.send({ protocol: PROTOCOL, type: 'error', session_id: sessionId, message_id: randomUuid(this.randomBytes), error: refusal(kind, message) });
       wire.close(message);
     };
     wire.listen({
@@ -262,6 +272,10 @@ class CapsuleImpl implements Capsule, CallHost {
 
   hostError(error: HostError): void {
     this.bus.emit('error', error);
+  }
+
+  tap(session: Session, direction: 'in' | 'out', message: AiccMessage): void {
+    this.bus.emit('message', { direction, session, message });
   }
 
   // ── events ─────────────────────────────────────────────────────────────────────────────────

@@ -10,10 +10,17 @@ function hex(bytes: Uint8Array, from: number, to: number): string {
   return out;
 }
 
-/** A random version 4 UUID, from the platform's cryptographic source. */
-export function randomUuid(): string {
+/** Fills a buffer with random bytes. The default is the platform's cryptographic source. */
+export type RandomBytes = (target: Uint8Array) => void;
+
+export const cryptoBytes: RandomBytes = (target) => {
+  globalThis.crypto.getRandomValues(target);
+};
+
+/** A random version 4 UUID; a seeded `fill` makes it reproducible (headless runs, replays). */
+export function randomUuid(fill: RandomBytes = cryptoBytes): string {
   const bytes = new Uint8Array(16);
-  globalThis.crypto.getRandomValues(bytes);
+  fill(bytes);
   bytes[6] = (bytes[6]! & 0x0f) | 0x40;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   return `${hex(bytes, 0, 4)}-${hex(bytes, 4, 6)}-${hex(bytes, 6, 8)}-${hex(bytes, 8, 10)}-${hex(bytes, 10, 16)}`;
@@ -28,13 +35,9 @@ const MAX_SEQUENCE = 2 ** 48 - 1;
  */
 export class SequencedIds {
   readonly prefix: string;
-  constructor(prefix?: string) {
-    if (prefix !== undefined) {
-      this.prefix = prefix;
-      return;
-    }
+  constructor(fill: RandomBytes = cryptoBytes) {
     const bytes = new Uint8Array(10);
-    globalThis.crypto.getRandomValues(bytes);
+    fill(bytes);
     bytes[6] = (bytes[6]! & 0x0f) | 0x80;
     bytes[8] = (bytes[8]! & 0x3f) | 0x80;
     this.prefix = `${hex(bytes, 0, 4)}-${hex(bytes, 4, 6)}-${hex(bytes, 6, 8)}-${hex(bytes, 8, 10)}-`;

@@ -4,6 +4,7 @@
 import { CapsuleError } from './errors.js';
 import type { AgentModel, Capabilities, TickMode, World } from './protocol.js';
 import type { Clock } from './clock.js';
+import type { RandomBytes } from './ids.js';
 import type { ValidatorFactory } from './validator.js';
 import type { WireOptions } from '../links/wire.js';
 
@@ -17,6 +18,8 @@ export interface CapsuleOptions {
   tickMode?: TickMode;
   /** Default: wall time. Tests pass a ManualClock and drive it with `step`. */
   clock?: Clock;
+  /** Source of the bytes in session and message ids. Default: crypto; a seeded one makes runs reproducible. */
+  randomBytes?: RandomBytes;
   /** Default time a handler may take. Default 5,000 ms. */
   toolTimeoutMs?: number;
   /** Default 5,000 ms. */

@@ -6,7 +6,7 @@ import type { Clock, TimerId } from './clock.js';
 import { refusal, type RefusalKind } from './errors.js';
 import { EventDelivery } from './delivery.js';
 import type { QueuedEvent } from './events.js';
-import { SequencedIds } from './ids.js';
+import { SequencedIds, type RandomBytes } from './ids.js';
 import { ToolUsage } from './limits.js';
 import {
   PROTOCOL,
@@ -44,12 +44,15 @@ export interface SessionSettings {
 /** What a session needs from its capsule. */
 export interface SessionHost {
   readonly clock: Clock;
+  readonly randomBytes: RandomBytes;
   readonly settings: SessionSettings;
   manifestFor(session: Session): ManifestUpdate;
   toolCall(session: Session, call: ToolCall): void;
   changed(session: Session, change: 'detached' | 'resumed' | 'closed', reason: string): void;
   subscriptionsChanged(session: Session, before: ReadonlySet<string>): void;
   hostError(error: HostError): void;
+  /** Every message the session takes in or sends out, for recorders and inspectors. */
+  tap(session: Session, direction: 'in' | 'out', message: AiccMessage): void;
 }
 
 export interface SessionStats {
@@ -73,7 +76,7 @@ export class Session {
   manifestVersion = -1;
 
   private wire: Wire | undefined;
-  private readonly ids = new SequencedIds();
+  private readonly ids: SequencedIds;
   private sequence = 0;
   private readonly replay: ReplayBuffer;
   private readonly delivery: EventDelivery;
@@ -94,6 +97,7 @@ export class Session {
     this.capabilities = init.capabilities;
     this.agentModel = init.agentModel;
     this.subscriptions = new Set(init.subscriptions);
+    this.ids = new SequencedIds(host.randomBytes);
     this.replay = new ReplayBuffer(host.settings.replayBufferSize);
     this.results = new ResultCache(host.settings.resultCacheSize);
     this.delivery = new EventDelivery(
@@ -226,6 +230,7 @@ export class Session {
 
   private receive(message: AiccMessage): void {
     this.lastHeardAt = this.host.clock.now();
+    this.host.tap(this, 'in', message);
     if (message.session_id !== this.id) {
       this.refuse(message, 'unknown_session', `${message.type}: session ${message.session_id} is not this link's session; resume or open a new session`);
       return;
@@ -329,6 +334,7 @@ export class Session {
     const sequence = ++this.sequence;
     const message = { protocol: PROTOCOL, session_id: this.id, message_id: this.ids.idOf(sequence), ...body } as AiccMessage;
     if (!(message.type === 'heartbeat' && message.manifest_update === undefined)) this.replay.push(sequence, message);
+    this.host.tap(this, 'out', message);
     if (this.wire !== undefined) {
       this.counters.sent++;
       this.wire.send(message);

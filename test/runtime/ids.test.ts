@@ -59,10 +59,16 @@ describe('SequencedIds', () => {
     expect(prefixes.size).toBe(100);
   });
 
-  it('uses the prefix it is given', () => {
-    const ids = new SequencedIds('01234567-89ab-8cde-8f01-');
-    expect(ids.idOf(5)).toBe('01234567-89ab-8cde-8f01-000000000005');
-    expect(ids.sequenceOf('01234567-89ab-8cde-8f01-000000000005')).toBe(5);
+  it('draws its prefix from the random source it is given, as a version 8 UUID', () => {
+    const ids = new SequencedIds((target) => target.fill(0xab));
+    expect(ids.idOf(5)).toBe('abababab-abab-8bab-abab-000000000005');
+    expect(ids.sequenceOf('abababab-abab-8bab-abab-000000000005')).toBe(5);
+  });
+
+  it('makes reproducible uuids from a seeded source', () => {
+    let n = 0;
+    const counting = (target: Uint8Array) => target.forEach((_, i) => (target[i] = n++ & 0xff));
+    expect(randomUuid(counting)).toBe('00010203-0405-4607-8809-0a0b0c0d0e0f');
   });
 
   it('gives undefined for a foreign id', () => {

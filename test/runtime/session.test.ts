@@ -242,3 +242,16 @@ describe('sessions', () => {
     });
   });
 });
+
+describe('the message tap', () => {
+  it('shows the host every message of every session, both ways, in order', async () => {
+    const { capsule, clock } = makeCapsule();
+    capsule.registerTool(echoTool);
+    const seen: string[] = [];
+    capsule.on('message', ({ direction, message }) => seen.push(`${direction} ${message.type}`));
+    const { agent } = await connectAgent(capsule, clock);
+    await agent.call('echo', { text: 'x' });
+    await agent.close();
+    expect(seen).toEqual(['out session_init', 'in tool_call', 'out tool_result', 'in session_close', 'out session_close']);
+  });
+});
