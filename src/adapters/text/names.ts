@@ -1,0 +1,71 @@
+// How agents name things and how the world writes names back. Agents say "the apple", "Apple" or
+// "red_apple"; all of them should reach the same item, and an ambiguous name should be refused with
+// the candidates listed rather than silently resolved to one of them.
+
+/** Ids of rooms, items and characters: lowercase snake_case, so an agent can type them back. */
+export const ID_PATTERN = /^[a-z][a-z0-9_]*$/;
+
+const ARTICLES = new Set(['the', 'a', 'an', 'some', 'my', 'your']);
+
+/** Lowercase words with articles and punctuation removed: "The  Red_Apple!" → ["red", "apple"]. */
+export function words(text: string): string[] {
+  const all = text
+    .toLowerCase()
+    .replace(/[_\-]/g, ' ')
+    .replace(/[^\p{L}\p{N} ]/gu, ' ')
+    .split(' ')
+    .filter((word) => word.length > 0);
+  // An article is dropped only in front, so "a" still matches in the middle of "note about a key".
+  while (all.length > 1 && ARTICLES.has(all[0]!)) all.shift();
+  return all;
+}
+
+export interface Nameable {
+  readonly id: string;
+  readonly name: string;
+}
+
+/** The outcome of resolving a name: one match, none, or several equally good ones. */
+export type Match<T> = { kind: 'one'; found: T } | { kind: 'none' } | { kind: 'many'; candidates: T[] };
+
+/**
+ * Resolves what an agent typed against candidates, best tier first: the exact id, then the whole
+ * name (or an alias such as a role), then every typed word appearing in the name. The first tier
+ * with a match decides; several matches in it are ambiguous.
+ */
+export function resolve<T extends Nameable>(ref: string, candidates: readonly T[], aliases: (candidate: T) => readonly string[] = () => []): Match<T> {
+  const typed = ref.trim().toLowerCase();
+  const wanted = words(ref);
+  if (wanted.length === 0) return { kind: 'none' };
+  const joined = wanted.join(' ');
+  const tiers: Array<(candidate: T) => boolean> = [
+    (c) => c.id === typed || c.id === wanted.join('_'),
+    (c) => [c.name, ...aliases(c)].some((name) => words(name).join(' ') === joined),
+    (c) => [c.name, ...aliases(c)].some((name) => containsAll(words(name), wanted)),
+  ];
+  for (const tier of tiers) {
+    const hits = candidates.filter(tier);
+    if (hits.length === 1) return { kind: 'one', found: hits[0]! };
+    if (hits.length > 1) return { kind: 'many', candidates: hits };
+  }
+  return { kind: 'none' };
+}
+
+function containsAll(have: readonly string[], wanted: readonly string[]): boolean {
+  return wanted.every((word) => have.includes(word));
+}
+
+/** A name as it reads inside a sentence: "The Mill" → "the Mill". */
+export function inSentence(name: string): string {
+  return /^The\s/.test(name) ? `t${name.slice(1)}` : name;
+}
+
+/** "north, west", or "none" for an empty list: error messages always say what there is. */
+export function listOf(names: readonly string[]): string {
+  return names.length === 0 ? 'none' : names.join(', ');
+}
+
+/** "Red apple (red_apple), Green apple (green_apple)": lets an agent pick one by id. */
+export function listWithIds(things: readonly Nameable[]): string {
+  return things.map((thing) => `${thing.name} (${thing.id})`).join(', ');
+}

@@ -1,0 +1,110 @@
+// Scripted agents: small goal- and rule-driven programs that speak AICC through an AgentClient,
+// exactly as a remote agent would. They decide when news arrives (a tick), one decision at a time,
+// remember what they have seen, and never let a failed decision escape.
+
+import type { AgentClient, CallOutcome } from './agentClient.js';
+import type { EventMessage, JsonObject } from '../runtime/protocol.js';
+
+/** Most events kept between two decisions; older ones are forgotten first. */
+const MAX_NEWS = 256;
+
+/** What an agent remembers: facts by key, each with the tick it was last seen. */
+export class Memory {
+  private readonly facts = new Map<string, { value: unknown; tick: number }>();
+
+  see(key: string, value: unknown, tick: number): void {
+    this.facts.set(key, { value, tick });
+  }
+
+  recall<T = unknown>(key: string): T | undefined {
+    return this.facts.get(key)?.value as T | undefined;
+  }
+
+  forget(key: string): void {
+    this.facts.delete(key);
+  }
+
+  /** Keys starting with `prefix`, with their values, most recently seen first. */
+  all<T = unknown>(prefix: string): Array<[string, T]> {
+    return [...this.facts.entries()]
+      .filter(([key]) => key.startsWith(prefix))
+      .sort((a, b) => b[1].tick - a[1].tick)
+      .map(([key, fact]) => [key, fact.value as T]);
+  }
+}
+
+/** One rule of a rule-driven agent: the first rule whose `when` holds acts. */
+export interface Rule<View> {
+  name: string;
+  when(view: View): boolean;
+  then(view: View): Promise<void>;
+}
+
+export abstract class ScriptedAgent {
+  readonly memory = new Memory();
+  /** The tick of the latest news; 0 before any. */
+  tick = 0;
+  decisions = 0;
+  done = false;
+  private news: EventMessage[] = [];
+  private busy = false;
+  private readonly unsubscribe: () => void;
+
+  constructor(readonly client: AgentClient) {
+    this.unsubscribe = client.on('event', (event) => this.receive(event));
+  }
+
+  /** One decision from the news since the last one. Errors are the agent's own, reported by `failed`. */
+  protected abstract decide(news: EventMessage[]): Promise<void>;
+
+  /** A decision that threw: the agent carries on at its next news. */
+  protected failed(error: unknown): void {
+    this.memory.see('last_error', String(error), this.tick);
+  }
+
+  /** Calls a tool; the outcome is data, as every refusal is. */
+  protected call<O = JsonObject>(tool: string, input: JsonObject = {}): Promise<CallOutcome<O>> {
+    return this.client.call<O>(tool, input);
+  }
+
+  /** Stops deciding; the session stays open until the client closes it. */
+  stop(): void {
+    this.done = true;
+    this.unsubscribe();
+  }
+
+  private receive(event: EventMessage): void {
+    if (event.topic === 'tick') {
+      const tick = event.payload['tick'];
+      if (typeof tick === 'number') this.tick = tick;
+      this.wake();
+      return;
+    }
+    this.news.push(event);
+    if (this.news.length > MAX_NEWS) this.news.splice(0, this.news.length - MAX_NEWS);
+  }
+
+  private wake(): void {
+    if (this.busy || this.done) return;
+    this.busy = true;
+    const news = this.news;
+    this.news = [];
+    this.decisions++;
+    this.decide(news)
+      .catch((error: unknown) => this.failed(error))
+      .finally(() => {
+        this.busy = false;
+      });
+  }
+}
+
+/** Runs the first rule whose condition holds; false when none did. */
+export async function runRules<View>(rules: readonly Rule<View>[], view: View): Promise<string | undefined> {
+  for (const rule of rules) {
+    if (rule.when(view)) {
+      await rule.then(view);
+      return rule.name;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { AgentClient } from '../../src/agent/agentClient.js';
+import { createMemoryLinkPair } from '../../src/links/memory.js';
+import type { Link } from '../../src/links/link.js';
+import { createCapsule } from '../../src/runtime/capsule.js';
+import { ManualClock } from '../../src/runtime/clock.js';
+import type { RandomBytes } from '../../src/runtime/ids.js';
+import { Recorder } from '../../src/recording/recorder.js';
+import { parseRecording, RecordingError, type RecordingHeader } from '../../src/recording/recording.js';
+import { replay, type ReplayWorld } from '../../src/recording/replay.js';
+import { ajvValidators } from '../../src/validators/ajv.js';
+import { settle } from '../helpers.js';
+
+/** A counter, standing in for a seeded source: the same run gives the same ids. */
+function countingBytes(seed: number): RandomBytes {
+  let n = seed;
+  return (target) => target.forEach((_, i) => (target[i] = n++ & 0xff));
+}
+
+/** A tiny fixed-mode world: a counter that agents bump. */
+function buildWorld(header: RecordingHeader): ReplayWorld {
+  const capsule = createCapsule({ world: { name: 'Counter', kind: 'abstract' }, validators: ajvValidators(), clock: new ManualClock(), tickMode: 'fixed', tickRateHz: 10, randomBytes: countingBytes(header.seed) });
+  let count = 0;
+  capsule.registerTool({
+    id: 'bump',
+    class: 'actuator',
+    description: 'Adds to the counter.',
+    input_schema: { type: 'object', properties: { by: { type: 'integer' } }, required: ['by'] },
+    output_schema: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] },
+    handler: ({ by }: { by: number }) => {
+      count += by;
+      capsule.emit('state_change', { entity: 'counter', field: 'count', value: count });
+      return { count };
+    },
+  });
+  return { capsule, connect: (character: string, link: Link) => capsule.connect(link, { character, agentModel: { class: 'edge_small' }, subscriptions: ['state_change'] }) };
+}
+
+const header: RecordingHeader = { format: 'aicc-recording/1', world: 'counter', seed: 7, ticks: 20 };
+
+/** Two agents bump the counter at their own pace; one of them makes a mistake now and then. */
+async function recordRun(): Promise<string> {
+  const world = buildWorld(header);
+  const { capsule } = world;
+  let text = '';
+  const recorder = new Recorder(capsule, header, (line) => (text += line));
+  const agents: AgentClient[] = [];
+  for (const [character, seed] of [['ada', 100], ['bob', 200]] as const) {
+    const [bridgeEnd, agentEnd] = createMemoryLinkPair();
+    const connecting = AgentClient.connect(agentEnd, { clock: capsule.clock, randomBytes: countingBytes(seed) });
+    world.connect(character, bridgeEnd);
+    agents.push(await connecting);
+  }
+  for (let tick = 1; tick <= header.ticks; tick++) {
+    capsule.step(100);
+    await settle();
+    if (tick % 3 === 0) void agents[0]!.call('bump', { by: 1 });
+    if (tick % 4 === 0) void agents[1]!.call('bump', tick % 8 === 0 ? { by: 'two' } : { by: 2 });
+    await settle();
+  }
+  for (const agent of agents) await agent.close();
+  recorder.stop();
+  expect(recorder.problems).toEqual([]);
+  return text;
+}
+
+describe('recording', () => {
+  it('writes a header and one checked line per message', async () => {
+    const text = await recordRun();
+    const recording = parseRecording(text);
+    expect(recording.header).toEqual(header);
+    const types = recording.entries.map((e) => `${e.dir} ${e.message.type}`);
+    expect(types.filter((t) => t === 'in tool_call')).toHaveLength(11);
+    // The last call waits for a tick that never comes: the session closes first.
+    expect(types.filter((t) => t === 'out tool_result')).toHaveLength(10);
+    expect(types.slice(0, 2)).toEqual(['out session_init', 'out session_init']);
+  });
+
+  it('replays with every tool_result and event matching', async () => {
+    const recording = parseRecording(await recordRun());
+    const report = await replay(recording, buildWorld);
+    expect(report.mismatches).toEqual([]);
+    expect(report.matched).toBe(true);
+    expect(report.agreed.tool_result).toBe(10);
+    expect(report.agreed.event).toBe(report.compared.event);
+    expect(report.compared.event).toBeGreaterThan(0);
+  });
+
+  it('reports the first difference when the world behaves differently', async () => {
+    const text = await recordRun();
+    const doctored = text.replace('"count":3', '"count":33');
+    const report = await replay(parseRecording(doctored), buildWorld);
+    expect(report.matched).toBe(false);
+    expect(report.mismatches[0]).toMatchObject({ expected: { type: 'tool_result', output: { count: 33 } }, actual: { type: 'tool_result', output: { count: 3 } } });
+  });
+
+  describe('a corrupted recording is rejected with its line number', () => {
+    const corrupt = async (edit: (lines: string[]) => void): Promise<RecordingError> => {
+      const lines = (await recordRun()).trimEnd().split('\n');
+      edit(lines);
+      try {
+        parseRecording(lines.join('\n'));
+      } catch (error) {
+        return error as RecordingError;
+      }
+      throw new Error('expected a RecordingError');
+    };
+
+    it('a line that is not JSON', async () => {
+      const error = await corrupt((lines) => (lines[4] = lines[4]!.slice(0, 20)));
+      expect(error).toBeInstanceOf(RecordingError);
+      expect(error.line).toBe(5);
+      expect(error.message).toMatch(/^line 5: not JSON/);
+    });
+
+    it('a message that breaks the schema', async () => {
+      const error = await corrupt((lines) => (lines[6] = lines[6]!.replace('"protocol":"aicc/0.1"', '"protocol":"aicc/2"')));
+      expect(error.line).toBe(7);
+      expect(error.reason).toMatch(/^message: protocol must be "aicc\/0.1"/);
+    });
+
+    it('ticks that go back', async () => {
+      const error = await corrupt((lines) => {
+        const entry = JSON.parse(lines[lines.length - 1]!);
+        entry.tick = 0;
+        lines[lines.length - 1] = JSON.stringify(entry);
+      });
+      expect(error.line).toBeGreaterThan(2);
+      expect(error.reason).toMatch(/comes after tick/);
+    });
+
+    it('a bad header', async () => {
+      const error = await corrupt((lines) => (lines[0] = '{"format":"something-else"}'));
+      expect(error.line).toBe(1);
+    });
+  });
+});
