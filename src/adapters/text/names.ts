@@ -1,6 +1,8 @@
-// How agents name things and how the world writes names back. Agents say "the apple", "Apple" or
+// How agents name things and directions, and how the world writes names back. Agents say "the apple", "Apple" or
 // "red_apple"; all of them should reach the same item, and an ambiguous name should be refused with
 // the candidates listed rather than silently resolved to one of them.
+
+import { ToolError } from '../../runtime/errors.js';
 
 /** Ids of rooms, items and characters: lowercase snake_case, so an agent can type them back. */
 export const ID_PATTERN = /^[a-z][a-z0-9_]*$/;
@@ -51,13 +53,36 @@ export function resolve<T extends Nameable>(ref: string, candidates: readonly T[
   return { kind: 'none' };
 }
 
+/** The one match, undefined for none, or a ToolError listing the candidates for several. */
+export function onlyMatch<T extends Nameable>(ref: string, match: Match<T>): T | undefined {
+  if (match.kind === 'one') return match.found;
+  if (match.kind === 'none') return undefined;
+  throw new ToolError(`"${ref}" could mean ${listWithIds(match.candidates)}; name one by its id`);
+}
+
+/** Short forms agents often type; used only when the room has no exit by that literal name. */
+const ABBREVIATIONS: Readonly<Record<string, string>> = { n: 'north', s: 'south', e: 'east', w: 'west', u: 'up', d: 'down', ne: 'northeast', nw: 'northwest', se: 'southeast', sw: 'southwest' };
+
+/** The exit an agent means by `typed` ("North", "the north", "n"), if the room has it. */
+export function exitFor(typed: string, exits: ReadonlyMap<string, string>): string | undefined {
+  const way = words(typed).join('_');
+  if (exits.has(way)) return way;
+  const long = ABBREVIATIONS[way];
+  return long !== undefined && exits.has(long) ? long : undefined;
+}
+
 function containsAll(have: readonly string[], wanted: readonly string[]): boolean {
   return wanted.every((word) => have.includes(word));
 }
 
-/** A name as it reads inside a sentence: "The Mill" → "the Mill". */
-export function inSentence(name: string): string {
-  return /^The\s/.test(name) ? `t${name.slice(1)}` : name;
+/**
+ * A name as it reads inside a sentence: "lantern" → "the lantern", "The Mill" → "the Mill", while
+ * proper names ("Mira", "Old Mill") and names with their own article ("a note") stay as written.
+ */
+export function the(name: string): string {
+  if (/^(the|a|an|some)\s/i.test(name)) return name.charAt(0).toLowerCase() + name.slice(1);
+  if (/^\p{Lu}/u.test(name)) return name;
+  return `the ${name}`;
 }
 
 /** "north, west", or "none" for an empty list: error messages always say what there is. */
