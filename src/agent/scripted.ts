@@ -46,8 +46,13 @@ export abstract class ScriptedAgent {
   tick = 0;
   decisions = 0;
   done = false;
+  /** Ticks between decisions when nothing but time has happened. */
+  protected pace = 1;
   private news: EventMessage[] = [];
   private busy = false;
+  private lastDecision = -Infinity;
+  /** Set when a limit said "retry in N ms": no decision before this tick. */
+  private restUntil = 0;
   private readonly unsubscribe: () => void;
 
   constructor(readonly client: AgentClient) {
@@ -62,9 +67,18 @@ export abstract class ScriptedAgent {
     this.memory.see('last_error', String(error), this.tick);
   }
 
-  /** Calls a tool; the outcome is data, as every refusal is. */
-  protected call<O = JsonObject>(tool: string, input: JsonObject = {}): Promise<CallOutcome<O>> {
-    return this.client.call<O>(tool, input);
+  /**
+   * Calls a tool; the outcome is data, as every refusal is. A rate limit's "retry in N ms" is
+   * honoured: the agent makes no decision until then.
+   */
+  protected async call<O = JsonObject>(tool: string, input: JsonObject = {}): Promise<CallOutcome<O>> {
+    const outcome = await this.client.call<O>(tool, input);
+    if (!outcome.ok && outcome.error.code === 'tool_unavailable' && outcome.error.retryable) {
+      const wait = /retry in (\d+) ms/.exec(outcome.error.message);
+      const msPerTick = 1000 / this.client.manifest.tick_rate_hz;
+      if (wait !== null) this.restUntil = Math.max(this.restUntil, this.tick + Math.ceil(Number(wait[1]) / msPerTick));
+    }
+    return outcome;
   }
 
   /** Stops deciding; the session stays open until the client closes it. */
@@ -85,8 +99,10 @@ export abstract class ScriptedAgent {
   }
 
   private wake(): void {
-    if (this.busy || this.done) return;
+    if (this.busy || this.done || this.tick < this.restUntil) return;
+    if (this.news.length === 0 && this.tick - this.lastDecision < this.pace) return;
     this.busy = true;
+    this.lastDecision = this.tick;
     const news = this.news;
     this.news = [];
     this.decisions++;

@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { compileSchemasCommand } from './compileSchemas.js';
 import { demoCommand } from './demoCommand.js';
+import { replayCommand, validateCommand } from './recordingCommands.js';
 
 export interface CliIo {
   stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
+  /** Lines typed by the user (for `demo --play`). */
+  stdin?: AsyncIterable<string>;
 }
 
 const USAGE = `aicc — the aicc-capsule command line
@@ -12,7 +15,9 @@ const USAGE = `aicc — the aicc-capsule command line
 Usage: aicc <command> [options]
 
 Commands:
-  demo              run the headless example world with a scripted agent
+  demo              the village of Millbrook, headless, its villagers driven by agents
+  replay            re-run a recorded world with no agent and compare every message
+  validate          check a recording line by line
   compile-schemas   precompile tool schemas into CSP-safe validators (no ajv compiler in your bundle)
 
 Options:
@@ -24,6 +29,8 @@ Exit codes: 0 success, 1 failure of the command, 2 bad usage or a missing file.
 
 const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
   demo: demoCommand,
+  replay: replayCommand,
+  validate: validateCommand,
   'compile-schemas': compileSchemasCommand,
 };
 

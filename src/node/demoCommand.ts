@@ -1,33 +1,99 @@
-import { runGarden } from '../../demos/garden/garden.js';
-import { ajvValidators } from '../validators/ajv.js';
+// `aicc demo`: the village, headless — three villagers driven by scripted agents, every action a
+// real AICC tool call — then the summary. Same seed, same story, byte for byte.
+
+import { writeFileSync } from 'node:fs';
+import { DEFAULT_SEED, DEFAULT_TICKS, runVillage, type VillageOptions } from '../../demos/village/run.js';
+import { VILLAGERS } from '../../demos/village/world.js';
 import type { CliIo } from './cliMain.js';
+import { progressBar, type ProgressStream } from './progress.js';
 
-const HELP = `aicc demo — run the headless example: a character driven by a scripted agent
+const HELP = `aicc demo — the village of Millbrook, driven by agents through aicc/0.1
 
-Usage: aicc demo [--json]
+Usage: aicc demo [options]
 
-  --json    print the story and the summary as one JSON object
+  --ticks N         most ticks to run, 10 per simulated second (default ${DEFAULT_TICKS});
+                    the day ends sooner once every villager has met its goal
+  --seed N          the seed for ids and the agents' choices (default ${DEFAULT_SEED})
+  --json            print the story and the summary as one JSON object
+  --record FILE     write every AICC message of every session to FILE (NDJSON), for
+                    \`aicc replay FILE\` and \`aicc validate FILE\`
+  --play [NAME]     play a villager yourself at the terminal (${VILLAGERS.join(', ')}; default cleo)
+  -h, --help        this help
+
+Exit codes: 0 success, 1 the run failed, 2 bad usage.
 `;
+
+interface DemoArgs {
+  ticks?: number;
+  seed?: number;
+  json: boolean;
+  record?: string;
+  play?: string;
+}
+
+/** Parses the options; a string is the one-line complaint about them. */
+export function parseDemoArgs(argv: string[]): DemoArgs | string {
+  const args: DemoArgs = { json: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = (): string | undefined => {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) return undefined;
+      i++;
+      return next;
+    };
+    if (arg === '--json') args.json = true;
+    else if (arg === '--ticks' || arg === '--seed') {
+      const text = value();
+      const n = Number(text);
+      if (text === undefined || !Number.isSafeInteger(n) || n < 0 || (arg === '--ticks' && n === 0)) {
+        return `${arg} expects a whole number${arg === '--ticks' ? ' above 0' : ''}, got ${text === undefined ? 'nothing' : JSON.stringify(text)}`;
+      }
+      if (arg === '--ticks') args.ticks = n;
+      else args.seed = n;
+    } else if (arg === '--record') {
+      const file = value();
+      if (file === undefined) return '--record expects a file name';
+      args.record = file;
+    } else if (arg === '--play') {
+      const name = argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--') ? value()! : 'cleo';
+      if (!(VILLAGERS as readonly string[]).includes(name)) return `--play: no villager called "${name}"; choose ${VILLAGERS.join(', ')}`;
+      args.play = name;
+    } else return `unknown option "${arg}"`;
+  }
+  if (args.play !== undefined && args.json) return '--play and --json do not go together';
+  return args;
+}
 
 export async function demoCommand(argv: string[], io: CliIo): Promise<number> {
   if (argv.includes('-h') || argv.includes('--help')) {
     io.stdout.write(HELP);
     return 0;
   }
-  const unknown = argv.find((arg) => arg !== '--json');
-  if (unknown !== undefined) {
-    io.stderr.write(`aicc demo: unknown option "${unknown}"; run \`aicc demo --help\`\n`);
+  const args = parseDemoArgs(argv);
+  if (typeof args === 'string') {
+    io.stderr.write(`aicc demo: ${args}; run \`aicc demo --help\`\n`);
     return 2;
   }
-  const run = await runGarden({ validators: ajvValidators() });
-  if (argv.includes('--json')) {
-    io.stdout.write(`${JSON.stringify(run)}\n`);
-    return 0;
+  if (args.play !== undefined && io.stdin === undefined) {
+    io.stderr.write('aicc demo: --play needs a terminal or lines on standard input\n');
+    return 2;
   }
-  io.stdout.write(`${run.story.join('\n')}\n\n`);
-  const { ticks, calls, refusals, gathered } = run.summary;
-  io.stdout.write(`summary: ${gathered} apples gathered in ${ticks} ticks\n`);
-  io.stdout.write(`  calls by tool:    ${Object.entries(calls).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
-  io.stdout.write(`  refusals by code: ${Object.entries(refusals).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}\n`);
+  const recording: string[] = [];
+  const bar = progressBar(io.stderr as ProgressStream);
+  const options: VillageOptions = { progress: bar };
+  if (args.seed !== undefined) options.seed = args.seed;
+  if (args.ticks !== undefined) options.ticks = args.ticks;
+  if (args.record !== undefined) options.record = (line) => recording.push(line);
+  if (args.play !== undefined) options.play = { character: args.play, io: { lines: io.stdin!, write: (text) => io.stdout.write(text) } };
+  const run = await runVillage(options);
+  bar.finish();
+  if (args.record !== undefined) writeFileSync(args.record, recording.join(''));
+  if (args.json) io.stdout.write(`${JSON.stringify({ story: run.story, summary: run.summary, wall: { ms: run.result.wallMs, ticksPerSecond: run.result.ticksPerSecond } })}\n`);
+  else io.stdout.write(`${run.story.join('\n')}\n\n${run.summaryLines.join('\n')}\n`);
+  if (run.recordingProblems.length > 0) {
+    io.stderr.write(`aicc demo: the recording has lines that break the schema (a bug): ${run.recordingProblems[0]}\n`);
+    return 1;
+  }
   return 0;
 }

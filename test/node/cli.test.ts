@@ -33,25 +33,36 @@ describe('aicc', () => {
   });
 
   describe('demo', () => {
-    it('tells the story and the summary', async () => {
-      const { code, out } = await run('demo');
+    it('tells the story of the village and the summary', async () => {
+      const { code, out } = await run('demo', '--ticks', '300');
       expect(code).toBe(0);
-      expect(out).toContain('Wren wakes in the Walled Garden');
-      expect(out).toContain('summary: 4 apples gathered');
-      expect(out).toContain('refusals by code: invalid_input 1');
+      expect(out).toMatch(/^\[0000\] Morning in Millbrook\./);
+      expect(out).toContain('Bram gives the');
+      expect(out).toMatch(/\ncalls: \d+ \(/);
+      expect(out).toContain('refusals:');
+      expect(out).toContain('decision latency');
     });
 
-    it('is the same story every time', async () => {
-      const first = JSON.parse((await run('demo', '--json')).out);
-      const second = JSON.parse((await run('demo', '--json')).out);
-      expect(second).toEqual(first);
-      expect(first.summary.gathered).toBe(4);
+    it('is the same story every time for a seed, and another story for another seed', async () => {
+      const first = JSON.parse((await run('demo', '--json', '--seed', '5')).out);
+      const second = JSON.parse((await run('demo', '--json', '--seed', '5')).out);
+      const other = JSON.parse((await run('demo', '--json', '--seed', '6')).out);
+      expect(second.story).toEqual(first.story);
+      expect(second.summary).toEqual(first.summary);
+      expect(other.story).not.toEqual(first.story);
     });
 
-    it('refuses an unknown option with exit code 2', async () => {
-      const { code, err } = await run('demo', '--fast');
+    it.each([
+      [['--fast'], 'unknown option "--fast"'],
+      [['--seed', 'abc'], '--seed expects a whole number, got "abc"'],
+      [['--ticks', '0'], '--ticks expects a whole number above 0, got "0"'],
+      [['--record'], '--record expects a file name'],
+      [['--play', 'zed'], '--play: no villager called "zed"'],
+    ])('refuses %j in one line with exit code 2', async (args, message) => {
+      const { code, err } = await run('demo', ...args);
       expect(code).toBe(2);
-      expect(err).toContain('unknown option "--fast"');
+      expect(err).toContain(message);
+      expect(err.trim().split('\n')).toHaveLength(1);
     });
   });
 });

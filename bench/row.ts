@@ -1,0 +1,46 @@
+// The contract between bench/run.ts and each bench/*.bench.ts module, and the check the smoke test
+// (test/bench.test.ts) applies to every row so no bench rots unnoticed.
+
+/** One comparison: the capsule's figure against a baseline doing the same work without it. */
+export interface BenchRow {
+  name: string;
+  /** The capsule path's figure, in `unit`. */
+  capsule: number;
+  /** The baseline's figure, in `unit`. */
+  baseline: number;
+  /** What the figures count, e.g. 'ticks/s'. */
+  unit: string;
+  /** How many times longer the capsule path takes than the baseline for the same work (1 = as fast). */
+  ratio: number;
+  /** The setting, and the target if there is one. */
+  note: string;
+}
+
+export interface BenchOptions {
+  /** A few iterations of a small case: proves the bench runs, measures nothing worth reading. */
+  quick: boolean;
+}
+
+export interface BenchModule {
+  run(options: BenchOptions): Promise<BenchRow[]>;
+}
+
+/** What is wrong with a row, or an empty list. */
+export function rowProblems(row: unknown): string[] {
+  if (typeof row !== 'object' || row === null) return ['not an object'];
+  const r = row as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const key of ['name', 'unit', 'note'] as const) {
+    if (typeof r[key] !== 'string' || (key !== 'note' && r[key] === '')) problems.push(`${key} must be a${key === 'note' ? '' : ' non-empty'} string`);
+  }
+  for (const key of ['capsule', 'baseline', 'ratio'] as const) {
+    const value = r[key];
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) problems.push(`${key} must be a finite number > 0, got ${String(value)}`);
+  }
+  return problems;
+}
+
+/** Times the capsule path takes relative to the baseline, from two rates of the same work. */
+export function timeRatio(capsulePerSecond: number, baselinePerSecond: number): number {
+  return baselinePerSecond / capsulePerSecond;
+}

@@ -1,0 +1,87 @@
+// Swarm ticks per second through the capsule, against a bare loop doing the same work without it.
+//
+// What it measures: 128 foragers on a 64×64 grid, each an in-process AgentClient over a memory
+// link, hearing every tick and deciding every 2–4 ticks (sense, then move or eat). Every call is a
+// real aicc/0.1 round trip: encoded, bounded, schema-checked, limited, run at the next tick, answered;
+// every tick and state_change is an event delivered at the session's cadence.
+//
+// Why the baseline is fair: BareSwarm (demos/swarm/bare.ts) runs the same SwarmWorld and the same
+// ForagerBrains from the same seed with the same timing — a call made on one tick's news runs at
+// the next tick — so it senses, moves, eats, regrows and tells neighbours exactly as often as the
+// capsule run does (test/demos/swarm.test.ts checks the decisions match forager by forager). What
+// it leaves out is only what the capsule adds: protocol, links, codecs, validation, limits, ids,
+// events, cadence and replay. Set-up (building the world, connecting agents) is outside the timing
+// for both. Both are timed in steady state: one world per side, warmed in for 1,000 ticks (by then
+// every session's replay buffer is full, as in any long run; before, the capsule looks faster),
+// then timed over consecutive windows of ticks.
+
+import { Bench } from 'tinybench';
+import { runHeadless } from '../src/adapters/headless/runner.js';
+import { BareSwarm } from '../demos/swarm/bare.js';
+import { buildSwarm, type Swarm } from '../demos/swarm/swarm.js';
+import { timeRatio, type BenchOptions, type BenchRow } from './row.js';
+
+const SEED = 'bench';
+
+export async function run(options: BenchOptions): Promise<BenchRow[]> {
+  const foragers = options.quick ? 16 : 128;
+  const ticks = options.quick ? 10 : 300;
+  // Also the JIT's warm-up, so tinybench's own warm-up (which would run a second world) is off.
+  const warmInTicks = options.quick ? 5 : 1000;
+  const settings = { seed: SEED, foragers };
+  const bench = new Bench({ iterations: options.quick ? 2 : 8, time: 0, warmup: false, throws: true });
+
+  let swarm: Swarm | undefined;
+  bench.add(
+    'capsule',
+    async () => {
+      await runHeadless({ capsule: swarm!.capsule, ticks });
+    },
+    {
+      async: true,
+      beforeAll: async () => {
+        swarm = await buildSwarm(settings);
+        await runHeadless({ capsule: swarm.capsule, ticks: warmInTicks });
+      },
+      afterAll: () => {
+        swarm?.capsule.dispose('bench iteration over');
+        swarm = undefined;
+      },
+    },
+  );
+
+  let bare: BareSwarm | undefined;
+  bench.add(
+    'bare',
+    () => {
+      for (let i = 0; i < ticks; i++) bare!.step();
+    },
+    {
+      async: false,
+      beforeAll: () => {
+        bare = new BareSwarm(settings);
+        for (let i = 0; i < warmInTicks; i++) bare.step();
+      },
+    },
+  );
+
+  await bench.run();
+  const capsule = ticksPerSecond(bench, 'capsule', ticks);
+  const baseline = ticksPerSecond(bench, 'bare', ticks);
+  return [
+    {
+      name: `swarm ${foragers} foragers`,
+      capsule,
+      baseline,
+      unit: 'ticks/s',
+      ratio: timeRatio(capsule, baseline),
+      note: `median of ${ticks}-tick windows after ${warmInTicks} ticks; target: capsule ≤ 1.5× the bare loop's time`,
+    },
+  ];
+}
+
+function ticksPerSecond(bench: Bench, name: string, ticks: number): number {
+  const result = bench.getTask(name)?.result;
+  if (result === undefined || result.state !== 'completed') throw new Error(`bench/swarm: task "${name}" did not complete (${result?.state ?? 'missing'})`);
+  return ticks / (result.latency.p50 / 1000);
+}

@@ -1,0 +1,63 @@
+// The swarm without the capsule: the same world, the same forager brains, the same timing — calls
+// made on one tick's news run at the next tick, actions before observations — but each "call" is a
+// plain method call. No protocol, no links, no schemas, no limits, no events.
+// The bench's baseline. A test checks that it makes the same decisions as the capsule run.
+
+import { SeededRandom } from '../../src/adapters/headless/random.js';
+import { ForagerBrain, SENSE_RADIUS, type Action } from './policy.js';
+import { swarmState, worldConfig, type SwarmState, type WorldOptions } from './state.js';
+import { HEARING_RADIUS, SwarmWorld } from './world.js';
+
+export class BareSwarm {
+  readonly world: SwarmWorld;
+  tick = 0;
+  private readonly minds: Array<{ brain: ForagerBrain; heard: number }>;
+  private readonly intervalMs: number;
+  private actions: Array<{ forager: number; action: Action }> = [];
+  private observations: number[] = [];
+
+  /** Seeded exactly as buildSwarm seeds the capsule's swarm: same layout, same brains. */
+  constructor(options: WorldOptions = {}) {
+    const random = new SeededRandom(options.seed ?? 1);
+    const config = worldConfig(options);
+    this.world = new SwarmWorld(config, random.fork('world'));
+    this.minds = Array.from({ length: config.foragers }, (_, i) => ({ brain: new ForagerBrain(random.fork(`forager ${i}`)), heard: 0 }));
+    this.intervalMs = 1000 / (options.tickRateHz ?? 10);
+  }
+
+  /** One tick: the calls due run, the world regrows, the foragers hear of the tick. */
+  step(): void {
+    const tick = ++this.tick;
+    const world = this.world;
+    const actions = this.actions;
+    const observations = this.observations;
+    this.actions = [];
+    this.observations = [];
+    for (const { forager, action } of actions) {
+      if (action.tool === 'move') {
+        world.move(forager, action.input.dx, action.input.dy);
+      } else if (world.eat(forager).ate) {
+        for (const near of world.neighbours(forager, HEARING_RADIUS)) this.minds[near]!.heard++;
+      }
+    }
+    for (const forager of observations) {
+      this.actions.push({ forager, action: this.minds[forager]!.brain.choose(world.sense(forager, SENSE_RADIUS), tick) });
+    }
+    world.regrow();
+    const timeMs = tick * this.intervalMs;
+    for (let forager = 0; forager < this.minds.length; forager++) {
+      if (this.minds[forager]!.brain.startsDecision(tick, timeMs)) this.observations.push(forager);
+    }
+  }
+
+  state(): SwarmState {
+    return swarmState(this.tick, this.world, this.minds);
+  }
+}
+
+/** Runs the bare swarm for `ticks` and returns its final state. */
+export function runBareSwarm(options: WorldOptions & { ticks: number }): SwarmState {
+  const swarm = new BareSwarm(options);
+  for (let i = 0; i < options.ticks; i++) swarm.step();
+  return swarm.state();
+}

@@ -1,0 +1,75 @@
+// One run of the village, headless: three villagers driven by scripted agents (or one of them by a
+// person at the terminal), every action a real AICC tool call. Returns the story and the summary.
+
+import { runHeadless, type HeadlessResult } from '../../src/adapters/headless/runner.js';
+import { RunSummary, type RunSummaryJSON } from '../../src/adapters/headless/summary.js';
+import { AgentClient } from '../../src/agent/agentClient.js';
+import { createMemoryLinkPair } from '../../src/links/memory.js';
+import { Recorder } from '../../src/recording/recorder.js';
+import { RECORDING_FORMAT } from '../../src/recording/recording.js';
+import { Player, type PlayerIo } from './play.js';
+import { Bard, Baker, Farmer } from './roles.js';
+import { Narrator } from './story.js';
+import type { Villager } from './villager.js';
+import { buildVillage, VILLAGERS } from './world.js';
+
+export interface VillageOptions {
+  /** Default 7. */
+  seed?: number;
+  /** Most ticks to run (10 a simulated second). Default 600; the run ends sooner once every goal is met. */
+  ticks?: number;
+  /** Receives the recording, line by line. */
+  record?: (line: string) => void;
+  /** A person plays this villager through `io`. */
+  play?: { character: string; io: PlayerIo };
+  progress?: (done: number, total: number) => void;
+}
+
+export interface VillageRun {
+  story: string[];
+  summary: RunSummaryJSON;
+  summaryLines: string[];
+  result: HeadlessResult;
+  /** Recording lines that failed their schema check (none, unless the bridge has a bug). */
+  recordingProblems: string[];
+}
+
+const ROLES = { ada: Baker, bram: Farmer, cleo: Bard } as const;
+
+export const DEFAULT_SEED = 7;
+export const DEFAULT_TICKS = 600;
+
+export async function runVillage(options: VillageOptions = {}): Promise<VillageRun> {
+  const seed = options.seed ?? DEFAULT_SEED;
+  const ticks = options.ticks ?? DEFAULT_TICKS;
+  const village = buildVillage(seed);
+  const { capsule, clock, world, random } = village;
+  const recorder = options.record && new Recorder(capsule, { format: RECORDING_FORMAT, world: 'village', seed, ticks }, options.record);
+  const narrator = new Narrator(capsule, world);
+  const summary = new RunSummary(capsule);
+
+  const clients: AgentClient[] = [];
+  const agents: Villager[] = [];
+  let player: Player | undefined;
+  for (const id of VILLAGERS) {
+    const [bridgeEnd, agentEnd] = createMemoryLinkPair();
+    const connecting = AgentClient.connect(agentEnd, { clock, randomBytes: random.fork(`agent:${id}`).bytes });
+    village.connect(id, bridgeEnd);
+    const client = await connecting;
+    clients.push(client);
+    if (options.play?.character === id) player = new Player(client, world, id, options.play.io);
+    else agents.push(new ROLES[id](client, id, random.fork(`mind:${id}`)));
+  }
+  narrator.tell(`Morning in ${capsule.world.name}. ${VILLAGERS.filter((id) => id !== player?.id).map((id) => world.character(id)!.name).join(', ')} set about their day.`);
+
+  const everyoneDone = () => agents.every((agent) => agent.done) && (player === undefined || player.done);
+  const result = player === undefined ? await runHeadless({ capsule, ticks, stopWhen: everyoneDone, ...(options.progress && { progress: options.progress }) }) : await player.play(capsule, ticks, everyoneDone);
+
+  narrator.tell(everyoneDone() ? 'Evening falls; everyone has done what they set out to do.' : 'Evening falls before everyone is done.');
+  for (const client of clients) await client.close('the day is over');
+  narrator.stop();
+  summary.detach();
+  recorder?.stop();
+  capsule.dispose();
+  return { story: narrator.lines, summary: summary.toJSON(), summaryLines: summary.format(result), result, recordingProblems: recorder?.problems ?? [] };
+}
