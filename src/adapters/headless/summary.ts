@@ -64,7 +64,7 @@ export class RunSummary {
     const entries = Object.entries(json.decisionLatencyMs);
     const measured = entries.flatMap(([, ms]) => (ms === null ? [] : [ms]));
     if (measured.length === 0) {
-      lines.push(`decision latency: none measured (${entries.length} agents)`);
+      lines.push(`decision latency: none measured (${entries.length} agent${entries.length === 1 ? '' : 's'})`);
     } else {
       const mean = measured.reduce((a, b) => a + b, 0) / measured.length;
       lines.push(`decision latency (simulated ms): ${measured.length} of ${entries.length} agents measured, mean ${ms(mean)}, min ${ms(Math.min(...measured))}, max ${ms(Math.max(...measured))}`);

@@ -65,7 +65,7 @@ describe('RunSummary', () => {
     expect(summary.format()).toEqual([
       'calls: 2 (echo 1, nope 1)',
       'refusals: 1 (tool_unknown 1)',
-      'decision latency: none measured (1 agents)',
+      'decision latency: none measured (1 agent)',
       '  wren: not measured',
     ]);
     const lines = summary.format(RESULT);
