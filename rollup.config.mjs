@@ -14,6 +14,9 @@ const entries = {
   core: 'src/core.ts', // "./core"
   ajv: 'src/validators/ajv.ts', // "./ajv"
   precompiled: 'src/validators/precompiled.ts', // "./precompiled"
+  text: 'src/adapters/text/index.ts', // "./text"
+  headless: 'src/adapters/headless/index.ts', // "./headless"
+  recording: 'src/recording/index.ts', // "./recording"
   node: 'src/node/index.ts', // "./node"
 };
 const cli = 'src/node/cli.ts'; // → dist/cli.js (the `aicc` bin)

@@ -50,6 +50,9 @@ export {
   webSocketLink,
   Wire,
   AgentClient,
+  Memory,
+  ScriptedAgent,
+  runRules,
 } from './core.js';
 export { ajvValidators } from './validators/ajv.js';
 export { precompiledValidators } from './validators/precompiled.js';

@@ -2,7 +2,7 @@
 // checked by the Wire) → repeated call_id → tool exists → enabled → capability → limits → input →
 // handler under a timeout → output. Every refusal comes back to the agent as data.
 
-import type { Clock } from './clock.js';
+import type { Clock, TimerId } from './clock.js';
 import { refusal, ToolError, type RefusalKind } from './errors.js';
 import type { JsonObject, Meta, Topic, ToolCall, WireError } from './protocol.js';
 import type { CallResult } from './resultCache.js';
@@ -68,16 +68,18 @@ export function runCall(host: CallHost, session: Session, call: ToolCall, arrive
   if (!valid.ok) return refuse('invalid_input', `${call.tool}: ${valid.message}`, tool);
   usage.record(descriptor.limits, now);
 
-  const controller = session.controller();
+  // The signal's controller is made only for handlers that read it: most never do.
+  let controller: AbortController | undefined;
   let settled = false;
+  let timer: TimerId | undefined;
   const timeoutMs = tool.definition.timeout_ms ?? host.toolTimeoutMs;
-  const timer = host.clock.setTimeout(() => {
+  const timeOut = (): void => {
     if (settled) return;
     settled = true;
-    controller.abort(new Error(`${call.tool} timed out after ${timeoutMs} ms`));
-    session.release(controller);
+    controller?.abort(new Error(`${call.tool} timed out after ${timeoutMs} ms`));
+    if (controller !== undefined) session.release(controller);
     refuse('timeout', `${call.tool} did not finish within ${timeoutMs} ms`, tool);
-  }, timeoutMs);
+  };
 
   const succeed = (output: unknown): void => {
     if (settled) {
@@ -103,8 +105,8 @@ export function runCall(host: CallHost, session: Session, call: ToolCall, arrive
   };
   const settle = (): void => {
     settled = true;
-    host.clock.clearTimeout(timer);
-    session.release(controller);
+    if (timer !== undefined) host.clock.clearTimeout(timer);
+    if (controller !== undefined) session.release(controller);
   };
 
   const context: ToolContext = {
@@ -112,7 +114,10 @@ export function runCall(host: CallHost, session: Session, call: ToolCall, arrive
     character: session.character,
     callId: call.call_id,
     tick: host.tick,
-    signal: controller.signal,
+    get signal() {
+      controller ??= session.controller();
+      return controller.signal;
+    },
     emit: (topic, payload, meta) => host.directEvent(session, topic, payload, meta),
   };
   let returned: unknown;
@@ -121,8 +126,11 @@ export function runCall(host: CallHost, session: Session, call: ToolCall, arrive
   } catch (error) {
     return fail(error);
   }
-  if (isPromiseLike(returned)) returned.then(succeed, fail);
-  else succeed(returned);
+  if (isPromiseLike(returned)) {
+    // Only a handler that returned a promise can outlive its call; a synchronous one is done.
+    timer = host.clock.setTimeout(timeOut, timeoutMs);
+    returned.then(succeed, fail);
+  } else succeed(returned);
 }
 
 /** What the agent learns of a handler's failure: a ToolError's message, or an Error's first line. */

@@ -41,10 +41,18 @@ interface Timer {
   callback: () => void;
 }
 
-/** A clock that moves only when told to; timers fire in time order as it passes them. */
+/** Earlier first; among timers due together, the first set first. */
+const before = (a: Timer, b: Timer): boolean => a.at < b.at || (a.at === b.at && a.id < b.id);
+
+/**
+ * A clock that moves only when told to; timers fire in time order as it passes them. Timers sit in
+ * a binary heap, and a cleared one is only forgotten (dropped when it surfaces), so a run with
+ * thousands of timers set and cleared per tick stays cheap.
+ */
 export class ManualClock implements Clock {
   private time: number;
-  private timers: Timer[] = [];
+  private readonly heap: Timer[] = [];
+  private readonly live = new Map<TimerId, Timer>();
   private nextId = 1;
 
   constructor(startMs = 0) {
@@ -59,16 +67,15 @@ export class ManualClock implements Clock {
     const id = this.nextId++;
     // Like platform timers, a negative or non-numeric delay means "as soon as possible".
     const timer = { id, at: this.time + (delayMs > 0 && Number.isFinite(delayMs) ? delayMs : 0), callback };
-    // Keep the list sorted by due time, first-set first among equals.
-    let index = this.timers.length;
-    while (index > 0 && this.timers[index - 1]!.at > timer.at) index--;
-    this.timers.splice(index, 0, timer);
+    this.live.set(id, timer);
+    this.push(timer);
     return id;
   }
 
   clearTimeout(id: TimerId): void {
-    const index = this.timers.findIndex((timer) => timer.id === id);
-    if (index >= 0) this.timers.splice(index, 1);
+    if (!this.live.delete(id)) return;
+    // Forgotten timers are dropped as they surface; rebuild when they would crowd the heap.
+    if (this.heap.length > 2 * this.live.size + 64) this.rebuild();
   }
 
   /** Moves time forward by `ms`, firing every timer that falls due on the way, in order. */
@@ -78,9 +85,10 @@ export class ManualClock implements Clock {
     }
     const target = this.time + ms;
     for (;;) {
-      const next = this.timers[0];
+      const next = this.heap[0];
       if (next === undefined || next.at > target) break;
-      this.timers.shift();
+      this.pop();
+      if (!this.live.delete(next.id)) continue;
       this.time = Math.max(this.time, next.at);
       next.callback();
     }
@@ -89,7 +97,41 @@ export class ManualClock implements Clock {
 
   /** How many timers are waiting. */
   get pendingTimers(): number {
-    return this.timers.length;
+    return this.live.size;
+  }
+
+  private push(timer: Timer): void {
+    const heap = this.heap;
+    let i = heap.push(timer) - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(timer, heap[parent]!)) break;
+      heap[i] = heap[parent]!;
+      i = parent;
+    }
+    heap[i] = timer;
+  }
+
+  private pop(): void {
+    const heap = this.heap;
+    const last = heap.pop()!;
+    if (heap.length === 0) return;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= heap.length) break;
+      const right = left + 1;
+      const child = right < heap.length && before(heap[right]!, heap[left]!) ? right : left;
+      if (!before(heap[child]!, last)) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = last;
+  }
+
+  private rebuild(): void {
+    this.heap.length = 0;
+    for (const timer of this.live.values()) this.push(timer);
   }
 }
 

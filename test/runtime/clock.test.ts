@@ -209,3 +209,40 @@ describe('realClock', () => {
     expect(fired).toEqual(['kept']);
   });
 });
+
+describe('ManualClock against a simple model (property)', () => {
+  it('fires exactly the live timers, in due order, first-set first among equals', async () => {
+    const fc = await import('fast-check');
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('set' as const), delay: fc.integer({ min: 0, max: 50 }) }),
+      fc.record({ kind: fc.constant('clear' as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 30 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
+        const clock = new ManualClock();
+        const model: Array<{ id: number; at: number }> = [];
+        const fired: number[] = [];
+        const expected: number[] = [];
+        for (const o of ops) {
+          if (o.kind === 'set') {
+            const id = clock.setTimeout(() => fired.push(id), o.delay);
+            model.push({ id, at: clock.now() + o.delay });
+          } else if (o.kind === 'clear' && model.length > 0) {
+            const [gone] = model.splice(o.pick % model.length, 1);
+            clock.clearTimeout(gone!.id);
+          } else if (o.kind === 'advance') {
+            const target = clock.now() + o.ms;
+            const due = model.filter((t) => t.at <= target).sort((a, b) => a.at - b.at || a.id - b.id);
+            for (const t of due) model.splice(model.indexOf(t), 1);
+            expected.push(...due.map((t) => t.id));
+            clock.advance(o.ms);
+          }
+        }
+        expect(fired).toEqual(expected);
+        expect(clock.pendingTimers).toBe(model.length);
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+  });
+});
