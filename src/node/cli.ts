@@ -4,6 +4,12 @@
 import { createInterface } from 'node:readline';
 import { main } from './cliMain.js';
 
+// A reader that stops early (`aicc demo | head`) closes the pipe: that is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 // Read standard input only when a command asks for it (`demo --play`): an open reader would keep
 // the process alive.
 const stdin = {

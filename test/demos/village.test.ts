@@ -123,3 +123,17 @@ describe('the village', () => {
   });
 });
 
+
+describe('the built `aicc` command', () => {
+  it('plays through a real standard input pipe', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const cli = new URL('../../dist/cli.js', import.meta.url).pathname;
+    const run = spawnSync(process.execPath, [cli, 'demo', '--play', 'bram'], { input: 'look\nsay Apples for sale!\nquit\n', encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('You are Bram, the farmer.');
+    expect(run.stdout).toContain('Mill. The millwheel creaks');
+    expect(run.stdout).toContain('You say: "Apples for sale!"');
+    expect(run.stdout).toContain('Bram says: "Apples for sale!"');
+  });
+});
