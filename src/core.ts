@@ -15,6 +15,7 @@ export { Session } from './runtime/session.js';
 export { describeAjvError, schemaFingerprint, strictSchema, validatorKey } from './runtime/validator.js';
 export { jsonCodec } from './links/codec.js';
 export { binaryCodec } from './links/binaryCodec.js';
+export { objectCodec } from './links/objectCodec.js';
 export { createMemoryLinkPair } from './links/memory.js';
 export { connectWebSocket, webSocketLink } from './links/websocket.js';
 export { Wire } from './links/wire.js';

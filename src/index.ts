@@ -45,6 +45,7 @@ export {
   validatorKey,
   jsonCodec,
   binaryCodec,
+  objectCodec,
   createMemoryLinkPair,
   connectWebSocket,
   webSocketLink,

@@ -100,6 +100,7 @@ export const binaryCodec: Codec = {
   },
   decode(frame, limits: InboundLimits) {
     if (typeof frame === 'string') return malformed('a binary link got a text frame');
+    if (!(frame instanceof Uint8Array)) return malformed('a binary link got a message object; both ends must use binaryCodec');
     if (frame.byteLength > limits.maxFrameBytes) return oversized(limits);
     let value: unknown;
     try {

@@ -4,7 +4,11 @@
 import { checkStructure, utf8Exceeds, type InboundLimits, type Verdict } from '../runtime/inbound.js';
 import type { AiccMessage } from '../runtime/protocol.js';
 
-export type Frame = string | Uint8Array;
+/**
+ * What a link carries: text, bytes, or — on in-process links only, with `objectCodec` — the message
+ * object itself.
+ */
+export type Frame = string | Uint8Array | AiccMessage;
 
 export interface Codec {
   readonly name: string;
@@ -24,13 +28,15 @@ export const jsonCodec: Codec = {
     if (typeof frame === 'string') {
       if (utf8Exceeds(frame, limits.maxFrameBytes)) return oversized(limits);
       text = frame;
-    } else {
+    } else if (frame instanceof Uint8Array) {
       if (frame.byteLength > limits.maxFrameBytes) return oversized(limits);
       try {
         text = utf8.decode(frame);
       } catch {
         return { ok: false, kind: 'malformed_frame', message: 'frame is not valid UTF-8' };
       }
+    } else {
+      return { ok: false, kind: 'malformed_frame', message: 'a JSON link got a message object; both ends must use jsonCodec' };
     }
     let value: unknown;
     try {

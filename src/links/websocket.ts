@@ -80,6 +80,9 @@ class WebSocketLink implements Link {
   }
 
   send(frame: Frame): void {
+    if (typeof frame === 'object' && !(frame instanceof Uint8Array)) {
+      throw new CapsuleError('AICC_INVALID_OPTION', 'webSocketLink.send: a message object cannot cross a socket; use jsonCodec or binaryCodec on WebSocket links (objectCodec is for in-process links)');
+    }
     if (this.socket.readyState === OPEN) this.socket.send(frame);
   }
 

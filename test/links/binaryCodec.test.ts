@@ -245,7 +245,7 @@ describe('binaryCodec refusals', () => {
 
   it('refuses a text frame', () => {
     expect(kindOf('hello')).toBe('malformed_frame');
-    expect(kindOf(jsonCodec.encode(typicalCall))).toBe('malformed_frame');
+    expect(kindOf(jsonCodec.encode(typicalCall) as string)).toBe('malformed_frame');
   });
 
   it('refuses an oversized frame before decoding it', () => {

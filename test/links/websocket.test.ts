@@ -126,7 +126,7 @@ describe('connectWebSocket and webSocketLink over ws', { timeout: 10_000 }, () =
     const got: string[] = [];
     for (let i = 0; i < 20; i++) {
       const frame = await atServer.next();
-      got.push(typeof frame === 'string' ? frame : `b${frame[0]}`);
+      got.push(typeof frame === 'string' ? frame : `b${(frame as Uint8Array)[0]}`);
     }
     expect(got).toEqual(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? String(i) : `b${i}`)));
   });
