@@ -8,7 +8,7 @@ import { Wire, type InvalidFrame, type WireOptions } from '../links/wire.js';
 import { realClock, type Clock, type TimerId } from '../runtime/clock.js';
 import { CapsuleError } from '../runtime/errors.js';
 import type { EventPayloads } from '../runtime/events.js';
-import { cryptoBytes, randomUuid, sequenceOfId, type RandomBytes } from '../runtime/ids.js';
+import { cryptoBytes, SequencedIds, sequenceOfId, type RandomBytes } from '../runtime/ids.js';
 import { HEARTBEAT_DEFAULTS } from '../runtime/session.js';
 import {
   IMMEDIATE_MARK,
@@ -84,6 +84,9 @@ export class AgentClient {
   private lastHeardAt: number;
   private heartbeatTimer: TimerId | undefined;
   private nextCall = 1;
+  /** This client's own message ids: one random prefix, then a count (random bytes per message cost more than the call). */
+  private readonly ids: SequencedIds;
+  private sent = 0;
   private onInit: ((error?: Error) => void) | undefined;
   private onResumed: (() => void) | undefined;
 
@@ -100,6 +103,7 @@ export class AgentClient {
       maxPendingCalls: options.maxPendingCalls ?? 256,
     };
     this.lastHeardAt = this.clock.now();
+    this.ids = new SequencedIds(options.randomBytes ?? cryptoBytes);
     this.wire = new Wire(link, 'bridge', options);
     this.listen(this.wire);
   }
@@ -238,7 +242,8 @@ export class AgentClient {
     }
     if (message.session_id !== this.sessionId) return;
     // Sequenced ids: anything at or below the last sequence held is a replayed duplicate.
-    if (message.message_id.toLowerCase().startsWith(this.prefix)) {
+    const id = message.message_id;
+    if (id.startsWith(this.prefix) || id.toLowerCase().startsWith(this.prefix)) {
       if (sequenceOfId(message.message_id) <= this.lastSequence) return;
       this.accept(message.message_id);
     }
@@ -319,7 +324,7 @@ export class AgentClient {
 
   private send(body: { type: AiccMessage['type'] } & Record<string, unknown>): void {
     if (this.sessionId === '' || !this.wire.open) return;
-    this.wire.send({ protocol: PROTOCOL, session_id: this.sessionId, message_id: randomUuid(this.options.randomBytes ?? cryptoBytes), ...body } as AiccMessage);
+    this.wire.send({ protocol: PROTOCOL, session_id: this.sessionId, message_id: this.ids.idOf(++this.sent), ...body } as AiccMessage);
   }
 
   private startHeartbeat(): void {

@@ -35,25 +35,35 @@ export function utf8Exceeds(text: string, max: number): boolean {
 /**
  * Walks a decoded value once: refuses nesting deeper than `maxDepth`, any `__proto__` key, and a
  * `constructor` key holding a `prototype` — the shapes that turn a later merge into prototype
- * pollution. Iterative, so hostile depth cannot exhaust the stack.
+ * pollution. Iterative, so no depth limit, however large, can exhaust the stack.
  */
 export function checkStructure(value: unknown, maxDepth: number): Verdict<unknown> {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
+  if (value === null || typeof value !== 'object') return { ok: true, value };
+  // Two parallel stacks rather than [node, depth] pairs: no allocation per visited node.
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
     if (depth > maxDepth) return { ok: false, kind: 'too_deep', message: `message nests deeper than ${maxDepth} levels` };
     if (Array.isArray(node)) {
-      for (const item of node) if (item !== null && typeof item === 'object') stack.push([item, depth + 1]);
+      for (const item of node) {
+        if (item !== null && typeof item === 'object') {
+          nodes.push(item);
+          depths.push(depth + 1);
+        }
+      }
       continue;
     }
     for (const key of Object.keys(node)) {
       const inner = (node as Record<string, unknown>)[key];
       if (key === '__proto__') return { ok: false, kind: 'forbidden_key', message: 'message contains a "__proto__" key' };
-      if (key === 'constructor' && inner !== null && typeof inner === 'object' && 'prototype' in inner) {
+      if (inner === null || typeof inner !== 'object') continue;
+      if (key === 'constructor' && 'prototype' in inner) {
         return { ok: false, kind: 'forbidden_key', message: 'message contains a "constructor.prototype" key' };
       }
-      if (inner !== null && typeof inner === 'object') stack.push([inner, depth + 1]);
+      nodes.push(inner);
+      depths.push(depth + 1);
     }
   }
   return { ok: true, value };

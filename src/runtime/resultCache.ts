@@ -12,6 +12,9 @@ export interface CallResult {
   meta: Meta;
 }
 
+/** How far over its capacity the cache may go before a trim brings it back. */
+const TRIM_SLACK = 32;
+
 export class ResultCache {
   /** call_id → its result, or undefined while the call runs; insertion order is age. */
   private readonly results = new Map<string, CallResult | undefined>();
@@ -31,8 +34,9 @@ export class ResultCache {
     if (this.results.has(result.call_id)) this.results.set(result.call_id, result);
   }
 
+  /** Trims in batches once the cache is a little over its bound: one pass per batch, not per call. */
   private trim(): void {
-    if (this.results.size <= this.capacity) return;
+    if (this.results.size <= this.capacity + TRIM_SLACK) return;
     for (const [callId, result] of this.results) {
       if (result === undefined) continue;
       this.results.delete(callId);

@@ -1,0 +1,69 @@
+// Min+gzip size of what a browser game ships for each entry of this package, against the MCP SDK's
+// client bundled the same way.
+//
+// What it measures: each bundle is built from source by esbuild (bundle, minify, ESM, platform
+// browser, every dependency bundled in, nothing external) into a temp directory under os.tmpdir(),
+// then gzipped at level 9 with node:zlib. "core, precompiled" is what a game without the ajv compiler
+// ships: createCapsule from src/core.ts, precompiledValidators, AgentClient and createMemoryLinkPair
+// (the runtime, its protocol validators, an in-page agent and its link). "index, ajv" is src/index.ts
+// whole, with the run-time schema compiler. The text, headless and recording entries are bundled
+// whole, as a game importing everything from them would.
+//
+// Why the baseline is fair: the MCP client is the closest peer — a protocol client an app embeds to
+// give a model tools — and it is built by the same function with the same settings: `Client` from
+// @modelcontextprotocol/sdk/client/index.js plus its `InMemoryTransport` (@modelcontextprotocol/sdk/
+// inMemory.js), the in-page transport that matches createMemoryLinkPair. It is only the client side,
+// while "core, precompiled" also holds the bridge (server) side, so the comparison favours MCP.
+// Sizes do not depend on load, so quick mode measures the same thing (it skips nothing).
+
+import { buildBundle, type BundleSize } from './bundleSize.build.js';
+import type { BenchOptions, BenchRow } from './row.js';
+
+const KIB = 1024;
+const CORE_TARGET_BYTES = 15 * KIB;
+
+export async function run(_options: BenchOptions): Promise<BenchRow[]> {
+  const mcp = await buildBundle('mcp client', {
+    contents: [
+      "export { Client } from '@modelcontextprotocol/sdk/client/index.js';",
+      "export { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';",
+    ].join('\n'),
+  });
+  const core = await buildBundle('core, precompiled', {
+    contents: [
+      "export { createCapsule, AgentClient, createMemoryLinkPair } from './src/core.ts';",
+      "export { precompiledValidators } from './src/validators/precompiled.ts';",
+    ].join('\n'),
+  });
+  const withAjv = await buildBundle('index, ajv', { entry: 'src/index.ts' });
+  const others = [
+    await buildBundle('text adapter', { entry: 'src/adapters/text/index.ts' }),
+    await buildBundle('headless', { entry: 'src/adapters/headless/index.ts' }),
+    await buildBundle('recording', { entry: 'src/recording/index.ts' }),
+  ];
+
+  const row = (bundle: BundleSize, note: string): BenchRow => ({
+    name: `bundle ${bundle.name}`,
+    capsule: bundle.gzipBytes,
+    baseline: mcp.gzipBytes,
+    unit: 'B min+gz',
+    ratio: bundle.gzipBytes / mcp.gzipBytes,
+    note,
+  });
+  const kib = (bytes: number): string => `${(bytes / KIB).toFixed(1)} KiB`;
+  const size = (bundle: BundleSize): string => `${kib(bundle.gzipBytes)} gz (${kib(bundle.minBytes)} min)`;
+  const top = (bundle: BundleSize): string =>
+    bundle.inputs
+      .slice(0, 3)
+      .map((input) => `${input.path} ${kib(input.bytes)}`)
+      .join(', ');
+
+  return [
+    row(
+      core,
+      `${size(core)} vs MCP Client+InMemoryTransport ${size(mcp)}; target ≤ ${kib(CORE_TARGET_BYTES)} and ≤ 0.20× MCP; largest min inputs: ${top(core)}`,
+    ),
+    row(withAjv, `${size(withAjv)}: src/index.ts whole, with the ajv compiler; largest min inputs: ${top(withAjv)}`),
+    ...others.map((bundle) => row(bundle, `${size(bundle)}: the entry whole, runtime included`)),
+  ];
+}
