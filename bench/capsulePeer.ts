@@ -109,8 +109,8 @@ export async function capsuleOverMemory(codec?: Codec): Promise<CallPeer> {
 
 /** The capsule over a real WebSocket on 127.0.0.1, JSON text frames. */
 export interface WebSocketCallPeer extends CallPeer {
-  /** The exact JSON text of one tool_call frame the agent sent, as the capsule read it. */
-  sampleCallFrame(n: number): Promise<string>;
+  /** Makes the n-th call and returns the exact JSON text of its tool_call and tool_result frames. */
+  sampleFrames(n: number): Promise<{ call: string; result: string }>;
 }
 
 export async function capsuleOverWebSocket(): Promise<WebSocketCallPeer> {
@@ -125,19 +125,20 @@ export async function capsuleOverWebSocket(): Promise<WebSocketCallPeer> {
   const call = callerOf(agent);
   return {
     call,
-    async sampleCallFrame(n) {
-      let frame: string | undefined;
-      // jsonCodec encodes with JSON.stringify, so this is the frame's text byte for byte.
+    async sampleFrames(n) {
+      const frames: { call?: string; result?: string } = {};
+      // jsonCodec encodes with JSON.stringify, so these are the frames' texts byte for byte.
       const off = capsule.on('message', ({ direction, message }) => {
-        if (direction === 'in' && message.type === 'tool_call') frame = JSON.stringify(message);
+        if (direction === 'in' && message.type === 'tool_call') frames.call = JSON.stringify(message);
+        if (direction === 'out' && message.type === 'tool_result') frames.result = JSON.stringify(message);
       });
       try {
         await call(n);
       } finally {
         off();
       }
-      if (frame === undefined) throw new Error('bench: saw no tool_call frame');
-      return frame;
+      if (frames.call === undefined || frames.result === undefined) throw new Error('bench: saw no tool_call and tool_result frames');
+      return { call: frames.call, result: frames.result };
     },
     async close() {
       await agent.close('bench over');

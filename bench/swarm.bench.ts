@@ -19,6 +19,8 @@ import { Bench } from 'tinybench';
 import { runHeadless } from '../src/adapters/headless/runner.js';
 import { BareSwarm } from '../demos/swarm/bare.js';
 import { buildSwarm, type Swarm } from '../demos/swarm/swarm.js';
+import { jsonCodec } from '../src/links/codec.js';
+import { objectCodec } from '../src/links/objectCodec.js';
 import { timeRatio, type BenchOptions, type BenchRow } from './row.js';
 
 const SEED = 'bench';
@@ -33,24 +35,28 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const capsuleBench = new Bench({ iterations: options.quick ? 2 : 8, time: 0, warmup: false, throws: true });
   const bareBench = new Bench({ iterations: options.quick ? 2 : 60, time: 0, warmup: false, throws: true });
 
-  let swarm: Swarm | undefined;
-  capsuleBench.add(
-    'capsule',
-    async () => {
-      await runHeadless({ capsule: swarm!.capsule, ticks });
-    },
-    {
-      async: true,
-      beforeAll: async () => {
-        swarm = await buildSwarm(settings);
-        await runHeadless({ capsule: swarm.capsule, ticks: warmInTicks });
+  // The default JSON codec, and objectCodec, which in-process agents may use to skip encoding.
+  const codecs = { json: jsonCodec, object: objectCodec } as const;
+  for (const [name, codec] of Object.entries(codecs)) {
+    let swarm: Swarm | undefined;
+    capsuleBench.add(
+      name,
+      async () => {
+        await runHeadless({ capsule: swarm!.capsule, ticks });
       },
-      afterAll: () => {
-        swarm?.capsule.dispose('bench over');
-        swarm = undefined;
+      {
+        async: true,
+        beforeAll: async () => {
+          swarm = await buildSwarm({ ...settings, codec });
+          await runHeadless({ capsule: swarm.capsule, ticks: warmInTicks });
+        },
+        afterAll: () => {
+          swarm?.capsule.dispose('bench over');
+          swarm = undefined;
+        },
       },
-    },
-  );
+    );
+  }
 
   let bare: BareSwarm | undefined;
   bareBench.add(
@@ -69,18 +75,18 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
 
   await capsuleBench.run();
   await bareBench.run();
-  const capsule = ticksPerSecond(capsuleBench, 'capsule', ticks);
   const baseline = ticksPerSecond(bareBench, 'bare', ticks);
-  return [
-    {
-      name: `swarm ${foragers} foragers`,
+  return Object.keys(codecs).map((name) => {
+    const capsule = ticksPerSecond(capsuleBench, name, ticks);
+    return {
+      name: `swarm ${foragers} foragers (${name} codec)`,
       capsule,
       baseline,
       unit: 'ticks/s',
       ratio: timeRatio(capsule, baseline),
       note: `median ${ticks}-tick window after ${warmInTicks} ticks; target: capsule ≤ 1.5× the bare loop's time`,
-    },
-  ];
+    };
+  });
 }
 
 function ticksPerSecond(bench: Bench, name: string, ticks: number): number {

@@ -6,6 +6,7 @@ import { AgentClient } from '../../src/agent/agentClient.js';
 import { SeededRandom } from '../../src/adapters/headless/random.js';
 import { runHeadless, type HeadlessResult } from '../../src/adapters/headless/runner.js';
 import { RunSummary } from '../../src/adapters/headless/summary.js';
+import { jsonCodec, type Codec } from '../../src/links/codec.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { createCapsule, type Capsule } from '../../src/runtime/capsule.js';
 import { ManualClock } from '../../src/runtime/clock.js';
@@ -21,6 +22,8 @@ import { SwarmWorld } from './world.js';
 export interface SwarmOptions extends WorldOptions {
   /** Default ajvValidators(). */
   validators?: ValidatorFactory;
+  /** The codec of every forager's link. Default jsonCodec; objectCodec skips encoding in-process. */
+  codec?: Codec;
 }
 
 export interface Swarm {
@@ -52,8 +55,10 @@ export async function buildSwarm(options: SwarmOptions = {}): Promise<Swarm> {
   const agents: ForagerAgent[] = [];
   for (let i = 0; i < config.foragers; i++) {
     const [bridgeEnd, agentEnd] = createMemoryLinkPair();
-    const connecting = AgentClient.connect(agentEnd, { clock, randomBytes: random.fork(`agent ids ${i}`).bytes });
+    const codec = options.codec ?? jsonCodec;
+    const connecting = AgentClient.connect(agentEnd, { clock, codec, randomBytes: random.fork(`agent ids ${i}`).bytes });
     capsule.connect(bridgeEnd, {
+      codec,
       character: foragerName(i),
       capabilities: { sensors: ['smell'], actuators: ['legs', 'mouth'] },
       agentModel: { class: 'edge_medium' },
