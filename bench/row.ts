@@ -10,7 +10,10 @@ export interface BenchRow {
   baseline: number;
   /** What the figures count, e.g. 'ticks/s'. */
   unit: string;
-  /** How many times longer the capsule path takes than the baseline for the same work (1 = as fast). */
+  /**
+   * How many times longer (or larger) the capsule's figure is than the baseline's for the same work:
+   * baseline ÷ capsule for rates, capsule ÷ baseline for times and sizes. 1 = even; lower is better.
+   */
   ratio: number;
   /** The setting, and the target if there is one. */
   note: string;

@@ -1,8 +1,8 @@
-// The two sides of bench/tick.bench.ts: a capsule fanning one tick's events out to its agents, and a
-// hand-written mitt loop doing the same fan-out. Both expose `tick()`, which runs one whole tick
-// and resolves when every subscriber holds that tick's events, and `check()`, which says whether the
-// last tick reached every subscriber complete (it throws otherwise: a bench that drops events would
-// measure nothing).
+// The two sides of bench/tick.bench.ts (and bench/tick.profile.ts): a capsule fanning one tick's
+// events out to its agents, and a hand-written mitt loop doing the same fan-out. Both expose
+// `tick()`, which runs one whole tick, resolves when every subscriber holds that tick's events, and
+// checks that each got exactly the tick's changes and one tick (it throws otherwise: a bench that
+// dropped events would measure nothing).
 
 import mitt from 'mitt';
 import { AgentClient } from '../src/agent/agentClient.js';

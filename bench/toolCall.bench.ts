@@ -14,16 +14,19 @@
 // the output once, at the server (bench/mcpPeer.ts). MCP's in-memory transport hands objects across
 // without serialising them, so the objectCodec row is the like-for-like one; the jsonCodec row adds
 // the capsule's JSON encode and parse on both ends and is reported alongside. The capsule session
-// subscribes to no events, so its link carries only calls and results, as MCP's does.
+// subscribes to no events, so its link carries only calls and results, as MCP's does. Each side
+// runs as `npm run bench` loads it: MCP as its published JavaScript, the capsule as TypeScript
+// compiled by tsx on the fly (whose keepNames wraps each named closure the call path creates in a
+// `__name` call, which the published build does not) — if anything, a handicap for the capsule.
 
 import { objectCodec } from '../src/links/objectCodec.js';
-import { statsOf, timeCalls, us, type CallStats } from './callTiming.js';
+import { statsOf, timeCalls, us, type CallStats, type TimingPlan } from './callTiming.js';
 import { capsuleOverMemory, type CallPeer } from './capsulePeer.js';
 import { mcpOverMemory } from './mcpPeer.js';
 import { timeRatio, type BenchOptions, type BenchRow } from './row.js';
 
 export async function run(options: BenchOptions): Promise<BenchRow[]> {
-  const plan = options.quick ? { warmupCalls: 20, calls: 100 } : { warmupCalls: 5_000, calls: 30_000 };
+  const plan = options.quick ? { warmupCalls: 20, calls: 100, rounds: 2 } : { warmupCalls: 5_000, calls: 60_000, rounds: 12 };
   const peers: Record<string, CallPeer> = {
     mcp: await mcpOverMemory(),
     'capsule objectCodec': await capsuleOverMemory(objectCodec),
@@ -43,7 +46,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   return (['capsule objectCodec', 'capsule jsonCodec'] as const).map((name) => row(name, statsOf(stats, name), mcp, plan));
 }
 
-function row(name: string, capsule: CallStats, mcp: CallStats, plan: { warmupCalls: number; calls: number }): BenchRow {
+function row(name: string, capsule: CallStats, mcp: CallStats, plan: TimingPlan): BenchRow {
   return {
     name: `toolCall ${name.replace('capsule ', '')} vs MCP`,
     capsule: capsule.callsPerSecond,
@@ -52,7 +55,7 @@ function row(name: string, capsule: CallStats, mcp: CallStats, plan: { warmupCal
     ratio: timeRatio(capsule.callsPerSecond, mcp.callsPerSecond),
     note:
       `p50 ${us(capsule.p50Us)} vs ${us(mcp.p50Us)}, p99 ${us(capsule.p99Us)} vs ${us(mcp.p99Us)}; ` +
-      `${plan.calls} calls each, one in flight, after ${plan.warmupCalls}; ` +
+      `${plan.calls} calls each, one in flight, in ${plan.rounds} interleaved rounds after ${plan.warmupCalls}; ` +
       `ratio = capsule time ÷ MCP time (lower is better); target ≤ 0.33× (capsule ≥ 3× MCP's calls/s)`,
   };
 }

@@ -19,7 +19,7 @@ import { timeRatio, type BenchOptions, type BenchRow } from './row.js';
 import { echoOverWebSocket } from './webSocketEcho.js';
 
 export async function run(options: BenchOptions): Promise<BenchRow[]> {
-  const plan = options.quick ? { warmupCalls: 20, calls: 100 } : { warmupCalls: 3_000, calls: 20_000 };
+  const plan = options.quick ? { warmupCalls: 20, calls: 100, rounds: 2 } : { warmupCalls: 3_000, calls: 40_000, rounds: 10 };
   const capsule = await capsuleOverWebSocket();
   let stats: Map<string, CallStats>;
   let frames: { call: string; result: string };
@@ -43,7 +43,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   }
   const cap = statsOf(stats, 'capsule');
   const echo = statsOf(stats, 'echo');
-  const setting = `${plan.calls} round trips each, one in flight, after ${plan.warmupCalls}; echo frame ${bytes(frames.call)} B (the capsule's tool_call; its tool_result is ${bytes(frames.result)} B)`;
+  const setting = `${plan.calls} round trips each, one in flight, in ${plan.rounds} interleaved rounds after ${plan.warmupCalls}; echo frame ${bytes(frames.call)} B (the capsule's tool_call; its tool_result is ${bytes(frames.result)} B)`;
   // The row contract wants figures where higher is faster (ratio = baseline ÷ capsule), so latencies go in as rates: 1 ÷ latency.
   const latencyRow = (which: 'p50' | 'p99', target: string): BenchRow => {
     const capsuleRate = 1e6 / cap[`${which}Us`];
@@ -52,7 +52,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       name: `webSocket ${which} round trip vs echo`,
       capsule: capsuleRate,
       baseline: echoRate,
-      unit: `1/${which} (/s)`,
+      unit: `per s (1/${which})`,
       ratio: timeRatio(capsuleRate, echoRate),
       note: `${which} ${us(cap[`${which}Us`])} vs ${us(echo[`${which}Us`])}; ratio = capsule ${which} ÷ echo ${which} (lower is better)${target}; ${setting}`,
     };

@@ -31,6 +31,8 @@ export {
   CLASS_BUDGET_MS,
   randomUuid,
   DEFAULT_INBOUND_LIMITS,
+  checkAgentMessage,
+  checkBridgeMessage,
   checkMessage,
   PROTOCOL,
   TOPICS,

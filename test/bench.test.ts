@@ -18,7 +18,9 @@ describe('bench', () => {
       expect(rows.length).toBeGreaterThan(0);
       for (const row of rows) {
         expect(rowProblems(row)).toEqual([]);
-        expect(row.ratio).toBeCloseTo(timeRatio(row.capsule, row.baseline), 9);
+        // A rate's ratio is baseline ÷ capsule (times longer); a size's or a time's is capsule ÷ baseline.
+        const rate = /\/s\b|per s\b/.test(row.unit);
+        expect(row.ratio).toBeCloseTo(rate ? timeRatio(row.capsule, row.baseline) : row.capsule / row.baseline, 9);
       }
       expect(formatTable(rows)).toHaveLength(rows.length + 2);
     });

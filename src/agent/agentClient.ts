@@ -10,6 +10,7 @@ import { CapsuleError } from '../runtime/errors.js';
 import type { EventPayloads } from '../runtime/events.js';
 import { cryptoBytes, SequencedIds, sequenceOfId, type RandomBytes } from '../runtime/ids.js';
 import { HEARTBEAT_DEFAULTS } from '../runtime/session.js';
+import { checkBridgeMessage } from '../runtime/messageCheck.js';
 import {
   IMMEDIATE_MARK,
   PROTOCOL,
@@ -104,7 +105,7 @@ export class AgentClient {
     };
     this.lastHeardAt = this.clock.now();
     this.ids = new SequencedIds(options.randomBytes ?? cryptoBytes);
-    this.wire = new Wire(link, 'bridge', options);
+    this.wire = new Wire(link, checkBridgeMessage, options);
     this.listen(this.wire);
   }
 
@@ -185,7 +186,7 @@ export class AgentClient {
   resume(link: Link): Promise<void> {
     if (this.state === 'closed') return Promise.reject(new CapsuleError('AICC_SESSION_CLOSED', 'AgentClient.resume: the session is closed'));
     if (this.wire.open) this.wire.close('resuming on a new link');
-    this.wire = new Wire(link, 'bridge', this.options);
+    this.wire = new Wire(link, checkBridgeMessage, this.options);
     this.listen(this.wire);
     this.state = 'connecting';
     return new Promise((resolve, reject) => {

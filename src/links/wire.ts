@@ -4,7 +4,7 @@
 
 import type { RefusalKind } from '../runtime/errors.js';
 import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from '../runtime/inbound.js';
-import { checkMessage, type Sender } from '../runtime/messageCheck.js';
+import type { MessageChecker } from '../runtime/messageCheck.js';
 import type { AiccMessage } from '../runtime/protocol.js';
 import { jsonCodec, type Codec } from './codec.js';
 import type { Link } from './link.js';
@@ -34,8 +34,8 @@ export class Wire {
 
   constructor(
     readonly link: Link,
-    /** Who is at the other end: inbound messages must be ones that side sends. */
-    private readonly peer: Sender,
+    /** Checks inbound messages as ones the other end sends (checkAgentMessage or checkBridgeMessage). */
+    private readonly check: MessageChecker,
     options: WireOptions = {},
   ) {
     this.codec = options.codec ?? jsonCodec;
@@ -47,7 +47,7 @@ export class Wire {
       message: (frame) => {
         const decoded = this.codec.decode(frame, this.limits);
         if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
-        const checked = checkMessage(decoded.value, this.peer);
+        const checked = this.check(decoded.value);
         if (!checked.ok) return handlers.invalid({ kind: checked.kind, message: checked.message, value: decoded.value });
         handlers.message(checked.value);
       },

@@ -12,6 +12,7 @@ import { HEARTBEAT_DEFAULTS, Session, type SessionSettings } from './session.js'
 import { TickLoop } from './tickLoop.js';
 import { ToolRegistry, type ToolDefinition, type ToolHandle } from './tool.js';
 import type { Link } from '../links/link.js';
+import { checkAgentMessage } from './messageCheck.js';
 import { checkOptions, type CapsuleOptions, type ConnectOptions } from './options.js';
 import { Wire, type WireOptions } from '../links/wire.js';
 
@@ -184,14 +185,14 @@ class CapsuleImpl implements Capsule, CallHost {
     this.live.set(session.id, session);
     index(this.byCharacter, session.character, session);
     for (const topic of session.subscriptions) index(this.byTopic, topic, session);
-    session.open(new Wire(link, 'agent', options));
+    session.open(new Wire(link, checkAgentMessage, options));
     this.bus.emit('session', { session, change: 'open', reason: 'connected' });
     return session;
   }
 
   accept(link: Link, options: WireOptions = {}): void {
     this.alive('accept');
-    const wire = new Wire(link, 'agent', options);
+    const wire = new Wire(link, checkAgentMessage, options);
     const refuse = (kind: 'unknown_session' | 'schema_violation' | 'protocol_mismatch' | 'malformed_frame', message: string, sessionId = NIL_UUID): void => {
       wire.send({ protocol: PROTOCOL, type: 'error', session_id: sessionId, message_id: randomUuid(this.randomBytes), error: refusal(kind, message) });
       wire.close(message);

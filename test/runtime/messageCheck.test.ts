@@ -201,6 +201,21 @@ describe('checkMessage', () => {
       expect(checkMessage(heartbeat, sender)).toEqual({ ok: true, value: heartbeat });
     });
 
+    it('from an agent, checks only what the bridge reads: agent_model and event_subscriptions', () => {
+      const heartbeat = (update: unknown) => ({ ...envelope('heartbeat'), manifest_update: update });
+      expect(checkMessage(heartbeat({ agent_model: { class: 'edge_small' }, event_subscriptions: ['audio'] }), 'agent').ok).toBe(true);
+      expect(checkMessage(heartbeat({ agent_model: { class: 'tiny' } }), 'agent')).toEqual({
+        ok: false,
+        kind: 'schema_violation',
+        message: 'heartbeat.manifest_update.agent_model.class must be one of ["edge_small","edge_medium","cloud_medium","cloud_large"]',
+      });
+      expect(checkMessage(heartbeat({ event_subscriptions: ['audio'] }), 'agent')).toMatchObject({ ok: false, message: 'heartbeat.manifest_update.agent_model is required' });
+      expect(checkMessage(heartbeat({ agent_model: { class: 'edge_small' }, event_subscriptions: [1] }), 'agent')).toMatchObject({
+        ok: false,
+        message: 'heartbeat.manifest_update.event_subscriptions must be an array of strings',
+      });
+    });
+
     it('accepts a minimal manifest_update with no tools', () => {
       const update = {
         protocol: 'aicc/0.1',
@@ -217,7 +232,7 @@ describe('checkMessage', () => {
 
     it('refuses a manifest_update missing a field, naming heartbeat.manifest_update.<field>', () => {
       const { tick_mode: _tickMode, ...update } = manifestUpdate;
-      expect(checkMessage({ ...envelope('heartbeat'), manifest_update: update }, 'agent')).toEqual({
+      expect(checkMessage({ ...envelope('heartbeat'), manifest_update: update }, 'bridge')).toEqual({
         ok: false,
         kind: 'schema_violation',
         message: 'heartbeat.manifest_update.tick_mode is required',
@@ -226,7 +241,7 @@ describe('checkMessage', () => {
 
     it('refuses a manifest_update with a bad nested value, naming its full path', () => {
       const update = { ...manifestUpdate, world: { name: 'w', kind: '4d' } };
-      expect(checkMessage({ ...envelope('heartbeat'), manifest_update: update }, 'agent')).toEqual({
+      expect(checkMessage({ ...envelope('heartbeat'), manifest_update: update }, 'bridge')).toEqual({
         ok: false,
         kind: 'schema_violation',
         message: 'heartbeat.manifest_update.world.kind must be one of ["2d","3d","text","abstract"]',
@@ -235,7 +250,7 @@ describe('checkMessage', () => {
 
     it('refuses a manifest_update with a bad tool, naming the tool by index', () => {
       const update = { ...manifestUpdate, tools: [{ ...manifest.tools[0], id: 'Bad Id' }] };
-      expect(checkMessage({ ...envelope('heartbeat'), manifest_update: update }, 'agent')).toEqual({
+      expect(checkMessage({ ...envelope('heartbeat'), manifest_update: update }, 'bridge')).toEqual({
         ok: false,
         kind: 'schema_violation',
         message: 'heartbeat.manifest_update.tools[0].id must match pattern "^[a-z][a-z0-9_]*$"',
@@ -244,7 +259,7 @@ describe('checkMessage', () => {
 
     it('refuses a manifest_update whose type is not session_init', () => {
       const update = { ...manifestUpdate, type: 'heartbeat' };
-      expect(checkMessage({ ...envelope('heartbeat'), manifest_update: update }, 'agent')).toEqual({
+      expect(checkMessage({ ...envelope('heartbeat'), manifest_update: update }, 'bridge')).toEqual({
         ok: false,
         kind: 'schema_violation',
         message: 'heartbeat.manifest_update.type must be "session_init"',
@@ -252,7 +267,7 @@ describe('checkMessage', () => {
     });
 
     it('refuses a manifest_update without protocol and type (the bare manifest)', () => {
-      expect(checkMessage({ ...envelope('heartbeat'), manifest_update: manifest }, 'agent')).toEqual({
+      expect(checkMessage({ ...envelope('heartbeat'), manifest_update: manifest }, 'bridge')).toEqual({
         ok: false,
         kind: 'schema_violation',
         message: 'heartbeat.manifest_update.protocol is required',
@@ -261,7 +276,7 @@ describe('checkMessage', () => {
 
     it('refuses a manifest_update with an extra field', () => {
       const update = { ...manifestUpdate, colour: 'red' };
-      expect(checkMessage({ ...envelope('heartbeat'), manifest_update: update }, 'agent')).toEqual({
+      expect(checkMessage({ ...envelope('heartbeat'), manifest_update: update }, 'bridge')).toEqual({
         ok: false,
         kind: 'schema_violation',
         message: 'heartbeat.manifest_update.colour is not a declared field',
@@ -270,7 +285,7 @@ describe('checkMessage', () => {
 
     it('refuses a manifest_update that carries session_id', () => {
       const update = { ...manifestUpdate, session_id: SESSION };
-      expect(checkMessage({ ...envelope('heartbeat'), manifest_update: update }, 'agent')).toEqual({
+      expect(checkMessage({ ...envelope('heartbeat'), manifest_update: update }, 'bridge')).toEqual({
         ok: false,
         kind: 'schema_violation',
         message: 'heartbeat.manifest_update must not carry session_id or message_id',

@@ -15,3 +15,4 @@ export declare const validateToolResult: GeneratedValidator;
 export declare const validateEvent: GeneratedValidator;
 export declare const validateErrorMessage: GeneratedValidator;
 export declare const validateHeartbeat: GeneratedValidator;
+export declare const validateModelDecl: GeneratedValidator;

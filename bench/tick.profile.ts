@@ -1,0 +1,78 @@
+// Profiles the capsule side of bench/tick.bench.ts: bundles a run of it with esbuild (plainly, with
+// a source map, into a temp directory), runs that under `node --cpu-prof`, and prints where the time
+// went, mapped back to source lines (bench/profileTop.ts, bench/sourceMap.ts).
+//
+//   npx tsx bench/tick.profile.ts [--ticks 300] [--codec object|json] [--top 25]
+
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { report, type Profile } from './profileTop.js';
+import { SourceLookup, type SourceMapV3 } from './sourceMap.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function option(argv: string[], name: string, fallback: string): string {
+  const at = argv.indexOf(name);
+  return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1]! : fallback;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const ticks = Number(option(argv, '--ticks', '300'));
+  const top = Number(option(argv, '--top', '25'));
+  const codec = option(argv, '--codec', 'object');
+  if (!Number.isInteger(ticks) || ticks < 1 || !Number.isInteger(top) || top < 1) throw new Error('bench/tick.profile: --ticks and --top must be whole numbers >= 1');
+  if (codec !== 'object' && codec !== 'json') throw new Error('bench/tick.profile: --codec must be object or json');
+  const dir = mkdtempSync(join(tmpdir(), 'aicc-tick-profile-'));
+  try {
+    const bundle = join(dir, 'tick.mjs');
+    const profiles = join(dir, 'profiles');
+    mkdirSync(profiles);
+    await build({
+      stdin: {
+        contents: `import { capsuleSide, TICK_SETTINGS } from './bench/tick.world.ts';
+import { ${codec}Codec as codec } from './src/links/${codec === 'object' ? 'objectCodec' : 'codec'}.ts';
+const side = await capsuleSide(TICK_SETTINGS, codec);
+for (let i = 0; i < 40; i++) await side.tick();
+const started = performance.now();
+for (let i = 0; i < ${ticks}; i++) await side.tick();
+console.log(((performance.now() - started) * 1000 / ${ticks}).toFixed(0) + ' µs/tick');
+side.dispose();`,
+        resolveDir: root,
+        loader: 'ts',
+        sourcefile: 'tick-profile-entry.ts',
+      },
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: `node${process.versions.node}`,
+      sourcemap: 'external',
+      outfile: bundle,
+      logLevel: 'warning',
+    });
+    const run = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profiles, bundle], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    if (run.status !== 0) throw new Error(`bench/tick.profile: the profiled run failed (exit ${run.status})`);
+    process.stdout.write(`tick fan-out, ${codec}Codec, 40 + ${ticks} ticks (profiled, so slower than unprofiled): ${run.stdout.trim()}\n`);
+    const files = readdirSync(profiles).filter((file) => file.endsWith('.cpuprofile')).map((file) => join(profiles, file));
+    const main = files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
+    if (main === undefined) throw new Error('bench/tick.profile: node wrote no .cpuprofile');
+    const lookup = new SourceLookup(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as SourceMapV3);
+    const bundleUrl = pathToFileURL(bundle).href;
+    const placeOf = (url: string, line: number, column: number): string => {
+      if (url !== bundleUrl) return url.startsWith('file://') ? relative(root, fileURLToPath(url)) : url;
+      const found = lookup.find(line, column);
+      return found === undefined ? 'bundle' : `${relative(root, resolve(dir, found.source))}:${found.line}`;
+    };
+    process.stdout.write(`${report(JSON.parse(readFileSync(main, 'utf8')) as Profile, top, placeOf).join('\n')}\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
