@@ -66,7 +66,10 @@ export type AgentEvents = { [T in Topic]: EventPayloads[T] } & {
 
 interface Pending {
   resolve(outcome: CallOutcome<any>): void;
-  timer: TimerId;
+  /** When the call gives up, on the client's clock. */
+  deadline: number;
+  /** Said when it does. */
+  timeoutMessage: string;
 }
 
 export class AgentClient {
@@ -85,6 +88,9 @@ export class AgentClient {
   private lastHeardAt: number;
   private heartbeatTimer: TimerId | undefined;
   private nextCall = 1;
+  /** One timer for every waiting call's deadline (a timer per call costs more than the call). */
+  private sweepTimer: TimerId | undefined;
+  private sweepAt = Infinity;
   /** This client's own message ids: one random prefix, then a count (random bytes per message cost more than the call). */
   private readonly ids: SequencedIds;
   private sent = 0;
@@ -143,11 +149,9 @@ export class AgentClient {
     if (this.pending.size >= this.settings.maxPendingCalls) return local('tool_unavailable', `${this.settings.maxPendingCalls} calls already wait for results`, true);
     const timeoutMs = options.timeoutMs ?? this.settings.callTimeoutMs;
     return new Promise((resolve) => {
-      const timer = this.clock.setTimeout(() => {
-        this.pending.delete(callId);
-        resolve({ ok: false, error: { code: 'timeout', message: `no result for ${tool} within ${timeoutMs} ms`, retryable: true }, meta: {}, callId, local: true });
-      }, timeoutMs);
-      this.pending.set(callId, { resolve, timer });
+      const deadline = this.clock.now() + timeoutMs;
+      this.pending.set(callId, { resolve, deadline, timeoutMessage: `no result for ${tool} within ${timeoutMs} ms` });
+      this.armSweep(deadline);
       // While disconnected the call waits in `pending`; the caller retries with the same callId after resume.
       this.send({ type: 'tool_call', call_id: callId, tool, input });
     });
@@ -217,6 +221,29 @@ export class AgentClient {
     });
   }
 
+  /** Makes sure a sweep runs by `deadline`. */
+  private armSweep(deadline: number): void {
+    if (deadline >= this.sweepAt) return;
+    if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer);
+    this.sweepAt = deadline;
+    this.sweepTimer = this.clock.setTimeout(() => this.sweep(), deadline - this.clock.now());
+  }
+
+  /** Times out every call past its deadline, then waits for the next deadline. */
+  private sweep(): void {
+    this.sweepTimer = undefined;
+    this.sweepAt = Infinity;
+    const now = this.clock.now();
+    let next = Infinity;
+    for (const [callId, pending] of this.pending) {
+      if (pending.deadline <= now) {
+        this.pending.delete(callId);
+        pending.resolve({ ok: false, error: { code: 'timeout', message: pending.timeoutMessage, retryable: true }, meta: {}, callId, local: true });
+      } else next = Math.min(next, pending.deadline);
+    }
+    if (next !== Infinity) this.armSweep(next);
+  }
+
   // ── inbound ────────────────────────────────────────────────────────────────────────────────
 
   private listen(wire: Wire): void {
@@ -253,7 +280,6 @@ export class AgentClient {
         const pending = this.pending.get(message.call_id);
         if (pending === undefined) return;
         this.pending.delete(message.call_id);
-        this.clock.clearTimeout(pending.timer);
         const meta = message.meta ?? {};
         pending.resolve(message.ok ? { ok: true, output: message.output ?? {}, meta, callId: message.call_id } : { ok: false, error: message.error ?? { code: 'internal_error', message: 'failed without an error', retryable: false }, meta, callId: message.call_id });
         return;
@@ -312,8 +338,9 @@ export class AgentClient {
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.stopHeartbeat();
+    if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer);
+    this.sweepTimer = undefined;
     for (const [callId, pending] of this.pending) {
-      this.clock.clearTimeout(pending.timer);
       pending.resolve({ ok: false, error: { code: 'session_expired', message: `session closed: ${reason}`, retryable: false }, meta: {}, callId, local: true });
     }
     this.pending.clear();

@@ -43,94 +43,133 @@ export interface CallHost {
 
 /** Runs one accepted call to its result. `arrivedAt` is when the call reached the capsule. */
 export function runCall(host: CallHost, session: Session, call: ToolCall, arrivedAt: number): void {
-  const finish = (result: Omit<CallResult, 'call_id' | 'meta'>, source: string, tool?: RegisteredTool): void => {
-    if (session.state === 'closed') return;
-    const meta: Meta = { tick: host.tick, latency_ms: Math.max(0, Math.round(host.clock.now() - arrivedAt)), source };
-    const full: CallResult = { call_id: call.call_id, ...result, meta };
-    session.finishCall(full);
-    host.completed({ sessionId: session.id, character: session.character, tool: call.tool, callId: call.call_id, input: call.input, result: full }, tool);
-  };
-  const refuse = (kind: RefusalKind, message: string, tool?: RegisteredTool): void => finish({ ok: false, error: refusal(kind, message) }, 'bridge', tool);
+  new CallRun(host, session, call, arrivedAt).run();
+}
 
-  const tool = host.tool(call.tool);
-  if (tool === undefined) return refuse('tool_unknown', `no tool "${call.tool}" in this world; request the manifest for the current catalog`);
-  if (!tool.enabled) return refuse('tool_disabled', `${call.tool} is disabled for now`, tool);
-  const { descriptor } = tool;
-  const capability = descriptor.requires_capability;
-  if (capability !== undefined && !session.holds(descriptor.class, capability)) {
-    return refuse('capability_missing', `${call.tool} requires the ${descriptor.class} capability "${capability}", which this session does not hold`, tool);
+/**
+ * One call on its way through the pipeline. A class rather than a nest of closures: one object per
+ * call is what the hot path can afford.
+ */
+class CallRun implements ToolContext {
+  readonly sessionId: string;
+  readonly character: string;
+  readonly callId: string;
+  readonly tick: number;
+  private tool: RegisteredTool | undefined;
+  private settled = false;
+  private timer: TimerId | undefined;
+  // Made only for handlers that read `signal`: most never do.
+  private controller: AbortController | undefined;
+  private timeoutMs = 0;
+
+  constructor(
+    private readonly host: CallHost,
+    private readonly session: Session,
+    private readonly call: ToolCall,
+    private readonly arrivedAt: number,
+  ) {
+    this.sessionId = session.id;
+    this.character = session.character;
+    this.callId = call.call_id;
+    this.tick = host.tick;
   }
-  const usage = session.usageOf(descriptor.id);
-  const now = host.clock.now();
-  const limit = usage.check(descriptor.id, descriptor.limits, now);
-  if (!limit.ok) return refuse(limit.kind, limit.message, tool);
-  const valid = tool.validateInput(call.input);
-  if (!valid.ok) return refuse('invalid_input', `${call.tool}: ${valid.message}`, tool);
-  usage.record(descriptor.limits, now);
 
-  // The signal's controller is made only for handlers that read it: most never do.
-  let controller: AbortController | undefined;
-  let settled = false;
-  let timer: TimerId | undefined;
-  const timeoutMs = tool.definition.timeout_ms ?? host.toolTimeoutMs;
-  const timeOut = (): void => {
-    if (settled) return;
-    settled = true;
-    controller?.abort(new Error(`${call.tool} timed out after ${timeoutMs} ms`));
-    if (controller !== undefined) session.release(controller);
-    refuse('timeout', `${call.tool} did not finish within ${timeoutMs} ms`, tool);
-  };
+  get signal(): AbortSignal {
+    this.controller ??= this.session.controller();
+    return this.controller.signal;
+  }
 
-  const succeed = (output: unknown): void => {
-    if (settled) {
-      host.hostError({ code: 'handler_late', tool: call.tool, sessionId: session.id, message: `${call.tool}: the handler finished after its ${timeoutMs} ms timeout; its result was dropped` });
+  /** Sends an event to the calling session alone, whatever its subscriptions. */
+  emit(topic: Topic, payload: JsonObject, meta?: Meta): void {
+    this.host.directEvent(this.session, topic, payload, meta);
+  }
+
+  run(): void {
+    const { host, session, call } = this;
+    const tool = (this.tool = host.tool(call.tool));
+    if (tool === undefined) return this.refuse('tool_unknown', `no tool "${call.tool}" in this world; request the manifest for the current catalog`);
+    if (!tool.enabled) return this.refuse('tool_disabled', `${call.tool} is disabled for now`);
+    const { descriptor } = tool;
+    const capability = descriptor.requires_capability;
+    if (capability !== undefined && !session.holds(descriptor.class, capability)) {
+      return this.refuse('capability_missing', `${call.tool} requires the ${descriptor.class} capability "${capability}", which this session does not hold`);
+    }
+    const usage = session.usageOf(descriptor.id);
+    const now = host.clock.now();
+    const limit = usage.check(descriptor.id, descriptor.limits, now);
+    if (!limit.ok) return this.refuse(limit.kind, limit.message);
+    const valid = tool.validateInput(call.input);
+    if (!valid.ok) return this.refuse('invalid_input', `${call.tool}: ${valid.message}`);
+    usage.record(descriptor.limits, now);
+
+    this.timeoutMs = tool.definition.timeout_ms ?? host.toolTimeoutMs;
+    let returned: unknown;
+    try {
+      returned = tool.definition.handler(call.input, this);
+    } catch (error) {
+      return this.fail(error);
+    }
+    if (isPromiseLike(returned)) {
+      // Only a handler that returned a promise can outlive its call; a synchronous one is done.
+      this.timer = host.clock.setTimeout(() => this.timeOut(), this.timeoutMs);
+      returned.then(
+        (output) => this.succeed(output),
+        (error: unknown) => this.fail(error),
+      );
+    } else this.succeed(returned);
+  }
+
+  private succeed(output: unknown): void {
+    const { host, call, tool } = this;
+    if (this.settled) {
+      host.hostError({ code: 'handler_late', tool: call.tool, sessionId: this.sessionId, message: `${call.tool}: the handler finished after its ${this.timeoutMs} ms timeout; its result was dropped` });
       return;
     }
-    settle();
+    this.settle();
     const isObject = typeof output === 'object' && output !== null && !Array.isArray(output);
-    const checked = isObject ? tool.validateOutput(output) : { ok: false as const, message: 'output must be an object' };
+    const checked = isObject ? tool!.validateOutput(output) : { ok: false as const, message: 'output must be an object' };
     if (!checked.ok) {
-      host.hostError({ code: 'output_invalid', tool: call.tool, sessionId: session.id, message: `tool "${call.tool}" returned an output that breaks its output_schema: ${checked.message}` });
-      return refuse('output_invalid', `${call.tool} produced an invalid result; the game has been told`, tool);
+      host.hostError({ code: 'output_invalid', tool: call.tool, sessionId: this.sessionId, message: `tool "${call.tool}" returned an output that breaks its output_schema: ${checked.message}` });
+      return this.refuse('output_invalid', `${call.tool} produced an invalid result; the game has been told`);
     }
-    finish({ ok: true, output: output as JsonObject }, 'handler', tool);
-  };
-  const fail = (error: unknown): void => {
-    if (settled) return;
-    settle();
-    if (!(error instanceof ToolError)) {
-      host.hostError({ code: 'handler_threw', tool: call.tool, sessionId: session.id, message: `tool "${call.tool}" threw: ${firstLine(error)}`, cause: error });
-    }
-    finish({ ok: false, error: handlerError(call.tool, error) }, 'handler', tool);
-  };
-  const settle = (): void => {
-    settled = true;
-    if (timer !== undefined) host.clock.clearTimeout(timer);
-    if (controller !== undefined) session.release(controller);
-  };
-
-  const context: ToolContext = {
-    sessionId: session.id,
-    character: session.character,
-    callId: call.call_id,
-    tick: host.tick,
-    get signal() {
-      controller ??= session.controller();
-      return controller.signal;
-    },
-    emit: (topic, payload, meta) => host.directEvent(session, topic, payload, meta),
-  };
-  let returned: unknown;
-  try {
-    returned = tool.definition.handler(call.input, context);
-  } catch (error) {
-    return fail(error);
+    this.finish({ ok: true, output: output as JsonObject }, 'handler');
   }
-  if (isPromiseLike(returned)) {
-    // Only a handler that returned a promise can outlive its call; a synchronous one is done.
-    timer = host.clock.setTimeout(timeOut, timeoutMs);
-    returned.then(succeed, fail);
-  } else succeed(returned);
+
+  private fail(error: unknown): void {
+    if (this.settled) return;
+    this.settle();
+    if (!(error instanceof ToolError)) {
+      this.host.hostError({ code: 'handler_threw', tool: this.call.tool, sessionId: this.sessionId, message: `tool "${this.call.tool}" threw: ${firstLine(error)}`, cause: error });
+    }
+    this.finish({ ok: false, error: handlerError(this.call.tool, error) }, 'handler');
+  }
+
+  private timeOut(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.controller?.abort(new Error(`${this.call.tool} timed out after ${this.timeoutMs} ms`));
+    if (this.controller !== undefined) this.session.release(this.controller);
+    this.refuse('timeout', `${this.call.tool} did not finish within ${this.timeoutMs} ms`);
+  }
+
+  private settle(): void {
+    this.settled = true;
+    if (this.timer !== undefined) this.host.clock.clearTimeout(this.timer);
+    if (this.controller !== undefined) this.session.release(this.controller);
+  }
+
+  private refuse(kind: RefusalKind, message: string): void {
+    this.finish({ ok: false, error: refusal(kind, message) }, 'bridge');
+  }
+
+  private finish(result: Omit<CallResult, 'call_id' | 'meta'>, source: string): void {
+    const { host, session, call } = this;
+    if (session.state === 'closed') return;
+    const meta: Meta = { tick: host.tick, latency_ms: Math.max(0, Math.round(host.clock.now() - this.arrivedAt)), source };
+    const full: CallResult = { call_id: call.call_id, ...result, meta };
+    session.finishCall(full);
+    host.completed({ sessionId: this.sessionId, character: this.character, tool: call.tool, callId: call.call_id, input: call.input, result: full }, this.tool);
+  }
 }
 
 /** What the agent learns of a handler's failure: a ToolError's message, or an Error's first line. */

@@ -98,6 +98,28 @@ describe('AgentClient', () => {
     expect(bridge.received.filter((m) => m.type === 'tool_call')).toHaveLength(1);
   });
 
+  it('times out each waiting call at its own deadline', async () => {
+    const clock = new ManualClock();
+    const bridge = scriptedBridge();
+    const connecting = AgentClient.connect(bridge.agentEnd, { clock });
+    bridge.init();
+    const agent = await connecting;
+    const order: string[] = [];
+    const track = (name: string, call: Promise<{ ok: boolean }>) => call.then((outcome) => order.push(`${name}@${clock.now()}:${outcome.ok}`));
+    const slow = track('slow', agent.call('a', {}, { timeoutMs: 3000 }));
+    const fast = track('fast', agent.call('b', {}, { timeoutMs: 1000 }));
+    const answered = track('answered', agent.call('c', {}, { timeoutMs: 2000 }));
+    await settle();
+    bridge.send(2, { type: 'tool_result', call_id: 'c3', ok: true, output: {} });
+    await settle();
+    for (let t = 0; t < 3000; t += 500) {
+      clock.advance(500);
+      await settle();
+    }
+    await Promise.all([slow, fast, answered]);
+    expect(order).toEqual(['answered@0:true', 'fast@1000:false', 'slow@3000:false']);
+  });
+
   it('bounds the calls waiting for results', async () => {
     const bridge = scriptedBridge();
     const connecting = AgentClient.connect(bridge.agentEnd, { clock: new ManualClock(), maxPendingCalls: 2 });
