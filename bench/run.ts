@@ -1,8 +1,9 @@
-// `npm run bench [-- --quick] [-- name…]`: runs every bench/*.bench.ts module, prints one table and
+// `npm run bench [-- --quick] [-- --source] [-- name…]`: runs every bench/*.bench.ts module (bundled,
+// unless --source), prints one table and
 // writes bench/results.json. Figures vary with the machine and its load: compare runs on one machine.
 // No figure here is asserted anywhere; the smoke test only checks that every bench still runs.
 
-import { readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { rowProblems, type BenchModule, type BenchOptions, type BenchRow } from './row.js';
@@ -16,15 +17,32 @@ export function benchFiles(): string[] {
     .sort();
 }
 
-export async function loadBench(file: string): Promise<BenchModule> {
-  const module = (await import(pathToFileURL(join(benchDir, file)).href)) as Partial<BenchModule>;
+/**
+ * Loads a bench module. `npm run bench` passes `{ bundled: true }`: the module and the capsule's
+ * sources are bundled with esbuild first, as a user's build would ship them. Run straight from
+ * TypeScript (tsx), every named closure is wrapped to keep its name, which slows the capsule's hot
+ * path by a third while the peers it is compared with run as published JavaScript.
+ */
+export async function loadBench(file: string, options: { bundled?: boolean } = {}): Promise<BenchModule> {
+  const url = options.bundled ? await bundled(file) : pathToFileURL(join(benchDir, file)).href;
+  const module = (await import(url)) as Partial<BenchModule>;
   if (typeof module.run !== 'function') throw new Error(`bench/${file}: export \`async function run(options: { quick: boolean }): Promise<BenchRow[]>\``);
   return module as BenchModule;
 }
 
+/** Bundles one bench module into bench/.build/ (git-ignored; packages stay external and resolve from there). */
+async function bundled(file: string): Promise<string> {
+  const { build } = await import('esbuild');
+  mkdirSync(join(benchDir, '.build'), { recursive: true });
+  const outdir = mkdtempSync(join(benchDir, '.build', 'run-'));
+  const outfile = join(outdir, file.replace(/\.ts$/, '.mjs'));
+  await build({ entryPoints: [join(benchDir, file)], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile, logLevel: 'warning', target: 'node20' });
+  return pathToFileURL(outfile).href;
+}
+
 /** Runs one module and checks its rows; a malformed row is an error naming the module and field. */
-export async function runBench(file: string, options: BenchOptions): Promise<BenchRow[]> {
-  const rows = await (await loadBench(file)).run(options);
+export async function runBench(file: string, options: BenchOptions & { bundled?: boolean }): Promise<BenchRow[]> {
+  const rows = await (await loadBench(file, { bundled: options.bundled ?? false })).run({ quick: options.quick });
   if (!Array.isArray(rows) || rows.length === 0) throw new Error(`bench/${file}: run() must resolve to at least one row`);
   for (const row of rows) {
     const problems = rowProblems(row);
@@ -50,7 +68,7 @@ async function main(argv: string[]): Promise<void> {
   const rows: BenchRow[] = [];
   for (const file of files) {
     process.stderr.write(`bench: ${file}${quick ? ' (quick)' : ''}…\n`);
-    rows.push(...(await runBench(file, { quick })));
+    rows.push(...(await runBench(file, { quick, bundled: !argv.includes('--source') })));
   }
   process.stdout.write(`${formatTable(rows).join('\n')}\n`);
   const results = { date: new Date().toISOString(), node: process.version, platform: `${process.platform}-${process.arch}`, quick, rows };
