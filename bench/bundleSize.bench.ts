@@ -3,9 +3,11 @@
 //
 // What it measures: each bundle is built from source by esbuild (bundle, minify, ESM, platform
 // browser, every dependency bundled in, nothing external) into a temp directory under os.tmpdir(),
-// then gzipped at level 9 with node:zlib. "core, precompiled" is what a game without the ajv compiler
-// ships: createCapsule from src/core.ts, precompiledValidators, AgentClient and createMemoryLinkPair
-// (the runtime, its protocol validators, an in-page agent and its link). "index, ajv" is src/index.ts
+// then gzipped at level 9 with node:zlib. "core runtime, precompiled" is what a game without the ajv
+// compiler ships: createCapsule from src/core.ts, precompiledValidators, and its links (memory pair,
+// WebSocket) — the bridge and the protocol validators of what agents send. "+ in-page agent" adds
+// AgentClient (and the validators of what the bridge sends), for a game whose agents run in the page
+// too. "index, ajv" is src/index.ts
 // whole, with the run-time schema compiler. src/core.ts and the text, headless and recording entries
 // are bundled whole, as a game importing everything from them would.
 //
@@ -29,9 +31,15 @@ export async function run(_options: BenchOptions): Promise<BenchRow[]> {
       "export { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';",
     ].join('\n'),
   });
-  const core = await buildBundle('core, precompiled', {
+  const core = await buildBundle('core runtime, precompiled', {
     contents: [
-      "export { createCapsule, AgentClient, createMemoryLinkPair } from './src/core.ts';",
+      "export { createCapsule, createMemoryLinkPair, connectWebSocket, webSocketLink } from './src/core.ts';",
+      "export { precompiledValidators } from './src/validators/precompiled.ts';",
+    ].join('\n'),
+  });
+  const withAgent = await buildBundle('core runtime + in-page agent', {
+    contents: [
+      "export { createCapsule, createMemoryLinkPair, connectWebSocket, webSocketLink, AgentClient } from './src/core.ts';",
       "export { precompiledValidators } from './src/validators/precompiled.ts';",
     ].join('\n'),
   });
@@ -65,6 +73,7 @@ export async function run(_options: BenchOptions): Promise<BenchRow[]> {
       core,
       `${size(core)} vs MCP Client+InMemoryTransport ${size(mcp)}; target ≤ ${kib(CORE_TARGET_BYTES)} and ≤ 0.20× MCP; largest min inputs: ${top(core)}`,
     ),
+    row(withAgent, `${size(withAgent)}: the core runtime and AgentClient; largest min inputs: ${top(withAgent)}`),
     row(withAjv, `${size(withAjv)}: src/index.ts whole, with the ajv compiler; largest min inputs: ${top(withAjv)}`),
     ...others.map((bundle) => row(bundle, `${size(bundle)}: the entry whole, with all it imports; largest min inputs: ${top(bundle)}`)),
   ];

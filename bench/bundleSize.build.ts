@@ -6,10 +6,10 @@ import { build } from 'esbuild';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { repoRoot as findRepoRoot } from './row.js';
 
-export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+export const repoRoot = findRepoRoot(import.meta.url);
 
 export interface BundleSize {
   name: string;

@@ -23,13 +23,12 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { MemoryKind, MemoryReading } from './memory.child.js';
-import type { BenchOptions, BenchRow } from './row.js';
+import { repoRoot, type BenchOptions, type BenchRow } from './row.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const child = fileURLToPath(new URL('./memory.child.ts', import.meta.url));
+const root = repoRoot(import.meta.url);
+const child = join(root, 'bench', 'memory.child.ts');
 
 export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const count = options.quick ? 1000 : 10_000;

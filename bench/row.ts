@@ -1,6 +1,10 @@
 // The contract between bench/run.ts and each bench/*.bench.ts module, and the check the smoke test
 // (test/bench.test.ts) applies to every row so no bench rots unnoticed.
 
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 /** One comparison: the capsule's figure against a baseline doing the same work without it. */
 export interface BenchRow {
   name: string;
@@ -46,4 +50,19 @@ export function rowProblems(row: unknown): string[] {
 /** Times the capsule path takes relative to the baseline, from two rates of the same work. */
 export function timeRatio(capsulePerSecond: number, baselinePerSecond: number): number {
   return baselinePerSecond / capsulePerSecond;
+}
+
+/**
+ * The repository's root: the nearest folder above this module with the project's package.json. A
+ * bench may run from source (bench/) or bundled (bench/.build/…), so the depth is not fixed.
+ */
+export function repoRoot(from: string = import.meta.url): string {
+  let dir = dirname(fileURLToPath(from));
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'aicc-capsule') return dir;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`bench: no aicc-capsule package.json above ${from}`);
+    dir = parent;
+  }
 }

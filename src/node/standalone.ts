@@ -32,8 +32,28 @@ export function standaloneValidatorsSource(schemas: readonly object[], exports: 
   const ajv = standaloneAjv({ esm: true });
   for (const schema of schemas) ajv.addSchema(withoutAnnotations(schema) as AnySchemaObject);
   const helpers = new Set<string>();
-  const body = rewriteRequires(standaloneCode(ajv, exports), helpers).replace(/^"use strict";/, '');
+  const body = withoutEvaluatedMarks(rewriteRequires(standaloneCode(ajv, exports), helpers).replace(/^"use strict";/, ''));
   return moduleSource(banner, helpers, body);
+}
+
+/**
+ * Inlines ajv's `validateN.evaluated = {…}` marks (they serve unevaluatedProperties across $refs)
+ * into the one place each is read, `const evaluatedK = validateN.evaluated`, and drops the
+ * assignments. They are the module's only side effects: without them a bundler can leave out every
+ * validator an app does not use. Fails loudly if a mark is read any other way.
+ */
+export function withoutEvaluatedMarks(code: string): string {
+  const marks = new Map<string, string>();
+  let out = code.replace(/\b(validate\d+)\.evaluated = (\{[^{}]*\});?/g, (_match, name: string, value: string) => {
+    marks.set(name, value);
+    return '';
+  });
+  out = out.replace(/= (validate\d+)\.evaluated;/g, (match, name: string) => {
+    const value = marks.get(name);
+    return value === undefined ? match : `= ${value};`;
+  });
+  if (/\bvalidate\d+\.evaluated\b/.test(out)) throw new Error('standalone: an `evaluated` mark is used in a way this generator does not inline');
+  return out;
 }
 
 /**
