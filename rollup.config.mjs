@@ -17,6 +17,7 @@ const entries = {
   text: 'src/adapters/text/index.ts', // "./text"
   headless: 'src/adapters/headless/index.ts', // "./headless"
   recording: 'src/recording/index.ts', // "./recording"
+  pi: 'src/pi/index.ts', // "./pi"
   node: 'src/node/index.ts', // "./node"
 };
 const cli = 'src/node/cli.ts'; // → dist/cli.js (the `aicc` bin)

@@ -44,7 +44,8 @@ export function standaloneValidatorsSource(schemas: readonly object[], exports: 
  */
 export function withoutEvaluatedMarks(code: string): string {
   const marks = new Map<string, string>();
-  let out = code.replace(/\b(validate\d+)\.evaluated = (\{[^{}]*\});?/g, (_match, name: string, value: string) => {
+  // A mark's value may hold one level of nested braces (`{"props":{"a":true}}`).
+  let out = code.replace(/\b(validate\d+)\.evaluated = (\{(?:[^{}]|\{[^{}]*\})*\});?/g, (_match, name: string, value: string) => {
     marks.set(name, value);
     return '';
   });

@@ -1,0 +1,83 @@
+// How a PeersClient gets a new link after a drop: the caller's connect(), tried with exponential
+// backoff on the injected clock, each attempt bounded in time. The hello on the new link is the
+// client's business; this module only finds a link.
+
+import type { Link } from '../links/link.js';
+import type { Clock, TimerId } from '../runtime/clock.js';
+
+export interface PeersReconnectOptions {
+  /** Opens a new link to the same agent (or gateway). May reject; it is then tried again. */
+  connect(): Promise<Link>;
+  /** Attempts in a row before the client gives up and closes. Default 8. */
+  maxAttempts?: number;
+  /** Delay before the first attempt; doubles after each failure. Default 500 ms. */
+  baseDelayMs?: number;
+  /** Longest delay between attempts. Default 30,000 ms. */
+  maxDelayMs?: number;
+}
+
+export const RECONNECT_DEFAULTS = Object.freeze({ maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 30_000 });
+
+/**
+ * The wait before attempt `attempt` (1-based): base, 2·base, 4·base, … capped at max. No jitter:
+ * a client reconnects to one agent, not a crowd to one server, and tests read exact delays.
+ */
+export function backoffDelay(attempt: number, baseDelayMs: number, maxDelayMs: number): number {
+  return Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, attempt - 1));
+}
+
+/** A delay on the clock that can be cut short (the client closed meanwhile). */
+export class Sleeper {
+  private timer: TimerId | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly clock: Clock) {}
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = resolve;
+      this.timer = this.clock.setTimeout(() => this.cancel(), ms);
+    });
+  }
+
+  /** Ends the current sleep now. */
+  cancel(): void {
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+}
+
+/**
+ * connect(), bounded by `timeoutMs` on the clock. A link that arrives after the deadline is closed
+ * at once, so a slow connect cannot leave a second link open behind the client's back.
+ */
+export function connectWithin(connect: () => Promise<Link>, clock: Clock, timeoutMs: number): Promise<Link> {
+  return new Promise((resolve, reject) => {
+    let late = false;
+    const timer = clock.setTimeout(() => {
+      late = true;
+      reject(new Error(`reconnect.connect() did not settle within ${timeoutMs} ms`));
+    }, timeoutMs);
+    let started: Promise<Link>;
+    try {
+      started = connect();
+    } catch (error) {
+      started = Promise.reject(error);
+    }
+    started.then(
+      (link) => {
+        if (late) return link.close('PeersClient: connect() settled after its deadline');
+        clock.clearTimeout(timer);
+        resolve(link);
+      },
+      (error: unknown) => {
+        if (late) return;
+        clock.clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}

@@ -1,0 +1,141 @@
+// The gate for every record a pi-peers agent sends: frame size, UTF-8, JSON, depth and
+// prototype-polluting keys (src/runtime/inbound.ts), then the schema through the generated
+// validators. Nothing here throws on bad input; every failure is a verdict naming what was wrong.
+
+import type { Frame } from '../links/codec.js';
+import { checkStructure, utf8Exceeds, type InboundLimits } from '../runtime/inbound.js';
+import { describeAjvError, type AjvErrorLike } from '../runtime/validator.js';
+import { validateAgentState, validateRequest, validateResponse, validateVersionRange } from './generated/peers-validators.js';
+import { isPeersWireErrorCode, type AgentState, type PeersRequest, type PeersResponse, type VersionRange } from './peersProtocol.js';
+
+/**
+ * Bounds for inbound records. Frames are larger than AICC's default: an agent's last assistant
+ * text travels in one record (pi-daemon also allows 1 MiB lines).
+ */
+export const DEFAULT_PEERS_LIMITS: Readonly<InboundLimits> = Object.freeze({ maxFrameBytes: 1024 * 1024, maxDepth: 32 });
+
+export type RecordProblemKind = 'oversized_frame' | 'malformed_frame' | 'too_deep' | 'forbidden_key' | 'schema_violation';
+
+/** A record that was refused: reported as an `error` event on the client, then dropped. */
+export interface RecordProblem {
+  kind: RecordProblemKind;
+  message: string;
+  /** The refused record's `id`, when it had a readable one. */
+  requestId?: string;
+}
+
+export type InboundRecord =
+  | { kind: 'response'; response: PeersResponse }
+  /** A record type this client does not know (a later 1.x event, say): ignored, but its id counts as progress. */
+  | { kind: 'other'; type: string; id: string | undefined };
+
+export type RecordVerdict = { ok: true; record: InboundRecord } | { ok: false; problem: RecordProblem };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** One inbound frame → a response, a record to ignore, or a problem. */
+export function readRecord(frame: Frame, limits: InboundLimits): RecordVerdict {
+  const text = frameText(frame, limits);
+  if (typeof text !== 'string') return { ok: false, problem: text };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // JSON.parse's message quotes the text, which may hold anything: it is not repeated.
+    return refuse('malformed_frame', 'record is not JSON');
+  }
+  const structure = checkStructure(value, limits.maxDepth);
+  if (!structure.ok) return refuse(structure.kind === 'too_deep' ? 'too_deep' : 'forbidden_key', `record refused: ${structure.message}`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return refuse('schema_violation', 'record is not a JSON object');
+  const record = value as Record<string, unknown>;
+  const id = typeof record['id'] === 'string' ? record['id'] : undefined;
+  const type = record['type'];
+  if (typeof type !== 'string') return refuse('schema_violation', 'record has no string "type"', id);
+  if (type !== 'response') return { ok: true, record: { kind: 'other', type, id } };
+  // Minor versions add error codes: an unknown one is checked as absent, and kept for the caller.
+  const code = record['errorCode'];
+  const checked = typeof code === 'string' && !isPeersWireErrorCode(code) ? withoutKey(record, 'errorCode') : record;
+  if (!validateResponse(checked)) return refuse('schema_violation', `response refused: ${describeAjvError('response', validateResponse.errors?.[0])}`, id);
+  return { ok: true, record: { kind: 'response', response: record as unknown as PeersResponse } };
+}
+
+/** get_state data as an AgentState, or why it is not one. */
+export function readAgentState(data: unknown): { ok: true; state: AgentState } | { ok: false; message: string } {
+  if (validateAgentState(data)) return { ok: true, state: data as AgentState };
+  const error = validateAgentState.errors?.[0];
+  // The schema's only `not`: a state must never carry the agent's secret.
+  if (error?.keyword === 'not') return { ok: false, message: 'get_state data carries a "token", which AgentState forbids' };
+  return { ok: false, message: describeAjvError('get_state data', error) };
+}
+
+/** get_last_assistant_text data (pi's `{ text: string | null }`), or undefined when it is not that. */
+export function readLastText(data: unknown): { ok: true; text: string | null } | { ok: false } {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return { ok: false };
+  const text = (data as Record<string, unknown>)['text'];
+  return typeof text === 'string' || text === null ? { ok: true, text } : { ok: false };
+}
+
+/** Why an outbound record fails the schema, or undefined when it passes. */
+export function checkRequest(record: PeersRequest): string | undefined {
+  if (validateRequest(record)) return undefined;
+  return describeAjvError('request', branchError(record.type, validateRequest.errors ?? []));
+}
+
+/** The schema $defs entry each request type is checked against inside Request's oneOf. */
+const BRANCH: Record<string, string> = {
+  hello: 'Hello',
+  get_state: 'GetState',
+  get_last_assistant_text: 'GetLastAssistantText',
+  prompt: 'Delivery',
+  follow_up: 'Delivery',
+  steer: 'Delivery',
+};
+
+/**
+ * oneOf reports every branch's first failure: the useful one is the branch of the record's own
+ * type (a prompt with an empty message should not read "protocol is required").
+ */
+function branchError(type: string, errors: ReadonlyArray<AjvErrorLike & { schemaPath?: string }>): AjvErrorLike | undefined {
+  const branch = Object.hasOwn(BRANCH, type) ? BRANCH[type] : undefined;
+  const own = branch === undefined ? undefined : errors.find((error) => error.schemaPath?.includes(`/${branch}/`) === true);
+  return own ?? errors.at(-1);
+}
+
+function frameText(frame: Frame, limits: InboundLimits): string | RecordProblem {
+  if (typeof frame === 'string') {
+    return utf8Exceeds(frame, limits.maxFrameBytes) ? oversized(limits) : frame;
+  }
+  if (frame instanceof Uint8Array) {
+    if (frame.byteLength > limits.maxFrameBytes) return oversized(limits);
+    try {
+      return utf8.decode(frame);
+    } catch {
+      return { kind: 'malformed_frame', message: 'record is not valid UTF-8' };
+    }
+  }
+  return { kind: 'malformed_frame', message: 'a pi-peers link carries JSON text frames, not message objects' };
+}
+
+function oversized(limits: InboundLimits): RecordProblem {
+  return { kind: 'oversized_frame', message: `record exceeds ${limits.maxFrameBytes} bytes (options.limits.maxFrameBytes)` };
+}
+
+function refuse(kind: RecordProblemKind, message: string, requestId?: string): { ok: false; problem: RecordProblem } {
+  return { ok: false, problem: requestId === undefined ? { kind, message } : { kind, message, requestId } };
+}
+
+function withoutKey(record: Record<string, unknown>, key: string): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([name]) => name !== key));
+}
+
+/**
+ * The server's range from a hello answer's `data.protocol`. The schema says nothing of the hello
+ * answer's data: a range there is checked; none means the server accepted ours as it is.
+ */
+export function readHelloProtocol(data: unknown): { ok: true; range: VersionRange | undefined } | { ok: false; message: string } {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return { ok: true, range: undefined };
+  const protocol = (data as Record<string, unknown>)['protocol'];
+  if (protocol === undefined) return { ok: true, range: undefined };
+  if (validateVersionRange(protocol)) return { ok: true, range: protocol as VersionRange };
+  return { ok: false, message: describeAjvError('hello data.protocol', validateVersionRange.errors?.[0]) };
+}
