@@ -18,6 +18,7 @@ const entries = {
   headless: 'src/adapters/headless/index.ts', // "./headless"
   recording: 'src/recording/index.ts', // "./recording"
   pi: 'src/pi/index.ts', // "./pi"
+  pilot: 'src/agent/pilot/index.ts', // "./pilot"
   node: 'src/node/index.ts', // "./node"
 };
 const cli = 'src/node/cli.ts'; // → dist/cli.js (the `aicc` bin)

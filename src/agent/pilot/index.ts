@@ -1,0 +1,23 @@
+// The pilot: a chat model playing one character over aicc/0.1. Exported by name; nothing runs on import.
+
+export { Pilot } from './pilot.js';
+export { PeersBackend } from './peersBackend.js';
+export { briefing, replyFormat, REPLY_FENCE } from './briefing.js';
+export { Digest, isUrgent } from './digest.js';
+export { parseReply, describeUnreadable, replyFeedback, isUsable, MAX_REPLY_CHARS } from './replyParser.js';
+export { toolLine, typeText, usable, catalogChanges } from './catalog.js';
+export { compact } from './compact.js';
+export { Cadence } from './cadence.js';
+export { LoopGuards } from './guards.js';
+export { Quotas } from './quotas.js';
+
+export type { ChatBackend, SendKind } from './backend.js';
+export type { PilotOptions, PilotStatus, PilotEvents, PauseReason } from './pilot.js';
+export type { PeersClientLike, PeersDeliveryOptions, PeersStateLike, PeersBackendOptions } from './peersBackend.js';
+export type { CharacterBrief, BriefingOptions } from './briefing.js';
+export type { DigestOptions, AskedCall } from './digest.js';
+export type { ParsedCall, ParsedReply, ParseOptions, Unreadable, Slip } from './replyParser.js';
+export type { CadenceOptions } from './cadence.js';
+export type { GuardOptions } from './guards.js';
+export type { PilotStats } from './stats.js';
+export type { QuotaLeft } from './quotas.js';

@@ -1,0 +1,177 @@
+// A ChatBackend over pi-peers 1.0. The peers protocol has no "reply" message: a sender reads the
+// agent's `settled` count (completed runs), delivers, waits until the count has grown and the agent
+// is idle, then reads the last assistant text. This module keeps that bookkeeping out of the pilot.
+
+import type { ChatBackend, SendKind } from './backend.js';
+
+/** What a delivery carries besides its text (pi-peers `Delivery`). */
+export interface PeersDeliveryOptions {
+  /** The dedupe key: a repeated id within 10 minutes gets the original response. */
+  id: string;
+  /** Peer messages in the chain, this one included; the peer refuses more than 3. */
+  hops?: number;
+  /** The sender waits for the answer; shapes the hint the receiving model sees. */
+  awaitsReply?: boolean;
+}
+
+/** The part of pi-peers `AgentState` this backend reads. */
+export interface PeersStateLike {
+  idle?: boolean;
+  /** Completed agent runs. */
+  settled?: number;
+}
+
+/** A pi-peers response, as far as this backend reads it (pi's RPC response + errorCode, retryable). */
+interface PeersResponseLike {
+  success?: boolean;
+  error?: string;
+  errorCode?: string;
+  retryable?: boolean;
+}
+
+/**
+ * The shape of `PeersClient` (src/pi/peersClient.ts) this backend uses, declared here so the two can
+ * be built apart. Results are typed loosely on purpose: `deliver` may resolve with a failed response
+ * or reject with an error carrying `retryable`; `waitForReply` may give the text or an object holding it.
+ */
+export interface PeersClientLike {
+  deliver(kind: SendKind, message: string, options: PeersDeliveryOptions): Promise<unknown>;
+  getState(): Promise<PeersStateLike>;
+  waitForReply(sinceSettled: number, options?: { signal?: AbortSignal }): Promise<string | null | undefined | { text?: string | null }>;
+  /** pi-peers 1.0 has no abort request; a client that can stop a run some other way offers this. */
+  abort?(): Promise<unknown>;
+  close?(): void;
+}
+
+export interface PeersBackendOptions {
+  /** Prefix of delivery ids; each send gets `${idPrefix}-${n}`. Default: a random one. */
+  idPrefix?: string;
+  /** Attempts per send when the peer says a failure is retryable; the same id each time. Default 3. */
+  attempts?: number;
+}
+
+export class PeersBackend implements ChatBackend {
+  private readonly idPrefix: string;
+  private readonly attempts: number;
+  private sent = 0;
+  /** `settled` before the run being waited on; undefined when nothing is outstanding. */
+  private baseline: number | undefined;
+  private running = false;
+  /** Reply waits in progress, so abort() and close() can end them. */
+  private readonly waits = new Set<AbortController>();
+  private closed = false;
+
+  constructor(
+    private readonly peers: PeersClientLike,
+    options: PeersBackendOptions = {},
+  ) {
+    this.idPrefix = options.idPrefix ?? `pilot-${Math.random().toString(36).slice(2, 10)}`;
+    this.attempts = Math.max(1, options.attempts ?? 3);
+  }
+
+  get busy(): boolean {
+    return this.running;
+  }
+
+  async send(kind: SendKind, text: string): Promise<void> {
+    if (this.closed) throw new Error('PeersBackend.send: the backend is closed');
+    // A steer or follow_up that reaches an idle pi waits in its queue and starts nothing, and a
+    // prompt to a running pi is refused: so the kind follows what the agent is doing now.
+    let wire = kind;
+    if (!this.running || kind === 'prompt') {
+      const state = await this.peers.getState();
+      const idle = state.idle !== false;
+      wire = idle ? 'prompt' : kind === 'prompt' ? 'follow_up' : kind;
+      this.baseline ??= state.settled ?? 0;
+    }
+    const id = `${this.idPrefix}-${++this.sent}`;
+    // The pilot is where the chain starts: one hop. It always reads the answer: awaitsReply.
+    // A retry reuses the id: the peer dedupes it, so the model never gets the text twice.
+    for (let attempt = 1; ; attempt++) {
+      let failure: PeersResponseLike | undefined;
+      try {
+        failure = refusalOf(await this.peers.deliver(wire, text, { id, hops: 1, awaitsReply: true }));
+      } catch (error) {
+        failure = { error: error instanceof Error ? error.message : String(error), retryable: (error as { retryable?: unknown } | null)?.retryable === true };
+        const code = (error as { errorCode?: unknown } | null)?.errorCode;
+        if (typeof code === 'string') failure.errorCode = code;
+      }
+      if (failure === undefined) break;
+      if (failure.retryable !== true || attempt >= this.attempts) {
+        throw new Error(`PeersBackend.send: the peer refused the ${wire}: ${failure.error ?? 'no reason given'}${failure.errorCode === undefined ? '' : ` (${failure.errorCode})`}`);
+      }
+    }
+    this.running = true;
+  }
+
+  async reply(signal?: AbortSignal): Promise<string | null> {
+    const since = this.baseline;
+    if (since === undefined) return null;
+    const wait = new AbortController();
+    this.waits.add(wait);
+    const stop = (): void => wait.abort();
+    signal?.addEventListener('abort', stop, { once: true });
+    if (signal?.aborted === true) wait.abort();
+    try {
+      const answer = await abortable(this.peers.waitForReply(since, { signal: wait.signal }), wait.signal);
+      // An abandoned wait leaves the run as it was: a later reply() still waits for it to settle.
+      if (wait.signal.aborted) return null;
+      // The run is over: the next send starts from a fresh count.
+      this.baseline = undefined;
+      this.running = false;
+      return textOf(answer);
+    } finally {
+      signal?.removeEventListener('abort', stop);
+      this.waits.delete(wait);
+    }
+  }
+
+  async abort(): Promise<void> {
+    for (const wait of this.waits) wait.abort();
+    // Without a way to stop the remote run, the next reply waits on the same run to settle.
+    if (this.peers.abort !== undefined) {
+      await this.peers.abort();
+      this.running = false;
+      this.baseline = undefined;
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const wait of this.waits) wait.abort();
+    this.running = false;
+    this.peers.close?.();
+  }
+}
+
+function refusalOf(response: unknown): PeersResponseLike | undefined {
+  if (typeof response !== 'object' || response === null) return undefined;
+  const r = response as PeersResponseLike;
+  return r.success === false ? r : undefined;
+}
+
+function textOf(answer: string | null | undefined | { text?: string | null }): string | null {
+  if (typeof answer === 'string') return answer;
+  if (answer === null || answer === undefined) return null;
+  return typeof answer.text === 'string' ? answer.text : null;
+}
+
+/** The promise's value, or null once `signal` aborts (the wait ends; the remote run does not). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}

@@ -1,0 +1,323 @@
+// The Pilot: an AICC agent that lets a chat model play one character. It briefs the model once,
+// then, whenever there is news, sends it a digest and reads the tool calls out of its reply, which
+// go to the capsule as ordinary tool_calls through the AgentClient. It is driven by events and
+// timers only; the capsule's tick loop never waits for it, nor it for the tick loop.
+
+import mitt, { type Emitter } from 'mitt';
+import type { AgentClient } from '../agentClient.js';
+import { realClock, type Clock } from '../../runtime/clock.js';
+import type { EventMessage, Manifest } from '../../runtime/protocol.js';
+import type { ChatBackend, SendKind } from './backend.js';
+import { briefing, type CharacterBrief } from './briefing.js';
+import { Cadence, type CadenceOptions } from './cadence.js';
+import { catalogChanges } from './catalog.js';
+import { Digest, isUrgent, type DigestOptions } from './digest.js';
+import { executeCalls } from './execution.js';
+import { LoopGuards, type GuardOptions } from './guards.js';
+import { Quotas } from './quotas.js';
+import { isUsable, parseReply, replyFeedback, type ParsedCall } from './replyParser.js';
+import { countLatency, countReply, countSent, emptyStats, snapshot, type PilotStats } from './stats.js';
+
+export interface PilotOptions extends GuardOptions, CadenceOptions {
+  client: AgentClient;
+  backend: ChatBackend;
+  /** Who the model plays; `id` is the session's character. */
+  character: CharacterBrief;
+  /** Times every delay and guard. Default: wall time. Pass the capsule's in headless runs. */
+  clock?: Clock;
+  /** Most calls taken from one reply; the rest are told as skipped. Default 8. */
+  maxCallsPerReply?: number;
+  /** Follow-ups sent during one run, at most: a model mid-answer is not flooded. Default 1. */
+  maxFollowUpsPerRun?: number;
+  /** The game's own words for the model, added to the briefing. */
+  notes?: string;
+  /** How digests are written (bounds, the game's view of tool outputs). */
+  digest?: Omit<DigestOptions, 'self'>;
+}
+
+export type PilotStatus = 'new' | 'idle' | 'thinking' | 'acting' | 'paused' | 'stopped';
+
+/** Why a pilot paused: `rate` lifts itself when the minute's window allows; the others need resume(). */
+export type PauseReason = 'rate' | 'failures' | 'aborted';
+
+export type PilotEvents = {
+  /** Every text sent to the model. */
+  sent: { kind: SendKind; text: string };
+  /** A reply was read. */
+  decision: { reply: string | null; calls: ParsedCall[]; notes: string[]; latencyMs: number };
+  pause: { reason: PauseReason; message: string };
+  resume: { reason: PauseReason };
+  /** The backend failed (refused a send, or its reply threw). */
+  error: { message: string };
+  stop: { reason: string };
+};
+
+export class Pilot {
+  private statusNow: PilotStatus = 'new';
+  private pausedFor: PauseReason | undefined;
+  private readonly bus: Emitter<PilotEvents> = mitt<PilotEvents>();
+  private readonly clock: Clock;
+  private readonly digest: Digest;
+  private readonly quotas: Quotas;
+  private readonly cadence: Cadence;
+  private readonly guards: LoopGuards;
+  private readonly stats_: PilotStats = emptyStats();
+  private readonly maxCalls: number;
+  private readonly maxFollowUps: number;
+  private manifest: Manifest;
+  private briefed = false;
+  /** Text the backend refused, sent again ahead of the next digest so nothing is lost. */
+  private unsent = '';
+  /** Identifies the decision in progress: a stale one (aborted, then resumed) stops at its next await. */
+  private cycle = 0;
+  private followUps = 0;
+  private steerQueued = false;
+  private replyAbort: AbortController | undefined;
+  private readonly unsubscribe: Array<() => void> = [];
+  private readonly idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly options: PilotOptions) {
+    this.clock = options.clock ?? realClock();
+    this.manifest = options.client.manifest;
+    this.digest = new Digest({ ...options.digest, self: options.character.id });
+    this.quotas = new Quotas(this.clock);
+    this.quotas.setTools(this.manifest.tools);
+    this.cadence = new Cadence(this.clock, this.manifest.agent_model, options);
+    this.guards = new LoopGuards(this.clock, options);
+    this.maxCalls = options.maxCallsPerReply ?? 8;
+    this.maxFollowUps = options.maxFollowUpsPerRun ?? 1;
+  }
+
+  get status(): PilotStatus {
+    return this.statusNow;
+  }
+
+  /** A copy of the counters. */
+  get stats(): PilotStats {
+    return snapshot(this.stats_);
+  }
+
+  on<K extends keyof PilotEvents>(type: K, handler: (event: PilotEvents[K]) => void): () => void {
+    this.bus.on(type, handler);
+    return () => this.bus.off(type, handler);
+  }
+
+  /** Listens to the session and sends the briefing; the pilot runs on its own from then on. */
+  start(): void {
+    if (this.statusNow !== 'new') return;
+    const { client } = this.options;
+    // The session may have changed its declarations since construction: read them as they are now.
+    this.manifest = client.manifest;
+    this.quotas.setTools(this.manifest.tools);
+    this.cadence.setModel(this.manifest.agent_model);
+    this.unsubscribe.push(
+      client.on('event', (event) => this.observe(event)),
+      client.on('manifest', (manifest) => this.manifestChanged(manifest)),
+      client.on('close', ({ reason }) => this.stop(`session closed: ${reason}`)),
+    );
+    this.setStatus('idle');
+    void this.decide();
+  }
+
+  /** Resolves once the pilot is neither thinking nor acting (idle, paused or stopped). */
+  whenIdle(): Promise<void> {
+    if (this.statusNow !== 'thinking' && this.statusNow !== 'acting') return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Lifts a pause (after failed replies, or an abort) and carries on with the news. */
+  resume(): void {
+    if (this.statusNow !== 'paused' || this.pausedFor === undefined) return;
+    const reason = this.pausedFor;
+    this.pausedFor = undefined;
+    if (reason === 'failures') this.guards.reset();
+    this.setStatus('idle');
+    this.bus.emit('resume', { reason });
+    this.schedule();
+  }
+
+  /** Stops the model's run and the wait for its reply; calls not yet sent are dropped. Pauses. */
+  async abort(): Promise<void> {
+    if (this.statusNow === 'stopped' || this.statusNow === 'new') return;
+    this.pause('aborted', 'aborted by the host; resume() carries on');
+    this.replyAbort?.abort();
+    try {
+      await this.options.backend.abort();
+    } catch (error) {
+      this.bus.emit('error', { message: `backend.abort: ${messageOf(error)}` });
+    }
+  }
+
+  /** Ends the pilot for good; the client and the backend stay open for their owner to close. */
+  stop(reason = 'stopped'): void {
+    if (this.statusNow === 'stopped') return;
+    this.cadence.cancel();
+    this.replyAbort?.abort();
+    for (const off of this.unsubscribe.splice(0)) off();
+    this.setStatus('stopped');
+    this.bus.emit('stop', { reason });
+  }
+
+  // ── news ───────────────────────────────────────────────────────────────────────────────────
+
+  private observe(event: EventMessage): void {
+    this.digest.addEvent(event);
+    if (!this.digest.hasNews) return; // time passing alone is no reason to ask the model
+    if (this.statusNow === 'thinking' && this.options.backend.busy && isUrgent(event, this.options.character.id)) this.steerSoon();
+    else if (this.statusNow === 'idle' || this.statusNow === 'thinking') this.schedule();
+  }
+
+  private manifestChanged(manifest: Manifest): void {
+    for (const note of catalogChanges(this.manifest.tools, manifest.tools, manifest.capabilities)) this.digest.addNote(note);
+    this.manifest = manifest;
+    this.quotas.setTools(manifest.tools);
+    this.cadence.setModel(manifest.agent_model);
+    if (this.digest.hasNews) this.schedule();
+  }
+
+  /** News waits a moment (the cadence) so a burst leaves as one digest. */
+  private schedule(): void {
+    if (this.statusNow === 'paused' || this.statusNow === 'stopped') return;
+    this.cadence.gather(() => {
+      if (this.statusNow === 'idle') void this.decide();
+      else if (this.statusNow === 'thinking' && this.options.backend.busy && this.followUps < this.maxFollowUps && this.digest.hasNews) void this.interject('follow_up');
+    });
+  }
+
+  /** Urgent news goes at once, but events delivered in one batch leave as one steer. */
+  private steerSoon(): void {
+    if (this.steerQueued) return;
+    this.steerQueued = true;
+    queueMicrotask(() => {
+      this.steerQueued = false;
+      if (this.statusNow === 'thinking' && this.digest.hasNews) void this.interject('steer');
+    });
+  }
+
+  /** Sends the news into the model's running turn: urgent news as a steer, the rest as a follow-up. */
+  private async interject(kind: 'steer' | 'follow_up'): Promise<void> {
+    if (kind === 'follow_up') this.followUps++;
+    const text = (kind === 'steer' ? 'Urgent news while you answer:\n' : 'More news while you answer:\n') + this.takeDigest();
+    await this.send(kind, text, false);
+  }
+
+  // ── decisions ──────────────────────────────────────────────────────────────────────────────
+
+  private async decide(): Promise<void> {
+    const wait = this.guards.waitMs();
+    if (wait > 0) return this.rateLimited(wait);
+    const cycle = ++this.cycle;
+    this.cadence.cancel();
+    this.guards.decided();
+    this.stats_.decisions++;
+    this.followUps = 0;
+    this.setStatus('thinking');
+    const isBriefing = !this.briefed;
+    const text = isBriefing ? this.brief() : this.takeDigest();
+    const started = this.clock.now();
+    const sent = await this.send(this.options.backend.busy ? 'follow_up' : 'prompt', text, isBriefing);
+    if (cycle !== this.cycle || this.statusNow !== 'thinking') return;
+    if (!sent) return this.sendFailed();
+    this.briefed = true;
+    this.replyAbort = new AbortController();
+    let reply: string | null = null;
+    try {
+      reply = await this.options.backend.reply(this.replyAbort.signal);
+    } catch (error) {
+      if (cycle === this.cycle && this.statusNow === 'thinking') this.bus.emit('error', { message: `backend.reply: ${messageOf(error)}` });
+    }
+    if (cycle !== this.cycle || this.statusNow !== 'thinking') return;
+    await this.readReply(cycle, reply, started);
+  }
+
+  private async readReply(cycle: number, reply: string | null, started: number): Promise<void> {
+    const latencyMs = this.clock.now() - started;
+    this.cadence.record(latencyMs);
+    countLatency(this.stats_, latencyMs);
+    const parsed = parseReply(reply, { knownTools: new Set(this.manifest.tools.map((tool) => tool.id)) });
+    countReply(this.stats_, parsed);
+    const notes = replyFeedback(parsed, reply);
+    for (const note of notes) this.digest.addNote(note);
+    this.bus.emit('decision', { reply, calls: parsed.calls, notes, latencyMs });
+    if (this.guards.replied(isUsable(parsed))) {
+      return this.pause('failures', `${this.guards.failures} replies in a row had no usable calls; resume() to try again`);
+    }
+    this.setStatus('acting');
+    await executeCalls(parsed.calls, {
+      client: this.options.client,
+      digest: this.digest,
+      quotas: this.quotas,
+      stats: this.stats_,
+      maxCalls: this.maxCalls,
+      stillCurrent: () => cycle === this.cycle && this.statusNow === 'acting',
+    });
+    if (cycle !== this.cycle || this.statusNow !== 'acting') return;
+    this.setStatus('idle');
+    if (this.digest.hasNews) this.schedule();
+    // With nothing new for a long while the model still gets a turn, so a waiting character wakes.
+    this.cadence.wakeAfterQuiet(() => {
+      if (this.statusNow === 'idle') void this.decide();
+    });
+  }
+
+  /** The backend refused the text (it is kept for the next try): a failure, as an unusable reply is. */
+  private sendFailed(): void {
+    if (this.guards.replied(false)) return this.pause('failures', `the backend refused ${this.guards.failures} sends in a row; resume() to try again`);
+    this.setStatus('idle');
+    this.schedule();
+  }
+
+  /** Sends text to the model; false (and the text kept for the next send) when the backend refuses. */
+  private async send(kind: SendKind, text: string, isBriefing: boolean): Promise<boolean> {
+    const full = isBriefing || this.unsent === '' ? text : `${this.unsent}\n${text}`;
+    this.unsent = '';
+    try {
+      await this.options.backend.send(kind, full);
+    } catch (error) {
+      if (!isBriefing) this.unsent = full;
+      this.bus.emit('error', { message: `backend.send(${kind}): ${messageOf(error)}` });
+      return false;
+    }
+    countSent(this.stats_, kind, full, isBriefing);
+    this.bus.emit('sent', { kind, text: full });
+    return true;
+  }
+
+  private brief(): string {
+    const { character, notes } = this.options;
+    return briefing({ character, manifest: this.manifest, maxCallsPerReply: this.maxCalls, ...(notes !== undefined && { notes }) });
+  }
+
+  private takeDigest(): string {
+    if (!this.digest.hasNews) this.digest.addNote('Nothing new.');
+    return this.digest.take((called) => this.quotas.summary(called));
+  }
+
+  // ── pauses and timers ──────────────────────────────────────────────────────────────────────
+
+  private pause(reason: PauseReason, message: string): void {
+    this.cadence.cancel();
+    this.pausedFor = reason;
+    this.stats_.pauses++;
+    this.setStatus('paused');
+    this.bus.emit('pause', { reason, message });
+  }
+
+  /** Too many decisions this minute: pause, and carry on by itself when the window allows. */
+  private rateLimited(waitMs: number): void {
+    this.pause('rate', `${this.guards.maxDecisionsPerMinute} decisions in the last minute; the next in ${Math.ceil(waitMs)} ms`);
+    this.cadence.later(waitMs, () => {
+      if (this.pausedFor === 'rate') this.resume();
+    });
+  }
+
+  private setStatus(status: PilotStatus): void {
+    this.statusNow = status;
+    if (status === 'thinking' || status === 'acting') return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
