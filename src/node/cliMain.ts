@@ -19,6 +19,7 @@ Commands:
   replay            re-run a recorded world with no agent and compare every message
   validate          check a recording line by line
   compile-schemas   precompile tool schemas into CSP-safe validators (no ajv compiler in your bundle)
+  gateway           join browser pages to the pi coding agent (pi-peers 1.0 over WebSocket)
 
 Options:
   -h, --help        show this help, or a command's help with \`aicc <command> --help\`
@@ -32,6 +33,8 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   replay: replayCommand,
   validate: validateCommand,
   'compile-schemas': compileSchemasCommand,
+  // Loaded on demand: only the gateway needs `ws`.
+  gateway: (argv, io) => import('./gatewayCommand.js').then((m) => m.gatewayCommand(argv, io)),
 };
 
 /** Runs one `aicc` invocation and resolves with its exit code; never throws. */

@@ -1,0 +1,115 @@
+// Who may open a gateway connection: a browser page from an allowed Origin that presents the
+// gateway key.
+//
+// The key travels as a WebSocket subprotocol, `aicc-key.<KEY>`, offered next to `pi-peers.v1`:
+//   new WebSocket(url, ['pi-peers.v1', 'aicc-key.' + key])
+// A browser can set nothing else on a WebSocket handshake but the URL, and a key in the URL ends up
+// in history, proxies and server logs. The gateway only ever selects `pi-peers.v1`, so the key is
+// never echoed back.
+
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+export const SUBPROTOCOL = 'pi-peers.v1';
+export const KEY_PREFIX = 'aicc-key.';
+export const MIN_KEY_LENGTH = 16;
+/** Characters a subprotocol token allows that are also safe to type: base64url plus "." and "~". */
+const KEY_PATTERN = /^[A-Za-z0-9._~-]+$/;
+
+/** WebSocket close codes the gateway uses, each documented in `aicc gateway --help`. */
+export const CLOSE = {
+  normal: 1000,
+  tooBig: 1009,
+  tryAgainLater: 1013,
+  badRequest: 4400,
+  badKey: 4401,
+  badOrigin: 4403,
+  notFound: 4404,
+  timeout: 4408,
+  agentGone: 4502,
+} as const;
+
+export interface Refusal {
+  code: number;
+  reason: string;
+}
+
+/** Says what is wrong with a key, or undefined if it will do. Never repeats the key. */
+export function checkKeyFormat(key: string): string | undefined {
+  if (key.length < MIN_KEY_LENGTH) return `the gateway key must be at least ${MIN_KEY_LENGTH} characters (got ${key.length}); generate one with \`openssl rand -hex 24\``;
+  if (!KEY_PATTERN.test(key)) return 'the gateway key may hold only letters, digits and . _ ~ - (it travels as a WebSocket subprotocol)';
+  return undefined;
+}
+
+/**
+ * Normalizes an allow-list entry to an origin (`scheme://host[:port]`), or says why it is not one.
+ * `null` is kept as is: it is what file:// pages and sandboxed frames send.
+ */
+export function normalizeOrigin(text: string): string | Error {
+  if (text === 'null') return text;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return new Error(`"${text}" is not an origin; write it as scheme://host[:port], e.g. http://localhost:5173`);
+  }
+  if (url.origin === 'null' || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) {
+    return new Error(`"${text}" is not an origin; write only scheme://host[:port], with no path, e.g. ${url.protocol}//${url.host}`);
+  }
+  return url.origin;
+}
+
+export class AccessPolicy {
+  private readonly origins: Set<string>;
+  private readonly keyDigest: Buffer;
+
+  /** `origins` must already be normalized; `key` already checked with checkKeyFormat. */
+  constructor(origins: Iterable<string>, key: string) {
+    this.origins = new Set(origins);
+    this.keyDigest = digest(key);
+  }
+
+  /**
+   * Checks an upgrade request's Origin header and offered subprotocols. A request with no Origin
+   * comes from a program, not a page: Origin protects only against pages, so such a client is let
+   * through to the key check like any other.
+   */
+  check(origin: string | undefined, protocols: Iterable<string>): Refusal | undefined {
+    if (origin !== undefined) {
+      const normalized = normalizeOrigin(origin);
+      if (typeof normalized !== 'string' || !this.origins.has(normalized)) {
+        return { code: CLOSE.badOrigin, reason: `origin ${clip(origin, 60)} is not in the gateway's --origin list` };
+      }
+    }
+    let offered: string | undefined;
+    let sawSubprotocol = false;
+    for (const protocol of protocols) {
+      if (protocol.startsWith(KEY_PREFIX)) offered = protocol.slice(KEY_PREFIX.length);
+      if (protocol === SUBPROTOCOL) sawSubprotocol = true;
+    }
+    if (offered === undefined) return { code: CLOSE.badKey, reason: `no gateway key; offer the subprotocols "${SUBPROTOCOL}" and "${KEY_PREFIX}<key>"` };
+    // Compare digests: equal length whatever was sent, so the comparison time says nothing.
+    if (!timingSafeEqual(digest(offered), this.keyDigest)) return { code: CLOSE.badKey, reason: 'wrong gateway key' };
+    if (!sawSubprotocol) return { code: CLOSE.badRequest, reason: `offer the subprotocol "${SUBPROTOCOL}" too` };
+    return undefined;
+  }
+}
+
+/** Picks the subprotocol to answer with: pi-peers.v1 when offered, never the key. */
+export function selectSubprotocol(protocols: Set<string>): string | false {
+  return protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false;
+}
+
+/** Parses a Sec-WebSocket-Protocol header into its tokens. */
+export function parseProtocols(header: string | undefined): string[] {
+  return header === undefined ? [] : header.split(',').map((p) => p.trim()).filter((p) => p !== '');
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/** Keeps an untrusted header short and printable in a reason or a log line. */
+export function clip(text: string, max = 80): string {
+  const printable = text.replace(/[^\x20-\x7e]/g, '?');
+  return printable.length > max ? `${printable.slice(0, max)}…` : printable;
+}

@@ -1,0 +1,96 @@
+// One accepted browser WebSocket, as both modes see it: text records in and out, a close with a
+// code and a reason, and the facts for the connection's single log line.
+
+import type { WebSocket } from 'ws';
+import { CLOSE } from './access.js';
+
+export interface BrowserHandlers {
+  /** One WebSocket message: a string for a text frame, a Buffer for a binary one. */
+  frame(data: string | Buffer): void;
+  close(code: number, reason: string): void;
+}
+
+/** Bytes queued toward a browser beyond which it is taken as not reading, and dropped. */
+export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+export class BrowserConnection {
+  /** Records received and sent, for the log line. */
+  recordsIn = 0;
+  recordsOut = 0;
+  /** What this connection is for ("relay to agent X", "pi host"), for the log line. */
+  role = 'unassigned';
+  private closing: { code: number; reason: string } | undefined;
+
+  constructor(
+    readonly socket: WebSocket,
+    readonly number: number,
+  ) {
+    // Listened for from the start: an 'error' with no listener would crash the gateway, and a
+    // refused socket (never listen()ed) can still get a bad frame before it is closed. ws has then
+    // already closed with a status (1009 for a message over maxPayload) but its 'close' event
+    // reports 1006, so the status is kept here.
+    socket.on('error', (error: Error & { code?: string }) => {
+      this.closing ??= { code: error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? CLOSE.tooBig : 1002, reason: error.message };
+    });
+  }
+
+  /** The code and reason this side closed with, if it did. */
+  get closeCode(): number | undefined {
+    return this.closing?.code;
+  }
+
+  get closeReason(): string | undefined {
+    return this.closing?.reason;
+  }
+
+  get open(): boolean {
+    return this.closing === undefined && this.socket.readyState === this.socket.OPEN;
+  }
+
+  listen(handlers: BrowserHandlers): void {
+    this.socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+      if (this.closing !== undefined) return;
+      this.recordsIn++;
+      const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+      handlers.frame(isBinary ? bytes : bytes.toString('utf8'));
+    });
+    this.socket.on('close', (code: number, reason: Buffer) => {
+      // Our own close() recorded why; otherwise the browser (or ws, e.g. 1009) said why.
+      const own = this.closing;
+      handlers.close(own?.code ?? code, own?.reason ?? (reason.length > 0 ? reason.toString('utf8') : closeName(code)));
+    });
+  }
+
+  /** Sends one record: an object is serialized, a string is sent as is (already one JSON record). */
+  send(record: object | string): void {
+    if (!this.open) return;
+    if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+      this.close(CLOSE.tryAgainLater, `the browser did not read ${MAX_BUFFERED_BYTES} queued bytes; reconnect`);
+      return;
+    }
+    this.recordsOut++;
+    this.socket.send(typeof record === 'string' ? record : JSON.stringify(record));
+  }
+
+  close(code: number, reason: string): void {
+    if (this.closing !== undefined) return;
+    this.closing = { code, reason };
+    // The WebSocket protocol caps a close reason at 123 bytes.
+    this.socket.close(code, truncateUtf8(reason, 123));
+  }
+}
+
+function truncateUtf8(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let cut = text.slice(0, maxBytes);
+  while (Buffer.byteLength(cut) > maxBytes - 3) cut = cut.slice(0, -1);
+  return `${cut}...`;
+}
+
+function closeName(code: number): string {
+  if (code === CLOSE.tooBig) return 'frame too large';
+  if (code === 1001) return 'browser went away';
+  if (code === 1005 || code === CLOSE.normal) return 'closed by the browser';
+  if (code === 1006) return 'connection dropped';
+  return `closed with code ${code}`;
+}

@@ -1,0 +1,206 @@
+// Host mode: one pi in RPC mode, served as a pi-peers 1.0 agent. pi-peers requests become RPC
+// commands; `idle` and `settled` come from pi's events (RunTracker); deliveries are deduplicated
+// by id (DeliveryLedger) and refused past the hop limit.
+
+import { hostname } from 'node:os';
+import { DeliveryLedger } from './deliveryLedger.js';
+import { PiProcess, type PiProcessOptions, type RpcResponse } from './piProcess.js';
+import { withProvenance } from './provenance.js';
+import { failure, negotiateVersion, PROTOCOL, success, type BrowserRecord, type Hello, type Peer, type Response, type VersionRange } from './records.js';
+import { RunTracker, type RunTrackerOptions } from './runTracker.js';
+
+export interface PiHostOptions extends PiProcessOptions, RunTrackerOptions {
+  /** The agent id browsers see (default pi's session id). */
+  id?: string;
+  /** The agent label browsers see (default "pi"). */
+  label?: string;
+  /** Most peer messages in a chain, this one included (default 3, as pi-peers says). */
+  hopLimit?: number;
+  /** How long a delivery id is remembered (default ten minutes). */
+  dedupeTtlMs?: number;
+  now?: () => number;
+}
+
+/** get_state data: who the agent is, plus its live `idle`, `settled` and `status`. */
+export interface AgentState {
+  schemaVersion: string;
+  protocol: VersionRange;
+  id: string;
+  label: string;
+  host: string;
+  runtime: string;
+  pid?: number;
+  cwd: string;
+  piSessionId?: string;
+  startedAt: string;
+  idle: boolean;
+  settled: number;
+  status: string;
+}
+
+export const HOP_LIMIT = 3;
+type DeliveryType = 'prompt' | 'steer' | 'follow_up';
+
+export class PiHost {
+  readonly tracker: RunTracker;
+  private readonly ledger: DeliveryLedger;
+  private readonly hopLimit: number;
+  private readonly startedAt: string;
+
+  private constructor(
+    private readonly pi: PiProcess,
+    private readonly identity: { id: string; label: string; piSessionId?: string },
+    options: PiHostOptions,
+  ) {
+    this.tracker = new RunTracker(options);
+    this.ledger = new DeliveryLedger({ ...(options.dedupeTtlMs === undefined ? {} : { ttlMs: options.dedupeTtlMs }), ...(options.now === undefined ? {} : { now: options.now }) });
+    this.hopLimit = options.hopLimit ?? HOP_LIMIT;
+    this.startedAt = new Date((options.now ?? Date.now)()).toISOString();
+    pi.onEvent((event) => this.tracker.event(event));
+    pi.onExit(() => this.tracker.stop());
+  }
+
+  /** Starts pi and resolves once it answers; rejects with pi's complaint if it cannot start. */
+  static async start(options: PiHostOptions = {}): Promise<PiHost> {
+    const pi = await PiProcess.start(options);
+    const state = await pi.request({ type: 'get_state' }).catch(() => undefined);
+    const sessionId = (state?.data as { sessionId?: unknown } | undefined)?.sessionId;
+    const piSessionId = typeof sessionId === 'string' ? sessionId : undefined;
+    const identity = { id: options.id ?? piSessionId ?? `pi-${pi.pid ?? 'unknown'}`, label: options.label ?? 'pi', ...(piSessionId === undefined ? {} : { piSessionId }) };
+    return new PiHost(pi, identity, options);
+  }
+
+  /** Why pi is gone, or undefined while it runs. */
+  get exit(): string | undefined {
+    return this.pi.exit;
+  }
+
+  onExit(listener: (description: string) => void): () => void {
+    return this.pi.onExit(listener);
+  }
+
+  state(): AgentState {
+    const state: AgentState = {
+      schemaVersion: PROTOCOL.version,
+      protocol: { ...PROTOCOL },
+      id: this.identity.id,
+      label: this.identity.label,
+      host: hostname(),
+      runtime: process.platform,
+      cwd: this.pi.cwd,
+      startedAt: this.startedAt,
+      idle: this.tracker.idle,
+      settled: this.tracker.settled,
+      status: this.pi.exit !== undefined ? 'agent_unavailable' : this.tracker.idle ? 'idle' : 'busy',
+    };
+    if (this.pi.pid !== undefined) state.pid = this.pi.pid;
+    if (this.identity.piSessionId !== undefined) state.piSessionId = this.identity.piSessionId;
+    return state;
+  }
+
+  /** Answers a checked hello: the negotiated version and who the agent is, or incompatible_version. */
+  hello(hello: Hello): Response {
+    const version = negotiateVersion(hello.protocol);
+    if (version === undefined) {
+      return failure(hello.id, 'hello', 'incompatible_version', `this agent speaks pi-peers ${PROTOCOL.minVersion} to ${PROTOCOL.version}; the client asked for ${hello.protocol.minVersion} to ${hello.protocol.version}`);
+    }
+    return success(hello.id, 'hello', { version, protocol: { ...PROTOCOL }, agent: this.state() });
+  }
+
+  /** Answers one request after the hello. `from` is the sender named in that hello. */
+  async handle(record: BrowserRecord, from: Peer | undefined): Promise<Response> {
+    const id = record.id ?? '';
+    switch (record.type) {
+      case 'get_state':
+        return success(id, 'get_state', this.state());
+      case 'get_last_assistant_text':
+        return this.call(id, { type: 'get_last_assistant_text' }, (data) => {
+          // pi 0.73 leaves `text` out when there is no reply yet; pi-peers says null.
+          const text = (data as { text?: unknown } | undefined)?.text;
+          return { text: typeof text === 'string' ? text : null };
+        });
+      case 'prompt':
+      case 'steer':
+      case 'follow_up':
+        return this.deliver(record, record.type, from);
+      case 'abort':
+        // pi answers an abort only once the run has ended.
+        return this.call(id, { type: 'abort' });
+      case 'hello':
+        return failure(id, 'hello', 'invalid_request', 'hello is sent once, first');
+      default:
+        return failure(id, record.type, 'unsupported_command', `"${record.type}" is not a pi-peers command this agent serves`);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pi.close();
+    this.tracker.stop();
+  }
+
+  private async deliver(record: BrowserRecord, type: DeliveryType, from: Peer | undefined): Promise<Response> {
+    const id = record.id ?? '';
+    const { message, hops, awaitsReply } = record;
+    if (typeof message !== 'string' || message === '') return failure(id, type, 'invalid_request', `a ${type} needs a non-empty string "message"`);
+    if (hops !== undefined && (!Number.isSafeInteger(hops) || (hops as number) < 1)) return failure(id, type, 'invalid_request', '"hops" must be a whole number from 1');
+    if (awaitsReply !== undefined && typeof awaitsReply !== 'boolean') return failure(id, type, 'invalid_request', '"awaitsReply" must be true or false');
+    const { response } = await this.ledger.once(id, async () => {
+      if (hops !== undefined && (hops as number) > this.hopLimit) {
+        return failure(id, type, 'hop_limit', `this message is hop ${hops as number} of a chain of peer messages; at most ${this.hopLimit} are delivered`);
+      }
+      const text = withProvenance(message, { from, hops: hops as number | undefined, awaitsReply, hopLimit: this.hopLimit });
+      return this.send(id, type, text);
+    });
+    return response;
+  }
+
+  /**
+   * Puts a delivery to pi. While pi runs, a prompt is queued as a follow-up and steer/follow_up go
+   * as themselves. While pi is idle all three go as a prompt: an idle pi only queues a steer or
+   * follow_up until some later prompt, so the message would sit unseen. The response's
+   * `data.deliveredAs` says which way it went: "prompt" (a new run), "steer" or "follow_up".
+   */
+  private async send(id: string, type: DeliveryType, message: string): Promise<Response> {
+    if (this.tracker.idle) {
+      this.tracker.promptSent(true);
+      const response = await this.rpc({ type: 'prompt', message });
+      this.tracker.promptAnswered(response instanceof Error ? undefined : response, true);
+      if (response instanceof Error || response.success || !/already processing/i.test(response.error ?? '')) return this.answer(id, type, response, 'prompt');
+      // pi had started a run we had not heard of yet: fall through and queue behind it.
+    }
+    const queueAs = type === 'steer' ? 'steer' : 'follow_up';
+    const response = await this.rpc(type === 'prompt' ? { type: 'prompt', message, streamingBehavior: 'followUp' } : { type: queueAs, message });
+    return this.answer(id, type, response, queueAs);
+  }
+
+  private answer(id: string, type: DeliveryType, response: RpcResponse | Error, deliveredAs: string): Response {
+    if (response instanceof Error) return this.unavailable(id, type, response);
+    if (!response.success) return failure(id, type, 'internal_error', `pi refused the ${type}: ${response.error ?? 'no reason given'}`);
+    const data = response.data !== null && typeof response.data === 'object' ? response.data : {};
+    return success(id, type, { ...data, deliveredAs });
+  }
+
+  /** Sends an RPC command and turns pi's response into a pi-peers one. */
+  private async call(id: string, command: { type: string }, shape: (data: unknown) => unknown = (data) => data): Promise<Response> {
+    const response = await this.rpc(command);
+    if (response instanceof Error) return this.unavailable(id, command.type, response);
+    if (!response.success) return failure(id, command.type, 'internal_error', `pi: ${response.error ?? 'no reason given'}`);
+    return success(id, command.type, shape(response.data));
+  }
+
+  private rpc(command: { type: string } & Record<string, unknown>): Promise<RpcResponse | Error> {
+    return this.pi.request(command).then(
+      (response) => {
+        this.tracker.learnDialect(response);
+        return response;
+      },
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    );
+  }
+
+  private unavailable(id: string, command: string, error: Error): Response {
+    return this.pi.exit !== undefined
+      ? failure(id, command, 'agent_unavailable', `the hosted pi is gone: ${this.pi.exit}`)
+      : failure(id, command, 'internal_error', error.message, true);
+  }
+}

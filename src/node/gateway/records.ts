@@ -1,0 +1,136 @@
+// pi-peers 1.0 records as the gateway reads and writes them (schemas/pi-peers-1.0.schema.json):
+// parsing a browser's record, the hello check, version negotiation and the response shape.
+
+/** The protocol range this gateway speaks. */
+export const PROTOCOL = { version: '1.0', minVersion: '1.0' } as const;
+
+export type ErrorCode =
+  | 'hello_required'
+  | 'auth_failed'
+  | 'incompatible_version'
+  | 'invalid_request'
+  | 'unsupported_command'
+  | 'denied'
+  | 'steer_not_allowed'
+  | 'hop_limit'
+  | 'agent_not_found'
+  | 'agent_unavailable'
+  | 'connection_lost'
+  | 'internal_error';
+
+export interface VersionRange {
+  version: string;
+  minVersion: string;
+}
+
+export interface Peer {
+  id: string;
+  label: string;
+  host: string;
+}
+
+export interface Hello {
+  id: string;
+  type: 'hello';
+  protocol: VersionRange;
+  from?: Peer;
+}
+
+/** A reply to one request, matched by id: pi's RPC response plus errorCode and retryable. */
+export interface Response {
+  type: 'response';
+  /** Absent only when the request had no usable id (unparseable JSON). */
+  id?: string;
+  command: string;
+  success: boolean;
+  data?: unknown;
+  error?: string;
+  errorCode?: ErrorCode;
+  retryable?: boolean;
+}
+
+/** A record from a browser: a JSON object with a `type`, and (for requests) an `id`. */
+export type BrowserRecord = { type: string; id?: string } & Record<string, unknown>;
+
+export function success(id: string, command: string, data?: unknown): Response {
+  return data === undefined ? { type: 'response', id, command, success: true } : { type: 'response', id, command, success: true, data };
+}
+
+export function failure(id: string | undefined, command: string, errorCode: ErrorCode, error: string, retryable = false): Response {
+  const response: Response = { type: 'response', command, success: false, error, errorCode, retryable };
+  if (id !== undefined) response.id = id;
+  return response;
+}
+
+/** A frame read as a record, or the response refusing it. */
+export type Parsed = { ok: true; record: BrowserRecord } | { ok: false; refusal: Response };
+
+/**
+ * Parses one text frame into a record, or a response refusing it. Binary frames and anything but a
+ * JSON object with a string `type` are refused; an `id` that is not a string is refused too.
+ */
+export function parseRecord(frame: unknown): Parsed {
+  const refuse = (id: string | undefined, command: string, error: string): Parsed => ({ ok: false, refusal: failure(id, command, 'invalid_request', error) });
+  if (typeof frame !== 'string') return refuse(undefined, 'parse', 'pi-peers records are JSON text; send a text frame, not a binary one');
+  let value: unknown;
+  try {
+    value = JSON.parse(frame);
+  } catch (error) {
+    return refuse(undefined, 'parse', `not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return refuse(undefined, 'parse', 'a record must be a JSON object');
+  const record = value as Record<string, unknown>;
+  const id = typeof record.id === 'string' ? record.id : undefined;
+  if (typeof record.type !== 'string') return refuse(id, 'parse', 'a record needs a string "type"');
+  if (id === undefined) return refuse(undefined, record.type, `a "${record.type}" record needs a string "id" to answer to`);
+  return { ok: true, record: record as BrowserRecord };
+}
+
+export function isResponse(value: { type: string }): value is Response {
+  return value.type === 'response';
+}
+
+/**
+ * Checks a browser's hello. A browser never holds an agent's token (the gateway adds it, or has
+ * none to add), so a hello that carries one is refused rather than forwarded or ignored.
+ */
+export function checkHello(record: BrowserRecord): Hello | Response {
+  const id = record.id ?? '';
+  if (record.type !== 'hello') return failure(id, record.type, 'hello_required', 'the first record must be a hello');
+  if ('token' in record) {
+    return failure(id, 'hello', 'auth_failed', 'a browser must not send a token; the gateway authenticates to the agent itself');
+  }
+  const protocol = record.protocol as Partial<VersionRange> | undefined;
+  if (!protocol || !isVersion(protocol.version) || !isVersion(protocol.minVersion)) {
+    return failure(id, 'hello', 'invalid_request', 'hello.protocol needs "version" and "minVersion", each MAJOR.MINOR');
+  }
+  const hello: Hello = { id, type: 'hello', protocol: { version: protocol.version, minVersion: protocol.minVersion } };
+  if (record.from !== undefined) {
+    const from = record.from as Partial<Peer> | null;
+    if (!from || typeof from.id !== 'string' || typeof from.label !== 'string' || typeof from.host !== 'string') {
+      return failure(id, 'hello', 'invalid_request', 'hello.from needs string "id", "label" and "host"');
+    }
+    hello.from = { id: from.id, label: from.label, host: from.host };
+  }
+  return hello;
+}
+
+/**
+ * The highest version both sides speak, or undefined when the ranges do not meet. Versions compare
+ * as MAJOR.MINOR numbers ("1.10" is above "1.9").
+ */
+export function negotiateVersion(theirs: VersionRange, ours: VersionRange = PROTOCOL): string | undefined {
+  const top = compareVersions(theirs.version, ours.version) <= 0 ? theirs.version : ours.version;
+  const floor = compareVersions(theirs.minVersion, ours.minVersion) >= 0 ? theirs.minVersion : ours.minVersion;
+  return compareVersions(top, floor) >= 0 ? top : undefined;
+}
+
+export function compareVersions(a: string, b: string): number {
+  const [aMajor = 0, aMinor = 0] = a.split('.').map(Number);
+  const [bMajor = 0, bMinor = 0] = b.split('.').map(Number);
+  return aMajor - bMajor || aMinor - bMinor;
+}
+
+function isVersion(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9]+\.[0-9]+$/.test(value);
+}

@@ -1,0 +1,159 @@
+// The gateway's WebSocket server on 127.0.0.1: checks each upgrade (Origin, key, path, capacity),
+// then hands the browser to relay mode or host mode, and writes one log line per connection when
+// it ends. Refused connections are accepted and closed at once with a code and a reason, because a
+// browser sees nothing of a refused HTTP upgrade but "failed".
+
+import { createServer, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { CapsuleError } from '../../runtime/errors.js';
+import { AccessPolicy, checkKeyFormat, clip, CLOSE, normalizeOrigin, parseProtocols, selectSubprotocol, type Refusal } from './access.js';
+import { BrowserConnection } from './browser.js';
+import { serveHost, type HostSessionOptions } from './hostSession.js';
+import type { PiHost } from './piHost.js';
+import { relayBrowser, type RelayOptions } from './relay.js';
+
+/** Only the loopback interface: the gateway is for pages and programs on this machine. */
+export const GATEWAY_HOST = '127.0.0.1';
+export const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
+export type GatewayTarget = ({ kind: 'relay' } & RelayOptions) | ({ kind: 'host'; host: PiHost } & HostSessionOptions);
+
+export interface GatewayOptions {
+  target: GatewayTarget;
+  /** Origins whose pages may connect, e.g. http://localhost:5173. */
+  origins: string[];
+  /** The key every client must present (see access.ts). */
+  key: string;
+  /** TCP port (default 0: any free port; read it from `gateway.port`). */
+  port?: number;
+  /** Largest WebSocket message accepted, in bytes (default 1 MiB); a larger one closes with 1009. */
+  maxPayload?: number;
+  /** Most open connections (default 64); more are closed with 1013. */
+  maxConnections?: number;
+  /** Receives one line per connection, and one when listening. Never given a key or a token. */
+  log?: (line: string) => void;
+}
+
+export interface Gateway {
+  readonly port: number;
+  /** ws://127.0.0.1:PORT */
+  readonly url: string;
+  /** Open browser connections. */
+  readonly connections: number;
+  /** Closes every connection (1001) and stops listening. Does not stop a hosted pi. */
+  close(): Promise<void>;
+}
+
+/** Starts the gateway; rejects on a bad option or when the port cannot be bound. */
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const keyProblem = checkKeyFormat(options.key);
+  if (keyProblem !== undefined) throw new CapsuleError('AICC_INVALID_OPTION', `startGateway: ${keyProblem}`);
+  const origins = options.origins.map((origin) => {
+    const normalized = normalizeOrigin(origin);
+    if (normalized instanceof Error) throw new CapsuleError('AICC_INVALID_OPTION', `startGateway: ${normalized.message}`);
+    return normalized;
+  });
+  const policy = new AccessPolicy(origins, options.key);
+  const log = options.log ?? (() => {});
+  const maxConnections = options.maxConnections ?? 64;
+  const sockets = new Set<WebSocket>();
+  let counter = 0;
+
+  const http = createServer((_request, response) => {
+    response.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' });
+    response.end('aicc gateway: this is a WebSocket endpoint for pi-peers 1.0; see `aicc gateway --help`\n');
+  });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxPayload ?? DEFAULT_MAX_PAYLOAD,
+    handleProtocols: (protocols) => selectSubprotocol(protocols),
+  });
+
+  http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const number = ++counter;
+    const origin = request.headers.origin;
+    const started = Date.now();
+    const route = routeOf(request.url ?? '/', options.target);
+    const refusal: Refusal | undefined =
+      policy.check(origin, parseProtocols(request.headers['sec-websocket-protocol'])) ??
+      (typeof route === 'object' ? route : undefined) ??
+      (sockets.size >= maxConnections ? { code: CLOSE.tryAgainLater, reason: `the gateway has ${maxConnections} connections open; try again later` } : undefined);
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      const browser = new BrowserConnection(ws, number);
+      const who = `#${number} ${origin === undefined ? 'no origin' : `origin ${clip(origin, 60)}`}`;
+      if (refusal !== undefined) {
+        browser.close(refusal.code, refusal.reason);
+        log(`aicc gateway: ${who} refused (${refusal.code}): ${refusal.reason}`);
+        return;
+      }
+      sockets.add(ws);
+      ws.once('close', (code: number, reason: Buffer) => {
+        sockets.delete(ws);
+        const seconds = ((Date.now() - started) / 1000).toFixed(1);
+        const why = browser.closeReason ?? (reason.length > 0 ? reason.toString('utf8') : 'no reason');
+        log(`aicc gateway: ${who} ${browser.role}: closed (${browser.closeCode ?? code}): ${clip(why, 160)}; ${browser.recordsIn} records in, ${browser.recordsOut} out, ${seconds} s`);
+      });
+      if (options.target.kind === 'relay') relayBrowser(browser, route as string, options.target);
+      else serveHost(browser, options.target.host, options.target);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', (error: NodeJS.ErrnoException) => reject(new Error(`startGateway: cannot listen on ${GATEWAY_HOST}:${options.port ?? 0} (${error.code ?? error.message}); choose another --port`)));
+    http.listen(options.port ?? 0, GATEWAY_HOST, () => resolve());
+  });
+  const address = http.address();
+  if (address === null || typeof address === 'string') throw new Error('startGateway: the server has no TCP address');
+  const port = address.port;
+  log(`aicc gateway: ${options.target.kind === 'relay' ? 'relaying to the agents in PI_PEERS_HOME' : 'hosting pi'} on ws://${GATEWAY_HOST}:${port}/ for ${origins.length === 1 ? 'origin' : 'origins'} ${origins.join(', ')}`);
+
+  return {
+    port,
+    url: `ws://${GATEWAY_HOST}:${port}`,
+    get connections() {
+      return sockets.size;
+    },
+    async close() {
+      // Each connection's close (and its log line) completes before close() resolves; a browser
+      // that does not answer the close handshake within a second is cut off.
+      const closed = [...sockets].map((ws) => new Promise<void>((resolve) => ws.once('close', () => resolve())));
+      for (const ws of sockets) ws.close(1001, 'the gateway is shutting down');
+      const cutoff = setTimeout(() => {
+        for (const ws of sockets) ws.terminate();
+      }, 1000);
+      await Promise.all(closed);
+      clearTimeout(cutoff);
+      wss.close();
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+    },
+  };
+}
+
+/**
+ * Reads which agent a relay connection wants (`/agents/<id>` or `/?agent=<id>`), or accepts `/`
+ * for host mode; anything else is refused with the shape to use.
+ */
+function routeOf(url: string, target: GatewayTarget): string | Refusal {
+  let parsed: URL;
+  try {
+    parsed = new URL(url, 'ws://gateway');
+  } catch {
+    return { code: CLOSE.badRequest, reason: 'the request path is not a URL path' };
+  }
+  if (target.kind === 'host') {
+    return parsed.pathname === '/' ? '' : { code: CLOSE.notFound, reason: 'this gateway hosts one pi: connect to /' };
+  }
+  const match = /^\/agents\/([^/]+)\/?$/.exec(parsed.pathname);
+  let id: string | null = null;
+  try {
+    id = match?.[1] !== undefined ? decodeURIComponent(match[1]) : parsed.pathname === '/' ? parsed.searchParams.get('agent') : null;
+  } catch {
+    id = null;
+  }
+  if (id === null || id === '' || id.length > 200) return { code: CLOSE.notFound, reason: 'name the agent: connect to /agents/<id> or /?agent=<id>' };
+  return id;
+}

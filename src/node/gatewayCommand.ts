@@ -1,0 +1,203 @@
+// `aicc gateway`: joins browser pages to the pi coding agent over pi-peers 1.0, in relay mode
+// (pi agents that advertise themselves in $PI_PEERS_HOME) or host mode (a pi run here).
+
+import type { CliIo } from './cliMain.js';
+import { MIN_KEY_LENGTH } from './gateway/access.js';
+import { PiHost, type PiHostOptions } from './gateway/piHost.js';
+import { DEFAULT_MAX_PAYLOAD, GATEWAY_HOST, startGateway, type GatewayTarget } from './gateway/server.js';
+
+const HELP = `aicc gateway — join browser pages to the pi coding agent over pi-peers 1.0
+
+Usage:
+  aicc gateway relay --origin ORIGIN [options]   relay to the pi agents in $PI_PEERS_HOME
+  aicc gateway host  --origin ORIGIN [options]   run pi --mode rpc here and serve it
+
+Modes
+  relay   A page reaches a pi agent that advertises itself in $PI_PEERS_HOME/agents/<id>.json
+          (entries written on another platform are skipped), picking it by id:
+            ws://127.0.0.1:PORT/agents/<id>    or    ws://127.0.0.1:PORT/?agent=<id>
+          The gateway adds the agent's token to the page's hello. The token never reaches the
+          page or a log line, and a hello that carries a token is refused.
+  host    The gateway runs one pi (pi --mode rpc with no tools, session, extensions, skills,
+          prompt templates, themes or context files) and serves it at ws://127.0.0.1:PORT/ :
+          hello, get_state (idle, settled = runs completed), get_last_assistant_text, abort, and
+          prompt / steer / follow_up deliveries. A delivery id seen in the last ten minutes gets
+          its first answer again and is not delivered twice; more than 3 hops is refused
+          (hop_limit). While pi is idle a steer or follow_up is delivered as a prompt.
+          pi runs with a private temporary HOME, PI_OFFLINE=1, PI_TELEMETRY=0,
+          PI_SKIP_VERSION_CHECK=1, and without this process's AICC_* variables.
+
+Connecting from a page
+  const ws = new WebSocket(url, ['pi-peers.v1', 'aicc-key.' + KEY]);
+  The key travels as a WebSocket subprotocol, never in the URL, and is compared in constant
+  time; the gateway answers with pi-peers.v1 only. Then send pi-peers records as text frames,
+  one JSON object each, hello first: {"id":"h1","type":"hello","protocol":{"version":"1.0","minVersion":"1.0"}}
+
+Options
+  --origin ORIGIN     an origin whose pages may connect, e.g. http://localhost:5173
+                      (repeatable, at least one; "null" admits file:// pages). A client that
+                      sends no Origin is a program, not a page: it needs only the key.
+  --key KEY           the gateway key: ${MIN_KEY_LENGTH}+ characters of letters, digits and . _ ~ -
+                      (e.g. \`openssl rand -hex 24\`). Prefer the environment variable
+                      AICC_GATEWAY_KEY: other users can read a command line.
+  --port N            the TCP port (default 0: a free one, printed at start)
+  --host 127.0.0.1    the only address the gateway listens on; nothing else is accepted
+  --max-frame BYTES   the largest message a page may send (default ${DEFAULT_MAX_PAYLOAD})
+  --peers-home DIR    relay: where agents advertise themselves (default $PI_PEERS_HOME)
+  --pi-bin PATH       host: the pi executable (default pi on PATH; a .js file runs with node)
+  --pi-node PATH      host: the node that runs a .js pi (default this one; pi 1.x needs Node 22)
+  --provider NAME     host: pi's model provider, as named in pi's models.json
+  --model ID          host: pi's model
+  --system-prompt T   host: pi's system prompt (who the character is)
+  --agent-dir DIR     host: PI_CODING_AGENT_DIR for pi (default ~/.pi/agent)
+  --label TEXT        host: the agent label pages see (default pi)
+  -h, --help          this help
+
+Output: the line "aicc gateway: listening on ws://127.0.0.1:PORT/" on standard output, then
+one line per connection on standard error (origin, mode, close code and reason, records in and
+out, duration; never a key or a token). Stops on Ctrl-C or SIGTERM.
+
+Close codes a page may see
+  1009 a message over --max-frame          1013 too many connections, or the page stopped reading
+  4400 bad request (first record not a hello, no pi-peers.v1 subprotocol, ...)
+  4401 no key, a wrong key, or a token in the hello     4403 origin not in --origin
+  4404 unknown path or agent      4408 no hello within 10 s      4502 the agent or pi went away
+
+Exit codes: 0 stopped by a signal, 1 failed (port taken, pi would not start or exited), 2 bad usage.
+`;
+
+export interface GatewayArgs {
+  mode: 'relay' | 'host';
+  origins: string[];
+  key?: string;
+  port: number;
+  maxFrame?: number;
+  peersHome?: string;
+  piBin?: string;
+  piNode?: string;
+  provider?: string;
+  model?: string;
+  systemPrompt?: string;
+  agentDir?: string;
+  label?: string;
+}
+
+/** What the command reads from its surroundings; tests pass their own. */
+export interface GatewayRuntime {
+  env?: NodeJS.ProcessEnv;
+  /** Stops the gateway when aborted (default: SIGINT or SIGTERM). */
+  signal?: AbortSignal;
+}
+
+const VALUE_FLAGS: Record<string, keyof GatewayArgs> = {
+  '--key': 'key',
+  '--peers-home': 'peersHome',
+  '--pi-bin': 'piBin',
+  '--pi-node': 'piNode',
+  '--provider': 'provider',
+  '--model': 'model',
+  '--system-prompt': 'systemPrompt',
+  '--agent-dir': 'agentDir',
+  '--label': 'label',
+};
+
+/** Parses the arguments; a string is the one-line complaint about them. */
+export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): GatewayArgs | string {
+  const [mode, ...rest] = argv;
+  if (mode !== 'relay' && mode !== 'host') return mode === undefined ? 'choose a mode: relay or host' : `unknown mode "${mode}"; choose relay or host`;
+  const args: GatewayArgs = { mode, origins: [], port: 0 };
+  for (let i = 0; i < rest.length; i++) {
+    const flag = rest[i]!;
+    const value = rest[i + 1];
+    // A value may start with "-" (a prompt could), but not with "--": that is the next flag.
+    if (value === undefined || value.startsWith('--')) return `${flag} expects a value`;
+    i++;
+    if (flag === '--origin') args.origins.push(value);
+    else if (flag === '--port' || flag === '--max-frame') {
+      const n = Number(value);
+      const max = flag === '--port' ? 65535 : 64 * 1024 * 1024;
+      if (!Number.isSafeInteger(n) || n < (flag === '--port' ? 0 : 1) || n > max) return `${flag} expects a whole number up to ${max}, got ${JSON.stringify(value)}`;
+      if (flag === '--port') args.port = n;
+      else args.maxFrame = n;
+    } else if (flag === '--host') {
+      if (value !== GATEWAY_HOST) return `--host: the gateway listens on ${GATEWAY_HOST} only`;
+    } else if (flag in VALUE_FLAGS) (args as unknown as Record<string, string>)[VALUE_FLAGS[flag]!] = value;
+    else return `unknown option "${flag}"`;
+  }
+  if (args.key === undefined && env.AICC_GATEWAY_KEY !== undefined) args.key = env.AICC_GATEWAY_KEY;
+  if (args.origins.length === 0) return 'name at least one --origin whose pages may connect, e.g. --origin http://localhost:5173';
+  if (args.key === undefined || args.key === '') return 'no gateway key: set AICC_GATEWAY_KEY (or pass --key)';
+  if (args.peersHome === undefined && env.PI_PEERS_HOME !== undefined) args.peersHome = env.PI_PEERS_HOME;
+  if (mode === 'relay' && (args.peersHome === undefined || args.peersHome === '')) return 'relay needs the agents\' folder: set PI_PEERS_HOME or pass --peers-home';
+  const hostOnly = (['piBin', 'piNode', 'provider', 'model', 'systemPrompt', 'agentDir', 'label'] as const).find((name) => args[name] !== undefined);
+  if (mode === 'relay' && hostOnly !== undefined) return `--${hostOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is for host mode`;
+  return args;
+}
+
+export async function gatewayCommand(argv: string[], io: CliIo, runtime: GatewayRuntime = {}): Promise<number> {
+  if (argv.includes('-h') || argv.includes('--help')) {
+    io.stdout.write(HELP);
+    return 0;
+  }
+  const args = parseGatewayArgs(argv, runtime.env ?? process.env);
+  if (typeof args === 'string') {
+    io.stderr.write(`aicc gateway: ${args}; run \`aicc gateway --help\`\n`);
+    return 2;
+  }
+  const log = (line: string): void => void io.stderr.write(`${line}\n`);
+  let host: PiHost | undefined;
+  try {
+    if (args.mode === 'host') host = await PiHost.start({ ...hostOptions(args), inheritEnv: runtime.env ?? process.env });
+    const target: GatewayTarget = host !== undefined ? { kind: 'host', host } : { kind: 'relay', peersHome: args.peersHome! };
+    const gateway = await startGateway({ target, origins: args.origins, key: args.key!, port: args.port, log, ...(args.maxFrame === undefined ? {} : { maxPayload: args.maxFrame }) });
+    io.stdout.write(`aicc gateway: listening on ${gateway.url}/\n`);
+    const why = await stopped(runtime.signal, host);
+    await gateway.close();
+    await host?.close();
+    if (why !== 'signal') {
+      io.stderr.write(`aicc gateway: ${why}\n`);
+      return 1;
+    }
+    return 0;
+  } catch (error) {
+    await host?.close();
+    io.stderr.write(`aicc gateway: ${error instanceof Error ? error.message : String(error)}\n`);
+    return error instanceof Error && 'code' in error && error.code === 'AICC_INVALID_OPTION' ? 2 : 1;
+  }
+}
+
+function hostOptions(args: GatewayArgs): PiHostOptions {
+  const options: PiHostOptions = {};
+  for (const name of ['piBin', 'provider', 'model', 'systemPrompt', 'agentDir', 'label'] as const) {
+    const value = args[name];
+    if (value !== undefined) options[name] = value;
+  }
+  if (args.piNode !== undefined) options.node = args.piNode;
+  return options;
+}
+
+/** Resolves with "signal" when asked to stop, or with why the hosted pi went away. */
+function stopped(signal: AbortSignal | undefined, host: PiHost | undefined): Promise<string> {
+  return new Promise((resolve) => {
+    const cleanups: Array<() => void> = [];
+    const done = (why: string): void => {
+      for (const cleanup of cleanups) cleanup();
+      resolve(why);
+    };
+    if (signal !== undefined) {
+      if (signal.aborted) return done('signal');
+      const onAbort = (): void => done('signal');
+      signal.addEventListener('abort', onAbort, { once: true });
+      cleanups.push(() => signal.removeEventListener('abort', onAbort));
+    } else {
+      const onSignal = (): void => done('signal');
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      cleanups.push(() => process.off('SIGINT', onSignal), () => process.off('SIGTERM', onSignal));
+    }
+    if (host !== undefined) {
+      if (host.exit !== undefined) return done(host.exit);
+      cleanups.push(host.onExit((description) => done(description)));
+    }
+  });
+}

@@ -1,0 +1,116 @@
+// A stand-in for `pi --mode rpc`, for host-mode tests: it speaks pi's RPC in the 0.73 dialect or the
+// 1.x one (FAKE_PI_DIALECT=0.73|1.x), replies "reply to: <message>" after FAKE_PI_RUN_MS, and
+// appends every command it reads to FAKE_PI_LOG (with its argv and environment first).
+// The 1.x dialect does what pi 1.x does differently: agent_start before the prompt response,
+// data.disposition, a system message pair in the first run, message_update deltas, agent_settled.
+
+import { appendFileSync } from 'node:fs';
+
+const dialect = process.env.FAKE_PI_DIALECT ?? '0.73';
+const v1 = dialect === '1.x';
+const runMs = Number(process.env.FAKE_PI_RUN_MS ?? 60);
+const log = process.env.FAKE_PI_LOG;
+if (process.env.FAKE_PI_FAIL_START) {
+  process.stderr.write('fake pi: no model configured\n');
+  process.exit(1);
+}
+if (log) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k === 'HOME' || k.startsWith('PI_') || k.startsWith('AICC_')));
+  appendFileSync(log, `${JSON.stringify({ argv: process.argv.slice(2), env, cwd: process.cwd() })}\n`);
+}
+
+const out = (record) => process.stdout.write(`${JSON.stringify(record)}\n`);
+const respond = (id, command, success, extra = {}) => out({ ...(id === undefined ? {} : { id }), type: 'response', command, success, ...extra });
+
+let run; // { queue: string[], timer, firstRun }
+let runs = 0;
+let lastText;
+
+function startRun(message) {
+  runs++;
+  run = { queue: [message], timer: undefined, text: '' };
+  out({ type: 'agent_start' });
+  if (v1 && runs === 1) {
+    out({ type: 'message_start', message: { role: 'system', content: 'session start' } });
+    out({ type: 'message_end', message: { role: 'system', content: 'session start' } });
+  }
+  nextTurn();
+}
+
+function nextTurn() {
+  const messages = run.queue.splice(0);
+  out({ type: 'turn_start' });
+  for (const text of messages) out({ type: 'message_end', message: { role: 'user', content: [{ type: 'text', text }] } });
+  const reply = `reply to: ${messages.join(' + ')}`;
+  out({ type: 'message_start', message: { role: 'assistant', content: [] } });
+  run.timer = setTimeout(() => {
+    const half = reply.slice(0, 5);
+    // 0.73 repeats the whole partial message; 1.x sends the delta only.
+    out({ type: 'message_update', assistantMessageEvent: v1 ? { type: 'text_delta', delta: half } : { type: 'text_delta', delta: half, partial: { role: 'assistant', content: [{ type: 'text', text: half }] } } });
+    finishTurn(reply, 'stop');
+  }, runMs);
+}
+
+function finishTurn(text, stopReason) {
+  const message = { role: 'assistant', content: [{ type: 'text', text }], stopReason };
+  out({ type: 'message_end', message });
+  out({ type: 'turn_end', message });
+  lastText = text;
+  if (stopReason === 'stop' && run.queue.length > 0) return nextTurn();
+  run = undefined;
+  out({ type: 'agent_end', messages: [message] });
+  if (v1) out({ type: 'agent_settled', aborted: stopReason === 'aborted' });
+}
+
+function handle(command) {
+  const { id, type } = command;
+  switch (type) {
+    case 'get_state':
+      return respond(id, type, true, { data: { sessionId: 'fake-session', isStreaming: run !== undefined, messageCount: 0 } });
+    case 'prompt': {
+      if (command.message === 'die') {
+        process.stderr.write('fake pi: dying as asked\n');
+        process.exit(3);
+      }
+      if (run !== undefined) {
+        if (!command.streamingBehavior) return respond(id, type, false, { error: "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message." });
+        run.queue.push(command.message);
+        return respond(id, type, true, v1 ? { data: { disposition: 'queued' } } : {});
+      }
+      if (v1) {
+        startRun(command.message);
+        return respond(id, type, true, { data: { disposition: 'started' } });
+      }
+      respond(id, type, true);
+      return startRun(command.message);
+    }
+    case 'steer':
+    case 'follow_up':
+      if (run !== undefined) run.queue.push(command.message);
+      return respond(id, type, true, v1 ? { data: { disposition: 'queued' } } : {});
+    case 'abort':
+      if (run !== undefined) {
+        clearTimeout(run.timer);
+        finishTurn('partial', 'aborted');
+      }
+      return respond(id, type, true);
+    case 'get_last_assistant_text':
+      // Both 0.73.1 and 1.6.0 (observed) serialize an undefined text away: data is {}.
+      return respond(id, type, true, { data: lastText === undefined ? {} : { text: lastText } });
+    default:
+      return respond(v1 ? id : undefined, type, false, { error: `Unknown command: ${type}` });
+  }
+}
+
+let buffer = '';
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  for (let i = buffer.indexOf('\n'); i !== -1; i = buffer.indexOf('\n')) {
+    const line = buffer.slice(0, i);
+    buffer = buffer.slice(i + 1);
+    if (log) appendFileSync(log, `${line}\n`);
+    handle(JSON.parse(line));
+  }
+});
+// Like pi: the end of stdin ends the process at once.
+process.stdin.on('end', () => process.exit(0));
