@@ -142,6 +142,14 @@ export class PeersClient {
   }
 
   /**
+   * Stops the agent's current run. An extension of pi-peers 1.0 that the aicc gateway serves when it
+   * hosts pi; another agent rejects it with an unknown-command error.
+   */
+  async abort(): Promise<void> {
+    await this.request({ id: this.newId(), type: 'abort' } as unknown as PeersRequest, 'PeersClient.abort');
+  }
+
+  /**
    * Injects `message` into the agent. Resolves with the agent's answer; rejects with a PeersError
    * whose `details.requestId` is the delivery id: pass it back as `options.id` to retry safely.
    */

@@ -75,8 +75,18 @@ export function readLastText(data: unknown): { ok: true; text: string | null } |
   return typeof text === 'string' || text === null ? { ok: true, text } : { ok: false };
 }
 
+/**
+ * `{id, type: 'abort'}` stops the agent's run. It is not in pi-peers 1.0: the aicc gateway serves it
+ * when it hosts pi (its RPC has `abort`); an agent without it answers with an unknown-command error.
+ */
+export function isAbortRequest(record: unknown): boolean {
+  const r = record as Record<string, unknown>;
+  return r['type'] === 'abort' && typeof r['id'] === 'string' && r['id'].length > 0 && Object.keys(r).length === 2;
+}
+
 /** Why an outbound record fails the schema, or undefined when it passes. */
 export function checkRequest(record: PeersRequest): string | undefined {
+  if (isAbortRequest(record)) return undefined;
   if (validateRequest(record)) return undefined;
   return describeAjvError('request', branchError(record.type, validateRequest.errors ?? []));
 }
