@@ -3,7 +3,8 @@
 
 import { CapsuleError } from '../runtime/errors.js';
 import type { Frame } from './codec.js';
-import { deliverFrame, type Link, type LinkHandlers } from './link.js';
+import { LinkInbox } from './inbox.js';
+import type { Link, LinkHandlers } from './link.js';
 
 /** The part of the WebSocket API this link uses. */
 export interface WebSocketLike {
@@ -18,8 +19,6 @@ export interface WebSocketLike {
 export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
 
 const OPEN = 1;
-/** Frames kept for a receiver that has not called listen() yet. */
-const MAX_HELD_FRAMES = 1024;
 const CONNECTING = 0;
 
 export interface ConnectWebSocketOptions {
@@ -55,17 +54,15 @@ export function webSocketLink(socket: WebSocketLike): Link {
 }
 
 class WebSocketLink implements Link {
-  private handlers: LinkHandlers | undefined;
-  private held: Frame[] = [];
+  private readonly inbox = new LinkInbox((reason) => this.close(`webSocketLink: ${reason}`));
   private closeReason: string | undefined;
-  private closeDelivered = false;
 
   constructor(private readonly socket: WebSocketLike) {
     socket.binaryType = 'arraybuffer';
     socket.addEventListener('message', (event: { data: unknown }) => this.receive(toFrame(event.data)));
     socket.addEventListener('close', (event: { code?: number; reason?: string }) => {
       this.closeReason ??= event.reason ? `${event.reason} (code ${event.code})` : `socket closed (code ${event.code})`;
-      this.deliverClose();
+      this.inbox.closed(this.closeReason);
     });
     // An 'error' event is always followed by 'close'; the reason is reported there.
     socket.addEventListener('error', () => {});
@@ -91,33 +88,15 @@ class WebSocketLink implements Link {
     this.closeReason = reason;
     // 1000 is a normal closure; browsers allow at most 123 bytes of reason.
     this.socket.close(1000, reason.slice(0, 120));
-    this.deliverClose();
+    this.inbox.closed(reason);
   }
 
   listen(handlers: LinkHandlers): void {
-    this.handlers = handlers;
-    if (this.held.length === 0 && this.closeReason === undefined) return;
-    // Held frames go out after listen() returns, as the memory link does: never re-entrantly.
-    queueMicrotask(() => {
-      const held = this.held;
-      this.held = [];
-      for (const frame of held) if (this.handlers) deliverFrame(this.handlers, frame);
-      if (this.closeReason !== undefined) this.deliverClose();
-    });
+    this.inbox.listen(handlers);
   }
 
   private receive(frame: Frame): void {
-    if (this.closeReason !== undefined) return;
-    if (this.handlers === undefined || this.held.length > 0) {
-      if (this.held.length >= MAX_HELD_FRAMES) this.close(`webSocketLink: more than ${MAX_HELD_FRAMES} frames arrived before listen()`);
-      else this.held.push(frame);
-    } else deliverFrame(this.handlers, frame);
-  }
-
-  private deliverClose(): void {
-    if (this.closeDelivered || this.handlers === undefined) return;
-    this.closeDelivered = true;
-    this.handlers.close(this.closeReason ?? 'closed');
+    if (this.closeReason === undefined) this.inbox.receive(frame);
   }
 }
 

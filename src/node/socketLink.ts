@@ -7,7 +7,8 @@
 import { createConnection, type Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import type { Frame } from '../links/codec.js';
-import { deliverFrame, type Link, type LinkHandlers } from '../links/link.js';
+import { LinkInbox } from '../links/inbox.js';
+import type { Link, LinkHandlers } from '../links/link.js';
 import { CapsuleError } from '../runtime/errors.js';
 
 export interface SocketLinkOptions {
@@ -21,8 +22,6 @@ export interface ConnectSocketLinkOptions extends SocketLinkOptions {
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
-/** Records kept for a receiver that has not called listen() yet. */
-const MAX_HELD_FRAMES = 1024;
 const NEWLINE = 0x0a;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -61,10 +60,8 @@ export function connectSocketLink(path: string, options: ConnectSocketLinkOption
 }
 
 class NdjsonLink implements Link {
-  private handlers: LinkHandlers | undefined;
-  private held: Frame[] = [];
+  private readonly inbox = new LinkInbox((reason) => this.close(`socketLink: ${reason}`));
   private closeReason: string | undefined;
-  private closeDelivered = false;
   /** Bytes of the line being received, split across chunks. */
   private partial: Buffer[] = [];
   private partialBytes = 0;
@@ -114,19 +111,11 @@ class NdjsonLink implements Link {
     // end() flushes what was written, then the input side is torn down too.
     if (!this.output.writableEnded && !this.output.destroyed) this.output.end(() => this.destroyInput());
     else this.destroyInput();
-    this.deliverClose();
+    this.inbox.closed(reason);
   }
 
   listen(handlers: LinkHandlers): void {
-    this.handlers = handlers;
-    if (this.held.length === 0 && this.closeReason === undefined) return;
-    // Held frames go out after listen() returns, never re-entrantly.
-    queueMicrotask(() => {
-      const held = this.held;
-      this.held = [];
-      for (const frame of held) if (this.handlers) deliverFrame(this.handlers, frame);
-      if (this.closeReason !== undefined) this.deliverClose();
-    });
+    this.inbox.listen(handlers);
   }
 
   private receive(chunk: Buffer): void {
@@ -167,10 +156,7 @@ class NdjsonLink implements Link {
   }
 
   private deliver(frame: Frame): void {
-    if (this.handlers === undefined || this.held.length > 0) {
-      if (this.held.length >= MAX_HELD_FRAMES) this.close(`socketLink: more than ${MAX_HELD_FRAMES} records arrived before listen()`);
-      else this.held.push(frame);
-    } else deliverFrame(this.handlers, frame);
+    this.inbox.receive(frame);
   }
 
   private ended(reason: string): void {
@@ -179,12 +165,6 @@ class NdjsonLink implements Link {
       if (!this.output.writableEnded && !this.output.destroyed) this.output.end();
       this.destroyInput();
     }
-    this.deliverClose();
-  }
-
-  private deliverClose(): void {
-    if (this.closeDelivered || this.handlers === undefined) return;
-    this.closeDelivered = true;
-    this.handlers.close(this.closeReason ?? 'closed');
+    this.inbox.closed(this.closeReason);
   }
 }
