@@ -7,6 +7,8 @@ import { AgentClient } from '../../src/agent/agentClient.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { Recorder } from '../../src/recording/recorder.js';
 import { RECORDING_FORMAT } from '../../src/recording/recording.js';
+import type { ChatBackend } from '../../src/agent/pilot/backend.js';
+import { Pilot } from '../../src/agent/pilot/pilot.js';
 import { Player, type PlayerIo } from './play.js';
 import { Bard, Baker, Farmer } from './roles.js';
 import { Narrator } from './story.js';
@@ -22,6 +24,8 @@ export interface VillageOptions {
   record?: (line: string) => void;
   /** A person plays this villager through `io`. */
   play?: { character: string; io: PlayerIo };
+  /** A chat agent (pi, through the pilot) drives this villager; the day then runs in real time. */
+  pilot?: { character: string; backend: ChatBackend };
   progress?: (done: number, total: number) => void;
 }
 
@@ -35,6 +39,13 @@ export interface VillageRun {
 }
 
 const ROLES = { ada: Baker, bram: Farmer, cleo: Bard } as const;
+
+/** What each villager is after, told to a model that plays one. */
+const GOALS: Record<(typeof VILLAGERS)[number], string> = {
+  ada: 'get two apples for a pie, paying with your bread, then bake it at the Bakery',
+  bram: 'gather the orchard apples and trade them at the Market for bread',
+  cleo: 'visit every room, greet whoever you meet, and leave a ballad in the Village Square',
+};
 
 export const DEFAULT_SEED = 7;
 export const DEFAULT_TICKS = 600;
@@ -51,6 +62,7 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   const clients: AgentClient[] = [];
   const agents: Villager[] = [];
   let player: Player | undefined;
+  let pilot: Pilot | undefined;
   for (const id of VILLAGERS) {
     const [bridgeEnd, agentEnd] = createMemoryLinkPair();
     const connecting = AgentClient.connect(agentEnd, { clock, randomBytes: random.fork(`agent:${id}`).bytes });
@@ -58,12 +70,21 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
     const client = await connecting;
     clients.push(client);
     if (options.play?.character === id) player = new Player(client, world, id, options.play.io);
-    else agents.push(new ROLES[id](client, id, random.fork(`mind:${id}`)));
+    else if (options.pilot?.character === id) {
+      const who = world.character(id)!;
+      pilot = new Pilot({ client, backend: options.pilot.backend, character: { id, name: who.name, description: who.description, goal: GOALS[id] }, clock });
+      pilot.start();
+    } else agents.push(new ROLES[id](client, id, random.fork(`mind:${id}`)));
   }
   narrator.tell(`Morning in ${capsule.world.name}. ${VILLAGERS.filter((id) => id !== player?.id).map((id) => world.character(id)!.name).join(', ')} set about their day.`);
 
+  if (pilot !== undefined) narrator.tell(`${world.character(options.pilot!.character)!.name} is driven by a chat agent, through the pilot.`);
   const everyoneDone = () => agents.every((agent) => agent.done) && (player === undefined || player.done);
-  const result = player === undefined ? await runHeadless({ capsule, ticks, stopWhen: everyoneDone, ...(options.progress && { progress: options.progress }) }) : await player.play(capsule, ticks, everyoneDone);
+  // A model thinks in real time: with a pilot, each tick waits for its 100 ms of wall time.
+  const realTime = pilot === undefined ? {} : { onTick: () => new Promise<void>((resolve) => setTimeout(resolve, 1000 / capsule.tickRateHz)) };
+  const stopWhen = pilot === undefined ? everyoneDone : () => false;
+  const result = player === undefined ? await runHeadless({ capsule, ticks, stopWhen, ...realTime, ...(options.progress && { progress: options.progress }) }) : await player.play(capsule, ticks, everyoneDone);
+  pilot?.stop('the day is over');
 
   narrator.tell(everyoneDone() ? 'Evening falls; everyone has done what they set out to do.' : 'Evening falls before everyone is done.');
   for (const client of clients) await client.close('the day is over');

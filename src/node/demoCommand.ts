@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { DEFAULT_SEED, DEFAULT_TICKS, runVillage, type VillageOptions } from '../../demos/village/run.js';
 import { VILLAGERS } from '../../demos/village/world.js';
 import type { CliIo } from './cliMain.js';
+import type { PiAgentOptions } from './piAgent.js';
 import { progressBar, type ProgressStream } from './progress.js';
 
 const HELP = `aicc demo — the village of Millbrook, driven by agents through aicc/0.1
@@ -18,6 +19,11 @@ Usage: aicc demo [options]
   --record FILE     write every AICC message of every session to FILE (NDJSON), for
                     \`aicc replay FILE\` and \`aicc validate FILE\`
   --play [NAME]     play a villager yourself at the terminal (${VILLAGERS.join(', ')}; default cleo)
+  --agent pi[:NAME] let pi drive a villager (default cleo) through the gateway, in real time;
+                    pi runs with your own pi configuration, or these:
+  --pi-bin PATH     the pi executable (default pi on PATH; a .js file runs with node)
+  --provider NAME   pi's --provider        --model ID   pi's --model
+  --pi-agent-dir D  where pi finds models.json and auth (default ~/.pi/agent)
   -h, --help        this help
 
 Exit codes: 0 success, 1 the run failed, 2 bad usage.
@@ -29,11 +35,14 @@ interface DemoArgs {
   json: boolean;
   record?: string;
   play?: string;
+  agent?: string;
+  pi: PiAgentOptions;
 }
 
 /** Parses the options; a string is the one-line complaint about them. */
 export function parseDemoArgs(argv: string[]): DemoArgs | string {
-  const args: DemoArgs = { json: false };
+  const args: DemoArgs = { json: false, pi: {} };
+  const piFlags = { '--pi-bin': 'piBin', '--provider': 'provider', '--model': 'model', '--pi-agent-dir': 'agentDir' } as const;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string | undefined => {
@@ -59,8 +68,20 @@ export function parseDemoArgs(argv: string[]): DemoArgs | string {
       const name = argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--') ? value()! : 'cleo';
       if (!(VILLAGERS as readonly string[]).includes(name)) return `--play: no villager called "${name}"; choose ${VILLAGERS.join(', ')}`;
       args.play = name;
+    } else if (arg === '--agent') {
+      const spec = value();
+      const match = spec === undefined ? null : /^pi(?::([a-z]+))?$/.exec(spec);
+      if (match === null) return `--agent expects pi or pi:NAME, got ${spec === undefined ? 'nothing' : JSON.stringify(spec)}`;
+      const name = match[1] ?? 'cleo';
+      if (!(VILLAGERS as readonly string[]).includes(name)) return `--agent: no villager called "${name}"; choose ${VILLAGERS.join(', ')}`;
+      args.agent = name;
+    } else if (arg in piFlags) {
+      const text = value();
+      if (text === undefined) return `${arg} expects a value`;
+      args.pi[piFlags[arg as keyof typeof piFlags]] = text;
     } else return `unknown option "${arg}"`;
   }
+  if (args.agent !== undefined && args.play === args.agent) return `--play and --agent cannot both take ${args.agent}`;
   if (args.play !== undefined && args.json) return '--play and --json do not go together';
   return args;
 }
@@ -86,7 +107,15 @@ export async function demoCommand(argv: string[], io: CliIo): Promise<number> {
   if (args.ticks !== undefined) options.ticks = args.ticks;
   if (args.record !== undefined) options.record = (line) => recording.push(line);
   if (args.play !== undefined) options.play = { character: args.play, io: { lines: io.stdin!, write: (text) => io.stdout.write(text) } };
-  const run = await runVillage(options);
+  // Loaded only when asked for: pi, the gateway and ws.
+  const pi = args.agent === undefined ? undefined : await (await import('./piAgent.js')).startPiAgent({ ...args.pi, label: args.agent });
+  if (pi !== undefined) options.pilot = { character: args.agent!, backend: pi.backend };
+  let run;
+  try {
+    run = await runVillage(options);
+  } finally {
+    await pi?.close();
+  }
   bar.finish();
   if (args.record !== undefined) writeFileSync(args.record, recording.join(''));
   if (args.json) io.stdout.write(`${JSON.stringify({ story: run.story, summary: run.summary, wall: { ms: run.result.wallMs, ticksPerSecond: run.result.ticksPerSecond } })}\n`);

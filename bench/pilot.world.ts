@@ -1,0 +1,198 @@
+// The rig of bench/pilot.bench.ts: a village character piloted by the REAL pi 0.73 through the
+// gateway, as in test/e2e/pilotVillage.test.ts, with timestamps along the way of each decision:
+//   modelDone  — the stub model has ended its HTTP response (the whole reply, one SSE chunk),
+//   piSettled  — the gateway has seen pi's run settle (agent_end on pi's stdout),
+//   arrived    — the tool_call frame has reached the capsule's end of the agent's link,
+//   executed   — the capsule's 'call' event for that call.
+// The stub is a few lines of our own (same SSE shape as test/e2e/stubModel.ts) so it can stamp the
+// end of each response. Every reply carries one `say` whose text names the decision, so each call is
+// matched to the model reply that asked for it.
+
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import WebSocket from 'ws';
+import { buildVillage } from '../demos/village/world.js';
+import { AgentClient } from '../src/agent/agentClient.js';
+import { PeersBackend, type PeersClientLike } from '../src/agent/pilot/peersBackend.js';
+import { Pilot } from '../src/agent/pilot/pilot.js';
+import type { Frame } from '../src/links/codec.js';
+import type { Link } from '../src/links/link.js';
+import { createMemoryLinkPair } from '../src/links/memory.js';
+import { connectWebSocket, type WebSocketConstructor } from '../src/links/websocket.js';
+import { PiHost } from '../src/node/gateway/piHost.js';
+import { startGateway } from '../src/node/gateway/server.js';
+import { PeersClient } from '../src/pi/peersClient.js';
+import type { Manifest } from '../src/runtime/protocol.js';
+import { STUB_MODEL_ID, STUB_PROVIDER, writePiAgentDir } from '../test/e2e/stubModel.js';
+import { repoRoot } from './row.js';
+
+const KEY = 'bench-gateway-key-0123456789abcdef';
+const ORIGIN = 'http://localhost:5173';
+
+export interface DecisionTimes {
+  modelDone: number;
+  piSettled?: number;
+  arrived?: number;
+  executed?: number;
+}
+
+export interface PilotRun {
+  /** One per decision whose call executed, in order. */
+  decisions: Array<Required<DecisionTimes>>;
+  /** Texts the pilot sent the model, in order: the briefing first, then digests. */
+  sent: string[];
+  /** AICC event and tool_result messages the agent received, with how many texts had been sent before. */
+  news: Array<{ message: { type: string } & Record<string, unknown>; sentBefore: number }>;
+  manifest: Manifest;
+}
+
+const reply = (n: number): string => `Here is what Cleo does.\n\`\`\`aicc\n${JSON.stringify({ tool: 'say', input: { text: `decision ${n}` } })}\n\`\`\``;
+
+/**
+ * Runs `count` decisions end to end and tears everything down. `pollMs` replaces PeersClient's
+ * get_state polling interval (default 1,000 ms) while the pilot waits for a reply.
+ */
+export async function runPilotedVillage(count: number, options: { pollMs?: number } = {}): Promise<PilotRun> {
+  const times = new Map<number, DecisionTimes>();
+  let requests = 0;
+  const stub: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const n = ++requests;
+      const text = n <= count ? reply(n) : '```aicc\n```';
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      const base = { id: `chatcmpl-bench-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: STUB_MODEL_ID };
+      const send = (choice: object): void => void res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, ...choice }] })}\n\n`);
+      send({ delta: { content: text } });
+      send({ delta: {}, finish_reason: 'stop' });
+      res.end('data: [DONE]\n\n');
+      if (n <= count) times.set(n, { modelDone: performance.now() });
+    });
+  });
+  await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+  const port = (stub.address() as { port: number }).port;
+
+  const dir = mkdtempSync(join(tmpdir(), 'aicc-bench-pilot-'));
+  writePiAgentDir(join(dir, 'agent'), `http://127.0.0.1:${port}/v1`);
+  const cleanups: Array<() => unknown> = [() => new Promise<void>((resolve) => (stub.closeAllConnections(), stub.close(() => resolve()))), () => rmSync(dir, { recursive: true, force: true })];
+  const cleanup = async (): Promise<void> => {
+    for (const step of cleanups.reverse()) await Promise.resolve(step()).catch(() => {});
+  };
+
+  try {
+    const host = await PiHost.start({
+      piBin: join(repoRoot(), 'node_modules/@mariozechner/pi-coding-agent/dist/cli.js'),
+      provider: STUB_PROVIDER,
+      model: STUB_MODEL_ID,
+      systemPrompt: 'You play a character in a game. Answer with tool calls only.',
+      agentDir: join(dir, 'agent'),
+      home: dir,
+      label: 'Cleo',
+    });
+    cleanups.push(() => host.close());
+    // The moment the gateway learns that pi's run is over: pi's own part ends here.
+    let settled = host.tracker.settled;
+    host.tracker.onChange(() => {
+      if (host.tracker.settled === settled) return;
+      settled = host.tracker.settled;
+      const at = performance.now();
+      const open = [...times.values()].find((t) => t.piSettled === undefined);
+      if (open !== undefined) open.piSettled = at;
+    });
+    const gateway = await startGateway({ target: { kind: 'host', host }, origins: [ORIGIN], key: KEY, log: () => {} });
+    cleanups.push(() => gateway.close());
+    const link = await connectWebSocket(`${gateway.url}/`, { WebSocket: WebSocket as unknown as WebSocketConstructor, protocols: ['pi-peers.v1', `aicc-key.${KEY}`] });
+    const peers = await PeersClient.connect(link, { from: { id: 'village', label: 'Millbrook', host: 'localhost' } });
+    cleanups.push(() => peers.close());
+
+    const village = buildVillage(7);
+    cleanups.push(() => village.capsule.dispose());
+    const decisionOf = (text: unknown): number | undefined => {
+      const match = typeof text === 'string' ? /^decision (\d+)$/.exec(text) : null;
+      return match === null ? undefined : Number(match[1]);
+    };
+    village.capsule.on('call', (record) => {
+      const t = times.get(decisionOf(record.input['text']) ?? -1);
+      if (t !== undefined && t.executed === undefined) t.executed = performance.now();
+    });
+
+    const sent: string[] = [];
+    const news: PilotRun['news'] = [];
+    const [bridgeEnd, agentEnd] = createMemoryLinkPair();
+    // Capsule side: stamp the tool_call's arrival, and tick right away so the call runs now rather
+    // than at the next tick of the interval (the tick wait is the game's, not the pilot's).
+    const capsuleSide = tapped(bridgeEnd, (frame) => {
+      const message = messageOf(frame);
+      if (message?.type !== 'tool_call') return;
+      const t = times.get(decisionOf((message['input'] as Record<string, unknown> | undefined)?.['text']) ?? -1);
+      if (t !== undefined && t.arrived === undefined) t.arrived = performance.now();
+      setImmediate(() => village.capsule.step(100));
+    });
+    const agentSide = tapped(agentEnd, (frame) => {
+      const message = messageOf(frame);
+      if (message?.type === 'event' || message?.type === 'tool_result') news.push({ message, sentBefore: sent.length });
+    });
+    const connecting = AgentClient.connect(agentSide, { clock: village.clock });
+    village.connect('cleo', capsuleSide);
+    const client = await connecting;
+    const polled: PeersClientLike = {
+      deliver: (kind, message, delivery) => peers.deliver(kind, message, delivery),
+      getState: () => peers.getState(),
+      waitForReply: (since, wait) => peers.waitForReply(since, { ...wait, ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) }),
+      close: () => peers.close(),
+    };
+    const pilot = new Pilot({ client, backend: new PeersBackend(polled, { idPrefix: 'cleo' }), character: { id: 'cleo', name: 'Cleo', goal: 'find news for a song' }, clock: village.clock });
+    pilot.on('sent', ({ text }) => sent.push(text));
+    cleanups.push(() => pilot.stop('bench over'));
+    // Simulated time runs ten times faster than real time, so digests gather for 0.2 s at most.
+    const ticking = setInterval(() => village.capsule.step(100), 10);
+    cleanups.push(() => clearInterval(ticking));
+    pilot.start();
+
+    const deadline = performance.now() + 20_000 + count * 2_000;
+    while (times.get(count)?.executed === undefined) {
+      if (host.exit !== undefined) throw new Error(`bench pilot: pi exited: ${host.exit}`);
+      if (performance.now() > deadline) throw new Error(`bench pilot: ${[...times.values()].filter((t) => t.executed !== undefined).length} of ${count} decisions in time`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const decisions = [...times.values()].filter((t): t is Required<DecisionTimes> => t.executed !== undefined && t.arrived !== undefined && t.piSettled !== undefined);
+    return { decisions, sent: [...sent], news: [...news], manifest: client.manifest };
+  } finally {
+    await cleanup();
+  }
+}
+
+function messageOf(frame: Frame): ({ type: string } & Record<string, unknown>) | undefined {
+  try {
+    const value: unknown = typeof frame === 'string' ? JSON.parse(frame) : frame instanceof Uint8Array ? undefined : frame;
+    return value !== null && typeof value === 'object' && typeof (value as { type?: unknown }).type === 'string' ? (value as { type: string } & Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The same link, with every inbound frame shown to `tap` first. */
+function tapped(link: Link, tap: (frame: Frame) => void): Link {
+  return {
+    send: (frame) => link.send(frame),
+    close: (reason) => link.close(reason),
+    get open() {
+      return link.open;
+    },
+    get bufferedAmount() {
+      return link.bufferedAmount;
+    },
+    listen: (handlers) =>
+      link.listen({
+        message: (frame) => {
+          tap(frame);
+          handlers.message(frame);
+        },
+        close: (reason) => handlers.close(reason),
+      }),
+  };
+}
