@@ -37,7 +37,7 @@ interface PeersResponseLike {
 export interface PeersClientLike {
   deliver(kind: SendKind, message: string, options: PeersDeliveryOptions): Promise<unknown>;
   getState(): Promise<PeersStateLike>;
-  waitForReply(sinceSettled: number, options?: { signal?: AbortSignal }): Promise<string | null | undefined | { text?: string | null }>;
+  waitForReply(sinceSettled: number, options?: { signal?: AbortSignal; pollMs?: number }): Promise<string | null | undefined | { text?: string | null }>;
   /** pi-peers 1.0 has no abort request; a client that can stop a run some other way offers this. */
   abort?(): Promise<unknown>;
   close?(): void;
@@ -48,11 +48,17 @@ export interface PeersBackendOptions {
   idPrefix?: string;
   /** Attempts per send when the peer says a failure is retryable; the same id each time. Default 3. */
   attempts?: number;
+  /**
+   * How often to ask the agent whether its reply is ready (pi-peers has no "done" notice). Every
+   * poll is a get_state round trip, cheap on loopback; it bounds the pilot's reaction time. Default 20 ms.
+   */
+  pollMs?: number;
 }
 
 export class PeersBackend implements ChatBackend {
   private readonly idPrefix: string;
   private readonly attempts: number;
+  private readonly pollMs: number;
   private sent = 0;
   /** `settled` before the run being waited on; undefined when nothing is outstanding. */
   private baseline: number | undefined;
@@ -67,6 +73,7 @@ export class PeersBackend implements ChatBackend {
   ) {
     this.idPrefix = options.idPrefix ?? `pilot-${Math.random().toString(36).slice(2, 10)}`;
     this.attempts = Math.max(1, options.attempts ?? 3);
+    this.pollMs = options.pollMs ?? 20;
   }
 
   get busy(): boolean {
@@ -113,7 +120,7 @@ export class PeersBackend implements ChatBackend {
     signal?.addEventListener('abort', stop, { once: true });
     if (signal?.aborted === true) wait.abort();
     try {
-      const answer = await abortable(this.peers.waitForReply(since, { signal: wait.signal }), wait.signal);
+      const answer = await abortable(this.peers.waitForReply(since, { signal: wait.signal, pollMs: this.pollMs }), wait.signal);
       // An abandoned wait leaves the run as it was: a later reply() still waits for it to settle.
       if (wait.signal.aborted) return null;
       // The run is over: the next send starts from a fresh count.
