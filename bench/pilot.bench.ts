@@ -26,7 +26,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const shippedTotal = shipped.decisions.map((d) => d.executed - d.modelDone);
   const shippedP50 = quantile(shippedTotal, 0.5);
   rows.push({
-    name: 'pilot decision overhead p50, default 1 s poll',
+    name: 'pilot decision overhead p50, default poll (20 ms)',
     capsule: shippedP50,
     baseline: TARGET_P50_MS,
     unit: 'ms',
