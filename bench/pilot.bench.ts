@@ -22,7 +22,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
 
   // 1a. From the stub model's last byte to the capsule's 'call' event for the call that reply asked
-  // for (model time excluded), with PeersClient's default 1 s polling. Baseline: the 2 ms target.
+  // for (model time excluded), with PeersBackend's default polling (every 20 ms). Baseline: the 2 ms target.
   const shippedTotal = shipped.decisions.map((d) => d.executed - d.modelDone);
   const shippedP50 = quantile(shippedTotal, 0.5);
   rows.push({
