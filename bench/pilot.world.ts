@@ -19,7 +19,6 @@ import { AgentClient } from '../src/agent/agentClient.js';
 import { PeersBackend, type PeersClientLike } from '../src/agent/pilot/peersBackend.js';
 import { Pilot } from '../src/agent/pilot/pilot.js';
 import type { Frame } from '../src/links/codec.js';
-import type { Link } from '../src/links/link.js';
 import { createMemoryLinkPair } from '../src/links/memory.js';
 import { connectWebSocket, type WebSocketConstructor } from '../src/links/websocket.js';
 import { PiHost } from '../src/node/gateway/piHost.js';
@@ -28,6 +27,7 @@ import { PeersClient } from '../src/pi/peersClient.js';
 import type { Manifest } from '../src/runtime/protocol.js';
 import { STUB_MODEL_ID, STUB_PROVIDER, writePiAgentDir } from '../test/e2e/stubModel.js';
 import { repoRoot } from './row.js';
+import { tapLink } from '../src/links/tap.js';
 
 const KEY = 'bench-gateway-key-0123456789abcdef';
 const ORIGIN = 'http://localhost:5173';
@@ -125,14 +125,14 @@ export async function runPilotedVillage(count: number, options: { pollMs?: numbe
     const [bridgeEnd, agentEnd] = createMemoryLinkPair();
     // Capsule side: stamp the tool_call's arrival, and tick right away so the call runs now rather
     // than at the next tick of the interval (the tick wait is the game's, not the pilot's).
-    const capsuleSide = tapped(bridgeEnd, (frame) => {
+    const capsuleSide = tapLink(bridgeEnd, (frame) => {
       const message = messageOf(frame);
       if (message?.type !== 'tool_call') return;
       const t = times.get(decisionOf((message['input'] as Record<string, unknown> | undefined)?.['text']) ?? -1);
       if (t !== undefined && t.arrived === undefined) t.arrived = performance.now();
       setImmediate(() => village.capsule.step(100));
     });
-    const agentSide = tapped(agentEnd, (frame) => {
+    const agentSide = tapLink(agentEnd, (frame) => {
       const message = messageOf(frame);
       if (message?.type === 'event' || message?.type === 'tool_result') news.push({ message, sentBefore: sent.length });
     });
@@ -173,26 +173,4 @@ function messageOf(frame: Frame): ({ type: string } & Record<string, unknown>) |
   } catch {
     return undefined;
   }
-}
-
-/** The same link, with every inbound frame shown to `tap` first. */
-function tapped(link: Link, tap: (frame: Frame) => void): Link {
-  return {
-    send: (frame) => link.send(frame),
-    close: (reason) => link.close(reason),
-    get open() {
-      return link.open;
-    },
-    get bufferedAmount() {
-      return link.bufferedAmount;
-    },
-    listen: (handlers) =>
-      link.listen({
-        message: (frame) => {
-          tap(frame);
-          handlers.message(frame);
-        },
-        close: (reason) => handlers.close(reason),
-      }),
-  };
 }

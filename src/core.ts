@@ -18,6 +18,7 @@ export { binaryCodec } from './links/binaryCodec.js';
 export { objectCodec } from './links/objectCodec.js';
 export { createMemoryLinkPair } from './links/memory.js';
 export { connectWebSocket, webSocketLink } from './links/websocket.js';
+export { tapLink } from './links/tap.js';
 export { Wire } from './links/wire.js';
 export { AgentClient } from './agent/agentClient.js';
 export { Memory, ScriptedAgent, runRules } from './agent/scripted.js';

@@ -51,6 +51,7 @@ export {
   createMemoryLinkPair,
   connectWebSocket,
   webSocketLink,
+  tapLink,
   Wire,
   AgentClient,
   Memory,

@@ -6,10 +6,10 @@ import { runHeadless } from '../../../src/adapters/headless/runner.js';
 import { AgentClient } from '../../../src/agent/agentClient.js';
 import { Pilot, type PilotOptions } from '../../../src/agent/pilot/pilot.js';
 import type { Frame } from '../../../src/links/codec.js';
-import type { Link } from '../../../src/links/link.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
 import { buildVillage, type Village } from '../../../demos/village/world.js';
 import { ScriptedBackend, type ScriptStep } from './fakeBackend.js';
+import { tapLink } from '../../../src/links/tap.js';
 
 export interface PilotedVillage {
   village: Village;
@@ -30,7 +30,7 @@ export async function pilotVillager(character: string, script: ScriptStep[], opt
   const frames: PilotedVillage['frames'] = [];
   const connect = async (id: string, tap?: (frame: Frame) => void): Promise<AgentClient> => {
     const [bridgeEnd, agentEnd] = createMemoryLinkPair();
-    const connecting = AgentClient.connect(tap === undefined ? agentEnd : tapped(agentEnd, tap), { clock: village.clock, randomBytes: village.random.fork(`agent:${id}`).bytes });
+    const connecting = AgentClient.connect(tap === undefined ? agentEnd : tapLink(agentEnd, tap), { clock: village.clock, randomBytes: village.random.fork(`agent:${id}`).bytes });
     village.connect(id, bridgeEnd);
     return connecting;
   };
@@ -42,26 +42,4 @@ export async function pilotVillager(character: string, script: ScriptStep[], opt
     return result.ticks;
   };
   return { village, client, backend, pilot, frames, run, connect: (id) => connect(id) };
-}
-
-/** The same link, with every inbound frame shown to `tap` first. */
-function tapped(link: Link, tap: (frame: Frame) => void): Link {
-  return {
-    send: (frame) => link.send(frame),
-    close: (reason) => link.close(reason),
-    get open() {
-      return link.open;
-    },
-    get bufferedAmount() {
-      return link.bufferedAmount;
-    },
-    listen: (handlers) =>
-      link.listen({
-        message: (frame) => {
-          tap(frame);
-          handlers.message(frame);
-        },
-        close: (reason) => handlers.close(reason),
-      }),
-  };
 }
