@@ -2,13 +2,12 @@
 // local stub scripted with tool-call blocks.
 
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/node/cliMain.js';
 import { tempDir } from '../node/gateway/helpers.js';
 import { startStubModel, STUB_MODEL_ID, STUB_PROVIDER, writePiAgentDir, type StubModel } from './stubModel.js';
+import { PI_CLI } from './piTargets.js';
 
-const PI_CLI = fileURLToPath(new URL('../../node_modules/@mariozechner/pi-coding-agent/dist/cli.js', import.meta.url));
 const block = (call: object): string => `\`\`\`aicc\n${JSON.stringify(call)}\n\`\`\``;
 
 describe('aicc demo --agent pi', () => {

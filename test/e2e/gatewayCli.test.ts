@@ -2,13 +2,12 @@
 // the listening line out, a page's prompt answered, Ctrl-C (here: an abort signal) exits 0.
 
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { gatewayCommand } from '../../src/node/gatewayCommand.js';
 import { BrowserClient, KEY, ORIGIN, tempDir } from '../node/gateway/helpers.js';
 import { startStubModel, STUB_MODEL_ID, STUB_PROVIDER, writePiAgentDir, type StubModel } from './stubModel.js';
+import { PI_CLI } from './piTargets.js';
 
-const PI_CLI = fileURLToPath(new URL('../../node_modules/@mariozechner/pi-coding-agent/dist/cli.js', import.meta.url));
 
 let stub: StubModel;
 let dir: ReturnType<typeof tempDir>;

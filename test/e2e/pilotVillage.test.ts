@@ -4,7 +4,6 @@
 // model then corrects, a steer on words addressed to the character, and an abort.
 
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildVillage, type Village } from '../../demos/village/world.js';
@@ -19,13 +18,9 @@ import { PeersClient } from '../../src/pi/peersClient.js';
 import type { CallRecord } from '../../src/runtime/calls.js';
 import { KEY, ORIGIN, tempDir } from '../node/gateway/helpers.js';
 import { startStubModel, STUB_MODEL_ID, STUB_PROVIDER, userTexts, writePiAgentDir, type StubModel } from './stubModel.js';
+import { PI_TARGETS } from './piTargets.js';
 
 const E2E_TIMEOUT = 90_000;
-const PI_CLI = fileURLToPath(new URL('../../node_modules/@mariozechner/pi-coding-agent/dist/cli.js', import.meta.url));
-const TARGETS: Array<{ name: string; cli: string; node?: string }> = [{ name: 'pi 0.73.1', cli: PI_CLI }];
-if (process.env.AICC_E2E_PI1_CLI) {
-  TARGETS.push({ name: 'pi 1.x', cli: process.env.AICC_E2E_PI1_CLI, ...(process.env.AICC_E2E_PI1_NODE ? { node: process.env.AICC_E2E_PI1_NODE } : {}) });
-}
 
 const block = (...calls: object[]): string => `Here is what Cleo does.\n\`\`\`aicc\n${calls.map((call) => JSON.stringify(call)).join('\n')}\n\`\`\``;
 
@@ -38,7 +33,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 30_000): Pr
   }
 }
 
-describe.each(TARGETS)('a village character piloted by $name', (target) => {
+describe.each(PI_TARGETS)('a village character piloted by $name', (target) => {
   let stub: StubModel;
   let dir: ReturnType<typeof tempDir>;
   let host: PiHost;
