@@ -106,9 +106,10 @@ describe.each(PI_TARGETS)('a village character piloted by $name', (target) => {
 
   it('steers the running turn when someone speaks to the character', async () => {
     const before = stub.requests.length;
-    // A slow answer keeps the run going while Ada speaks to Cleo.
+    // A slow answer (about 2.5 s) keeps the run going while Ada speaks to Cleo. A steer that reached
+    // pi only after its last model call of the run would wait in pi's queue for the next prompt.
     // pi answers the steer in a second model call of the same run; only the run's last reply counts.
-    stub.script({ text: block({ tool: 'say', input: { text: 'Hello, market!' } }), chunkChars: 4, chunkDelayMs: 60 }, block({ tool: 'say', input: { text: 'A song for Ada, then!' } }));
+    stub.script({ text: block({ tool: 'say', input: { text: 'Hello, market!' } }), chunkChars: 4, chunkDelayMs: 150 }, block({ tool: 'say', input: { text: 'A song for Ada, then!' } }));
     await stub.waitForRequests(before + 1, 30_000);
     village.capsule.emit('agent_message', { from: 'ada', to: 'cleo', text: 'Cleo, sing us a song!' }, { to: 'cleo' });
     await until('the steer to reach the model', () => stub.requests.slice(before + 1).some((request) => userTexts(request).some((text) => text.includes('sing us a song'))));
