@@ -35,7 +35,7 @@ export type { InboundLimits, Verdict } from './runtime/inbound.js';
 export type { MessageChecker, Sender } from './runtime/messageCheck.js';
 export type * from './runtime/protocol.js';
 export type { CallResult } from './runtime/resultCache.js';
-export type { SessionState, SessionStats } from './runtime/session.js';
+export type { SessionState, SessionStats, ToolUsageSnapshot } from './runtime/session.js';
 export type { RegisteredTool, ToolContext, ToolDefinition, ToolHandle, ToolHandler } from './runtime/tool.js';
 export type { AjvErrorLike, SchemaValidator, Validation, ValidatorFactory, ValidatorPurpose } from './runtime/validator.js';
 export type { Codec, Frame } from './links/codec.js';

@@ -7,7 +7,7 @@ import { isManualClock, realClock, type Clock } from './clock.js';
 import { CapsuleError, refusal } from './errors.js';
 import type { EventPayloads, QueuedEvent } from './events.js';
 import { cryptoBytes, randomUuid, type RandomBytes } from './ids.js';
-import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AiccMessage, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type Topic, type World } from './protocol.js';
+import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AiccMessage, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type ToolDescriptor, type Topic, type World } from './protocol.js';
 import { HEARTBEAT_DEFAULTS, Session, type SessionSettings } from './session.js';
 import { TickLoop } from './tickLoop.js';
 import { ToolRegistry, type ToolDefinition, type ToolHandle } from './tool.js';
@@ -51,6 +51,8 @@ export interface Capsule {
   /** Ticks run so far. */
   readonly tick: number;
   registerTool<I = any, O extends JsonObject = JsonObject>(definition: ToolDefinition<I, O>): ToolHandle;
+  /** The tools the manifest lists now (enabled ones, in registration order); the same array until the catalog changes. */
+  tools(): readonly ToolDescriptor[];
   /** Opens a session for an agent on this link; sends session_init at once. */
   connect(link: Link, options: ConnectOptions): Session;
   /** Takes a link on which an agent will resume a session (its first message: session_resume). */
@@ -134,6 +136,10 @@ class CapsuleImpl implements Capsule, CallHost {
 
   tool(id: string) {
     return this.registry.get(id);
+  }
+
+  tools(): readonly ToolDescriptor[] {
+    return this.registry.enabledDescriptors();
   }
 
   manifestFor(session: Session): ManifestUpdate {

@@ -30,6 +30,13 @@ export class SlidingWindow {
     return window;
   }
 
+  /** How many recorded calls still count against the limit at `now` (read-only, for inspectors). */
+  countAt(now: number): number {
+    let count = 0;
+    for (const time of this.times) if (now - time < MINUTE_MS) count++;
+    return count;
+  }
+
   record(now: number): void {
     if (this.times.length < this.limit) this.times.push(now);
     else this.times[this.next] = now;
@@ -66,6 +73,11 @@ export class ToolUsage {
     if (limits?.calls_per_minute !== undefined) {
       this.windowFor(limits.calls_per_minute).record(now);
     }
+  }
+
+  /** Calls inside the current calls_per_minute window at `now`; 0 when the tool has no such limit. */
+  inWindow(now: number): number {
+    return this.window?.countAt(now) ?? 0;
   }
 
   private windowFor(limit: number): SlidingWindow {

@@ -65,6 +65,14 @@ export interface SessionStats {
   sent: number;
 }
 
+export interface ToolUsageSnapshot {
+  tool: string;
+  /** Calls that reached the handler in this session (what calls_per_session counts). */
+  used: number;
+  /** Of those, the ones inside the calls_per_minute window now (0 when the tool has no such limit). */
+  inWindow: number;
+}
+
 export class Session {
   readonly id: string;
   readonly character: string;
@@ -130,6 +138,15 @@ export class Session {
     let usage = this.usage.get(tool);
     if (usage === undefined) this.usage.set(tool, (usage = new ToolUsage()));
     return usage;
+  }
+
+  /**
+   * This session's use of every tool it has called, for inspectors: calls that reached a handler
+   * (`used`, what calls_per_session counts) and those inside the current calls_per_minute window.
+   * Read-only: unlike usageOf it makes no counters.
+   */
+  toolUsage(now: number): ToolUsageSnapshot[] {
+    return [...this.usage].map(([tool, usage]) => ({ tool, used: usage.used, inWindow: usage.inWindow(now) }));
   }
 
   holds(toolClass: ToolClass, capability: string): boolean {

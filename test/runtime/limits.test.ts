@@ -178,3 +178,30 @@ describe('ToolUsage', () => {
     expect(usage.check('shoot', { calls_per_minute: 1 }, 2)).toEqual({ ok: true });
   });
 });
+
+describe('reading usage (for inspectors)', () => {
+  it('countAt counts the calls still inside the minute: calls at 0 and 10 count 2 at 59,999, 1 at 60,000, 0 at 60,010', () => {
+    const window = windowWith(3, [0, 10]);
+    expect(window.countAt(59_999)).toBe(2);
+    expect(window.countAt(60_000)).toBe(1);
+    expect(window.countAt(60_010)).toBe(0);
+  });
+
+  it('ToolUsage.inWindow reads the per-minute window without changing what check allows', () => {
+    const usage = new ToolUsage();
+    const limits = { calls_per_minute: 2 };
+    usage.record(limits, 0);
+    usage.record(limits, 10);
+    expect(usage.inWindow(30)).toBe(2);
+    expect(usage.inWindow(60_005)).toBe(1);
+    expect(usage.check('shoot', limits, 30)).toMatchObject({ ok: false, kind: 'rate_limited' });
+    expect(usage.used).toBe(2);
+  });
+
+  it('ToolUsage.inWindow is 0 for a tool without calls_per_minute', () => {
+    const usage = new ToolUsage();
+    usage.record({ calls_per_session: 5 }, 0);
+    expect(usage.inWindow(1)).toBe(0);
+    expect(usage.used).toBe(1);
+  });
+});

@@ -255,3 +255,37 @@ describe('the message tap', () => {
     expect(seen).toEqual(['out session_init', 'in tool_call', 'out tool_result', 'in session_close', 'out session_close']);
   });
 });
+
+describe('read-only views for inspectors', () => {
+  it('capsule.tools() lists the enabled tools in registration order, a new array only after a catalog change', () => {
+    const { capsule } = makeCapsule();
+    capsule.registerTool(echoTool);
+    const move = capsule.registerTool(moveTool());
+    const first = capsule.tools();
+    expect(first.map((tool) => tool.id)).toEqual(['echo', 'move_to']);
+    expect(capsule.tools()).toBe(first);
+    move.disable();
+    expect(capsule.tools().map((tool) => tool.id)).toEqual(['echo']);
+  });
+
+  it('session.toolUsage(now) gives calls used and calls in the per-minute window, per tool, without making counters', async () => {
+    const { capsule, clock } = makeCapsule();
+    capsule.registerTool(moveTool({ limits: { calls_per_minute: 5, calls_per_session: 10 } }));
+    capsule.registerTool(echoTool);
+    const { agent } = await connectAgent(capsule, clock);
+    const session = capsule.sessions()[0]!;
+    expect(session.toolUsage(clock.now())).toEqual([]);
+    await agent.call('move_to', { x: 1, y: 1 });
+    await pass(clock, 30_000);
+    await agent.call('move_to', { x: 2, y: 2 });
+    await agent.call('echo', { text: 'hi' });
+    expect(session.toolUsage(clock.now())).toEqual([
+      { tool: 'move_to', used: 2, inWindow: 2 },
+      { tool: 'echo', used: 1, inWindow: 0 },
+    ]);
+    expect(session.toolUsage(clock.now() + 30_000)).toEqual([
+      { tool: 'move_to', used: 2, inWindow: 1 },
+      { tool: 'echo', used: 1, inWindow: 0 },
+    ]);
+  });
+});
