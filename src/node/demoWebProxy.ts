@@ -1,0 +1,154 @@
+// The demo server's `/pi` WebSocket: a page with `?agent=pi` opens it on its own origin, and the
+// proxy opens the matching connection to an `aicc gateway`, adding the gateway key there. The key
+// lives only in this process: the page never offers it, never receives it (the gateway selects
+// pi-peers.v1 only, and so does the proxy), and no log line or close reason carries it.
+//
+// The demo server admits only its own pages to this path (it checks Origin and Host before calling
+// `upgrade`): the proxy holds the key, so a page of any other site must not reach it.
+
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import WebSocket, { WebSocketServer, type RawData } from 'ws';
+import { clip, CLOSE, KEY_PREFIX, parseProtocols, selectSubprotocol, SUBPROTOCOL } from './gateway/access.js';
+
+/** The gateway's own frame limit: a larger message could not pass it anyway. */
+export const DEFAULT_PROXY_MAX_PAYLOAD = 1024 * 1024;
+/** Pages connected through the proxy at once (a demo page opens one). */
+export const DEFAULT_PROXY_MAX_CONNECTIONS = 16;
+/** Messages a page may send before the gateway has answered the handshake; more closes with 1013. */
+export const DEFAULT_PROXY_MAX_PENDING = 64;
+/** Bytes queued toward a side that does not read; past this both are closed with 1013. */
+export const PROXY_MAX_BUFFERED = 4 * 1024 * 1024;
+/** How long the gateway may take to answer the handshake. */
+const HANDSHAKE_TIMEOUT_MS = 5000;
+
+export interface PiProxyOptions {
+  /** The gateway, e.g. ws://127.0.0.1:8787/ (host mode) or ws://127.0.0.1:8787/agents/cleo (relay). */
+  gateway?: { url: string; key: string };
+  maxPayload?: number;
+  maxConnections?: number;
+  maxPending?: number;
+  /** One line per connection when it ends; never the key. */
+  log?: (line: string) => void;
+}
+
+export interface PiProxy {
+  /** Takes over an upgrade request the server has already admitted (own origin, path /pi). */
+  upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  readonly connections: number;
+  /** Closes every proxied connection (1001) on both sides. */
+  close(): Promise<void>;
+}
+
+export function createPiProxy(options: PiProxyOptions): PiProxy {
+  const maxPayload = options.maxPayload ?? DEFAULT_PROXY_MAX_PAYLOAD;
+  const maxConnections = options.maxConnections ?? DEFAULT_PROXY_MAX_CONNECTIONS;
+  const maxPending = options.maxPending ?? DEFAULT_PROXY_MAX_PENDING;
+  const log = options.log ?? (() => {});
+  const wss = new WebSocketServer({ noServer: true, maxPayload, handleProtocols: (protocols) => selectSubprotocol(protocols) });
+  const pairs = new Set<{ page: WebSocket; upstream: WebSocket | undefined }>();
+  let counter = 0;
+
+  function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const offered = parseProtocols(request.headers['sec-websocket-protocol']);
+    wss.handleUpgrade(request, socket, head, (page) => {
+      const number = ++counter;
+      // Refusals are made after the handshake, with a code and a reason: a page sees nothing of a
+      // refused HTTP upgrade but "failed".
+      const refusal =
+        options.gateway === undefined
+          ? { code: CLOSE.notFound, reason: 'no gateway: start npm run demo:web with --gateway ws://127.0.0.1:PORT and AICC_GATEWAY_KEY' }
+          : !offered.includes(SUBPROTOCOL)
+            ? { code: CLOSE.badRequest, reason: `offer the subprotocol "${SUBPROTOCOL}"` }
+            : pairs.size >= maxConnections
+              ? { code: CLOSE.tryAgainLater, reason: `the demo server has ${maxConnections} /pi connections open; try again later` }
+              : undefined;
+      if (refusal !== undefined || options.gateway === undefined) {
+        page.close(refusal?.code ?? CLOSE.notFound, refusal?.reason);
+        log(`demo:web: /pi #${number} refused (${refusal?.code}): ${refusal?.reason}`);
+        return;
+      }
+      relay(number, page, options.gateway);
+    });
+  }
+
+  function relay(number: number, page: WebSocket, gateway: { url: string; key: string }): void {
+    // Only this side ever names the key, and only to the gateway.
+    const upstream = new WebSocket(gateway.url, [SUBPROTOCOL, KEY_PREFIX + gateway.key], { maxPayload, handshakeTimeout: HANDSHAKE_TIMEOUT_MS });
+    const pair = { page, upstream };
+    pairs.add(pair);
+    const pending: Array<{ data: RawData; isBinary: boolean }> = [];
+    let ended = false;
+    const end = (code: number, reason: string): void => {
+      if (ended) return;
+      ended = true;
+      pairs.delete(pair);
+      pending.length = 0;
+      log(`demo:web: /pi #${number} closed (${code}): ${clip(reason, 160)}`);
+      closeSocket(page, code, reason);
+      closeSocket(upstream, code, reason);
+    };
+    const forward = (to: WebSocket, data: RawData, isBinary: boolean, what: string): void => {
+      if (to.bufferedAmount > PROXY_MAX_BUFFERED) return end(CLOSE.tryAgainLater, `${what} stopped reading`);
+      to.send(data, { binary: isBinary });
+    };
+
+    page.on('message', (data, isBinary) => {
+      if (upstream.readyState === WebSocket.OPEN) forward(upstream, data, isBinary, 'the gateway');
+      else if (pending.length >= maxPending) end(CLOSE.tryAgainLater, `more than ${maxPending} messages before the gateway answered`);
+      else pending.push({ data, isBinary });
+    });
+    upstream.on('open', () => {
+      for (const { data, isBinary } of pending.splice(0)) forward(upstream, data, isBinary, 'the gateway');
+    });
+    upstream.on('message', (data, isBinary) => forward(page, data, isBinary, 'the page'));
+    // The gateway's reasons never hold the key (access.ts); they tell the page what went wrong.
+    upstream.on('close', (code, reason) => end(sendable(code), reason.length > 0 ? reason.toString('utf8') : 'the gateway closed the connection'));
+    upstream.on('error', (error: NodeJS.ErrnoException) => {
+      // Not error.message: a failed handshake's message could quote what was sent.
+      end(CLOSE.agentGone, `the gateway at ${clip(gateway.url, 60)} did not answer (${error.code ?? 'handshake failed'})`);
+    });
+    page.on('close', (code) => end(sendable(code), 'the page closed'));
+    page.on('error', () => end(CLOSE.badRequest, 'the page sent a bad frame'));
+  }
+
+  return {
+    upgrade,
+    get connections() {
+      return pairs.size;
+    },
+    async close() {
+      const closed = [...pairs].map(({ page }) => new Promise<void>((resolve) => (page.readyState === WebSocket.CLOSED ? resolve() : page.once('close', () => resolve()))));
+      for (const { page, upstream } of pairs) {
+        closeSocket(page, 1001, 'the demo server is shutting down');
+        if (upstream !== undefined) closeSocket(upstream, 1001, 'the demo server is shutting down');
+      }
+      const cutoff = setTimeout(() => {
+        for (const { page } of pairs) page.terminate();
+      }, 1000);
+      await Promise.all(closed);
+      clearTimeout(cutoff);
+      pairs.clear();
+      wss.close();
+    },
+  };
+}
+
+/** A close code one side reported, as one the other side may be sent (1005/1006/1015 may not). */
+function sendable(code: number): number {
+  if (code === 1005) return 1000;
+  if (code === 1006 || code === 1015 || code === 1004 || code < 1000 || code > 4999 || (code > 1014 && code < 3000)) return CLOSE.agentGone;
+  return code;
+}
+
+function closeSocket(socket: WebSocket, code: number, reason: string): void {
+  if (socket.readyState === WebSocket.CONNECTING) socket.terminate();
+  else if (socket.readyState === WebSocket.OPEN) socket.close(code, truncate(reason));
+}
+
+/** A close reason may hold at most 123 bytes. */
+function truncate(reason: string): string {
+  let text = reason;
+  while (Buffer.byteLength(text) > 123) text = `${text.slice(0, -2)}…`;
+  return text;
+}
