@@ -24,6 +24,8 @@ import { connectWebSocket, type WebSocketConstructor } from '../src/links/websoc
 import { PiHost } from '../src/node/gateway/piHost.js';
 import { startGateway } from '../src/node/gateway/server.js';
 import { PeersClient } from '../src/pi/peersClient.js';
+import { waitForReply } from '../src/pi/peersWait.js';
+import { realClock } from '../src/runtime/clock.js';
 import type { Manifest } from '../src/runtime/protocol.js';
 import { STUB_MODEL_ID, STUB_PROVIDER, writePiAgentDir } from '../test/e2e/stubModel.js';
 import { repoRoot } from './row.js';
@@ -52,10 +54,10 @@ export interface PilotRun {
 const reply = (n: number): string => `Here is what Cleo does.\n\`\`\`aicc\n${JSON.stringify({ tool: 'say', input: { text: `decision ${n}` } })}\n\`\`\``;
 
 /**
- * Runs `count` decisions end to end and tears everything down. `pollMs` replaces PeersClient's
- * get_state polling interval (default 1,000 ms) while the pilot waits for a reply.
+ * Runs `count` decisions end to end and tears everything down. `plain` makes the pilot wait for
+ * replies as it would with a pi-peers agent that lacks the gateway's reply-wait extension: polling.
  */
-export async function runPilotedVillage(count: number, options: { pollMs?: number } = {}): Promise<PilotRun> {
+export async function runPilotedVillage(count: number, options: { plain?: boolean } = {}): Promise<PilotRun> {
   const times = new Map<number, DecisionTimes>();
   let requests = 0;
   const stub: Server = createServer((req, res) => {
@@ -142,7 +144,11 @@ export async function runPilotedVillage(count: number, options: { pollMs?: numbe
     const polled: PeersClientLike = {
       deliver: (kind, message, delivery) => peers.deliver(kind, message, delivery),
       getState: () => peers.getState(),
-      waitForReply: (since, wait) => peers.waitForReply(since, { ...wait, ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) }),
+      // `plain`: an agent without the reply-wait extension, as the pilot sees one — it polls.
+      waitForReply: (since, wait) =>
+        options.plain === true
+          ? waitForReply({ getState: () => peers.getState(), getLastAssistantText: () => peers.getLastAssistantText(), on: (type, handler) => peers.on(type, handler) }, realClock(), since, wait)
+          : peers.waitForReply(since, wait),
       close: () => peers.close(),
     };
     const pilot = new Pilot({ client, backend: new PeersBackend(polled, { idPrefix: 'cleo' }), character: { id: 'cleo', name: 'Cleo', goal: 'find news for a song' }, clock: village.clock });

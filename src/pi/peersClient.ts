@@ -21,11 +21,12 @@ import {
   type PeersRequest,
   type PeersResponse,
   type PeersVersion,
+  type StateWait,
   type VersionRange,
 } from './peersProtocol.js';
 import { checkRequest, DEFAULT_PEERS_LIMITS, readAgentState, readHelloProtocol, readLastText, readRecord, type RecordProblem } from './peersRecords.js';
 import { backoffDelay, connectWithin, RECONNECT_DEFAULTS, Sleeper, type PeersReconnectOptions } from './peersReconnect.js';
-import { waitForReply as pollForReply, type WaitForReplyOptions } from './peersWait.js';
+import { waitForReply as pollForReply, WAIT_DEFAULTS, type WaitForReplyOptions } from './peersWait.js';
 
 export interface PeersClientOptions {
   /**
@@ -125,9 +126,14 @@ export class PeersClient {
     return () => this.bus.off(type, handler);
   }
 
-  /** The agent's live state: idle, settled (completed runs), status, and its discovery entry. */
-  async getState(): Promise<AgentState> {
-    const response = await this.request({ id: this.newId(), type: 'get_state' }, 'PeersClient.getState');
+  /**
+   * The agent's live state: idle, settled (completed runs), status, and its discovery entry. With
+   * `wait`, an agent served by the aicc gateway holds the answer until the reply is ready (see
+   * StateWait); any other agent answers at once.
+   */
+  async getState(wait?: StateWait): Promise<AgentState> {
+    const record = wait === undefined ? { id: this.newId(), type: 'get_state' as const } : { id: this.newId(), type: 'get_state' as const, ...wait };
+    const response = await this.request(record, 'PeersClient.getState');
     const read = readAgentState(response.data);
     if (!read.ok) throw localError('invalid_response', `PeersClient.getState: ${read.message}`, { requestId: response.id, command: response.command });
     return read.state;
@@ -164,9 +170,14 @@ export class PeersClient {
     return this.newId();
   }
 
-  /** Polls get_state until `settled > sinceSettled` and idle, then returns the last assistant text. */
+  /**
+   * Resolves with the last assistant text once `settled > sinceSettled` and idle. Against the aicc
+   * gateway each get_state is held until then (no polling delay); against a plain agent it polls.
+   */
   waitForReply(sinceSettled: number, options: WaitForReplyOptions = {}): Promise<string | null> {
-    return pollForReply(this, this.clock, sinceSettled, options);
+    // A held get_state must come back before the request times out.
+    const holdMs = Math.min(options.holdMs ?? WAIT_DEFAULTS.holdMs, Math.floor(this.requestTimeoutMs / 2));
+    return pollForReply(this, this.clock, sinceSettled, { ...options, holdMs });
   }
 
   /** Closes the link and the client; waiting requests fail with a non-retryable `closed`. */

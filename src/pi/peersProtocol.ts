@@ -65,7 +65,7 @@ export interface HelloRecord {
   from?: Peer;
 }
 
-export interface GetStateRecord {
+export interface GetStateRecord extends Partial<StateWait> {
   id: string;
   type: 'get_state';
 }
@@ -130,6 +130,23 @@ export interface AgentState {
   settled?: number;
   /** idle, busy, or an error code. */
   status?: string;
+  /**
+   * The aicc gateway's reply-wait extension (see `StateWait`): true when the agent held this
+   * get_state until the wait was met or its hold ran out. Absent from a plain pi-peers agent.
+   */
+  held?: boolean;
+  /** With `held`, once the wait is met: the text of the reply that settled it (null for none). */
+  lastAssistantText?: string | null;
+}
+
+/**
+ * The aicc gateway's reply-wait extension of get_state: hold the answer until `settled >
+ * settledAbove` and the agent is idle, or `holdMs` has passed. A plain pi-peers agent ignores both
+ * fields (receivers ignore what they do not know) and answers at once.
+ */
+export interface StateWait {
+  settledAbove: number;
+  holdMs: number;
 }
 
 /** [major, minor] of a version the schema's pattern admits; undefined for anything else. */

@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { DeliveryLedger } from './deliveryLedger.js';
 import { PiProcess, type PiProcessOptions, type RpcResponse } from './piProcess.js';
 import { withProvenance } from './provenance.js';
+import { replyTextOf } from './replyText.js';
 import { failure, negotiateVersion, PROTOCOL, success, type BrowserRecord, type Hello, type Peer, type Response, type VersionRange } from './records.js';
 import { RunTracker, type RunTrackerOptions } from './runTracker.js';
 
@@ -39,6 +40,11 @@ export interface AgentState {
 }
 
 export const HOP_LIMIT = 3;
+/**
+ * Longest a `get_state` may be held open by the reply-wait extension, in ms: below PeersClient's
+ * 30 s request timeout, so a held request never reads as a dead link.
+ */
+export const MAX_STATE_HOLD_MS = 20_000;
 type DeliveryType = 'prompt' | 'steer' | 'follow_up';
 
 export class PiHost {
@@ -46,6 +52,8 @@ export class PiHost {
   private readonly ledger: DeliveryLedger;
   private readonly hopLimit: number;
   private readonly startedAt: string;
+  /** The text of the last run's reply when its agent_end told it plainly (see replyText.ts). */
+  private reply: string | null | undefined;
 
   private constructor(
     private readonly pi: PiProcess,
@@ -56,7 +64,12 @@ export class PiHost {
     this.ledger = new DeliveryLedger({ ...(options.dedupeTtlMs === undefined ? {} : { ttlMs: options.dedupeTtlMs }), ...(options.now === undefined ? {} : { now: options.now }) });
     this.hopLimit = options.hopLimit ?? HOP_LIMIT;
     this.startedAt = new Date((options.now ?? Date.now)()).toISOString();
-    pi.onEvent((event) => this.tracker.event(event));
+    pi.onEvent((event) => {
+      // Read before the tracker hears of it: the run may settle on this very event.
+      if (event.type === 'agent_start') this.reply = undefined;
+      else if (event.type === 'agent_end') this.reply = replyTextOf(event);
+      this.tracker.event(event);
+    });
     pi.onExit(() => this.tracker.stop());
   }
 
@@ -112,7 +125,7 @@ export class PiHost {
     const id = record.id ?? '';
     switch (record.type) {
       case 'get_state':
-        return success(id, 'get_state', this.state());
+        return typeof record.settledAbove === 'number' ? this.stateOnceSettled(id, record) : success(id, 'get_state', this.state());
       case 'get_last_assistant_text':
         return this.call(id, { type: 'get_last_assistant_text' }, (data) => {
           // pi 0.73 leaves `text` out when there is no reply yet; pi-peers says null.
@@ -131,6 +144,40 @@ export class PiHost {
       default:
         return failure(id, record.type, 'unsupported_command', `"${record.type}" is not a pi-peers command this agent serves`);
     }
+  }
+
+  /**
+   * The reply-wait extension of get_state (docs/PILOT.md): `{settledAbove: n, holdMs?}` is answered
+   * once `settled > n` and pi is idle — with that reply's text as `lastAssistantText` — or after
+   * `holdMs` (at most MAX_STATE_HOLD_MS) with the state as it is then. `held: true` tells the client
+   * that this agent serves the extension, so it can ask again at once instead of polling. A plain
+   * pi-peers agent ignores both fields and answers at once, without `held`.
+   */
+  private async stateOnceSettled(id: string, record: BrowserRecord): Promise<Response> {
+    const since = record.settledAbove as number;
+    const holdMs = typeof record.holdMs === 'number' && record.holdMs >= 0 ? Math.min(record.holdMs, MAX_STATE_HOLD_MS) : MAX_STATE_HOLD_MS;
+    if (!Number.isSafeInteger(since) || since < 0) return failure(id, 'get_state', 'invalid_request', '"settledAbove" must be a whole number from 0');
+    const ready = (): boolean => this.tracker.settled > since && this.tracker.idle;
+    if (!ready() && this.pi.exit === undefined && holdMs > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, holdMs);
+        const stop = this.tracker.onChange(() => {
+          if (ready() || this.pi.exit !== undefined) done();
+        });
+        function done(): void {
+          clearTimeout(timer);
+          stop();
+          resolve();
+        }
+      });
+    }
+    const state = this.state();
+    if (!ready()) return success(id, 'get_state', { ...state, held: true });
+    if (this.reply !== undefined) return success(id, 'get_state', { ...state, held: true, lastAssistantText: this.reply });
+    // The text is read here, one pipe away from pi, instead of in a second browser round trip.
+    const text = await this.call(id, { type: 'get_last_assistant_text' }, (data) => (data as { text?: unknown } | undefined)?.text);
+    const lastAssistantText = text.success && typeof text.data === 'string' ? text.data : null;
+    return text.success ? success(id, 'get_state', { ...state, held: true, lastAssistantText }) : text;
   }
 
   async close(): Promise<void> {

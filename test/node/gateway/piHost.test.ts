@@ -137,6 +137,37 @@ describe.each(['0.73', '1.x'])('host mode over a fake pi speaking the %s dialect
     expect(await state()).toMatchObject({ idle: true, settled: 1 });
   });
 
+  it('holds a get_state with settledAbove until the run settles, and sends the reply text along', async () => {
+    await client.hello();
+    const held = client.request({ id: 'wait', type: 'get_state', settledAbove: 0, holdMs: 10_000 });
+    await client.request({ id: 'p', type: 'prompt', message: 'hello Ada' });
+    const answer = await held;
+    expect(answer).toMatchObject({ success: true, data: { idle: true, settled: 1, held: true, lastAssistantText: 'reply to: hello Ada' } });
+    // The text came from pi's agent_end event, not from asking pi.
+    expect(commands().filter((c) => c.type === 'get_last_assistant_text')).toHaveLength(0);
+    // Met already: answered at once, from the same run.
+    expect((await client.request({ id: 'again', type: 'get_state', settledAbove: 0 })).data).toMatchObject({ settled: 1, held: true, lastAssistantText: 'reply to: hello Ada' });
+  });
+
+  it('asks pi for the reply text of a run that did not end normally', async () => {
+    await client.hello();
+    await client.request({ id: 'long', type: 'prompt', message: 'a long story' });
+    await client.request({ id: 'stop', type: 'abort' });
+    const answer = await client.request({ id: 'wait', type: 'get_state', settledAbove: 0 });
+    expect(answer.data).toMatchObject({ settled: 1, held: true });
+    expect(answer.data).toHaveProperty('lastAssistantText');
+    expect(commands().filter((c) => c.type === 'get_last_assistant_text')).toHaveLength(1);
+  });
+
+  it('answers a held get_state when its hold runs out, without a reply, and refuses a bad settledAbove', async () => {
+    await client.hello();
+    const answer = await client.request({ id: 'short', type: 'get_state', settledAbove: 0, holdMs: 30 });
+    expect(answer).toMatchObject({ success: true, data: { idle: true, settled: 0, held: true } });
+    expect(answer.data).not.toHaveProperty('lastAssistantText');
+    expect(await client.request({ id: 'bad', type: 'get_state', settledAbove: -1 })).toMatchObject({ success: false, errorCode: 'invalid_request' });
+    expect(await client.request({ id: 'frac', type: 'get_state', settledAbove: 0.5 })).toMatchObject({ success: false, errorCode: 'invalid_request' });
+  });
+
   it('refuses records it does not serve, before and after the hello', async () => {
     client.send({ id: 'early', type: 'get_state' });
     expect(await client.waitFor((r) => r.id === 'early', 'the refusal')).toMatchObject({ errorCode: 'hello_required' });
