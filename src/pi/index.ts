@@ -1,4 +1,4 @@
-// pi agents for the capsule: the pi-peers 1.0 client and what it speaks. Browser-safe (no Node
+// pi agents for the capsule: the pi-peers 1.0 and pi-daemon v2 clients and what they speak. Browser-safe (no Node
 // built-ins, no DOM, no `ws`); Node-side pieces (discovery files, agent sockets) live elsewhere.
 
 export { PeersClient } from './peersClient.js';
@@ -7,6 +7,11 @@ export { DELIVERY_KINDS, PEERS_ERROR_CODES, PEERS_PROTOCOL, isPeersWireErrorCode
 export { DEFAULT_PEERS_LIMITS } from './peersRecords.js';
 export { RECONNECT_DEFAULTS, backoffDelay } from './peersReconnect.js';
 export { WAIT_DEFAULTS } from './peersWait.js';
+export { DaemonClient } from './daemonClient.js';
+export { DaemonError, DAEMON_ERRORS, DAEMON_WIRE_ERROR_CODES, isDaemonWireErrorCode } from './daemonError.js';
+export { DAEMON_MAJOR, DAEMON_OPERATIONS, DAEMON_PROTOCOL_VERSION, negotiateDaemonVersion } from './daemonProtocol.js';
+export { DEFAULT_DAEMON_LIMITS } from './daemonRecords.js';
+export { STREAM_DEFAULTS } from './daemonStream.js';
 
 export type { DeliverOptions, PeersClientEvents, PeersClientOptions, PeersClientState } from './peersClient.js';
 export type { PeersErrorCode, PeersErrorDetails, PeersLocalErrorCode } from './peersError.js';
@@ -27,3 +32,24 @@ export type {
 export type { RecordProblem, RecordProblemKind } from './peersRecords.js';
 export type { PeersReconnectOptions } from './peersReconnect.js';
 export type { WaitForReplyOptions } from './peersWait.js';
+export type { DaemonClientEvents, DaemonClientOptions, DaemonClientState, DaemonReconnectOptions, ReconnectReport, WakeAnswer, WakeOptions } from './daemonClient.js';
+export type { DaemonErrorCode, DaemonErrorDetails, DaemonLocalErrorCode, DaemonWireErrorCode } from './daemonError.js';
+export type {
+  AttachResult,
+  DaemonCommand,
+  DaemonEvent,
+  DaemonHostInfo,
+  DaemonOperation,
+  DaemonResponse,
+  DaemonSessionSnapshot,
+  DaemonWireError,
+  ModelPolicy,
+  OpenOptions,
+  OpenResult,
+  ResourcePolicy,
+  SessionMode,
+  SessionRef,
+  WakeResult,
+} from './daemonProtocol.js';
+export type { DaemonProblemKind, DaemonRecordProblem } from './daemonRecords.js';
+export type { StreamReport } from './daemonStream.js';

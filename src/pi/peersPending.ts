@@ -1,21 +1,34 @@
 // Requests waiting for their answers, keyed by id: bounded in number, each with a timeout on the
-// injected clock that starts again whenever a record carrying its id shows progress.
+// injected clock that starts again whenever a record carrying its id shows progress. Shared by the
+// pi-peers and pi-daemon clients: each supplies its answer type and its own typed errors.
 
 import type { Clock, TimerId } from '../runtime/clock.js';
 import { localError, type PeersError } from './peersError.js';
 import type { PeersResponse } from './peersProtocol.js';
 
-interface Entry {
+/** The errors a pending request fails with when no answer comes, or too many already wait. */
+export interface PendingErrors<E> {
+  timeout(id: string, command: string, timeoutMs: number, place: string): E;
+  tooMany(id: string, command: string, max: number, place: string): E;
+}
+
+const PEERS_PENDING_ERRORS: PendingErrors<PeersError> = {
+  timeout: (id, command, timeoutMs, place) => localError('timeout', `${place}: no answer to ${command} ${id} within ${timeoutMs} ms`, { requestId: id, command }),
+  tooMany: (id, command, max, place) => localError('too_many_pending', `${place}: ${max} requests already wait for answers`, { requestId: id, command, local: true }),
+};
+
+interface Entry<R, E> {
   command: string;
   timeoutMs: number;
   timer: TimerId;
-  promise: Promise<PeersResponse>;
-  resolve(response: PeersResponse): void;
-  reject(error: PeersError): void;
+  promise: Promise<R>;
+  resolve(response: R): void;
+  reject(error: E): void;
 }
 
-export class PendingRequests {
-  private readonly entries = new Map<string, Entry>();
+/** `R` is the answer (its `id` names the request it answers); `E` the error a request fails with. */
+export class PendingRequests<R extends { id: string } = PeersResponse, E = PeersError> {
+  private readonly entries = new Map<string, Entry<R, E>>();
 
   constructor(
     private readonly clock: Clock,
@@ -23,6 +36,8 @@ export class PendingRequests {
     private readonly max: number,
     /** Names the owner in timeout messages (`PeersClient`). */
     private readonly place: string,
+    /** Default: PeersError `timeout` and `too_many_pending` (the pi-peers client's). */
+    private readonly errors: PendingErrors<E> = PEERS_PENDING_ERRORS as unknown as PendingErrors<E>,
   ) {}
 
   get size(): number {
@@ -37,20 +52,19 @@ export class PendingRequests {
    * Waits for the answer to `id`. `fresh` is false when a request with this id already waits: the
    * caller then shares its answer and must not send the record again (a retry racing the original).
    */
-  add(id: string, command: string, timeoutMs: number): { promise: Promise<PeersResponse>; fresh: boolean } {
+  add(id: string, command: string, timeoutMs: number): { promise: Promise<R>; fresh: boolean } {
     const existing = this.entries.get(id);
     if (existing !== undefined) return { promise: existing.promise, fresh: false };
     if (this.entries.size >= this.max) {
-      const error = localError('too_many_pending', `${this.place}: ${this.max} requests already wait for answers`, { requestId: id, command, local: true });
-      return { promise: Promise.reject(error), fresh: false };
+      return { promise: Promise.reject(this.errors.tooMany(id, command, this.max, this.place)), fresh: false };
     }
-    let resolve!: (response: PeersResponse) => void;
-    let reject!: (error: PeersError) => void;
-    const promise = new Promise<PeersResponse>((res, rej) => {
+    let resolve!: (response: R) => void;
+    let reject!: (error: E) => void;
+    const promise = new Promise<R>((res, rej) => {
       resolve = res;
       reject = rej;
     });
-    const entry: Entry = { command, timeoutMs, timer: 0, promise, resolve, reject };
+    const entry: Entry<R, E> = { command, timeoutMs, timer: 0, promise, resolve, reject };
     entry.timer = this.arm(id, entry);
     this.entries.set(id, entry);
     return { promise, fresh: true };
@@ -66,20 +80,20 @@ export class PendingRequests {
   }
 
   /** Hands `response` to the request it answers; false when none waits for it (a late answer). */
-  settle(response: PeersResponse): boolean {
+  settle(response: R): boolean {
     const entry = this.take(response.id);
     entry?.resolve(response);
     return entry !== undefined;
   }
 
-  fail(id: string, error: PeersError): boolean {
+  fail(id: string, error: E): boolean {
     const entry = this.take(id);
     entry?.reject(error);
     return entry !== undefined;
   }
 
   /** Fails every waiting request, each with its own error (which names its id). */
-  failAll(errorFor: (id: string, command: string) => PeersError): void {
+  failAll(errorFor: (id: string, command: string) => E): void {
     const entries = [...this.entries];
     this.entries.clear();
     for (const [id, entry] of entries) {
@@ -88,7 +102,7 @@ export class PendingRequests {
     }
   }
 
-  private take(id: string): Entry | undefined {
+  private take(id: string): Entry<R, E> | undefined {
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
     this.entries.delete(id);
@@ -96,11 +110,11 @@ export class PendingRequests {
     return entry;
   }
 
-  private arm(id: string, entry: Entry): TimerId {
+  private arm(id: string, entry: Entry<R, E>): TimerId {
     return this.clock.setTimeout(() => {
       if (this.entries.get(id) !== entry) return;
       this.entries.delete(id);
-      entry.reject(localError('timeout', `${this.place}: no answer to ${entry.command} ${id} within ${entry.timeoutMs} ms`, { requestId: id, command: entry.command }));
+      entry.reject(this.errors.timeout(id, entry.command, entry.timeoutMs, this.place));
     }, entry.timeoutMs);
   }
 }

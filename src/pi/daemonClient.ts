@@ -1,0 +1,429 @@
+// A pi-daemon protocol v2 client over any Link (one JSON record per line or text frame): a
+// handshake first, then every v2 operation as a method; requests matched to answers by requestId
+// (unique per connection), typed errors, timeouts on the injected clock that restart on the
+// request's events, attached sessions' event streams checked for order, and reconnection that
+// handshakes and attaches again — telling the caller when the host itself is a new instance.
+// Browser-safe: a browser reaches a daemon through a gateway; Node reaches its socket directly.
+
+import mitt, { type Emitter } from 'mitt';
+import type { Frame } from '../links/codec.js';
+import type { Link } from '../links/link.js';
+import { realClock, type Clock } from '../runtime/clock.js';
+import { randomUuid } from '../runtime/ids.js';
+import type { InboundLimits } from '../runtime/inbound.js';
+import { daemonError, DaemonError, errorFromResponse, type DaemonErrorCode } from './daemonError.js';
+import {
+  DAEMON_PROTOCOL_VERSION,
+  type AttachResult,
+  type DaemonCommand,
+  type DaemonEvent,
+  type DaemonHostInfo,
+  type DaemonOperation,
+  type DaemonResponse,
+  type OpenOptions,
+  type OpenResult,
+  type SessionRef,
+  type WakeResult,
+} from './daemonProtocol.js';
+import { checkCommand, DEFAULT_DAEMON_LIMITS, readAttach, readDaemonRecord, readFlag, readHandshake, readOpen, readWake, type DaemonRecordProblem } from './daemonRecords.js';
+import { EventStreams, STREAM_DEFAULTS, type StreamReport } from './daemonStream.js';
+import { PendingRequests, type PendingErrors } from './peersPending.js';
+import { backoffDelay, connectWithin, RECONNECT_DEFAULTS, Sleeper, type PeersReconnectOptions } from './peersReconnect.js';
+
+/** How a DaemonClient gets a new link after a drop (the same shape as PeersClient's). */
+export type DaemonReconnectOptions = PeersReconnectOptions;
+
+export interface DaemonClientOptions {
+  /** Default: wall time. Timeouts and reconnect backoff read it. */
+  clock?: Clock;
+  /** How long a request waits for its answer; restarts on each of its events. Default 30,000 ms. */
+  requestTimeoutMs?: number;
+  /** The same for a wake that waits for its turn to end (a model run). Default 600,000 ms. */
+  wakeTimeoutMs?: number;
+  /** Most requests waiting for answers at once. Default 64. */
+  maxPendingRequests?: number;
+  /** Most sessions attached at once. Default 256. */
+  maxAttachedSessions?: number;
+  /** Inbound bounds. Default 1 MiB lines (pi-daemon's own limit), depth 32. */
+  limits?: Partial<InboundLimits>;
+  /** Reconnect after a drop. Without it a drop closes the client. */
+  reconnect?: DaemonReconnectOptions;
+  /** Idempotency keys when the caller gives none. Default: random UUIDs. */
+  newIdempotencyKey?: () => string;
+}
+
+export interface WakeOptions {
+  prompt: string;
+  /** The retry key: the same key is the same wake. Default: a fresh one (returned in the answer). */
+  idempotencyKey?: string;
+  /** Answer after the turn ends (default true), or as soon as the wake is admitted. */
+  waitForTerminal?: boolean;
+  /** Who woke the session (shown in the host's records). */
+  source?: string;
+}
+
+export type WakeAnswer =
+  | { terminal: true; requestId: string; idempotencyKey: string; result: WakeResult; session?: unknown }
+  | { terminal: false; requestId: string; idempotencyKey: string; data: unknown };
+
+export interface ReconnectReport {
+  attempt: number;
+  hostInstanceId: string;
+  previousHostInstanceId: string;
+  /** The host restarted: its memory sessions are gone, and every stream starts again. */
+  hostChanged: boolean;
+  /** Sessions attached again, as before the drop. */
+  reattached: SessionRef[];
+  /** Sessions that could not be attached again (session_not_found after a restart, say). */
+  lost: Array<SessionRef & { error: DaemonError }>;
+}
+
+export type DaemonClientEvents = {
+  /** An event of an attached session, in order, stale ones dropped. */
+  event: DaemonEvent;
+  /** Gaps, duplicates, late and stale events. */
+  stream: StreamReport;
+  /** An inbound record was refused (bounds or schema) and dropped. */
+  problem: DaemonRecordProblem;
+  /** A response named another hostInstanceId on the same link (a restart behind a relay). */
+  host: { previousHostInstanceId: string; hostInstanceId: string };
+  /** The link dropped; waiting requests failed with a retryable `closed`; reconnecting. */
+  disconnect: { reason: string };
+  reconnect: ReconnectReport;
+  /** The client is closed for good. */
+  close: { reason: string };
+};
+
+export type DaemonClientState = 'connecting' | 'open' | 'reconnecting' | 'closed';
+
+interface Answer {
+  id: string;
+  response: DaemonResponse;
+}
+
+const PENDING_ERRORS: PendingErrors<DaemonError> = {
+  timeout: (id, operation, timeoutMs, place) => daemonError('timeout', `${place}: no answer to ${operation} ${id} within ${timeoutMs} ms`, { requestId: id, operation }),
+  tooMany: (id, operation, max, place) => daemonError('too_many_pending', `${place}: ${max} requests already wait for answers`, { requestId: id, operation, local: true }),
+};
+
+export class DaemonClient {
+  private hostInfo: DaemonHostInfo | undefined;
+  private readonly bus: Emitter<DaemonClientEvents> = mitt<DaemonClientEvents>();
+  private readonly clock: Clock;
+  private readonly pending: PendingRequests<Answer, DaemonError>;
+  private readonly streams: EventStreams;
+  private readonly limits: InboundLimits;
+  private readonly requestTimeoutMs: number;
+  private readonly wakeTimeoutMs: number;
+  private readonly newKey: () => string;
+  private readonly sleeper: Sleeper;
+  private link: Link | undefined;
+  private ready = false;
+  private current: DaemonClientState = 'connecting';
+  /** Request ids count up for the client's life: unique on every connection it makes. */
+  private sent = 0;
+
+  private constructor(private readonly options: DaemonClientOptions) {
+    this.clock = options.clock ?? realClock();
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.wakeTimeoutMs = options.wakeTimeoutMs ?? 600_000;
+    this.pending = new PendingRequests<Answer, DaemonError>(this.clock, options.maxPendingRequests ?? 64, 'DaemonClient', PENDING_ERRORS);
+    this.streams = new EventStreams(options.maxAttachedSessions ?? STREAM_DEFAULTS.maxStreams);
+    this.limits = { ...DEFAULT_DAEMON_LIMITS, ...options.limits };
+    this.newKey = options.newIdempotencyKey ?? (() => randomUuid());
+    this.sleeper = new Sleeper(this.clock);
+  }
+
+  /** Handshakes on `link`. Rejects with a DaemonError (incompatible_protocol, timeout, closed, …) and closes the link. */
+  static async connect(link: Link, options: DaemonClientOptions = {}): Promise<DaemonClient> {
+    const client = new DaemonClient(options);
+    try {
+      await client.use(link);
+    } catch (error) {
+      client.current = 'closed';
+      throw error;
+    }
+    client.current = 'open';
+    return client;
+  }
+
+  get state(): DaemonClientState {
+    return this.current;
+  }
+
+  /** What the last handshake said about the host (its instance id changes when it restarts). */
+  get host(): DaemonHostInfo {
+    return this.hostInfo!;
+  }
+
+  on<K extends keyof DaemonClientEvents>(type: K, handler: (event: DaemonClientEvents[K]) => void): () => void {
+    this.bus.on(type, handler);
+    return () => this.bus.off(type, handler);
+  }
+
+  /** Handshakes again on the open link (the host's readiness and limits now). */
+  async handshake(): Promise<DaemonHostInfo> {
+    return this.acceptHandshake(await this.request('handshake', {}, {}, 'DaemonClient.handshake'));
+  }
+
+  /** Opens (or re-opens at a higher generation) a session; every resource is "none". */
+  async open(ref: SessionRef, options: OpenOptions): Promise<OpenResult> {
+    const { systemPrompt, ...rest } = options;
+    const resources = { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools: 'none', ...(systemPrompt !== undefined && { systemPrompt }) };
+    const response = await this.request('open', { ...rest, resources }, ref, 'DaemonClient.open');
+    return this.read(response, 'open', readOpen(response.data));
+  }
+
+  /** Subscribes to the session's events (nothing is subscribed implicitly); needed after every re-open. */
+  async attach(ref: SessionRef): Promise<AttachResult> {
+    const response = await this.request('attach', {}, ref, 'DaemonClient.attach');
+    const attached = this.read(response, 'attach', readAttach(response.data));
+    if (!this.streams.begin({ sessionId: ref.sessionId, generation: attached.generation }, attached.sequence)) {
+      throw daemonError('too_many_pending', `DaemonClient.attach: ${this.options.maxAttachedSessions ?? STREAM_DEFAULTS.maxStreams} sessions are attached already; detach one, or raise options.maxAttachedSessions`, { requestId: response.requestId, operation: 'attach', sessionId: ref.sessionId, local: true });
+    }
+    return attached;
+  }
+
+  async detach(ref: SessionRef): Promise<void> {
+    await this.request('detach', {}, ref, 'DaemonClient.detach');
+    this.streams.end(ref.sessionId);
+  }
+
+  /**
+   * Runs one turn. With waitForTerminal (the default) it answers after the turn, with its text (an
+   * aborted turn answers with its partial text); without, as soon as the wake is admitted. Retrying
+   * with the same idempotencyKey is safe on a durable session (the host returns the cached result);
+   * a memory session runs a new turn.
+   */
+  async wake(ref: SessionRef, options: WakeOptions): Promise<WakeAnswer> {
+    const idempotencyKey = options.idempotencyKey ?? this.newKey();
+    const terminal = options.waitForTerminal ?? true;
+    const payload = { prompt: options.prompt, waitForTerminal: terminal, ...(options.source !== undefined && { source: options.source }) };
+    const response = await this.request('wake', payload, { ...ref, idempotencyKey }, 'DaemonClient.wake', terminal ? this.wakeTimeoutMs : this.requestTimeoutMs);
+    if (!terminal) return { terminal, requestId: response.requestId, idempotencyKey, data: response.data };
+    const read = this.read(response, 'wake', readWake(response.data));
+    return { terminal, requestId: response.requestId, idempotencyKey, ...read };
+  }
+
+  /** Into the running turn. Fails with session_not_running when no wake runs. */
+  steer(ref: SessionRef, message: string, idempotencyKey?: string): Promise<void> {
+    return this.queued('steer', ref, message, idempotencyKey);
+  }
+
+  /** After the running turn, in the same wake. Fails with session_not_running when no wake runs. */
+  followUp(ref: SessionRef, message: string, idempotencyKey?: string): Promise<void> {
+    return this.queued('followUp', ref, message, idempotencyKey);
+  }
+
+  /** The host's status, or one session's snapshot. */
+  async status(sessionId?: string): Promise<unknown> {
+    const response = await this.request('status', {}, sessionId === undefined ? {} : { sessionId }, 'DaemonClient.status');
+    return response.data;
+  }
+
+  /** Stops the running turn; false when nothing ran. */
+  async abort(ref: SessionRef): Promise<boolean> {
+    const response = await this.request('abort', {}, ref, 'DaemonClient.abort');
+    return this.read(response, 'abort', readFlag(response.data, 'aborted'));
+  }
+
+  /** Closes an idle session; `retainSession` keeps a durable one dormant on disk. */
+  async close(ref: SessionRef, options: { retainSession?: boolean } = {}): Promise<boolean> {
+    const payload = options.retainSession === undefined ? {} : { retainSession: options.retainSession };
+    const response = await this.request('close', payload, ref, 'DaemonClient.close');
+    this.streams.end(ref.sessionId);
+    return this.read(response, 'close', readFlag(response.data, 'closed'));
+  }
+
+  /** Stops the host admitting work, for good: every later request fails with host_draining. */
+  async drain(options: { timeoutMs?: number } = {}): Promise<unknown> {
+    const response = await this.request('drain', options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }, {}, 'DaemonClient.drain');
+    return response.data;
+  }
+
+  /** Closes the link and the client; waiting requests fail with a non-retryable `closed`. */
+  disconnect(reason = 'DaemonClient.disconnect()'): void {
+    this.shutdown(reason, false);
+  }
+
+  // ── requests ───────────────────────────────────────────────────────────────────────────────
+
+  private async queued(operation: 'steer' | 'followUp', ref: SessionRef, message: string, idempotencyKey: string | undefined): Promise<void> {
+    const response = await this.request(operation, { message }, { ...ref, idempotencyKey: idempotencyKey ?? this.newKey() }, `DaemonClient.${operation}`);
+    this.read(response, operation, readFlag(response.data, 'queued'));
+  }
+
+  private request(operation: DaemonOperation, payload: Record<string, unknown>, fields: Partial<SessionRef> & { idempotencyKey?: string }, place: string, timeoutMs = this.requestTimeoutMs): Promise<DaemonResponse> {
+    const requestId = `r${++this.sent}`;
+    if (this.current !== 'open' || !this.ready) {
+      const retryable = this.current !== 'closed';
+      const why = this.current === 'closed' ? 'the client is closed: connect a new one' : 'the link is down and being reconnected';
+      return Promise.reject(daemonError('closed', `${place}: ${why}`, { requestId, operation, local: true }, retryable));
+    }
+    return this.exchange({ protocolVersion: DAEMON_PROTOCOL_VERSION, requestId, operation, payload, ...fields }, place, timeoutMs);
+  }
+
+  /** Sends one command (the handshake included) and waits for its answer; a failed answer rejects. */
+  private async exchange(command: DaemonCommand, place: string, timeoutMs: number): Promise<DaemonResponse> {
+    const details = { requestId: command.requestId, operation: command.operation, ...(command.sessionId !== undefined && { sessionId: command.sessionId }), local: true };
+    const invalid = checkCommand(command);
+    if (invalid !== undefined) throw daemonError('invalid_request', `${place}: ${invalid}`, details);
+    const { promise, fresh } = this.pending.add(command.requestId, command.operation, timeoutMs);
+    if (fresh) this.link?.send(JSON.stringify(command));
+    const { response } = await promise;
+    if (!response.ok) throw errorFromResponse(response, command.operation, place);
+    return response;
+  }
+
+  private read<T>(response: DaemonResponse, operation: string, read: { ok: true; value: T } | { ok: false; message: string }): T {
+    if (read.ok) return read.value;
+    throw daemonError('invalid_response', `DaemonClient.${operation}: ${read.message}`, { requestId: response.requestId, operation });
+  }
+
+  // ── the link ───────────────────────────────────────────────────────────────────────────────
+
+  /** Listens on `link` and handshakes; on failure the link is closed and the error thrown. */
+  private async use(link: Link): Promise<void> {
+    this.link = link;
+    this.ready = false;
+    link.listen({
+      message: (frame) => {
+        if (this.link === link) this.receive(frame);
+      },
+      close: (reason) => {
+        if (this.link === link) this.dropped(reason);
+      },
+    });
+    const command: DaemonCommand = { protocolVersion: DAEMON_PROTOCOL_VERSION, requestId: `r${++this.sent}`, operation: 'handshake', payload: {} };
+    try {
+      this.acceptHandshake(await this.exchange(command, 'DaemonClient.connect', this.requestTimeoutMs));
+      this.ready = true;
+    } catch (error) {
+      if (this.link === link) {
+        this.link = undefined;
+        link.close(error instanceof DaemonError ? `handshake failed: ${error.code}` : 'handshake failed');
+      }
+      throw error;
+    }
+  }
+
+  private acceptHandshake(response: DaemonResponse): DaemonHostInfo {
+    const read = readHandshake(response.data);
+    if (!read.ok) {
+      const code: DaemonErrorCode = 'incompatible' in read ? 'incompatible_protocol' : 'invalid_response';
+      throw daemonError(code, `DaemonClient.handshake: ${read.message}`, { requestId: response.requestId, operation: 'handshake' });
+    }
+    this.hostInfo = read.value;
+    this.streams.setHost(read.value.hostInstanceId);
+    return read.value;
+  }
+
+  private receive(frame: Frame): void {
+    const verdict = readDaemonRecord(frame, this.limits);
+    if (!verdict.ok) {
+      const problem = verdict.problem;
+      this.bus.emit('problem', problem);
+      // The record answered a request but cannot be read: fail that request now, not at its timeout.
+      if (problem.requestId !== undefined && this.pending.has(problem.requestId)) {
+        this.pending.fail(problem.requestId, daemonError('invalid_response', `DaemonClient: the answer to ${problem.requestId} was refused: ${problem.message}`, { requestId: problem.requestId }));
+      }
+      return;
+    }
+    const record = verdict.record;
+    if (record.kind === 'response') {
+      const { response } = record;
+      const known = this.streams.hostInstanceId;
+      if (known !== undefined && response.hostInstanceId !== known && this.ready) {
+        // Never hidden: the host behind this link is another instance (its sessions may be gone).
+        this.streams.setHost(response.hostInstanceId);
+        if (this.hostInfo !== undefined) this.hostInfo = { ...this.hostInfo, hostInstanceId: response.hostInstanceId };
+        this.bus.emit('host', { previousHostInstanceId: known, hostInstanceId: response.hostInstanceId });
+      }
+      // An answer to nothing waiting (one that came after its timeout) is dropped quietly.
+      this.pending.settle({ id: response.requestId, response });
+      return;
+    }
+    const { event } = record;
+    if (event.requestId !== undefined) this.pending.progress(event.requestId);
+    const { deliver, report } = this.streams.accept(event);
+    if (report !== undefined) this.bus.emit('stream', report);
+    if (deliver) this.bus.emit('event', event);
+  }
+
+  private dropped(reason: string): void {
+    this.link = undefined;
+    if (!this.ready) {
+      // A handshake in flight: use() rejects, and its caller decides what follows.
+      this.pending.failAll((id, operation) => daemonError('closed', `DaemonClient.connect: the link closed before the handshake was answered (${reason})`, { requestId: id, operation }));
+      return;
+    }
+    this.ready = false;
+    this.pending.failAll((id, operation) => daemonError('closed', `DaemonClient: the link dropped while ${operation} ${id} waited for its answer (${reason})`, { requestId: id, operation }, true));
+    if (this.options.reconnect === undefined || this.current !== 'open') {
+      this.shutdown(reason, true);
+      return;
+    }
+    this.current = 'reconnecting';
+    // Started before the event, so a throwing handler cannot stop it.
+    void this.reconnect(this.options.reconnect, this.streams.attached());
+    this.bus.emit('disconnect', { reason });
+  }
+
+  /** Backoff, connect, handshake, attach again; until it works, is refused for good, or attempts run out. */
+  private async reconnect(options: DaemonReconnectOptions, attached: SessionRef[]): Promise<void> {
+    const maxAttempts = options.maxAttempts ?? RECONNECT_DEFAULTS.maxAttempts;
+    const base = options.baseDelayMs ?? RECONNECT_DEFAULTS.baseDelayMs;
+    const cap = options.maxDelayMs ?? RECONNECT_DEFAULTS.maxDelayMs;
+    const previousHostInstanceId = this.hostInfo!.hostInstanceId;
+    let last = 'no attempt made';
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      await this.sleeper.sleep(backoffDelay(attempt, base, cap));
+      if (this.current !== 'reconnecting') return;
+      try {
+        const link = await connectWithin(() => options.connect(), this.clock, this.requestTimeoutMs);
+        if (this.current !== 'reconnecting') {
+          link.close('DaemonClient: closed while reconnecting');
+          return;
+        }
+        await this.use(link);
+        this.current = 'open';
+        const report = await this.reattach(attempt, previousHostInstanceId, attached);
+        if (this.current === 'open') this.bus.emit('reconnect', report);
+        return;
+      } catch (error) {
+        if (this.current !== 'reconnecting') return;
+        last = error instanceof Error ? error.message : String(error);
+        // incompatible_protocol, host_draining…: another attempt would be refused the same way.
+        if (error instanceof DaemonError && !error.retryable) return this.shutdown(`DaemonClient: reconnect refused: ${last}`, false);
+      }
+    }
+    this.shutdown(`DaemonClient: gave up reconnecting after ${maxAttempts} attempts (last: ${last})`, true);
+  }
+
+  private async reattach(attempt: number, previousHostInstanceId: string, attached: SessionRef[]): Promise<ReconnectReport> {
+    const hostInstanceId = this.hostInfo!.hostInstanceId;
+    const report: ReconnectReport = { attempt, hostInstanceId, previousHostInstanceId, hostChanged: hostInstanceId !== previousHostInstanceId, reattached: [], lost: [] };
+    for (const ref of attached) {
+      try {
+        await this.attach(ref);
+        report.reattached.push(ref);
+      } catch (error) {
+        const failure = error instanceof DaemonError ? error : daemonError('unknown_error', `DaemonClient.attach: ${String(error)}`);
+        report.lost.push({ ...ref, error: failure });
+      }
+    }
+    return report;
+  }
+
+  private shutdown(reason: string, retryable: boolean): void {
+    if (this.current === 'closed') return;
+    this.current = 'closed';
+    this.sleeper.cancel();
+    const link = this.link;
+    this.link = undefined;
+    this.ready = false;
+    this.pending.failAll((id, operation) => daemonError('closed', `DaemonClient: closed while ${operation} ${id} waited for its answer (${reason})`, { requestId: id, operation }, retryable));
+    link?.close(reason);
+    this.bus.emit('close', { reason });
+  }
+}

@@ -1,0 +1,141 @@
+// The gate for every record a pi-daemon host sends: line size, UTF-8, JSON, depth and
+// prototype-polluting keys (src/runtime/inbound.ts), then the schema through the generated
+// validators; and readers for the response `data` this client uses, which the schema leaves open.
+// Nothing here throws on bad input; every failure is a verdict naming what was wrong.
+
+import type { Frame } from '../links/codec.js';
+import { checkStructure, utf8Exceeds, type InboundLimits } from '../runtime/inbound.js';
+import { describeAjvError } from '../runtime/validator.js';
+import { validateDaemonCommand, validateDaemonEvent, validateDaemonResponse } from './generated/daemon-validators.js';
+import { negotiateDaemonVersion, type AttachResult, type DaemonCommand, type DaemonEvent, type DaemonHostInfo, type DaemonResponse, type OpenResult, type WakeResult } from './daemonProtocol.js';
+
+/** Bounds for inbound records: pi-daemon's own line limit is 1 MiB. */
+export const DEFAULT_DAEMON_LIMITS: Readonly<InboundLimits> = Object.freeze({ maxFrameBytes: 1024 * 1024, maxDepth: 32 });
+
+export type DaemonProblemKind = 'oversized_frame' | 'malformed_frame' | 'too_deep' | 'forbidden_key' | 'schema_violation';
+
+/** A record that was refused: reported as a `problem` on the client, then dropped. */
+export interface DaemonRecordProblem {
+  kind: DaemonProblemKind;
+  message: string;
+  /** The refused record's requestId, when it had a readable one. */
+  requestId?: string;
+}
+
+export type DaemonInbound = { kind: 'response'; response: DaemonResponse } | { kind: 'event'; event: DaemonEvent };
+
+export type DaemonRecordVerdict = { ok: true; record: DaemonInbound } | { ok: false; problem: DaemonRecordProblem };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** One inbound line → a response, an event, or a problem. */
+export function readDaemonRecord(frame: Frame, limits: InboundLimits): DaemonRecordVerdict {
+  let text: string;
+  if (typeof frame === 'string') {
+    if (utf8Exceeds(frame, limits.maxFrameBytes)) return oversized(limits);
+    text = frame;
+  } else if (frame instanceof Uint8Array) {
+    if (frame.byteLength > limits.maxFrameBytes) return oversized(limits);
+    try {
+      text = utf8.decode(frame);
+    } catch {
+      return refuse('malformed_frame', 'record is not valid UTF-8');
+    }
+  } else return refuse('malformed_frame', 'a pi-daemon link carries JSON text lines, not message objects');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // JSON.parse's message quotes the text, which may hold anything: it is not repeated.
+    return refuse('malformed_frame', 'record is not JSON');
+  }
+  const structure = checkStructure(value, limits.maxDepth);
+  if (!structure.ok) return refuse(structure.kind === 'too_deep' ? 'too_deep' : 'forbidden_key', `record refused: ${structure.message}`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return refuse('schema_violation', 'record is not a JSON object');
+  const record = value as Record<string, unknown>;
+  const requestId = typeof record['requestId'] === 'string' ? record['requestId'] : undefined;
+  if (record['kind'] === 'response') {
+    if (!validateDaemonResponse(record)) return refuse('schema_violation', `response refused: ${describeAjvError('response', validateDaemonResponse.errors?.[0])}`, requestId);
+    const response = record as unknown as DaemonResponse;
+    // ok:false without an error object could not be reported as a typed error: the schema allows it, this client does not.
+    if (!response.ok && response.error === undefined) return refuse('schema_violation', 'response refused: ok is false but there is no error', requestId);
+    return { ok: true, record: { kind: 'response', response } };
+  }
+  if (record['kind'] === 'event') {
+    if (!validateDaemonEvent(record)) return refuse('schema_violation', `event refused: ${describeAjvError('event', validateDaemonEvent.errors?.[0])}`, requestId);
+    return { ok: true, record: { kind: 'event', event: record as unknown as DaemonEvent } };
+  }
+  return refuse('schema_violation', 'record has no "kind" of "response" or "event"', requestId);
+}
+
+/** Why an outbound command fails the schema, or undefined when it passes. */
+export function checkCommand(command: DaemonCommand): string | undefined {
+  if (validateDaemonCommand(command)) return undefined;
+  const errors = validateDaemonCommand.errors ?? [];
+  // oneOf reports every branch: the deepest error is the one about this command's own fields.
+  const deepest = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
+  return describeAjvError(command.operation, deepest);
+}
+
+type Read<T> = { ok: true; value: T } | { ok: false; message: string };
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** handshake data → what the client keeps of the host, or why it cannot be used. */
+export function readHandshake(data: unknown): Read<DaemonHostInfo> | { ok: false; incompatible: string[]; message: string } {
+  if (!isObject(data)) return { ok: false, message: 'handshake data is not an object' };
+  const supported = data['supportedProtocolVersions'];
+  if (!Array.isArray(supported) || !supported.every((v) => typeof v === 'string')) return { ok: false, message: 'handshake data.supportedProtocolVersions is not a list of strings' };
+  const host = isObject(data['host']) ? data['host'] : {};
+  const hostInstanceId = host['hostInstanceId'];
+  if (typeof hostInstanceId !== 'string' || hostInstanceId === '') return { ok: false, message: 'handshake data.host.hostInstanceId is missing' };
+  const version = negotiateDaemonVersion(supported as string[]);
+  if (version === undefined) return { ok: false, incompatible: supported as string[], message: `the host speaks ${supported.join(', ') || 'no version'}, this client 2.x` };
+  return {
+    ok: true,
+    value: {
+      hostInstanceId,
+      protocolVersion: version,
+      supportedProtocolVersions: [...(supported as string[])],
+      ready: host['ready'] !== false,
+      capabilities: isObject(data['capabilities']) ? data['capabilities'] : {},
+      limits: isObject(data['limits']) ? data['limits'] : {},
+      host,
+    },
+  };
+}
+
+export function readOpen(data: unknown): Read<OpenResult> {
+  if (!isObject(data) || typeof data['created'] !== 'boolean' || !isObject(data['session'])) return { ok: false, message: 'open data must be { created: boolean, session: {…} }' };
+  return { ok: true, value: data as unknown as OpenResult };
+}
+
+export function readAttach(data: unknown): Read<AttachResult> {
+  if (!isObject(data) || typeof data['generation'] !== 'number' || !isCount(data['sequence'])) return { ok: false, message: 'attach data must be { attached, generation: number, sequence: number }' };
+  return { ok: true, value: { attached: data['attached'] !== false, generation: data['generation'], sequence: data['sequence'] as number } };
+}
+
+/** wake data (waitForTerminal true): `{ result: { text, … }, session }`. */
+export function readWake(data: unknown): Read<{ result: WakeResult; session?: unknown }> {
+  const result = isObject(data) ? data['result'] : undefined;
+  if (!isObject(result) || typeof result['text'] !== 'string') return { ok: false, message: 'wake data must be { result: { text: string, … }, session }' };
+  return { ok: true, value: data as { result: WakeResult; session?: unknown } };
+}
+
+/** A data field that must be a boolean (`{queued}`, `{aborted}`, `{closed}`). */
+export function readFlag(data: unknown, field: string): Read<boolean> {
+  const value = isObject(data) ? data[field] : undefined;
+  return typeof value === 'boolean' ? { ok: true, value } : { ok: false, message: `data.${field} must be a boolean` };
+}
+
+function isCount(value: unknown): boolean {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function oversized(limits: InboundLimits): { ok: false; problem: DaemonRecordProblem } {
+  return refuse('oversized_frame', `record exceeds ${limits.maxFrameBytes} bytes (options.limits.maxFrameBytes)`);
+}
+
+function refuse(kind: DaemonProblemKind, message: string, requestId?: string): { ok: false; problem: DaemonRecordProblem } {
+  return { ok: false, problem: requestId === undefined ? { kind, message } : { kind, message, requestId } };
+}
