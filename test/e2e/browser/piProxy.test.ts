@@ -1,0 +1,145 @@
+// The demo server's /pi proxy against a fake gateway on 127.0.0.1 that checks the key with the
+// gateway's own AccessPolicy: the key reaches the gateway, while the page's side (its handshake,
+// frames, close reasons) and the server's log never hold it; only the server's own pages get in.
+
+import type { IncomingMessage } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import { startDemoServer, type DemoServer } from '../../../src/node/demoWebServer.js';
+import { AccessPolicy, CLOSE, parseProtocols, selectSubprotocol } from '../../../src/node/gateway/access.js';
+import { within } from '../../node/gateway/helpers.js';
+
+const KEY = 'proxy-test-key-0123456789abcdef';
+
+interface FakeGateway {
+  url: string;
+  /** The subprotocols each connection offered. */
+  offers: string[][];
+  close(): Promise<void>;
+}
+
+/** Checks the key as the real gateway does, then echoes every frame back with "echo:" in front. */
+async function startFakeGateway(): Promise<FakeGateway> {
+  const policy = new AccessPolicy([], KEY);
+  const offers: string[][] = [];
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: (protocols) => selectSubprotocol(protocols) });
+  wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
+    const offered = parseProtocols(request.headers['sec-websocket-protocol']);
+    offers.push(offered);
+    const refusal = policy.check(request.headers.origin, offered);
+    if (refusal !== undefined) return socket.close(refusal.code, refusal.reason);
+    socket.on('message', (data, isBinary) => socket.send(isBinary ? data : `echo:${data.toString()}`, { binary: isBinary }));
+  });
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+  const address = wss.address();
+  if (typeof address === 'string') throw new Error('no port');
+  return { url: `ws://127.0.0.1:${address.port}/`, offers, close: () => new Promise((resolve) => wss.close(() => resolve())) };
+}
+
+/** A page's socket as Chromium would open it: Origin set, pi-peers.v1 offered, no key. */
+function pageSocket(server: DemoServer, origin: string | null = server.url.slice(0, -1), protocols = ['pi-peers.v1']) {
+  const socket = new WebSocket(`${server.url.replace('http', 'ws')}pi`, protocols, origin === null ? {} : { origin });
+  const frames: string[] = [];
+  socket.on('message', (data) => frames.push(data.toString()));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const opened = new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+    socket.once('error', reject);
+  });
+  opened.catch(() => {});
+  return { socket, frames, closed, opened };
+}
+
+/** Waits, at most 5 s, until `check` holds. */
+function until(check: () => boolean, what: string): Promise<void> {
+  return within(
+    (async () => {
+      while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+    })(),
+    what,
+  );
+}
+
+let gateway: FakeGateway;
+let server: DemoServer;
+let log: string[];
+
+beforeEach(async () => {
+  gateway = await startFakeGateway();
+  log = [];
+  server = await startDemoServer({ root: process.cwd(), demos: [], port: 0, gateway: { url: gateway.url, key: KEY }, log: (line) => log.push(line) });
+});
+
+afterEach(async () => {
+  await server.close();
+  await gateway.close();
+});
+
+describe('/pi proxy', () => {
+  it('joins the page to the gateway, adding the key only on the gateway side', async () => {
+    const page = pageSocket(server);
+    await within(page.opened, 'the page socket to open');
+    expect(page.socket.protocol).toBe('pi-peers.v1');
+    // Sent at once: the proxy holds it until the gateway has answered its own handshake.
+    page.socket.send('{"id":"h1","type":"hello"}');
+    page.socket.send('second');
+    await until(() => page.frames.length >= 2, 'two echoes');
+    expect(page.frames).toEqual(['echo:{"id":"h1","type":"hello"}', 'echo:second']);
+    expect(gateway.offers).toEqual([['pi-peers.v1', `aicc-key.${KEY}`]]);
+    page.socket.close(1000, 'done');
+    expect((await within(page.closed, 'the close')).code).toBe(1000);
+    await until(() => log.length > 0, 'the log line');
+    expect(log).toEqual(['demo:web: /pi #1 closed (1000): the page closed']);
+    expect([...page.frames, ...log].join('\n')).not.toContain(KEY);
+  });
+
+  it('passes the gateway refusal to the page without the key', async () => {
+    await server.close();
+    server = await startDemoServer({ root: process.cwd(), demos: [], port: 0, gateway: { url: gateway.url, key: 'a-wrong-key-0123456789abcdef' }, log: (line) => log.push(line) });
+    const page = pageSocket(server);
+    const closed = await within(page.closed, 'the refusal');
+    expect(closed).toEqual({ code: CLOSE.badKey, reason: 'wrong gateway key' });
+  });
+
+  it('admits only its own pages', async () => {
+    // Another site's page, a program with no Origin, a file:// page, this server under another port.
+    for (const origin of ['http://attacker.example', null, 'null', `http://127.0.0.1:${server.port + 1}`]) {
+      const page = pageSocket(server, origin);
+      await expect(within(page.opened, 'a refusal'), String(origin)).rejects.toThrow('HTTP 403');
+    }
+    expect(gateway.offers).toEqual([]);
+    // The same server under its other name is its own page.
+    const local = pageSocket(server, `http://localhost:${server.port}`);
+    await within(local.opened, 'the localhost page to open');
+    local.socket.close();
+  });
+
+  it('never forwards what the page offers beyond pi-peers.v1', async () => {
+    const page = pageSocket(server, undefined, ['pi-peers.v1', 'aicc-key.page-made-up-key-0123456789']);
+    await within(page.opened, 'the page socket to open');
+    page.socket.send('x');
+    await until(() => page.frames.length > 0, 'the echo');
+    expect(page.socket.protocol).toBe('pi-peers.v1');
+    expect(gateway.offers).toEqual([['pi-peers.v1', `aicc-key.${KEY}`]]);
+    page.socket.close();
+  });
+
+  it('says how to start a gateway when none was given', async () => {
+    const bare = await startDemoServer({ root: process.cwd(), demos: [], port: 0 });
+    try {
+      const page = pageSocket(bare);
+      expect(await within(page.closed, 'the refusal')).toEqual({ code: 4404, reason: 'no gateway: start npm run demo:web with --gateway ws://127.0.0.1:PORT and AICC_GATEWAY_KEY' });
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('tells the page when the gateway is unreachable', async () => {
+    await gateway.close();
+    const page = pageSocket(server);
+    const closed = await within(page.closed, 'the close');
+    expect(closed.code).toBe(4502);
+    expect(closed.reason).toMatch(/^the gateway at ws:\/\/127\.0\.0\.1:\d+\/ did not answer \(ECONNREFUSED\)$/);
+  });
+});
