@@ -1,0 +1,234 @@
+// The panel's DOM and how the record is drawn into it. Every value a peer or the game supplied goes
+// in as text (textContent, attribute values), never as markup. Calls and events are drawn keyed by
+// row, so a frame touches only rows that are new, changed or dropped; the small sections are rebuilt.
+
+import { clip } from '../agent/pilot/compact.js';
+import type { Capsule } from '../runtime/capsule.js';
+import type { Limits, ToolDescriptor } from '../runtime/protocol.js';
+import { MAX_NAME_CHARS, type CallRow, type EventRow, type InspectorRecord } from './record.js';
+import { ROOT_ATTRIBUTE } from './style.js';
+
+interface Shown {
+  el: HTMLElement;
+  version: number;
+}
+
+export class Panel {
+  readonly root: HTMLElement;
+  readonly button: HTMLButtonElement;
+  readonly body: HTMLElement;
+  private readonly header: HTMLElement;
+  private readonly lists: Record<'sessions' | 'manifest' | 'calls' | 'quota' | 'events', HTMLElement>;
+  private readonly titles: Record<'sessions' | 'manifest' | 'calls' | 'quota' | 'events', HTMLElement>;
+  private readonly calls = new Map<number, Shown>();
+  private readonly events = new Map<number, HTMLElement>();
+  private toolsShown: readonly ToolDescriptor[] | undefined;
+
+  constructor(
+    private readonly doc: Document,
+    private readonly capsule: Capsule,
+    private readonly record: InspectorRecord,
+    private readonly maxRows: number,
+    private readonly now: () => number,
+  ) {
+    this.root = this.el('div', { [ROOT_ATTRIBUTE]: '' });
+    this.button = this.el('button', { type: 'button', 'data-aicc-toggle': '', title: 'AICC inspector (`)' }, 'AICC') as HTMLButtonElement;
+    this.body = this.el('section', { 'data-aicc-panel': '', 'aria-label': 'AICC inspector' });
+    this.header = this.el('div', { 'data-aicc-header': '' });
+    this.body.append(this.header);
+    const names = ['sessions', 'manifest', 'calls', 'quota', 'events'] as const;
+    const lists = {} as Panel['lists'];
+    const titles = {} as Panel['titles'];
+    for (const name of names) {
+      titles[name] = this.el('h3', {}, name);
+      lists[name] = this.el('div', { 'data-aicc-list': name });
+      this.body.append(titles[name], lists[name]);
+    }
+    this.lists = lists;
+    this.titles = titles;
+    this.root.append(this.body, this.button);
+  }
+
+  /** Sets the open state the root, the button and the panel show. */
+  showOpen(open: boolean): void {
+    this.root.setAttribute('data-open', String(open));
+    this.button.setAttribute('aria-expanded', String(open));
+    this.body.hidden = !open;
+  }
+
+  render(): void {
+    const { record, capsule } = this;
+    const live = capsule.sessions().length;
+    const { calls, ok, errors, events } = record.totals;
+    this.header.textContent = `${clip(capsule.world.name, MAX_NAME_CHARS)} · tick ${capsule.tick} · ${live} live session${live === 1 ? '' : 's'} · calls ${calls} (${ok} ok, ${errors} failed) · events ${events}`;
+    this.renderSessions();
+    this.renderManifest();
+    this.renderCalls();
+    this.renderQuota();
+    this.renderEvents();
+  }
+
+  private renderSessions(): void {
+    const rows: HTMLElement[] = [];
+    for (const session of this.record.sessions.values()) {
+      const { calls, refusals } = session.stats;
+      rows.push(
+        this.row({ 'data-aicc-session': session.id, 'data-state': session.state }, [
+          ['id', session.id.slice(0, 8), session.id],
+          ['character', clip(session.character, MAX_NAME_CHARS)],
+          ['model', session.agentModel.class],
+          ['state', session.state],
+          ['dim', `calls ${calls}, refused ${refusals}`],
+          ['subscriptions', [...session.subscriptions].join(', ') || 'no events'],
+        ]),
+      );
+    }
+    this.fill('sessions', rows, `sessions (${this.record.sessions.size})`, 'no sessions yet');
+  }
+
+  private renderManifest(): void {
+    const tools = this.capsule.tools();
+    // The capsule hands out the same array until its catalog changes.
+    if (tools === this.toolsShown) return;
+    this.toolsShown = tools;
+    const rows = tools.map((tool) =>
+      this.row({ 'data-aicc-tool': tool.id, 'data-class': tool.class }, [
+        ['tool', tool.id],
+        ['class', tool.class],
+        ['capability', tool.requires_capability ?? 'no capability'],
+        ['dim', describeLimits(tool.limits)],
+        ['description', clip(tool.description, 120)],
+      ]),
+    );
+    this.fill('manifest', rows, `manifest (${tools.length} tools)`, 'no tools registered');
+  }
+
+  private renderCalls(): void {
+    const { calls } = this.record;
+    const held = new Set<number>();
+    for (const row of calls) {
+      held.add(row.seq);
+      let shown = this.calls.get(row.seq);
+      if (shown === undefined) {
+        shown = { el: this.el('div', { 'data-aicc-call': row.callId }), version: -1 };
+        this.calls.set(row.seq, shown);
+        // Rows arrive in order, so prepending keeps the newest on top.
+        this.lists.calls.prepend(shown.el);
+      }
+      if (shown.version !== row.version) {
+        drawCall(this, shown.el, row);
+        shown.version = row.version;
+      }
+    }
+    this.prune(this.calls, held, (shown) => shown.el);
+    this.title('calls', `calls (last ${calls.length} of ${this.record.totals.calls})`, calls.length === 0 ? 'no calls yet' : undefined);
+  }
+
+  private renderEvents(): void {
+    const { events } = this.record;
+    const held = new Set<number>();
+    for (const row of events) {
+      held.add(row.seq);
+      if (this.events.has(row.seq)) continue;
+      const el = drawEvent(this, row);
+      this.events.set(row.seq, el);
+      this.lists.events.prepend(el);
+    }
+    this.prune(this.events, held, (el) => el);
+    this.title('events', `events (last ${events.length} of ${this.record.totals.events})`, events.length === 0 ? 'no events yet' : undefined);
+  }
+
+  private renderQuota(): void {
+    const limits = new Map(this.capsule.tools().map((tool) => [tool.id, tool.limits]));
+    const now = this.now();
+    const rows: HTMLElement[] = [];
+    outer: for (const session of this.record.sessions.values()) {
+      if (session.state === 'closed') continue;
+      for (const usage of session.toolUsage(now)) {
+        if (rows.length >= this.maxRows) break outer;
+        const limit = limits.get(usage.tool);
+        const perMinute = limit?.calls_per_minute;
+        const perSession = limit?.calls_per_session;
+        rows.push(
+          this.row({ 'data-aicc-quota': usage.tool, 'data-session': session.id }, [
+            ['character', clip(session.character, MAX_NAME_CHARS)],
+            ['tool', usage.tool],
+            ['minute', perMinute === undefined ? 'no per-minute limit' : `${usage.inWindow}/${perMinute} this minute`],
+            ['session', perSession === undefined ? `${usage.used} this session` : `${usage.used}/${perSession} this session`],
+          ]),
+        );
+      }
+    }
+    this.fill('quota', rows, `quota (${rows.length})`, 'no tool used yet');
+  }
+
+  private fill(name: keyof Panel['lists'], rows: HTMLElement[], title: string, empty: string): void {
+    this.lists[name].replaceChildren(...rows);
+    this.title(name, title, rows.length === 0 ? empty : undefined);
+  }
+
+  /** The section title, and a placeholder line while the section is empty. */
+  private title(name: keyof Panel['lists'], title: string, empty: string | undefined): void {
+    this.titles[name].textContent = title;
+    const list = this.lists[name];
+    const placeholder = list.querySelector(':scope > [data-aicc-empty]');
+    if (empty === undefined) placeholder?.remove();
+    else if (placeholder === null) list.append(this.el('div', { 'data-aicc-empty': '' }, empty));
+  }
+
+  private prune<V>(shown: Map<number, V>, held: ReadonlySet<number>, element: (value: V) => HTMLElement): void {
+    if (shown.size === held.size) return;
+    for (const [seq, value] of shown) {
+      if (held.has(seq)) continue;
+      element(value).remove();
+      shown.delete(seq);
+    }
+  }
+
+  /** A row of text cells: [cell name, text, title?]. */
+  row(attributes: Record<string, string>, cells: Array<[string, string, string?]>): HTMLElement {
+    const row = this.el('div', attributes);
+    for (const [name, text, title] of cells) row.append(this.el('span', title === undefined ? { 'data-cell': name } : { 'data-cell': name, title }, text));
+    return row;
+  }
+
+  el(tag: string, attributes: Record<string, string> = {}, text?: string): HTMLElement {
+    const element = this.doc.createElement(tag);
+    for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+    if (text !== undefined) element.textContent = text;
+    return element;
+  }
+}
+
+function drawCall(panel: Panel, el: HTMLElement, row: CallRow): void {
+  el.setAttribute('data-state', row.state);
+  if (row.state === 'ok' || row.state === 'error') el.setAttribute('data-ok', String(row.state === 'ok'));
+  const result = row.state === 'ok' ? 'ok' : row.state === 'error' ? (row.errorCode ?? 'error') : row.state === 'running' ? 'running' : 'no result: session closed';
+  const fresh = panel.row({}, [
+    ['character', row.character],
+    ['tool', row.tool, `call_id ${row.callId}`],
+    ['result', result, row.errorMessage ?? ''],
+    ['latency', row.latencyMs === undefined ? '' : `${formatMs(row.latencyMs)} ms`],
+    ['input', row.input],
+  ]);
+  el.replaceChildren(...Array.from(fresh.childNodes));
+}
+
+function drawEvent(panel: Panel, row: EventRow): HTMLElement {
+  return panel.row({ 'data-aicc-event': row.label, 'data-kind': row.kind }, [
+    ['dim', `#${row.tick}`],
+    ['label', row.label],
+    ['detail', row.detail],
+  ]);
+}
+
+function describeLimits(limits: Limits | undefined): string {
+  const parts: string[] = [];
+  if (limits?.calls_per_minute !== undefined) parts.push(`${limits.calls_per_minute}/min`);
+  if (limits?.calls_per_session !== undefined) parts.push(`${limits.calls_per_session}/session`);
+  return parts.length === 0 ? 'no limits' : parts.join(', ');
+}
+
+function formatMs(ms: number): string {
+  return ms >= 100 ? String(Math.round(ms)) : ms.toFixed(1).replace(/\.0$/, '');
+}

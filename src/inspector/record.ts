@@ -1,0 +1,224 @@
+// What the inspector has seen of a capsule: the sessions, the last tool calls with their results and
+// latency, the last events and errors. Filled from the capsule's public events only, kept as short
+// strings (peer values are abridged when they arrive, so no large payload is held), and bounded.
+
+import { clip, compact } from '../agent/pilot/compact.js';
+import type { Capsule, SessionChange, TappedMessage } from '../runtime/capsule.js';
+import type { HostError } from '../runtime/calls.js';
+import type { Session } from '../runtime/session.js';
+import type { AiccMessage, Topic } from '../runtime/protocol.js';
+
+/** World topics listed as events. `tick` is not: it would push everything else out; the header shows it. */
+export const LISTED_TOPICS: readonly Exclude<Topic, 'tick'>[] = ['collision', 'audio', 'state_change', 'agent_message'];
+
+/** Longest abridged argument or payload, in characters. */
+export const MAX_VALUE_CHARS = 160;
+/** Longest name (tool, character, topic) or message shown. */
+export const MAX_NAME_CHARS = 64;
+
+export interface CallRow {
+  /** Grows with every row: the panel keys its elements by it. */
+  readonly seq: number;
+  readonly sessionId: string;
+  readonly character: string;
+  readonly tool: string;
+  readonly callId: string;
+  /** The arguments, abridged. */
+  readonly input: string;
+  readonly startedAt: number;
+  /** `unanswered`: the session closed before the result left. */
+  state: 'running' | 'ok' | 'error' | 'unanswered';
+  /** The wire error code of a failed call. */
+  errorCode?: string;
+  errorMessage?: string;
+  /** From the tool_call arriving to its tool_result leaving, on the inspector's clock. */
+  latencyMs?: number;
+  /** Bumped on every change, so the panel redraws only rows that changed. */
+  version: number;
+}
+
+export interface EventRow {
+  readonly seq: number;
+  readonly tick: number;
+  /** A world topic, `host_error` (a HostError the game should hear of) or `wire_error` (an error sent to an agent). */
+  readonly kind: Exclude<Topic, 'tick'> | 'host_error' | 'wire_error';
+  /** The topic, or the error's code. */
+  readonly label: string;
+  readonly detail: string;
+}
+
+export interface Totals {
+  calls: number;
+  ok: number;
+  errors: number;
+  events: number;
+}
+
+/** Keeps the last `maxRows` calls and events and up to `maxRows` sessions, and says when it changed. */
+export class InspectorRecord {
+  readonly calls: CallRow[] = [];
+  readonly events: EventRow[] = [];
+  /** Sessions seen, in the order they appeared; closed ones are dropped first when over the bound. */
+  readonly sessions = new Map<string, Session>();
+  readonly totals: Totals = { calls: 0, ok: 0, errors: 0, events: 0 };
+  /** Calls waiting for their result, by session and call_id (only rows still held). */
+  private readonly running = new Map<string, HeldCall[]>();
+  private seq = 0;
+  private readonly unsubscribers: Array<() => void> = [];
+
+  constructor(
+    private readonly capsule: Capsule,
+    private readonly maxRows: number,
+    private readonly now: () => number,
+    private readonly changed: () => void,
+  ) {
+    for (const session of capsule.sessions()) this.addSession(session);
+    this.unsubscribers.push(
+      capsule.on('message', (tapped) => this.message(tapped)),
+      capsule.on('session', (change) => this.session(change)),
+      capsule.on('error', (error) => this.hostError(error)),
+      // Ticks only advance the header and the quota windows.
+      capsule.on('tick', () => this.changed()),
+      ...LISTED_TOPICS.map((topic) => capsule.on(topic, (payload) => this.event(topic, topic, compact(payload, ABRIDGE)))),
+    );
+  }
+
+  /** Stops listening to the capsule; what was recorded stays readable. */
+  stop(): void {
+    for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+  }
+
+  private message({ direction, session, message }: TappedMessage): void {
+    if (direction === 'in' && message.type === 'tool_call') this.callArrived(session, message);
+    else if (direction === 'out' && message.type === 'tool_result') this.resultLeft(session, message);
+    else if (direction === 'out' && message.type === 'error') {
+      this.event('wire_error', message.error.code, `to ${clip(session.character, MAX_NAME_CHARS)}: ${clip(message.error.message, MAX_VALUE_CHARS)}`);
+    } else if (direction === 'out' && message.type === 'heartbeat' && message.manifest_update !== undefined) this.changed();
+  }
+
+  private callArrived(session: Session, call: Extract<AiccMessage, { type: 'tool_call' }>): void {
+    const key = callKey(session.id, call.call_id);
+    const row: HeldCall = {
+      key,
+      seq: ++this.seq,
+      sessionId: session.id,
+      character: clip(session.character, MAX_NAME_CHARS),
+      tool: clip(call.tool, MAX_NAME_CHARS),
+      callId: clip(call.call_id, MAX_NAME_CHARS),
+      input: compact(call.input, ABRIDGE),
+      startedAt: this.now(),
+      state: 'running',
+      version: 0,
+    };
+    this.totals.calls++;
+    // A repeated call_id is answered once for both (or from the cache): one result settles them all.
+    const waiting = this.running.get(key);
+    if (waiting === undefined) this.running.set(key, [row]);
+    else waiting.push(row);
+    this.pushCall(row);
+    this.changed();
+  }
+
+  private resultLeft(session: Session, result: Extract<AiccMessage, { type: 'tool_result' }>): void {
+    const key = callKey(session.id, result.call_id);
+    let rows = this.running.get(key);
+    this.running.delete(key);
+    if (rows === undefined) {
+      // A refused frame never reached the tap as a tool_call, or its row was already dropped:
+      // still show the result, without a latency.
+      const row: HeldCall = {
+        key,
+        seq: ++this.seq,
+        sessionId: session.id,
+        character: clip(session.character, MAX_NAME_CHARS),
+        tool: '?',
+        callId: clip(result.call_id, MAX_NAME_CHARS),
+        input: '',
+        startedAt: this.now(),
+        state: 'running',
+        version: 0,
+      };
+      this.totals.calls++;
+      this.pushCall(row);
+      rows = [row];
+    }
+    const now = this.now();
+    for (const row of rows) {
+      row.state = result.ok ? 'ok' : 'error';
+      if (row.tool !== '?') row.latencyMs = Math.max(0, now - row.startedAt);
+      if (result.error !== undefined) {
+        row.errorCode = result.error.code;
+        row.errorMessage = clip(result.error.message, MAX_VALUE_CHARS);
+      }
+      row.version++;
+      if (result.ok) this.totals.ok++;
+      else this.totals.errors++;
+    }
+    this.changed();
+  }
+
+  private session({ session, change }: SessionChange): void {
+    this.addSession(session);
+    if (change === 'closed') {
+      // A closed session answers nothing more: its running calls end here, unanswered.
+      for (const [key, rows] of this.running) {
+        if (rows[0]!.sessionId !== session.id) continue;
+        this.running.delete(key);
+        for (const row of rows) {
+          row.state = 'unanswered';
+          row.version++;
+        }
+      }
+    }
+    this.changed();
+  }
+
+  private addSession(session: Session): void {
+    this.sessions.set(session.id, session);
+    if (this.sessions.size <= this.maxRows) return;
+    let drop: string | undefined;
+    for (const [id, seen] of this.sessions) {
+      if (seen.state === 'closed') {
+        drop = id;
+        break;
+      }
+    }
+    this.sessions.delete(drop ?? this.sessions.keys().next().value!);
+  }
+
+  private hostError(error: HostError): void {
+    const where = [error.tool, error.sessionId === undefined ? undefined : this.sessions.get(error.sessionId)?.character].filter((part) => part !== undefined).join(' · ');
+    this.event('host_error', error.code, clip(`${where === '' ? '' : `${where}: `}${error.message}`, MAX_VALUE_CHARS));
+  }
+
+  private event(kind: EventRow['kind'], label: string, detail: string): void {
+    this.totals.events++;
+    this.events.push({ seq: ++this.seq, tick: this.capsule.tick, kind, label: clip(label, MAX_NAME_CHARS), detail });
+    if (this.events.length > this.maxRows) this.events.shift();
+    this.changed();
+  }
+
+  private pushCall(row: HeldCall): void {
+    this.calls.push(row);
+    if (this.calls.length > this.maxRows) this.forget(this.calls.shift() as HeldCall);
+  }
+
+  /** A dropped call row no longer waits for its result, so `running` stays within the bound too. */
+  private forget(row: HeldCall): void {
+    const waiting = this.running.get(row.key);
+    if (waiting === undefined) return;
+    const left = waiting.filter((other) => other !== row);
+    if (left.length === 0) this.running.delete(row.key);
+    else this.running.set(row.key, left);
+  }
+}
+
+interface HeldCall extends CallRow {
+  readonly key: string;
+}
+
+const ABRIDGE = { maxString: 48, maxItems: 6, maxDepth: 3, maxLength: MAX_VALUE_CHARS } as const;
+
+function callKey(sessionId: string, callId: string): string {
+  return `${sessionId}\n${callId}`;
+}

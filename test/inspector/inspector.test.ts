@@ -1,0 +1,218 @@
+// @vitest-environment jsdom
+// What the panel shows of a real capsule with agents connected over memory links.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { mountInspector, type Inspector } from '../../src/inspector/index.js';
+import { ToolError } from '../../src/runtime/errors.js';
+import { connectAgent, connectRaw, echoTool, makeCapsule, moveTool, pass, settle } from '../helpers.js';
+import { cell, ManualFrames, rows } from './helpers.js';
+
+let inspector: Inspector | undefined;
+afterEach(() => {
+  inspector?.dispose();
+  inspector = undefined;
+});
+
+function mount(capsule: Parameters<typeof mountInspector>[0], options: Parameters<typeof mountInspector>[1] = {}) {
+  const frames = new ManualFrames();
+  inspector = mountInspector(capsule, { schedule: frames.schedule, ...options });
+  return { frames, root: inspector.element };
+}
+
+describe('the inspector panel', () => {
+  it('lists each session with its id, character, model class, state and subscriptions', async () => {
+    const { capsule, clock } = makeCapsule();
+    await connectAgent(capsule, clock, { character: 'wren', agentModel: { class: 'edge_small' }, subscriptions: ['collision', 'agent_message'] });
+    const { frames, root } = mount(capsule);
+    const [row] = rows(root, '[data-aicc-session]');
+    const session = capsule.sessions()[0]!;
+    expect(row!.getAttribute('data-aicc-session')).toBe(session.id);
+    expect(cell(row!, 'id')).toBe(session.id.slice(0, 8));
+    expect(cell(row!, 'character')).toBe('wren');
+    expect(cell(row!, 'model')).toBe('edge_small');
+    expect(cell(row!, 'state')).toBe('open');
+    expect(cell(row!, 'subscriptions')).toBe('collision, agent_message');
+
+    // A second agent joins after mount, and the first leaves.
+    const { agent } = await connectAgent(capsule, clock, { character: 'moss' });
+    frames.flush();
+    expect(rows(root, '[data-aicc-session]').map((r) => cell(r, 'character'))).toEqual(['wren', 'moss']);
+    await agent.close();
+    frames.flush();
+    expect(rows(root, '[data-aicc-session]').map((r) => cell(r, 'state'))).toEqual(['open', 'closed']);
+  });
+
+  it('lists the manifest: each tool with its class, capability and limits, and follows catalog changes', async () => {
+    const { capsule } = makeCapsule();
+    capsule.registerTool(echoTool);
+    const move = capsule.registerTool(moveTool({ limits: { calls_per_minute: 30 } }));
+    const { frames, root } = mount(capsule);
+    const tools = rows(root, '[data-aicc-tool]');
+    expect(tools.map((r) => [cell(r, 'tool'), cell(r, 'class'), cell(r, 'capability'), cell(r, 'dim')])).toEqual([
+      ['echo', 'sensor', 'no capability', 'no limits'],
+      ['move_to', 'actuator', 'locomotion', '30/min'],
+    ]);
+    move.disable();
+    await settle();
+    capsule.emit('collision', { a: 'x', b: 'y' });
+    frames.flush();
+    expect(rows(root, '[data-aicc-tool]').map((r) => cell(r, 'tool'))).toEqual(['echo']);
+  });
+
+  it('shows each call with abridged arguments, ok or the error code, and latency from tool_call in to tool_result out', async () => {
+    const { capsule, clock } = makeCapsule();
+    let release: (() => void) | undefined;
+    capsule.registerTool(moveTool({ handler: () => new Promise((resolve) => (release = () => resolve({ arrived: true }))) }));
+    capsule.registerTool({ ...echoTool, id: 'fail', handler: () => { throw new ToolError('blocked by a wall'); } });
+    const { agent } = await connectAgent(capsule, clock, { character: 'wren' });
+    const { frames, root } = mount(capsule);
+
+    const moving = agent.call('move_to', { x: 3, y: 4 });
+    await settle();
+    frames.flush();
+    const [running] = rows(root, '[data-aicc-call]');
+    expect(running!.getAttribute('data-state')).toBe('running');
+    expect(running!.hasAttribute('data-ok')).toBe(false);
+    expect(cell(running!, 'input')).toBe('x: 3, y: 4');
+
+    clock.advance(40);
+    release!();
+    await moving;
+    await agent.call('fail', { text: 'go' });
+    await agent.call('teleport', {});
+    frames.flush();
+
+    const calls = rows(root, '[data-aicc-call]');
+    // Newest first.
+    expect(calls.map((r) => [cell(r, 'tool'), r.getAttribute('data-ok'), cell(r, 'result'), cell(r, 'latency')])).toEqual([
+      ['teleport', 'false', 'tool_unknown', '0 ms'],
+      ['fail', 'false', 'execution_failed', '0 ms'],
+      ['move_to', 'true', 'ok', '40 ms'],
+    ]);
+    expect(calls[1]!.querySelector('[data-cell="result"]')!.getAttribute('title')).toBe('blocked by a wall');
+    expect(cell(calls[2]!, 'character')).toBe('wren');
+    expect(calls[2]!.getAttribute('data-aicc-call')).toMatch(/.+/);
+  });
+
+  it('measures latency on an injected clock', async () => {
+    const { capsule, clock } = makeCapsule();
+    let time = 1000;
+    let release: (() => void) | undefined;
+    capsule.registerTool({ ...echoTool, handler: (input) => new Promise((resolve) => (release = () => resolve({ echo: input }))) });
+    const { agent } = await connectAgent(capsule, clock);
+    const { frames, root } = mount(capsule, { now: () => time });
+    const call = agent.call('echo', { text: 'hi' });
+    await settle();
+    time += 12.5;
+    release!();
+    await call;
+    frames.flush();
+    expect(cell(rows(root, '[data-aicc-call]')[0]!, 'latency')).toBe('12.5 ms');
+  });
+
+  it('abridges long arguments', async () => {
+    const { capsule, clock } = makeCapsule();
+    capsule.registerTool(echoTool);
+    const { agent } = await connectAgent(capsule, clock);
+    const { frames, root } = mount(capsule);
+    await agent.call('echo', { text: 'a'.repeat(5000) });
+    frames.flush();
+    const input = cell(rows(root, '[data-aicc-call]')[0]!, 'input');
+    expect(input.length).toBeLessThanOrEqual(160);
+    expect(input.endsWith('…')).toBe(true);
+  });
+
+  it('shows a result to a tool_call frame the bridge refused, with the refusal', async () => {
+    const { capsule } = makeCapsule();
+    capsule.registerTool(echoTool);
+    const peer = await connectRaw(capsule);
+    const { frames, root } = mount(capsule);
+    peer.send({ type: 'tool_call', call_id: 'c-1', tool: 'echo' }); // no input: a schema violation
+    await settle();
+    frames.flush();
+    const [row] = rows(root, '[data-aicc-call]');
+    expect(row!.getAttribute('data-aicc-call')).toBe('c-1');
+    expect([cell(row!, 'tool'), row!.getAttribute('data-ok'), cell(row!, 'result'), cell(row!, 'latency')]).toEqual(['?', 'false', 'invalid_input', '']);
+  });
+
+  it('marks a call whose session closed before its result as unanswered', async () => {
+    const { capsule, clock } = makeCapsule();
+    capsule.registerTool({ ...echoTool, handler: () => new Promise(() => {}) });
+    const { agent } = await connectAgent(capsule, clock);
+    const { frames, root } = mount(capsule);
+    void agent.call('echo', { text: 'x' });
+    await settle();
+    capsule.sessions()[0]!.close('game over');
+    frames.flush();
+    const [row] = rows(root, '[data-aicc-call]');
+    expect(row!.getAttribute('data-state')).toBe('unanswered');
+    expect(cell(row!, 'result')).toBe('no result: session closed');
+  });
+
+  it('lists world events with their topic and abridged payload, and host errors, but not ticks', async () => {
+    const { capsule, clock } = makeCapsule();
+    capsule.registerTool({ ...echoTool, handler: () => { throw new Error('boom'); } });
+    const { agent } = await connectAgent(capsule, clock, { character: 'wren' });
+    const { frames, root } = mount(capsule);
+    capsule.emit('collision', { a: 'wren', b: 'wall', phase: 'begin' });
+    capsule.emit('state_change', { entity: 'door', field: 'open', value: true });
+    capsule.trigger();
+    await agent.call('echo', { text: 'x' });
+    frames.flush();
+    const events = rows(root, '[data-aicc-event]');
+    expect(events.map((r) => [r.getAttribute('data-kind'), cell(r, 'label'), cell(r, 'detail')])).toEqual([
+      ['host_error', 'handler_threw', 'echo · wren: tool "echo" threw: boom'],
+      ['state_change', 'state_change', 'entity: door, field: open, value: true'],
+      ['collision', 'collision', 'a: wren, b: wall, phase: begin'],
+    ]);
+    expect(root.querySelector('[data-aicc-header]')!.textContent).toContain('tick 1');
+  });
+
+  it('shows quota use per tool per session: calls in the current minute and this session against the limits', async () => {
+    const { capsule, clock } = makeCapsule();
+    capsule.registerTool(moveTool({ limits: { calls_per_minute: 5, calls_per_session: 10 } }));
+    capsule.registerTool(echoTool);
+    const { agent: wren } = await connectAgent(capsule, clock, { character: 'wren' });
+    const { agent: moss } = await connectAgent(capsule, clock, { character: 'moss' });
+    const { frames, root } = mount(capsule);
+    await wren.call('move_to', { x: 1, y: 1 });
+    await wren.call('move_to', { x: 2, y: 1 });
+    await wren.call('echo', { text: 'x' });
+    await moss.call('move_to', { x: 1, y: 1 });
+    frames.flush();
+    const quota = () => rows(root, '[data-aicc-quota]').map((r) => [cell(r, 'character'), cell(r, 'tool'), cell(r, 'minute'), cell(r, 'session')]);
+    expect(quota()).toEqual([
+      ['wren', 'move_to', '2/5 this minute', '2/10 this session'],
+      ['wren', 'echo', 'no per-minute limit', '1 this session'],
+      ['moss', 'move_to', '1/5 this minute', '1/10 this session'],
+    ]);
+    // A minute later the window is empty again; the session count stays.
+    await pass(clock, 60_000);
+    inspector!.close();
+    inspector!.open();
+    expect(quota()[0]).toEqual(['wren', 'move_to', '0/5 this minute', '2/10 this session']);
+  });
+
+  it('shows hostile strings from peers and the game as text, never as markup', async () => {
+    const hostile = '<img src=x onerror="globalThis.__pwned=1"><script>globalThis.__pwned=2</script>';
+    const { capsule, clock } = makeCapsule();
+    capsule.registerTool(echoTool);
+    const { agent } = await connectAgent(capsule, clock, { character: hostile });
+    const { frames, root } = mount(capsule);
+    await agent.call('echo', { text: hostile, [hostile]: 1 }, { callId: hostile });
+    // A handler's error message is the game's text, shown as a title attribute.
+    capsule.registerTool({ ...echoTool, id: 'fail', handler: () => { throw new ToolError(hostile); } });
+    await settle();
+    await agent.call('fail', { text: 'x' });
+    capsule.emit('agent_message', { from: hostile, text: hostile });
+    frames.flush();
+    expect(document.querySelectorAll('img, script').length).toBe(0);
+    expect((globalThis as { __pwned?: number }).__pwned).toBeUndefined();
+    const calls = rows(root, '[data-aicc-call]');
+    expect(calls[0]!.querySelector('[data-cell="result"]')!.getAttribute('title')).toBe(hostile);
+    expect(cell(calls[1]!, 'input')).toContain('<img src=x onerror=');
+    expect(cell(rows(root, '[data-aicc-session]')[0]!, 'character')).toBe(hostile.slice(0, 63) + '…');
+    expect(cell(rows(root, '[data-aicc-event]')[0]!, 'detail')).toContain('<img src=x onerror=');
+    expect(calls[1]!.getAttribute('data-aicc-call')).toBe(hostile.slice(0, 63) + '…');
+  });
+});
