@@ -1,0 +1,109 @@
+// The body sensors of a Three scene: `position` (where the caller is and faces) and `nearby` (the
+// registered objects whose bounding volumes come within a radius). They read and change nothing,
+// so in event mode they cost no tick.
+
+import { Vector3 } from 'three';
+import type { JsonObject } from '../../runtime/protocol.js';
+import type { ToolDefinition } from '../../runtime/tool.js';
+import { bearing, degrees, gap, headingOf, point, round, type Point } from './geometry.js';
+import type { Registered } from './objects.js';
+import { caller, count, NO_INPUT, objectOf, POINT_SCHEMA, positive, SEEN_SCHEMA, withOptions, type SceneBinding, type Seen, type ThreeToolOptions } from './threeTool.js';
+
+export type PositionOutput = { position: Point; heading: number; moving: boolean; turning: boolean };
+
+/**
+ * `position {}` — where the caller stands (world x, y, z), the heading it faces in degrees (0 faces
+ * +z, 90 faces +x), and whether a move or turn is under way. Requires sensor `proprioception`.
+ * Limit: 120 calls/min — two a second; a body knows where it is without asking every frame.
+ */
+export function positionTool(binding: SceneBinding, options?: ThreeToolOptions): ToolDefinition<JsonObject, PositionOutput> {
+  return withOptions<JsonObject, PositionOutput>(
+    {
+      id: 'position',
+      class: 'sensor',
+      description: 'Where you are (world x, y, z; y is up) and the heading you face in degrees (0 faces +z, 90 faces +x), and whether you are moving or turning.',
+      input_schema: NO_INPUT,
+      output_schema: objectOf({ position: POINT_SCHEMA, heading: { type: 'number' }, moving: { type: 'boolean' }, turning: { type: 'boolean' } }),
+      limits: { calls_per_minute: 120 },
+      requires_capability: 'proprioception',
+      strict_input: true,
+      handler: (_input, context) => {
+        const me = caller(binding, context);
+        return {
+          position: point(me.object.getWorldPosition(new Vector3())),
+          heading: degrees(headingOf(me.object)),
+          moving: binding.motion.isMoving(me),
+          turning: binding.motion.isTurning(me),
+        };
+      },
+    },
+    options,
+  );
+}
+
+export interface NearbyOptions extends ThreeToolOptions {
+  /** Radius when the agent gives none. Default 5 scene units. */
+  radius?: number;
+  /** The largest radius an agent may ask for. Default 20. */
+  maxRadius?: number;
+  /** Most objects in one answer (nearest first). Default 10. */
+  maxResults?: number;
+}
+
+export type NearbyOutput = { radius: number; objects: Seen[]; more: number };
+
+/**
+ * `nearby { radius?, kind? }` — the registered objects whose bounding volumes come within `radius`
+ * of the caller's, nearest first: id, kind, the gap between the two volumes (0 when touching) and
+ * the bearing to turn to face it. Requires sensor `proximity`. Limit: 120 calls/min.
+ */
+export function nearbyTool(binding: SceneBinding, options: NearbyOptions = {}): ToolDefinition<{ radius?: number; kind?: string }, NearbyOutput> {
+  const where = 'nearbyTool';
+  const maxRadius = positive(where, 'maxRadius', options.maxRadius, 20);
+  const radius = Math.min(positive(where, 'radius', options.radius, 5), maxRadius);
+  const maxResults = count(where, 'maxResults', options.maxResults, 10);
+  return withOptions<{ radius?: number; kind?: string }, NearbyOutput>(
+    {
+      id: 'nearby',
+      class: 'sensor',
+      description: `The objects within a radius of you (default ${radius}, at most ${maxRadius} units), nearest first: id, kind, distance between your outlines (0 = touching) and bearing (degrees to turn to face it; heading + bearing faces it).`,
+      input_schema: objectOf(
+        {
+          radius: { type: 'number', exclusiveMinimum: 0, maximum: maxRadius, description: `How far to feel around, in scene units (default ${radius}).` },
+          kind: { type: 'string', minLength: 1, maxLength: 32, description: 'Only objects of this kind, e.g. "villager".' },
+        },
+        [],
+      ),
+      output_schema: objectOf({ radius: { type: 'number' }, objects: { type: 'array', items: SEEN_SCHEMA }, more: { type: 'integer', minimum: 0 } }),
+      limits: { calls_per_minute: 120 },
+      requires_capability: 'proximity',
+      strict_input: true,
+      handler: (input, context) => {
+        const me = caller(binding, context);
+        const within = input.radius ?? radius;
+        const mine = binding.objects.volume(me);
+        const heading = headingOf(me.object);
+        const from = me.object.getWorldPosition(new Vector3());
+        const found: Seen[] = [];
+        for (const other of binding.objects.entries()) {
+          if (other === me || (input.kind !== undefined && other.kind !== input.kind)) continue;
+          const volume = binding.objects.volume(other);
+          const distance = gap(mine, volume);
+          if (distance <= within) found.push(seen(other, distance, bearing(heading, from, volume.center)));
+        }
+        return { radius: within, ...nearestFirst(found, maxResults) };
+      },
+    },
+    options,
+  );
+}
+
+export function seen(entry: Registered, distance: number, bearingDegrees: number): Seen {
+  return { id: entry.id, kind: entry.kind, distance: round(distance), bearing: bearingDegrees };
+}
+
+/** The nearest `max` (ties by id, so answers are stable), and how many more there were. */
+export function nearestFirst(found: Seen[], max: number): { objects: Seen[]; more: number } {
+  found.sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return { objects: found.slice(0, max), more: Math.max(0, found.length - max) };
+}
