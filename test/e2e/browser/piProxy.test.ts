@@ -2,39 +2,12 @@
 // gateway's own AccessPolicy: the key reaches the gateway, while the page's side (its handshake,
 // frames, close reasons) and the server's log never hold it; only the server's own pages get in.
 
-import type { IncomingMessage } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import { startDemoServer, type DemoServer } from '../../../src/node/demoWebServer.js';
-import { AccessPolicy, CLOSE, parseProtocols, selectSubprotocol } from '../../../src/node/gateway/access.js';
+import { CLOSE } from '../../../src/node/gateway/access.js';
 import { within } from '../../node/gateway/helpers.js';
-
-const KEY = 'proxy-test-key-0123456789abcdef';
-
-interface FakeGateway {
-  url: string;
-  /** The subprotocols each connection offered. */
-  offers: string[][];
-  close(): Promise<void>;
-}
-
-/** Checks the key as the real gateway does, then echoes every frame back with "echo:" in front. */
-async function startFakeGateway(): Promise<FakeGateway> {
-  const policy = new AccessPolicy([], KEY);
-  const offers: string[][] = [];
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: (protocols) => selectSubprotocol(protocols) });
-  wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
-    const offered = parseProtocols(request.headers['sec-websocket-protocol']);
-    offers.push(offered);
-    const refusal = policy.check(request.headers.origin, offered);
-    if (refusal !== undefined) return socket.close(refusal.code, refusal.reason);
-    socket.on('message', (data, isBinary) => socket.send(isBinary ? data : `echo:${data.toString()}`, { binary: isBinary }));
-  });
-  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
-  const address = wss.address();
-  if (typeof address === 'string') throw new Error('no port');
-  return { url: `ws://127.0.0.1:${address.port}/`, offers, close: () => new Promise((resolve) => wss.close(() => resolve())) };
-}
+import { GATEWAY_KEY as KEY, startFakeGateway, type FakeGateway } from './fakeGateway.js';
 
 /** A page's socket as Chromium would open it: Origin set, pi-peers.v1 offered, no key. */
 function pageSocket(server: DemoServer, origin: string | null = server.url.slice(0, -1), protocols = ['pi-peers.v1']) {

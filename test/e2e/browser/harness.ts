@@ -1,0 +1,136 @@
+// The browser tests' view of a demo page in Chromium: every error it logs, the capsule's state it
+// exposes as `window.aiccDemo` (the contract all demo pages keep), the inspector's rows, and
+// screenshots. Every wait is bounded and says, when it runs out, what it last saw.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { decodePng, type Pixels } from './png.js';
+
+export const SCREENSHOT_DIR = join(import.meta.dirname, '.screenshots');
+
+export interface DemoState {
+  ready: boolean;
+  agent: string;
+  characters: Array<{ id: string; x: number; y: number }>;
+  calls: number;
+  errors: string[];
+}
+
+export class DemoPage {
+  /** Console errors and uncaught page errors, in order. */
+  private readonly logged: string[] = [];
+
+  private constructor(readonly page: Page) {
+    page.on('console', (message) => {
+      if (message.type() === 'error') this.logged.push(`console.error: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => this.logged.push(`page error: ${error.message}`));
+  }
+
+  /** Opens `url` in a new tab, listening for errors from the first byte. */
+  static async open(context: BrowserContext, url: string, timeoutMs = 20_000): Promise<DemoPage> {
+    const page = await context.newPage();
+    const demo = new DemoPage(page);
+    await page.goto(url, { timeout: timeoutMs, waitUntil: 'load' });
+    return demo;
+  }
+
+  /** What the page logged as errors and what it caught itself (aiccDemo.errors). */
+  async problems(): Promise<string[]> {
+    const caught = await this.page.evaluate(() => (window as { aiccDemo?: { errors?: unknown } }).aiccDemo?.errors).catch(() => undefined);
+    return [...this.logged, ...(Array.isArray(caught) ? caught.map((error) => `aiccDemo.errors: ${String(error)}`) : [])];
+  }
+
+  /** Reads the capsule's state from the page; throws if the page has no aiccDemo. */
+  async state(): Promise<DemoState> {
+    return this.page.evaluate(() => {
+      const demo = (window as { aiccDemo?: Record<string, unknown> }).aiccDemo;
+      if (demo === undefined) throw new Error('the page set no window.aiccDemo');
+      return {
+        ready: demo.ready === true,
+        agent: String(demo.agent),
+        characters: (demo.characters as () => DemoState['characters'])().map(({ id, x, y }) => ({ id, x, y })),
+        calls: (demo.calls as () => number)(),
+        errors: [...(demo.errors as string[])],
+      };
+    });
+  }
+
+  /** Waits until `aiccDemo.ready`; on timeout, the error names what the page logged. */
+  async waitReady(timeoutMs = 20_000): Promise<DemoState> {
+    try {
+      await this.page.waitForFunction(() => (window as { aiccDemo?: { ready?: unknown } }).aiccDemo?.ready === true, null, { timeout: timeoutMs, polling: 50 });
+    } catch (error) {
+      throw new Error(`${this.page.url()}: aiccDemo.ready not true within ${timeoutMs} ms (${(error as Error).message.split('\n')[0]}); the page logged: ${JSON.stringify(await this.problems())}`);
+    }
+    return this.state();
+  }
+
+  /**
+   * Waits until at least `minMoved` characters have moved from where they were at the start and
+   * the count of completed tool calls has grown; resolves with both readings.
+   */
+  async waitForMovement(options: { minMoved?: number; timeoutMs?: number } = {}): Promise<{ before: DemoState; after: DemoState; moved: string[] }> {
+    const minMoved = options.minMoved ?? 1;
+    const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+    const before = await this.state();
+    for (;;) {
+      const after = await this.state();
+      const moved = after.characters.filter((now) => {
+        const then = before.characters.find((c) => c.id === now.id);
+        return then !== undefined && (Math.abs(now.x - then.x) > 0.5 || Math.abs(now.y - then.y) > 0.5);
+      }).map((c) => c.id);
+      if (moved.length >= minMoved && after.calls > before.calls) return { before, after, moved };
+      if (Date.now() > deadline) {
+        throw new Error(`${this.page.url()}: within ${options.timeoutMs ?? 15_000} ms ${moved.length} of ${after.characters.length} characters moved (need ${minMoved}) and calls went ${before.calls} → ${after.calls}; before ${JSON.stringify(before.characters)}, after ${JSON.stringify(after.characters)}`);
+      }
+      await this.page.waitForTimeout(100);
+    }
+  }
+
+  /** The inspector's tool-call rows: how many, and how many say data-ok="true". */
+  async inspectorCalls(): Promise<{ rows: number; ok: number }> {
+    return this.page.evaluate(() => {
+      const rows = [...document.querySelectorAll('[data-aicc-inspector] [data-aicc-call]')];
+      return { rows: rows.length, ok: rows.filter((row) => row.getAttribute('data-ok') === 'true').length };
+    });
+  }
+
+  /** Waits until the inspector lists at least `min` calls. */
+  async waitForInspectorCalls(min: number, timeoutMs = 10_000): Promise<{ rows: number; ok: number }> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const seen = await this.inspectorCalls();
+      if (seen.rows >= min) return seen;
+      if (Date.now() > deadline) {
+        const inspectors = await this.page.locator('[data-aicc-inspector]').count();
+        throw new Error(`${this.page.url()}: the inspector lists ${seen.rows} calls after ${timeoutMs} ms (need ${min}); [data-aicc-inspector] elements: ${inspectors}`);
+      }
+      await this.page.waitForTimeout(100);
+    }
+  }
+
+  /**
+   * Saves `<name>.png` (the whole page) and `<name>.canvas.png` (the game's canvas alone, the
+   * inspector hidden for the shot so its panel cannot pass for a drawn scene) to .screenshots/,
+   * and returns the canvas's pixels.
+   */
+  async screenshot(name: string): Promise<Pixels> {
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    writeFileSync(join(SCREENSHOT_DIR, `${name}.png`), await this.page.screenshot({ timeout: 10_000 }));
+    const canvas = this.page.locator('canvas').first();
+    await this.page.evaluate(() => document.querySelectorAll<HTMLElement>('[data-aicc-inspector]').forEach((element) => element.style.setProperty('visibility', 'hidden')));
+    try {
+      const png = await canvas.screenshot({ timeout: 10_000 });
+      writeFileSync(join(SCREENSHOT_DIR, `${name}.canvas.png`), png);
+      return decodePng(png);
+    } finally {
+      await this.page.evaluate(() => document.querySelectorAll<HTMLElement>('[data-aicc-inspector]').forEach((element) => element.style.removeProperty('visibility')));
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.page.close();
+  }
+}
