@@ -1,16 +1,20 @@
 // `aicc gateway`: joins browser pages to the pi coding agent over pi-peers 1.0, in relay mode
-// (pi agents that advertise themselves in $PI_PEERS_HOME) or host mode (a pi run here).
+// (pi agents that advertise themselves in $PI_PEERS_HOME) or host mode (a pi run here), or over
+// pi-daemon protocol v2 in daemon mode (a pi daemon's Unix socket).
 
 import type { CliIo } from './cliMain.js';
-import { MIN_KEY_LENGTH } from './gateway/access.js';
+import { DAEMON_SUBPROTOCOL, MIN_KEY_LENGTH } from './gateway/access.js';
+import { DAEMON_HIGH_WATER_BYTES } from './gateway/daemonRelay.js';
 import { PiHost, type PiHostOptions } from './gateway/piHost.js';
 import { DEFAULT_MAX_PAYLOAD, GATEWAY_HOST, startGateway, type GatewayTarget } from './gateway/server.js';
 
-const HELP = `aicc gateway — join browser pages to the pi coding agent over pi-peers 1.0
+const HELP = `aicc gateway — join browser pages to the pi coding agent (pi-peers 1.0, pi-daemon v2)
 
 Usage:
   aicc gateway relay --origin ORIGIN [options]   relay to the pi agents in $PI_PEERS_HOME
   aicc gateway host  --origin ORIGIN [options]   run pi --mode rpc here and serve it
+  aicc gateway --daemon SOCKET --origin ORIGIN [options]
+                                                 relay pi-daemon protocol v2 to a daemon's socket
 
 Modes
   relay   A page reaches a pi agent that advertises itself in $PI_PEERS_HOME/agents/<id>.json
@@ -26,12 +30,28 @@ Modes
           (hop_limit). While pi is idle a steer or follow_up is delivered as a prompt.
           pi runs with a private temporary HOME, PI_OFFLINE=1, PI_TELEMETRY=0,
           PI_SKIP_VERSION_CHECK=1, and without this process's AICC_* variables.
+  --daemon SOCKET
+          A page speaks pi-daemon protocol v2 to the daemon listening on the Unix socket
+          SOCKET (pi-daemon serve --socket SOCKET) at ws://127.0.0.1:PORT/ : one daemon
+          connection per page connection, each closed when the other closes. Each text frame
+          is one command (one JSON object, up to --max-frame bytes, default the daemon's 1 MiB
+          line limit) and each daemon line one frame back, byte for byte. A frame that is not a
+          JSON object, or is too long, is answered like the daemon does — a response with
+          ok:false and error.code invalid_json or line_too_large — and the connection closes.
+          Commands are otherwise checked by the daemon, not the gateway, except one rule: an
+          open whose payload.resources.tools is not "none" is refused (denied_by_gateway), so a
+          page cannot give the model the host's filesystem tools. A daemon that is not there
+          gets the page a daemon_unavailable response (retryable) and a close. When a page
+          stops reading, the gateway stops reading the daemon once ${DAEMON_HIGH_WATER_BYTES} bytes wait for
+          the page (and the other way round), so memory stays bounded.
 
 Connecting from a page
   const ws = new WebSocket(url, ['pi-peers.v1', 'aicc-key.' + KEY]);
   The key travels as a WebSocket subprotocol, never in the URL, and is compared in constant
   time; the gateway answers with pi-peers.v1 only. Then send pi-peers records as text frames,
   one JSON object each, hello first: {"id":"h1","type":"hello","protocol":{"version":"1.0","minVersion":"1.0"}}
+  With --daemon, offer '${DAEMON_SUBPROTOCOL}' instead of 'pi-peers.v1', and send v2 commands,
+  handshake first: {"protocolVersion":"2.0","requestId":"r1","operation":"handshake","payload":{}}
 
 Options
   --origin ORIGIN     an origin whose pages may connect, e.g. http://localhost:5173
@@ -42,7 +62,8 @@ Options
                       AICC_GATEWAY_KEY: other users can read a command line.
   --port N            the TCP port (default 0: a free one, printed at start)
   --host 127.0.0.1    the only address the gateway listens on; nothing else is accepted
-  --max-frame BYTES   the largest message a page may send (default ${DEFAULT_MAX_PAYLOAD})
+  --max-frame BYTES   the largest message a page may send (default ${DEFAULT_MAX_PAYLOAD}); with
+                      --daemon, the largest record either way (the daemon's line limit)
   --peers-home DIR    relay: where agents advertise themselves (default $PI_PEERS_HOME)
   --pi-bin PATH       host: the pi executable (default pi on PATH; a .js file runs with node)
   --pi-node PATH      host: the node that runs a .js pi (default this one; pi 1.x needs Node 22)
@@ -62,12 +83,16 @@ Close codes a page may see
   4400 bad request (first record not a hello, no pi-peers.v1 subprotocol, ...)
   4401 no key, a wrong key, or a token in the hello     4403 origin not in --origin
   4404 unknown path or agent      4408 no hello within 10 s      4502 the agent or pi went away
+  With --daemon: 4400 invalid_json (or no ${DAEMON_SUBPROTOCOL} subprotocol), 1009 line_too_large,
+  4502 the daemon is not reachable or ended the connection.
 
 Exit codes: 0 stopped by a signal, 1 failed (port taken, pi would not start or exited), 2 bad usage.
 `;
 
 export interface GatewayArgs {
-  mode: 'relay' | 'host';
+  mode: 'relay' | 'host' | 'daemon';
+  /** daemon mode: the daemon's Unix socket. */
+  daemonSocket?: string;
   origins: string[];
   key?: string;
   port: number;
@@ -91,6 +116,7 @@ export interface GatewayRuntime {
 
 const VALUE_FLAGS: Record<string, keyof GatewayArgs> = {
   '--key': 'key',
+  '--daemon': 'daemonSocket',
   '--peers-home': 'peersHome',
   '--pi-bin': 'piBin',
   '--pi-node': 'piNode',
@@ -103,8 +129,13 @@ const VALUE_FLAGS: Record<string, keyof GatewayArgs> = {
 
 /** Parses the arguments; a string is the one-line complaint about them. */
 export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): GatewayArgs | string {
-  const [mode, ...rest] = argv;
-  if (mode !== 'relay' && mode !== 'host') return mode === undefined ? 'choose a mode: relay or host' : `unknown mode "${mode}"; choose relay or host`;
+  // Daemon mode is chosen by its flag, `aicc gateway --daemon SOCKET`, so it has no mode word.
+  const daemon = argv.includes('--daemon');
+  const [mode, ...rest] = daemon && argv[0]?.startsWith('--') === true ? ['daemon' as const, ...argv] : argv;
+  if (mode !== 'relay' && mode !== 'host' && mode !== 'daemon') {
+    return mode === undefined ? 'choose a mode: relay, host or --daemon SOCKET' : `unknown mode "${mode}"; choose relay, host or --daemon SOCKET`;
+  }
+  if (daemon && mode !== 'daemon') return `--daemon is a mode of its own: drop "${mode}"`;
   const args: GatewayArgs = { mode, origins: [], port: 0 };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i]!;
@@ -127,10 +158,12 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
   if (args.key === undefined && env.AICC_GATEWAY_KEY !== undefined) args.key = env.AICC_GATEWAY_KEY;
   if (args.origins.length === 0) return 'name at least one --origin whose pages may connect, e.g. --origin http://localhost:5173';
   if (args.key === undefined || args.key === '') return 'no gateway key: set AICC_GATEWAY_KEY (or pass --key)';
-  if (args.peersHome === undefined && env.PI_PEERS_HOME !== undefined) args.peersHome = env.PI_PEERS_HOME;
+  if (mode === 'daemon' && args.peersHome !== undefined) return '--peers-home is for relay mode';
+  if (mode === 'daemon' && args.daemonSocket === '') return "--daemon expects the daemon's Unix socket path";
+  if (mode !== 'daemon' && args.peersHome === undefined && env.PI_PEERS_HOME !== undefined) args.peersHome = env.PI_PEERS_HOME;
   if (mode === 'relay' && (args.peersHome === undefined || args.peersHome === '')) return 'relay needs the agents\' folder: set PI_PEERS_HOME or pass --peers-home';
   const hostOnly = (['piBin', 'piNode', 'provider', 'model', 'systemPrompt', 'agentDir', 'label'] as const).find((name) => args[name] !== undefined);
-  if (mode === 'relay' && hostOnly !== undefined) return `--${hostOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is for host mode`;
+  if (mode !== 'host' && hostOnly !== undefined) return `--${hostOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is for host mode`;
   return args;
 }
 
@@ -148,8 +181,15 @@ export async function gatewayCommand(argv: string[], io: CliIo, runtime: Gateway
   let host: PiHost | undefined;
   try {
     if (args.mode === 'host') host = await PiHost.start({ ...hostOptions(args), inheritEnv: runtime.env ?? process.env });
-    const target: GatewayTarget = host !== undefined ? { kind: 'host', host } : { kind: 'relay', peersHome: args.peersHome! };
-    const gateway = await startGateway({ target, origins: args.origins, key: args.key!, port: args.port, log, ...(args.maxFrame === undefined ? {} : { maxPayload: args.maxFrame }) });
+    const target: GatewayTarget =
+      host !== undefined
+        ? { kind: 'host', host }
+        : args.mode === 'daemon'
+          ? { kind: 'daemon', socketPath: args.daemonSocket!, ...(args.maxFrame === undefined ? {} : { maxLineBytes: args.maxFrame }) }
+          : { kind: 'relay', peersHome: args.peersHome! };
+    // In daemon mode --max-frame is the line limit; the WebSocket limit follows from it.
+    const maxPayload = args.maxFrame === undefined || args.mode === 'daemon' ? {} : { maxPayload: args.maxFrame };
+    const gateway = await startGateway({ target, origins: args.origins, key: args.key!, port: args.port, log, ...maxPayload });
     io.stdout.write(`aicc gateway: listening on ${gateway.url}/\n`);
     const why = await stopped(runtime.signal, host);
     await gateway.close();

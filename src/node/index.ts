@@ -3,7 +3,7 @@
 export { compileToolSchemas, compileSchemasCommand } from './compileSchemas.js';
 export { main as runCli } from './cliMain.js';
 
-export { startGateway, PiHost, PiProcess, discoverAgents, findAgent, SUBPROTOCOL, KEY_PREFIX } from './gateway/index.js';
+export { startGateway, PiHost, PiProcess, discoverAgents, findAgent, SUBPROTOCOL, DAEMON_SUBPROTOCOL, KEY_PREFIX } from './gateway/index.js';
 export { connectSocketLink, socketLink, streamLink } from './socketLink.js';
 
 export type { CliIo } from './cliMain.js';

@@ -1,15 +1,18 @@
 // Who may open a gateway connection: a browser page from an allowed Origin that presents the
 // gateway key.
 //
-// The key travels as a WebSocket subprotocol, `aicc-key.<KEY>`, offered next to `pi-peers.v1`:
+// The key travels as a WebSocket subprotocol, `aicc-key.<KEY>`, offered next to the protocol the
+// gateway serves (`pi-peers.v1`, or `pi-daemon.v2` in daemon mode):
 //   new WebSocket(url, ['pi-peers.v1', 'aicc-key.' + key])
 // A browser can set nothing else on a WebSocket handshake but the URL, and a key in the URL ends up
-// in history, proxies and server logs. The gateway only ever selects `pi-peers.v1`, so the key is
-// never echoed back.
+// in history, proxies and server logs. The gateway only ever selects the protocol it serves, so the
+// key is never echoed back.
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 export const SUBPROTOCOL = 'pi-peers.v1';
+/** The subprotocol of daemon mode: pi-daemon protocol v2 records, one per text frame. */
+export const DAEMON_SUBPROTOCOL = 'pi-daemon.v2';
 export const KEY_PREFIX = 'aicc-key.';
 export const MIN_KEY_LENGTH = 16;
 /** Characters a subprotocol token allows that are also safe to type: base64url plus "." and "~". */
@@ -62,8 +65,15 @@ export class AccessPolicy {
   private readonly origins: Set<string>;
   private readonly keyDigest: Buffer;
 
-  /** `origins` must already be normalized; `key` already checked with checkKeyFormat. */
-  constructor(origins: Iterable<string>, key: string) {
+  /**
+   * `origins` must already be normalized; `key` already checked with checkKeyFormat; `subprotocol`
+   * is the one this gateway serves and a client must offer (default pi-peers.v1).
+   */
+  constructor(
+    origins: Iterable<string>,
+    key: string,
+    readonly subprotocol: string = SUBPROTOCOL,
+  ) {
     this.origins = new Set(origins);
     this.keyDigest = digest(key);
   }
@@ -84,19 +94,19 @@ export class AccessPolicy {
     let sawSubprotocol = false;
     for (const protocol of protocols) {
       if (protocol.startsWith(KEY_PREFIX)) offered = protocol.slice(KEY_PREFIX.length);
-      if (protocol === SUBPROTOCOL) sawSubprotocol = true;
+      if (protocol === this.subprotocol) sawSubprotocol = true;
     }
-    if (offered === undefined) return { code: CLOSE.badKey, reason: `no gateway key; offer the subprotocols "${SUBPROTOCOL}" and "${KEY_PREFIX}<key>"` };
+    if (offered === undefined) return { code: CLOSE.badKey, reason: `no gateway key; offer the subprotocols "${this.subprotocol}" and "${KEY_PREFIX}<key>"` };
     // Compare digests: equal length whatever was sent, so the comparison time says nothing.
     if (!timingSafeEqual(digest(offered), this.keyDigest)) return { code: CLOSE.badKey, reason: 'wrong gateway key' };
-    if (!sawSubprotocol) return { code: CLOSE.badRequest, reason: `offer the subprotocol "${SUBPROTOCOL}" too` };
+    if (!sawSubprotocol) return { code: CLOSE.badRequest, reason: `offer the subprotocol "${this.subprotocol}" too` };
     return undefined;
   }
 }
 
-/** Picks the subprotocol to answer with: pi-peers.v1 when offered, never the key. */
-export function selectSubprotocol(protocols: Set<string>): string | false {
-  return protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false;
+/** Picks the subprotocol to answer with: the one served (pi-peers.v1 by default) when offered, never the key. */
+export function selectSubprotocol(protocols: Set<string>, served: string = SUBPROTOCOL): string | false {
+  return protocols.has(served) ? served : false;
 }
 
 /** Parses a Sec-WebSocket-Protocol header into its tokens. */

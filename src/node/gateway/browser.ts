@@ -61,15 +61,21 @@ export class BrowserConnection {
     });
   }
 
-  /** Sends one record: an object is serialized, a string is sent as is (already one JSON record). */
-  send(record: object | string): void {
+  /**
+   * Sends one record: an object is serialized, a string is sent as is (already one JSON record).
+   * `written` runs once the frame has left for the network (not if it is dropped): a relay that
+   * paused its source resumes from there.
+   */
+  send(record: object | string, written?: () => void): void {
     if (!this.open) return;
     if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
       this.close(CLOSE.tryAgainLater, `the browser did not read ${MAX_BUFFERED_BYTES} queued bytes; reconnect`);
       return;
     }
     this.recordsOut++;
-    this.socket.send(typeof record === 'string' ? record : JSON.stringify(record));
+    const text = typeof record === 'string' ? record : JSON.stringify(record);
+    if (written === undefined) this.socket.send(text);
+    else this.socket.send(text, (error) => (error === undefined || error === null ? written() : undefined));
   }
 
   close(code: number, reason: string): void {

@@ -1,11 +1,14 @@
-// The Node gateway that joins browser pages to the pi coding agent over pi-peers 1.0: relaying to
-// pi agents found in $PI_PEERS_HOME, or hosting `pi --mode rpc` itself.
+// The Node gateway that joins browser pages to the pi coding agent: over pi-peers 1.0, relaying to
+// pi agents found in $PI_PEERS_HOME or hosting `pi --mode rpc` itself; or over pi-daemon protocol
+// v2, relaying to a pi daemon's Unix socket.
 
 export { startGateway, GATEWAY_HOST, DEFAULT_MAX_PAYLOAD } from './server.js';
 export { PiHost, HOP_LIMIT } from './piHost.js';
 export { PiProcess, PI_LOCKDOWN_FLAGS } from './piProcess.js';
 export { discoverAgents, findAgent } from './discovery.js';
-export { SUBPROTOCOL, KEY_PREFIX, CLOSE, MIN_KEY_LENGTH } from './access.js';
+export { SUBPROTOCOL, DAEMON_SUBPROTOCOL, KEY_PREFIX, CLOSE, MIN_KEY_LENGTH } from './access.js';
+export { DAEMON_HIGH_WATER_BYTES, DAEMON_MAX_BACKLOG, DAEMON_MAX_BACKLOG_BYTES } from './daemonRelay.js';
+export { GATEWAY_INSTANCE_ID } from './daemonRecords.js';
 export { PROTOCOL, negotiateVersion } from './records.js';
 export { RunTracker } from './runTracker.js';
 export { DeliveryLedger, DEDUPE_TTL_MS } from './deliveryLedger.js';
@@ -15,6 +18,8 @@ export type { PiHostOptions, AgentState } from './piHost.js';
 export type { PiProcessOptions, PiEvent, RpcResponse } from './piProcess.js';
 export type { AgentEntry, Discovery, DiscoveryOptions } from './discovery.js';
 export type { RelayOptions } from './relay.js';
+export type { DaemonRelayOptions } from './daemonRelay.js';
+export type { DaemonErrorResponse, DaemonRelayErrorCode } from './daemonRecords.js';
 export type { HostSessionOptions } from './hostSession.js';
 export type { Response, ErrorCode, Hello, Peer, VersionRange } from './records.js';
 export type { Dialect, RunTrackerOptions } from './runTracker.js';

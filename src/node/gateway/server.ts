@@ -1,5 +1,5 @@
 // The gateway's WebSocket server on 127.0.0.1: checks each upgrade (Origin, key, path, capacity),
-// then hands the browser to relay mode or host mode, and writes one log line per connection when
+// then hands the browser to relay mode, host mode or daemon mode, and writes one log line per connection when
 // it ends. Refused connections are accepted and closed at once with a code and a reason, because a
 // browser sees nothing of a refused HTTP upgrade but "failed".
 
@@ -7,8 +7,9 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CapsuleError } from '../../runtime/errors.js';
-import { AccessPolicy, checkKeyFormat, clip, CLOSE, normalizeOrigin, parseProtocols, selectSubprotocol, type Refusal } from './access.js';
+import { AccessPolicy, checkKeyFormat, clip, CLOSE, DAEMON_SUBPROTOCOL, normalizeOrigin, parseProtocols, selectSubprotocol, SUBPROTOCOL, type Refusal } from './access.js';
 import { BrowserConnection } from './browser.js';
+import { checkDaemonRelayOptions, relayDaemon, type DaemonRelayOptions } from './daemonRelay.js';
 import { serveHost, type HostSessionOptions } from './hostSession.js';
 import type { PiHost } from './piHost.js';
 import { relayBrowser, type RelayOptions } from './relay.js';
@@ -17,7 +18,7 @@ import { relayBrowser, type RelayOptions } from './relay.js';
 export const GATEWAY_HOST = '127.0.0.1';
 export const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
-export type GatewayTarget = ({ kind: 'relay' } & RelayOptions) | ({ kind: 'host'; host: PiHost } & HostSessionOptions);
+export type GatewayTarget = ({ kind: 'relay' } & RelayOptions) | ({ kind: 'host'; host: PiHost } & HostSessionOptions) | ({ kind: 'daemon' } & DaemonRelayOptions);
 
 export interface GatewayOptions {
   target: GatewayTarget;
@@ -27,7 +28,11 @@ export interface GatewayOptions {
   key: string;
   /** TCP port (default 0: any free port; read it from `gateway.port`). */
   port?: number;
-  /** Largest WebSocket message accepted, in bytes (default 1 MiB); a larger one closes with 1009. */
+  /**
+   * Largest WebSocket message accepted, in bytes (default 1 MiB); a larger one closes with 1009. In
+   * daemon mode the default is twice the daemon target's maxLineBytes, so a record over the line
+   * limit but under this is answered with `line_too_large` before the close.
+   */
   maxPayload?: number;
   /** Most open connections (default 64); more are closed with 1013. */
   maxConnections?: number;
@@ -54,7 +59,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (normalized instanceof Error) throw new CapsuleError('AICC_INVALID_OPTION', `startGateway: ${normalized.message}`);
     return normalized;
   });
-  const policy = new AccessPolicy(origins, options.key);
+  const target = options.target;
+  const targetProblem = target.kind === 'daemon' ? checkDaemonRelayOptions(target) : undefined;
+  if (targetProblem !== undefined) throw new CapsuleError('AICC_INVALID_OPTION', `startGateway: ${targetProblem}`);
+  const subprotocol = target.kind === 'daemon' ? DAEMON_SUBPROTOCOL : SUBPROTOCOL;
+  const policy = new AccessPolicy(origins, options.key, subprotocol);
   const log = options.log ?? (() => {});
   const maxConnections = options.maxConnections ?? 64;
   const sockets = new Set<WebSocket>();
@@ -62,12 +71,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   const http = createServer((_request, response) => {
     response.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' });
-    response.end('aicc gateway: this is a WebSocket endpoint for pi-peers 1.0; see `aicc gateway --help`\n');
+    response.end(`aicc gateway: this is a WebSocket endpoint for ${target.kind === 'daemon' ? 'pi-daemon protocol v2' : 'pi-peers 1.0'}; see \`aicc gateway --help\`\n`);
   });
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: options.maxPayload ?? DEFAULT_MAX_PAYLOAD,
-    handleProtocols: (protocols) => selectSubprotocol(protocols),
+    maxPayload: options.maxPayload ?? (target.kind === 'daemon' ? 2 * (target.maxLineBytes ?? DEFAULT_MAX_PAYLOAD) : DEFAULT_MAX_PAYLOAD),
+    handleProtocols: (protocols) => selectSubprotocol(protocols, subprotocol),
   });
 
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -94,8 +103,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         const why = browser.closeReason ?? (reason.length > 0 ? reason.toString('utf8') : 'no reason');
         log(`aicc gateway: ${who} ${browser.role}: closed (${browser.closeCode ?? code}): ${clip(why, 160)}; ${browser.recordsIn} records in, ${browser.recordsOut} out, ${seconds} s`);
       });
-      if (options.target.kind === 'relay') relayBrowser(browser, route as string, options.target);
-      else serveHost(browser, options.target.host, options.target);
+      if (target.kind === 'relay') relayBrowser(browser, route as string, target);
+      else if (target.kind === 'daemon') relayDaemon(browser, target);
+      else serveHost(browser, target.host, target);
     });
   });
 
@@ -106,7 +116,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const address = http.address();
   if (address === null || typeof address === 'string') throw new Error('startGateway: the server has no TCP address');
   const port = address.port;
-  log(`aicc gateway: ${options.target.kind === 'relay' ? 'relaying to the agents in PI_PEERS_HOME' : 'hosting pi'} on ws://${GATEWAY_HOST}:${port}/ for ${origins.length === 1 ? 'origin' : 'origins'} ${origins.join(', ')}`);
+  const serving = target.kind === 'relay' ? 'relaying to the agents in PI_PEERS_HOME' : target.kind === 'daemon' ? `relaying pi-daemon protocol v2 to ${target.socketPath}` : 'hosting pi';
+  log(`aicc gateway: ${serving} on ws://${GATEWAY_HOST}:${port}/ for ${origins.length === 1 ? 'origin' : 'origins'} ${origins.join(', ')}`);
 
   return {
     port,
@@ -135,7 +146,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
 /**
  * Reads which agent a relay connection wants (`/agents/<id>` or `/?agent=<id>`), or accepts `/`
- * for host mode; anything else is refused with the shape to use.
+ * for host and daemon mode; anything else is refused with the shape to use.
  */
 function routeOf(url: string, target: GatewayTarget): string | Refusal {
   let parsed: URL;
@@ -146,6 +157,9 @@ function routeOf(url: string, target: GatewayTarget): string | Refusal {
   }
   if (target.kind === 'host') {
     return parsed.pathname === '/' ? '' : { code: CLOSE.notFound, reason: 'this gateway hosts one pi: connect to /' };
+  }
+  if (target.kind === 'daemon') {
+    return parsed.pathname === '/' ? '' : { code: CLOSE.notFound, reason: 'this gateway relays one pi daemon: connect to /' };
   }
   const match = /^\/agents\/([^/]+)\/?$/.exec(parsed.pathname);
   let id: string | null = null;

@@ -41,8 +41,8 @@ describe('aicc gateway', () => {
   });
 
   it.each([
-    [[], 'choose a mode: relay or host'],
-    [['serve'], 'unknown mode "serve"; choose relay or host'],
+    [[], 'choose a mode: relay, host or --daemon SOCKET'],
+    [['serve'], 'unknown mode "serve"; choose relay, host or --daemon SOCKET'],
     [['relay', '--peers-home', '/x'], 'name at least one --origin whose pages may connect, e.g. --origin http://localhost:5173'],
     [['relay', '--origin', ORIGIN], "relay needs the agents' folder: set PI_PEERS_HOME or pass --peers-home"],
     [['host', '--origin', ORIGIN, '--host', '0.0.0.0'], '--host: the gateway listens on 127.0.0.1 only'],
