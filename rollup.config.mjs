@@ -19,6 +19,7 @@ const entries = {
   recording: 'src/recording/index.ts', // "./recording"
   pi: 'src/pi/index.ts', // "./pi"
   pilot: 'src/agent/pilot/index.ts', // "./pilot"
+  inspector: 'src/inspector/index.ts', // "./inspector"
   node: 'src/node/index.ts', // "./node"
 };
 const cli = 'src/node/cli.ts'; // → dist/cli.js (the `aicc` bin)
@@ -95,6 +96,19 @@ export default [
       file: 'dist/aicc.iife.js',
       format: 'iife',
       name: 'AICC',
+      exports: 'named',
+      plugins: [terser({ format: { comments: false } })],
+    },
+  },
+  {
+    // The inspector for <script> pages: global AICCInspector, mounted on a capsule from the AICC global.
+    input: entries.inspector,
+    onwarn,
+    plugins: [ts({ noCheck: true })],
+    output: {
+      file: 'dist/aicc-inspector.iife.js',
+      format: 'iife',
+      name: 'AICCInspector',
       exports: 'named',
       plugins: [terser({ format: { comments: false } })],
     },

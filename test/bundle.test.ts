@@ -12,8 +12,8 @@ import { parseAst } from 'rollup/parseAst';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'pi', 'pilot', 'node'];
-const BROWSER_ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'pi', 'pilot'];
+const ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'pi', 'pilot', 'inspector', 'node'];
+const BROWSER_ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'pi', 'pilot', 'inspector'];
 const IIFE = 'aicc.iife.js';
 
 const NODE_BUILTIN = /^(node:|(fs|path|net|os|child_process|crypto|http|https|stream|url|util|events|buffer|worker_threads|tls|zlib)(\/|$))/;
@@ -129,6 +129,18 @@ describe('browser ESM builds', () => {
   // generated protocol validators (src/runtime/generated) falling back to ajv's runtime compile.
   it.each(BROWSER_ENTRIES)('%s generates no code at run time (CSP without unsafe-eval)', (entry) => {
     for (const file of graph(entry).files) expect(scan(file).codeGeneration, file).toEqual([]);
+  });
+});
+
+describe('dist/aicc-inspector.iife.js (<script> tag)', () => {
+  it('is a classic script that defines the global AICCInspector, running nothing else on load', () => {
+    const file = 'aicc-inspector.iife.js';
+    expect(() => new vm.Script(read(file))).not.toThrow();
+    expect([...scan(file).imports, ...scan(file).requires]).toEqual([]);
+    // No DOM in this context: loading must not touch one (the panel is built only by mountInspector).
+    const context = vm.createContext({}, { codeGeneration: { strings: false, wasm: false } });
+    vm.runInContext(read(file), context, { filename: file });
+    expect((context as { AICCInspector?: Record<string, unknown> }).AICCInspector?.['mountInspector']).toBeTypeOf('function');
   });
 });
 
