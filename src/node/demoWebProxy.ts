@@ -1,7 +1,9 @@
 // The demo server's `/pi` WebSocket: a page with `?agent=pi` opens it on its own origin, and the
 // proxy opens the matching connection to an `aicc gateway`, adding the gateway key there. The key
 // lives only in this process: the page never offers it, never receives it (the gateway selects
-// pi-peers.v1 only, and so does the proxy), and no log line or close reason carries it.
+// only the protocol it serves, and so does the proxy), and no log line or close reason carries it.
+// The page's protocol, pi-peers.v1 (or pi-daemon.v2 for a gateway in daemon mode), is passed on;
+// nothing else it offers is.
 //
 // The demo server admits only its own pages to this path (it checks Origin and Host before calling
 // `upgrade`): the proxy holds the key, so a page of any other site must not reach it.
@@ -9,7 +11,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer, type RawData } from 'ws';
-import { clip, CLOSE, KEY_PREFIX, parseProtocols, selectSubprotocol, SUBPROTOCOL } from './gateway/access.js';
+import { clip, CLOSE, DAEMON_SUBPROTOCOL, KEY_PREFIX, parseProtocols, SUBPROTOCOL } from './gateway/access.js';
 
 /** The gateway's own frame limit: a larger message could not pass it anyway. */
 export const DEFAULT_PROXY_MAX_PAYLOAD = 1024 * 1024;
@@ -21,6 +23,14 @@ export const DEFAULT_PROXY_MAX_PENDING = 64;
 export const PROXY_MAX_BUFFERED = 4 * 1024 * 1024;
 /** How long the gateway may take to answer the handshake. */
 const HANDSHAKE_TIMEOUT_MS = 5000;
+/** What a page may speak through the proxy, in order of preference. */
+const PROTOCOLS = [SUBPROTOCOL, DAEMON_SUBPROTOCOL];
+
+/** The protocol to speak with a page that offered `offered`, or undefined. */
+function pick(offered: Iterable<string>): string | undefined {
+  const set = new Set(offered);
+  return PROTOCOLS.find((protocol) => set.has(protocol));
+}
 
 export interface PiProxyOptions {
   /** The gateway, e.g. ws://127.0.0.1:8787/ (host mode) or ws://127.0.0.1:8787/agents/cleo (relay). */
@@ -45,7 +55,7 @@ export function createPiProxy(options: PiProxyOptions): PiProxy {
   const maxConnections = options.maxConnections ?? DEFAULT_PROXY_MAX_CONNECTIONS;
   const maxPending = options.maxPending ?? DEFAULT_PROXY_MAX_PENDING;
   const log = options.log ?? (() => {});
-  const wss = new WebSocketServer({ noServer: true, maxPayload, handleProtocols: (protocols) => selectSubprotocol(protocols) });
+  const wss = new WebSocketServer({ noServer: true, maxPayload, handleProtocols: (protocols) => pick(protocols) ?? false });
   const pairs = new Set<{ page: WebSocket; upstream: WebSocket | undefined }>();
   let counter = 0;
 
@@ -58,8 +68,8 @@ export function createPiProxy(options: PiProxyOptions): PiProxy {
       const refusal =
         options.gateway === undefined
           ? { code: CLOSE.notFound, reason: 'no gateway: start npm run demo:web with --gateway ws://127.0.0.1:PORT and AICC_GATEWAY_KEY' }
-          : !offered.includes(SUBPROTOCOL)
-            ? { code: CLOSE.badRequest, reason: `offer the subprotocol "${SUBPROTOCOL}"` }
+          : pick(offered) === undefined
+            ? { code: CLOSE.badRequest, reason: `offer the subprotocol "${SUBPROTOCOL}" (or "${DAEMON_SUBPROTOCOL}")` }
             : pairs.size >= maxConnections
               ? { code: CLOSE.tryAgainLater, reason: `the demo server has ${maxConnections} /pi connections open; try again later` }
               : undefined;
@@ -68,13 +78,13 @@ export function createPiProxy(options: PiProxyOptions): PiProxy {
         log(`demo:web: /pi #${number} refused (${refusal?.code}): ${refusal?.reason}`);
         return;
       }
-      relay(number, page, options.gateway);
+      relay(number, page, pick(offered)!, options.gateway);
     });
   }
 
-  function relay(number: number, page: WebSocket, gateway: { url: string; key: string }): void {
+  function relay(number: number, page: WebSocket, protocol: string, gateway: { url: string; key: string }): void {
     // Only this side ever names the key, and only to the gateway.
-    const upstream = new WebSocket(gateway.url, [SUBPROTOCOL, KEY_PREFIX + gateway.key], { maxPayload, handshakeTimeout: HANDSHAKE_TIMEOUT_MS });
+    const upstream = new WebSocket(gateway.url, [protocol, KEY_PREFIX + gateway.key], { maxPayload, handshakeTimeout: HANDSHAKE_TIMEOUT_MS });
     const pair = { page, upstream };
     pairs.add(pair);
     const pending: Array<{ data: RawData; isBinary: boolean }> = [];

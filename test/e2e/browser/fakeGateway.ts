@@ -14,10 +14,11 @@ export interface FakeGateway {
   close(): Promise<void>;
 }
 
-export async function startFakeGateway(key: string = GATEWAY_KEY): Promise<FakeGateway> {
-  const policy = new AccessPolicy([], key);
+/** `subprotocol`: the one it serves, pi-peers.v1 or (a gateway in daemon mode) pi-daemon.v2. */
+export async function startFakeGateway(key: string = GATEWAY_KEY, subprotocol?: string): Promise<FakeGateway> {
+  const policy = new AccessPolicy([], key, subprotocol);
   const offers: string[][] = [];
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: (protocols) => selectSubprotocol(protocols) });
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: (protocols) => selectSubprotocol(protocols, policy.subprotocol) });
   wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
     const offered = parseProtocols(request.headers['sec-websocket-protocol']);
     offers.push(offered);
@@ -27,7 +28,7 @@ export async function startFakeGateway(key: string = GATEWAY_KEY): Promise<FakeG
   });
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
   const address = wss.address();
-  if (typeof address === 'string') throw new Error('fake gateway: no TCP port');
+  if (address === null || typeof address === 'string') throw new Error('fake gateway: no TCP port');
   return {
     url: `ws://127.0.0.1:${address.port}/`,
     offers,

@@ -92,7 +92,7 @@ export class DemoPage {
   /** The inspector's tool-call rows: how many, and how many say data-ok="true". */
   async inspectorCalls(): Promise<{ rows: number; ok: number }> {
     return this.page.evaluate(() => {
-      const rows = [...document.querySelectorAll('[data-aicc-inspector] [data-aicc-call]')];
+      const rows = Array.from(document.querySelectorAll('[data-aicc-inspector] [data-aicc-call]'));
       return { rows: rows.length, ok: rows.filter((row) => row.getAttribute('data-ok') === 'true').length };
     });
   }

@@ -98,6 +98,30 @@ describe('/pi proxy', () => {
     page.socket.close();
   });
 
+  it('passes pi-daemon.v2 on to a gateway in daemon mode, and refuses other protocols', async () => {
+    const daemonGateway = await startFakeGateway(KEY, 'pi-daemon.v2');
+    const daemonServer = await startDemoServer({ root: process.cwd(), demos: [], port: 0, gateway: { url: daemonGateway.url, key: KEY } });
+    try {
+      const page = pageSocket(daemonServer, undefined, ['pi-daemon.v2']);
+      await within(page.opened, 'the page socket to open');
+      page.socket.send('{"type":"handshake"}');
+      await until(() => page.frames.length > 0, 'the echo');
+      expect(page.socket.protocol).toBe('pi-daemon.v2');
+      expect(daemonGateway.offers).toEqual([['pi-daemon.v2', `aicc-key.${KEY}`]]);
+      page.socket.close();
+      // A socket that offered only other protocols fails its handshake (none is selected); one
+      // that offered none gets the reason.
+      const other = pageSocket(daemonServer, undefined, ['chat']);
+      await expect(within(other.opened, 'the failure')).rejects.toThrow('Server sent no subprotocol');
+      const none = pageSocket(daemonServer, undefined, []);
+      expect(await within(none.closed, 'the refusal')).toEqual({ code: CLOSE.badRequest, reason: 'offer the subprotocol "pi-peers.v1" (or "pi-daemon.v2")' });
+      expect(daemonGateway.offers).toHaveLength(1);
+    } finally {
+      await daemonServer.close();
+      await daemonGateway.close();
+    }
+  });
+
   it('says how to start a gateway when none was given', async () => {
     const bare = await startDemoServer({ root: process.cwd(), demos: [], port: 0 });
     try {
