@@ -50,6 +50,8 @@ export interface DemoWebRuntime {
   env?: NodeJS.ProcessEnv;
   /** The repository (default: two folders above this module). */
   root?: string;
+  /** Where the demos are (default: <root>/demos). */
+  demosDir?: string;
   /** Stops the server when aborted (default: SIGINT or SIGTERM). */
   signal?: AbortSignal;
 }
@@ -108,7 +110,7 @@ export async function demoWebCommand(argv: string[], io: CliIo, runtime: DemoWeb
     return 2;
   }
   const root = runtime.root ?? join(import.meta.dirname, '..', '..');
-  const demosDir = join(root, 'demos');
+  const demosDir = runtime.demosDir ?? join(root, 'demos');
   const available = findDemos(demosDir);
   const unknown = args.demos.find((name) => !available.includes(name));
   if (unknown !== undefined) {
