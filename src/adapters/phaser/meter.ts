@@ -1,0 +1,62 @@
+// How much of each frame the capsule costs: wall time (performance.now) summed over the plugin's
+// update work, its event hooks, and — for sessions opened through the plugin — the capsule side of
+// their links (decoding, checking and dispatching inbound messages; encoding and sending outbound
+// ones), which runs in microtasks after the frame's own work. Nested measurements count once.
+
+import type { Codec } from '../../links/codec.js';
+import type { Link } from '../../links/link.js';
+
+export interface FrameStats {
+  /** Scene updates run while the plugin was started. */
+  frames: number;
+  /** Total ms spent in the capsule and the plugin's hooks over those frames. */
+  capsuleMs: number;
+}
+
+export class FrameMeter {
+  frames = 0;
+  private totalMs = 0;
+  private depth = 0;
+  private startedAt = 0;
+
+  constructor(private readonly now: () => number = () => globalThis.performance.now()) {}
+
+  stats(): FrameStats {
+    return { frames: this.frames, capsuleMs: this.totalMs };
+  }
+
+  /** Runs `work`, adding its duration to the total unless an outer measurement already counts it. */
+  measure<T>(work: () => T): T {
+    if (this.depth++ === 0) this.startedAt = this.now();
+    try {
+      return work();
+    } finally {
+      if (--this.depth === 0) this.totalMs += this.now() - this.startedAt;
+    }
+  }
+
+  /** The same link, with the capsule's handling of each inbound frame and each send measured. */
+  link(link: Link): Link {
+    const measure = this.measure.bind(this);
+    return {
+      send: (frame) => measure(() => link.send(frame)),
+      close: (reason) => link.close(reason),
+      get open() {
+        return link.open;
+      },
+      get bufferedAmount() {
+        return link.bufferedAmount;
+      },
+      listen: (handlers) =>
+        link.listen({
+          message: (frame) => measure(() => handlers.message(frame)),
+          close: (reason) => handlers.close(reason),
+        }),
+    };
+  }
+
+  /** The same codec, with encoding measured (decoding runs inside the measured inbound handler). */
+  codec(codec: Codec): Codec {
+    return { name: codec.name, encode: (message) => this.measure(() => codec.encode(message)), decode: (frame, limits) => codec.decode(frame, limits) };
+  }
+}

@@ -1,0 +1,131 @@
+// Movement across frames: a move tool sets a target and a speed, and every scene update takes each
+// walker a step toward it — through its Arcade body's velocity when it has one (so colliders stop
+// it), else by moving the object. A walk ends arrived, blocked (no progress for a while),
+// replaced by a newer move, or stopped.
+
+import type { Entity } from './entities.js';
+
+export type StopReason = 'arrived' | 'blocked' | 'replaced' | 'stopped';
+
+export interface Walk {
+  readonly id: string;
+  readonly toX: number;
+  readonly toY: number;
+  readonly speed: number;
+}
+
+interface ActiveWalk extends Walk {
+  entity: Entity;
+  /** Closest the walker has come to the target, and when (scene ms) it last got closer. */
+  best: number;
+  progressAt: number;
+}
+
+/** An Arcade body as movement uses it (Phaser 3.60+ and 4 share these). */
+interface ArcadeBodyLike {
+  setVelocity(x: number, y: number): unknown;
+  reset(x: number, y: number): unknown;
+  moves?: boolean;
+  enable?: boolean;
+}
+
+/** How close counts as there, px. */
+const ARRIVE_PX = 1;
+
+export class Walks {
+  private readonly active = new Map<string, ActiveWalk>();
+  private time = 0;
+
+  constructor(
+    /** A walk that gets no closer for this long (scene ms) ends as blocked. */
+    private readonly stuckAfterMs: number,
+    private readonly onStop: (walk: Walk, reason: StopReason, at: { x: number; y: number }) => void,
+  ) {}
+
+  get size(): number {
+    return this.active.size;
+  }
+
+  get(id: string): Walk | undefined {
+    return this.active.get(id);
+  }
+
+  /** Starts walking `entity` to (x, y); a walk already under way ends as replaced. */
+  start(entity: Entity, toX: number, toY: number, speed: number): void {
+    this.stop(entity.id, 'replaced');
+    const object = entity.object!;
+    this.active.set(entity.id, { id: entity.id, entity, toX, toY, speed, best: Math.hypot(toX - object.x, toY - object.y), progressAt: this.time });
+  }
+
+  /** Ends a walk (if any) where the walker stands. */
+  stop(id: string, reason: StopReason = 'stopped'): void {
+    const walk = this.active.get(id);
+    if (walk === undefined) return;
+    this.active.delete(id);
+    const object = walk.entity.object!;
+    const body = bodyOf(walk.entity);
+    if (body !== undefined) body.setVelocity(0, 0);
+    this.onStop(walk, reason, { x: object.x, y: object.y });
+  }
+
+  /** Drops one walk without reporting it (its walker left the scene). */
+  forget(id: string): void {
+    const walk = this.active.get(id);
+    if (walk === undefined) return;
+    this.active.delete(id);
+    bodyOf(walk.entity)?.setVelocity(0, 0);
+  }
+
+  /** Drops every walk without reporting it (the scene is going away). */
+  clear(): void {
+    for (const walk of this.active.values()) bodyOf(walk.entity)?.setVelocity(0, 0);
+    this.active.clear();
+  }
+
+  /** One frame of `deltaMs`: every walker steps toward its target. */
+  update(deltaMs: number): void {
+    this.time += deltaMs;
+    for (const walk of [...this.active.values()]) {
+      const object = walk.entity.object!;
+      const dx = walk.toX - object.x;
+      const dy = walk.toY - object.y;
+      const distance = Math.hypot(dx, dy);
+      const stride = (walk.speed * deltaMs) / 1000;
+      const body = bodyOf(walk.entity);
+      // Without a body the last stride lands exactly; a body snaps the last half stride (invisible)
+      // rather than risk overshooting when physics runs several steps in one frame.
+      if (distance <= Math.max(ARRIVE_PX, body === undefined ? stride : stride / 2)) {
+        if (body !== undefined) {
+          body.reset(walk.toX, walk.toY);
+        } else {
+          object.x = walk.toX;
+          object.y = walk.toY;
+        }
+        this.stop(walk.id, 'arrived');
+        continue;
+      }
+      if (distance < walk.best - 0.5) {
+        walk.best = distance;
+        walk.progressAt = this.time;
+      } else if (this.time - walk.progressAt >= this.stuckAfterMs) {
+        this.stop(walk.id, 'blocked');
+        continue;
+      }
+      if (body !== undefined) {
+        // Slow down on the last stride so the body does not overshoot and orbit the target.
+        const speed = Math.min(walk.speed, (distance * 1000) / Math.max(deltaMs, 1));
+        body.setVelocity((dx / distance) * speed, (dy / distance) * speed);
+      } else {
+        object.x += (dx / distance) * stride;
+        object.y += (dy / distance) * stride;
+      }
+    }
+  }
+}
+
+/** The walker's Arcade body, if it has a moving one. */
+function bodyOf(entity: Entity): ArcadeBodyLike | undefined {
+  const body = (entity.object as { body?: ArcadeBodyLike | null } | undefined)?.body;
+  if (body == null || typeof body.setVelocity !== 'function' || body.moves === false || body.enable === false) return undefined;
+  return body;
+}

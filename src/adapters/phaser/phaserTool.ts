@@ -1,0 +1,80 @@
+// What every Phaser tool shares: the scene world the tools act on (the plugin is one), the options a
+// game may override, the calling character, and schema pieces.
+
+import type Phaser from 'phaser';
+import { ToolError } from '../../runtime/errors.js';
+import type { JsonObject, Limits } from '../../runtime/protocol.js';
+import type { ToolContext, ToolDefinition } from '../../runtime/tool.js';
+import type { Box, Entity, EntityRegistry } from './entities.js';
+import type { Walks } from './motion.js';
+import type { Bubbles } from './speech.js';
+
+/** What the tools need of a scene; AiccScenePlugin provides it. */
+export interface SceneWorld {
+  readonly scene: Phaser.Scene;
+  readonly entities: EntityRegistry;
+  readonly walks: Walks;
+  readonly bubbles: Bubbles;
+  /** How far characters see and hear, px. */
+  readonly perceptionRadius: number;
+  /** Where characters may walk and things may be spawned. */
+  bounds(): Box;
+  /** Makes an object from a template at (x, y) and registers it; throws ToolError when it cannot. */
+  spawn(template: string, x: number, y: number): Entity;
+  /** Sends `text` from `speaker` as agent_message to the characters in earshot; returns who heard it. */
+  hear(speaker: Entity, text: string, to?: string): string[];
+}
+
+/** Per-tool overrides; anything left out keeps the factory's default. */
+export interface PhaserToolOptions {
+  /** The tool's id in the manifest, e.g. to avoid a clash with a game's own `say`. */
+  id?: string;
+  /** Replaces the default limits (each factory documents its own). */
+  limits?: Limits;
+  /** Replaces the default capability (each factory documents its own). */
+  requires_capability?: string;
+}
+
+/** A factory's definition with the game's overrides applied. */
+export function withOptions<I, O extends JsonObject>(definition: ToolDefinition<I, O>, options: PhaserToolOptions = {}): ToolDefinition<I, O> {
+  const out: ToolDefinition<I, O> = { ...definition };
+  if (options.id !== undefined) out.id = options.id;
+  if (options.limits !== undefined) out.limits = { ...options.limits };
+  if (options.requires_capability !== undefined) out.requires_capability = options.requires_capability;
+  return out;
+}
+
+/**
+ * The character the calling session plays. A session for a character the scene lacks (or has lost:
+ * destroyed, or not yet added) is the game's doing, but the agent still gets an answer that says so.
+ */
+export function caller(world: SceneWorld, context: ToolContext): Entity {
+  const me = world.entities.get(context.character);
+  if (me === undefined || me.role !== 'character') {
+    throw new ToolError(`you play "${context.character}", who is not a character in this scene (yet); the game adds characters with addCharacter`, { retryable: true });
+  }
+  return me;
+}
+
+/** Refuses a point outside the world's bounds, naming them. */
+export function checkInside(world: SceneWorld, x: number, y: number): void {
+  const b = world.bounds();
+  if (x < b.x || y < b.y || x > b.x + b.width || y > b.y + b.height) {
+    throw new ToolError(`(${x}, ${y}) is outside the world; x must be within ${b.x}..${b.x + b.width} and y within ${b.y}..${b.y + b.height}`);
+  }
+}
+
+export function objectOf(properties: JsonObject, required: string[] = Object.keys(properties)): JsonObject {
+  return { type: 'object', properties, required };
+}
+
+export const POINT_SCHEMA: JsonObject = objectOf({ x: { type: 'number' }, y: { type: 'number' } });
+
+/** A world coordinate as agents send it. */
+export function coordinate(description: string): JsonObject {
+  return { type: 'number', minimum: -100_000, maximum: 100_000, description };
+}
+
+export function round(n: number): number {
+  return Math.round(n * 10) / 10;
+}

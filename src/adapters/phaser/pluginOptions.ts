@@ -1,0 +1,86 @@
+// The options of the Scene plugin: what each means, its default, and the checks that turn a bad one
+// into a CapsuleError when the scene starts.
+
+import type { CapsuleOptionsWithDefaults } from '../../index.js';
+import type { Capsule } from '../../runtime/capsule.js';
+import { CapsuleError } from '../../runtime/errors.js';
+import type { World } from '../../runtime/protocol.js';
+import type { Box } from './entities.js';
+import type { BubbleStyle } from './speech.js';
+
+export interface AiccPluginOptions {
+  /**
+   * The capsule agents connect to. Given: the plugin uses it and leaves it open at shutdown (the game
+   * owns it). Left out: the plugin creates one when the scene starts, on a clock that scene updates
+   * drive, and disposes it when the scene shuts down.
+   */
+  capsule?: Capsule;
+  /** For the capsule the plugin creates. Default `{ name: <scene key>, kind: '2d' }`. */
+  world?: World;
+  /** For the capsule the plugin creates: tick rate, tick mode, bounds… Default: 10 Hz, fixed ticks. */
+  capsuleOptions?: Omit<CapsuleOptionsWithDefaults, 'world' | 'clock'>;
+  /** Step the capsule with each scene update's delta. Default true; turn off when one capsule serves several scenes and another drives it. */
+  driveClock?: boolean;
+  /** How far characters see (`nearby`) and hear (`say`, events), px. Default 400. */
+  perceptionRadius?: number;
+  /** Where characters may walk and things be spawned. Default: the Arcade world's bounds, else the game size. */
+  bounds?: Box;
+  /** Most registered entities (characters, objects, obstacles). Default 1,024. */
+  maxEntities?: number;
+  /** Most objects made by `spawn` alive at once. Default 64. */
+  maxSpawned?: number;
+  /** Most contacts tracked at once; more are not forwarded. Default 1,024. */
+  maxContacts?: number;
+  /** Physics steps without touching before a contact ends. Default 3. */
+  contactGraceSteps?: number;
+  /** A walk that gets no closer for this long (scene ms) ends as blocked. Default 750. */
+  stuckAfterMs?: number;
+  /** Forward the scene's own Data Manager (`this.data`) changes as this entity. Default: not forwarded. */
+  sceneDataEntity?: string;
+  bubbles?: BubbleStyle;
+}
+
+export interface ResolvedOptions {
+  driveClock: boolean;
+  perceptionRadius: number;
+  maxEntities: number;
+  maxSpawned: number;
+  maxContacts: number;
+  contactGraceSteps: number;
+  stuckAfterMs: number;
+}
+
+export const PLUGIN_DEFAULTS: ResolvedOptions = {
+  driveClock: true,
+  perceptionRadius: 400,
+  maxEntities: 1024,
+  maxSpawned: 64,
+  maxContacts: 1024,
+  contactGraceSteps: 3,
+  stuckAfterMs: 750,
+};
+
+export function resolveOptions(options: AiccPluginOptions): ResolvedOptions {
+  const fail = (what: string): never => {
+    throw new CapsuleError('AICC_INVALID_OPTION', `AiccScenePlugin: ${what}`);
+  };
+  if (options === null || typeof options !== 'object') fail('options must be an object');
+  const out = { ...PLUGIN_DEFAULTS };
+  for (const key of ['perceptionRadius', 'maxEntities', 'maxSpawned', 'maxContacts', 'contactGraceSteps', 'stuckAfterMs'] as const) {
+    const value = options[key];
+    if (value === undefined) continue;
+    if (!(typeof value === 'number' && value > 0 && (Number.isFinite(value) || key === 'perceptionRadius'))) fail(`${key} must be a number > 0, got ${String(value)}`);
+    out[key] = value;
+  }
+  if (options.driveClock !== undefined) {
+    if (typeof options.driveClock !== 'boolean') fail(`driveClock must be true or false, got ${String(options.driveClock)}`);
+    out.driveClock = options.driveClock;
+  }
+  if (options.capsule !== undefined && typeof options.capsule?.registerTool !== 'function') fail('capsule must be a Capsule (from createCapsule)');
+  if (options.capsule !== undefined && (options.world !== undefined || options.capsuleOptions !== undefined)) {
+    fail('world and capsuleOptions configure the capsule the plugin creates; with options.capsule, configure that capsule instead');
+  }
+  const sceneData = options.sceneDataEntity;
+  if (sceneData !== undefined && (typeof sceneData !== 'string' || sceneData.length === 0)) fail('sceneDataEntity must be a non-empty string');
+  return out;
+}
