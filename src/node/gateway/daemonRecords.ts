@@ -12,8 +12,14 @@
 
 /** The protocol version the gateway's own records carry when the browser's gives none usable. */
 export const DAEMON_PROTOCOL_VERSION = '2.0';
-/** hostInstanceId of a record the gateway made itself, so it is never mistaken for the daemon's. */
+/**
+ * hostInstanceId of the gateway's own refusals until the daemon has named its own. After that the
+ * gateway answers under the daemon's id: a client treats a new hostInstanceId on a link as a
+ * restarted host, which a gateway refusal is not. `error.details.source` still says who refused.
+ */
 export const GATEWAY_INSTANCE_ID = 'aicc-gateway';
+/** requestId of a refusal that answers no readable request (the schema wants one; pi-daemon's simulator uses the same). */
+export const UNKNOWN_REQUEST_ID = 'unknown';
 
 /** Codes of the gateway's own refusals; the daemon's codes pass through untouched. */
 export type DaemonRelayErrorCode = 'invalid_json' | 'line_too_large' | 'denied_by_gateway' | 'daemon_unavailable';
@@ -21,7 +27,7 @@ export type DaemonRelayErrorCode = 'invalid_json' | 'line_too_large' | 'denied_b
 export interface DaemonErrorResponse {
   protocolVersion: string;
   kind: 'response';
-  requestId?: string;
+  requestId: string;
   hostInstanceId: string;
   ok: false;
   error: { code: DaemonRelayErrorCode; message: string; retryable: boolean; details: { source: typeof GATEWAY_INSTANCE_ID } };
@@ -33,21 +39,36 @@ export interface CommandIds {
   protocolVersion?: string;
 }
 
-/** A refusal made by the gateway, shaped like a daemon response. Its message starts with "aicc gateway:". */
-export function gatewayError(ids: CommandIds, code: DaemonRelayErrorCode, message: string, retryable = false): DaemonErrorResponse {
-  const response: DaemonErrorResponse = {
+/**
+ * A refusal made by the gateway, shaped like a daemon response (and valid by the schema). Its
+ * message starts with "aicc gateway:"; `hostInstanceId` is the daemon's once known.
+ */
+export function gatewayError(ids: CommandIds, hostInstanceId: string, code: DaemonRelayErrorCode, message: string, retryable = false): DaemonErrorResponse {
+  return {
     protocolVersion: ids.protocolVersion ?? DAEMON_PROTOCOL_VERSION,
     kind: 'response',
-    hostInstanceId: GATEWAY_INSTANCE_ID,
+    requestId: ids.requestId ?? UNKNOWN_REQUEST_ID,
+    hostInstanceId,
     ok: false,
     error: { code, message: `aicc gateway: ${message}`, retryable, details: { source: GATEWAY_INSTANCE_ID } },
   };
-  if (ids.requestId !== undefined) response.requestId = ids.requestId;
-  return response;
 }
 
-/** A frame read as one line for the daemon, or the refusal that ends the connection. */
-export type ReadFrame = { ok: true; line: string; record: Record<string, unknown>; ids: CommandIds } | { ok: false; response: DaemonErrorResponse };
+/** The hostInstanceId a daemon line names, if it is a record with a usable one. */
+export function hostInstanceIdOf(line: string): string | undefined {
+  try {
+    const value = JSON.parse(line) as { hostInstanceId?: unknown } | null;
+    const id = value !== null && typeof value === 'object' ? value.hostInstanceId : undefined;
+    return typeof id === 'string' && id.length >= 1 && id.length <= 512 ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A frame read as one line for the daemon, or why it is refused (the refusal ends the connection). */
+export type ReadFrame =
+  | { ok: true; line: string; record: Record<string, unknown>; ids: CommandIds }
+  | { ok: false; code: 'invalid_json' | 'line_too_large'; message: string };
 
 const RAW_LINE_BREAK = /[\r\n]/g;
 
@@ -57,39 +78,33 @@ const RAW_LINE_BREAK = /[\r\n]/g;
  * two on the daemon's side, and is otherwise forwarded byte for byte.
  */
 export function readFrame(frame: string | Buffer, maxLineBytes: number): ReadFrame {
-  if (typeof frame !== 'string') {
-    return { ok: false, response: gatewayError({}, 'invalid_json', 'pi-daemon records are JSON text; send a text frame, not a binary one') };
-  }
+  if (typeof frame !== 'string') return { ok: false, code: 'invalid_json', message: 'pi-daemon records are JSON text; send a text frame, not a binary one' };
   const bytes = Buffer.byteLength(frame, 'utf8');
   if (bytes > maxLineBytes) {
-    return { ok: false, response: gatewayError({}, 'line_too_large', `a record of ${bytes} bytes is over the daemon's line limit of ${maxLineBytes} bytes; send a shorter one`) };
+    return { ok: false, code: 'line_too_large', message: `a record of ${bytes} bytes is over the daemon's line limit of ${maxLineBytes} bytes; send a shorter one` };
   }
   let value: unknown;
   try {
     value = JSON.parse(frame);
   } catch (error) {
-    return { ok: false, response: gatewayError({}, 'invalid_json', `not JSON (${error instanceof Error ? error.message : String(error)}); send one JSON object per text frame`) };
+    return { ok: false, code: 'invalid_json', message: `not JSON (${error instanceof Error ? error.message : String(error)}); send one JSON object per text frame` };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { ok: false, response: gatewayError({}, 'invalid_json', 'a record must be a JSON object; send one command object per text frame') };
+    return { ok: false, code: 'invalid_json', message: 'a record must be a JSON object; send one command object per text frame' };
   }
   const record = value as Record<string, unknown>;
   return { ok: true, line: frame.replace(RAW_LINE_BREAK, ' '), record, ids: idsOf(record) };
 }
 
-/** The gateway's policy on a command the daemon would otherwise take: a refusal, or undefined to forward it. */
-export function checkPolicy(record: Record<string, unknown>, ids: CommandIds): DaemonErrorResponse | undefined {
+/** The gateway's policy on a command the daemon would otherwise take: why it is refused, or undefined to forward it. */
+export function checkPolicy(record: Record<string, unknown>): string | undefined {
   if (record.operation !== 'open') return undefined;
   const payload = record.payload;
   if (payload === null || typeof payload !== 'object') return undefined;
   const resources = (payload as Record<string, unknown>).resources;
   if (resources === null || typeof resources !== 'object' || !('tools' in resources)) return undefined;
   if ((resources as Record<string, unknown>).tools === 'none') return undefined;
-  return gatewayError(
-    ids,
-    'denied_by_gateway',
-    'payload.resources.tools must be "none": a page may not give the model the host\'s filesystem tools; a character acts through its game\'s AICC tools',
-  );
+  return 'payload.resources.tools must be "none": a page may not give the model the host\'s filesystem tools; a character acts through its game\'s AICC tools';
 }
 
 function idsOf(record: Record<string, unknown>): CommandIds {

@@ -15,7 +15,7 @@ import type { Link } from '../../links/link.js';
 import { DEFAULT_MAX_LINE_BYTES, socketLink } from '../socketLink.js';
 import { CLOSE } from './access.js';
 import type { BrowserConnection } from './browser.js';
-import { checkPolicy, gatewayError, readFrame, type DaemonErrorResponse } from './daemonRecords.js';
+import { checkPolicy, gatewayError, GATEWAY_INSTANCE_ID, hostInstanceIdOf, readFrame, type CommandIds, type DaemonRelayErrorCode } from './daemonRecords.js';
 
 export interface DaemonRelayOptions {
   /** The daemon's Unix socket (`pi-daemon serve --socket PATH`). */
@@ -60,6 +60,8 @@ export function relayDaemon(browser: BrowserConnection, options: DaemonRelayOpti
   /** Reading the daemon is paused because the browser is behind, or the browser because the daemon is. */
   let daemonPaused = false;
   let browserPaused = false;
+  /** Whose name the gateway's refusals carry: its own until the daemon's first record names the host. */
+  let hostInstanceId: string | undefined;
 
   const finish = (code: number, reason: string): void => {
     if (stage === 'closed') return;
@@ -67,9 +69,8 @@ export function relayDaemon(browser: BrowserConnection, options: DaemonRelayOpti
     daemon?.close('the browser connection ended');
     browser.close(code, reason);
   };
-  const refuse = (response: DaemonErrorResponse, code: number): void => {
-    browser.send(response);
-    finish(code, response.error.message);
+  const answer = (ids: CommandIds, code: DaemonRelayErrorCode, message: string, retryable = false): void => {
+    browser.send(gatewayError(ids, hostInstanceId ?? GATEWAY_INSTANCE_ID, code, message, retryable));
   };
 
   const forward = (line: string): void => {
@@ -91,10 +92,13 @@ export function relayDaemon(browser: BrowserConnection, options: DaemonRelayOpti
     frame(data) {
       if (stage === 'closed') return;
       const read = readFrame(data, maxLineBytes);
-      // Like the daemon with such a line: an error record, then the connection ends.
-      if (!read.ok) return refuse(read.response, read.response.error.code === 'line_too_large' ? CLOSE.tooBig : CLOSE.badRequest);
-      const denied = checkPolicy(read.record, read.ids);
-      if (denied !== undefined) return browser.send(denied);
+      if (!read.ok) {
+        // Like the daemon with such a line: an error record, then the connection ends.
+        answer({}, read.code, read.message);
+        return finish(read.code === 'line_too_large' ? CLOSE.tooBig : CLOSE.badRequest, `aicc gateway: ${read.message}`);
+      }
+      const denied = checkPolicy(read.record);
+      if (denied !== undefined) return answer(read.ids, 'denied_by_gateway', denied);
       if (stage === 'open') return forward(read.line);
       backlogBytes += Buffer.byteLength(read.line);
       if (backlog.length >= DAEMON_MAX_BACKLOG || backlogBytes > DAEMON_MAX_BACKLOG_BYTES) {
@@ -124,6 +128,8 @@ export function relayDaemon(browser: BrowserConnection, options: DaemonRelayOpti
       link.listen({
         message(frame) {
           if (typeof frame !== 'string' || stage === 'closed') return;
+          // Parsed only until a record names the host (every daemon record does), so once per connection.
+          hostInstanceId ??= hostInstanceIdOf(frame);
           browser.send(frame, written);
           if (!daemonPaused && browser.socket.bufferedAmount > highWater) {
             daemonPaused = true;
@@ -141,7 +147,7 @@ export function relayDaemon(browser: BrowserConnection, options: DaemonRelayOpti
     () => {
       if (stage !== 'connecting') return;
       // One record, answering no request: the close that follows fails whatever the page awaits.
-      browser.send(gatewayError({}, 'daemon_unavailable', UNREACHABLE, true));
+      answer({}, 'daemon_unavailable', UNREACHABLE, true);
       finish(CLOSE.agentGone, UNREACHABLE);
     },
   );

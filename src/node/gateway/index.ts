@@ -8,7 +8,7 @@ export { PiProcess, PI_LOCKDOWN_FLAGS } from './piProcess.js';
 export { discoverAgents, findAgent } from './discovery.js';
 export { SUBPROTOCOL, DAEMON_SUBPROTOCOL, KEY_PREFIX, CLOSE, MIN_KEY_LENGTH } from './access.js';
 export { DAEMON_HIGH_WATER_BYTES, DAEMON_MAX_BACKLOG, DAEMON_MAX_BACKLOG_BYTES } from './daemonRelay.js';
-export { GATEWAY_INSTANCE_ID } from './daemonRecords.js';
+export { GATEWAY_INSTANCE_ID, UNKNOWN_REQUEST_ID } from './daemonRecords.js';
 export { PROTOCOL, negotiateVersion } from './records.js';
 export { RunTracker } from './runTracker.js';
 export { DeliveryLedger, DEDUPE_TTL_MS } from './deliveryLedger.js';

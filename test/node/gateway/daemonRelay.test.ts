@@ -168,13 +168,15 @@ describe('daemon mode: relaying', () => {
 
   it('refuses an open that gives the model host tools, keeps the connection, and forwards the next command', async () => {
     const client = connect();
+    client.send(command('h', 'handshake'));
+    await responseTo(client, 'h');
     const tools = { mode: 'host-adapter', descriptor: {} };
     client.send(command('o1', 'open', { cwd: '/', session: { mode: 'memory' }, resources: { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools } }, { sessionId: 's', generation: 1 }));
     expect(await responseTo(client, 'o1')).toEqual({
       protocolVersion: '2.0',
       kind: 'response',
       requestId: 'o1',
-      hostInstanceId: 'aicc-gateway',
+      hostInstanceId: 'fake-host',
       ok: false,
       error: {
         code: 'denied_by_gateway',
@@ -185,7 +187,7 @@ describe('daemon mode: relaying', () => {
     });
     client.send(command('o2', 'open', { cwd: '/', session: { mode: 'memory' }, resources: { tools: 'none' } }, { sessionId: 's', generation: 1 }));
     await responseTo(client, 'o2');
-    expect(daemon.lines.map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual(['o2']);
+    expect(daemon.lines.map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual(['h', 'o2']);
   });
 });
 
@@ -203,8 +205,9 @@ describe('daemon mode: bad frames', () => {
     const closed = await within(client.closed, 'the close');
     expect(closed.code).toBe(CLOSE.badRequest);
     const refusal = client.records.at(-1)!;
-    expect(refusal).toMatchObject({ protocolVersion: '2.0', kind: 'response', hostInstanceId: 'aicc-gateway', ok: false, error: { code: 'invalid_json', retryable: false } });
-    expect(refusal).not.toHaveProperty('requestId');
+    // Under the daemon's hostInstanceId once it is known, so a client sees no host change; a
+    // requestId that answers nothing, because the frame could not be read.
+    expect(refusal).toMatchObject({ protocolVersion: '2.0', kind: 'response', requestId: 'unknown', hostInstanceId: 'fake-host', ok: false, error: { code: 'invalid_json', retryable: false, details: { source: 'aicc-gateway' } } });
     expect((refusal.error as { message: string }).message).toMatch(message);
     expect(closed.reason).toMatch(/^aicc gateway: /);
     expect(daemon.lines).toHaveLength(1);
@@ -236,6 +239,7 @@ describe('daemon mode: bad frames', () => {
       {
         protocolVersion: '2.0',
         kind: 'response',
+        requestId: 'unknown',
         hostInstanceId: 'aicc-gateway',
         ok: false,
         error: { code: 'line_too_large', message: `aicc gateway: a record of ${Buffer.byteLength(record)} bytes is over the daemon's line limit of 1048576 bytes; send a shorter one`, retryable: false, details: { source: 'aicc-gateway' } },
@@ -275,6 +279,7 @@ describe('daemon mode: the daemon side', () => {
       {
         protocolVersion: '2.0',
         kind: 'response',
+        requestId: 'unknown',
         hostInstanceId: 'aicc-gateway',
         ok: false,
         error: { code: 'daemon_unavailable', message: "aicc gateway: the pi daemon is not reachable; is `pi-daemon serve` running on the gateway's --daemon socket?", retryable: true, details: { source: 'aicc-gateway' } },
