@@ -13,6 +13,15 @@ interface Shown {
   version: number;
 }
 
+/** A text cell: [name (its data-cell), text, title?]. */
+export type Cell = [string, string, string?];
+
+interface KeyedRow {
+  key: string;
+  attributes: Record<string, string>;
+  cells: Cell[];
+}
+
 export class Panel {
   readonly root: HTMLElement;
   readonly button: HTMLButtonElement;
@@ -22,6 +31,8 @@ export class Panel {
   private readonly titles: Record<'sessions' | 'manifest' | 'calls' | 'quota' | 'events', HTMLElement>;
   private readonly calls = new Map<number, Shown>();
   private readonly events = new Map<number, HTMLElement>();
+  /** Sessions and quota rows by key, with the text they show: a row is redrawn only when that changes. */
+  private readonly keyed = { sessions: new Map<string, { el: HTMLElement; signature: string }>(), quota: new Map<string, { el: HTMLElement; signature: string }>() };
   private toolsShown: readonly ToolDescriptor[] | undefined;
 
   constructor(
@@ -69,21 +80,23 @@ export class Panel {
   }
 
   private renderSessions(): void {
-    const rows: HTMLElement[] = [];
+    const rows: KeyedRow[] = [];
     for (const session of this.record.sessions.values()) {
       const { calls, refusals } = session.stats;
-      rows.push(
-        this.row({ 'data-aicc-session': session.id, 'data-state': session.state }, [
+      rows.push({
+        key: session.id,
+        attributes: { 'data-aicc-session': session.id, 'data-state': session.state },
+        cells: [
           ['id', session.id.slice(0, 8), session.id],
           ['character', clip(session.character, MAX_NAME_CHARS)],
           ['model', session.agentModel.class],
           ['state', session.state],
           ['dim', `calls ${calls}, refused ${refusals}`],
           ['subscriptions', [...session.subscriptions].join(', ') || 'no events'],
-        ]),
-      );
+        ],
+      });
     }
-    this.fill('sessions', rows, `sessions (${this.record.sessions.size})`, 'no sessions yet');
+    this.sync('sessions', rows, `sessions (${rows.length})`, 'no sessions yet');
   }
 
   private renderManifest(): void {
@@ -141,7 +154,7 @@ export class Panel {
   private renderQuota(): void {
     const limits = new Map(this.capsule.tools().map((tool) => [tool.id, tool.limits]));
     const now = this.now();
-    const rows: HTMLElement[] = [];
+    const rows: KeyedRow[] = [];
     outer: for (const session of this.record.sessions.values()) {
       if (session.state === 'closed') continue;
       for (const usage of session.toolUsage(now)) {
@@ -149,21 +162,50 @@ export class Panel {
         const limit = limits.get(usage.tool);
         const perMinute = limit?.calls_per_minute;
         const perSession = limit?.calls_per_session;
-        rows.push(
-          this.row({ 'data-aicc-quota': usage.tool, 'data-session': session.id }, [
+        rows.push({
+          key: `${session.id} ${usage.tool}`,
+          attributes: { 'data-aicc-quota': usage.tool, 'data-session': session.id },
+          cells: [
             ['character', clip(session.character, MAX_NAME_CHARS)],
             ['tool', usage.tool],
             ['minute', perMinute === undefined ? 'no per-minute limit' : `${usage.inWindow}/${perMinute} this minute`],
             ['session', perSession === undefined ? `${usage.used} this session` : `${usage.used}/${perSession} this session`],
-          ]),
-        );
+          ],
+        });
       }
     }
-    this.fill('quota', rows, `quota (${rows.length})`, 'no tool used yet');
+    this.sync('quota', rows, `quota (${rows.length})`, 'no tool used yet');
   }
 
   private fill(name: keyof Panel['lists'], rows: HTMLElement[], title: string, empty: string): void {
     this.lists[name].replaceChildren(...rows);
+    this.title(name, title, rows.length === 0 ? empty : undefined);
+  }
+
+  /** Puts `rows` in the list in this order, reusing each key's element and redrawing it only when its text changed. */
+  private sync(name: keyof Panel['keyed'], rows: KeyedRow[], title: string, empty: string): void {
+    const shown = this.keyed[name];
+    const list = this.lists[name];
+    const held = new Set<string>();
+    let previous: Element | null = null;
+    for (const row of rows) {
+      held.add(row.key);
+      const signature = JSON.stringify([row.attributes, row.cells]);
+      let entry = shown.get(row.key);
+      if (entry === undefined) shown.set(row.key, (entry = { el: this.doc.createElement('div'), signature: '' }));
+      if (entry.signature !== signature) {
+        this.draw(entry.el, row.attributes, row.cells);
+        entry.signature = signature;
+      }
+      const expected: Element | null = previous === null ? list.firstElementChild : previous.nextElementSibling;
+      if (expected !== entry.el) list.insertBefore(entry.el, expected);
+      previous = entry.el;
+    }
+    for (const [key, entry] of shown) {
+      if (held.has(key)) continue;
+      entry.el.remove();
+      shown.delete(key);
+    }
     this.title(name, title, rows.length === 0 ? empty : undefined);
   }
 
@@ -185,10 +227,15 @@ export class Panel {
     }
   }
 
-  /** A row of text cells: [cell name, text, title?]. */
-  row(attributes: Record<string, string>, cells: Array<[string, string, string?]>): HTMLElement {
-    const row = this.el('div', attributes);
-    for (const [name, text, title] of cells) row.append(this.el('span', title === undefined ? { 'data-cell': name } : { 'data-cell': name, title }, text));
+  /** A new row of text cells. */
+  row(attributes: Record<string, string>, cells: Cell[]): HTMLElement {
+    return this.draw(this.doc.createElement('div'), attributes, cells);
+  }
+
+  /** Sets a row's attributes and replaces its cells. */
+  draw(row: HTMLElement, attributes: Record<string, string>, cells: Cell[]): HTMLElement {
+    for (const [name, value] of Object.entries(attributes)) row.setAttribute(name, value);
+    row.replaceChildren(...cells.map(([name, text, title]) => this.el('span', title === undefined ? { 'data-cell': name } : { 'data-cell': name, title }, text)));
     return row;
   }
 
@@ -201,17 +248,15 @@ export class Panel {
 }
 
 function drawCall(panel: Panel, el: HTMLElement, row: CallRow): void {
-  el.setAttribute('data-state', row.state);
   if (row.state === 'ok' || row.state === 'error') el.setAttribute('data-ok', String(row.state === 'ok'));
   const result = row.state === 'ok' ? 'ok' : row.state === 'error' ? (row.errorCode ?? 'error') : row.state === 'running' ? 'running' : 'no result: session closed';
-  const fresh = panel.row({}, [
+  panel.draw(el, { 'data-state': row.state }, [
     ['character', row.character],
     ['tool', row.tool, `call_id ${row.callId}`],
     ['result', result, row.errorMessage ?? ''],
     ['latency', row.latencyMs === undefined ? '' : `${formatMs(row.latencyMs)} ms`],
     ['input', row.input],
   ]);
-  el.replaceChildren(...Array.from(fresh.childNodes));
 }
 
 function drawEvent(panel: Panel, row: EventRow): HTMLElement {

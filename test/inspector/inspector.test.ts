@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { mountInspector, type Inspector } from '../../src/inspector/index.js';
 import { ToolError } from '../../src/runtime/errors.js';
+import type { JsonObject } from '../../src/runtime/protocol.js';
 import { connectAgent, connectRaw, echoTool, makeCapsule, moveTool, pass, settle } from '../helpers.js';
 import { cell, ManualFrames, rows } from './helpers.js';
 
@@ -98,7 +99,7 @@ describe('the inspector panel', () => {
     const { capsule, clock } = makeCapsule();
     let time = 1000;
     let release: (() => void) | undefined;
-    capsule.registerTool({ ...echoTool, handler: (input) => new Promise((resolve) => (release = () => resolve({ echo: input }))) });
+    capsule.registerTool({ ...echoTool, handler: (input) => new Promise<JsonObject>((resolve) => (release = () => resolve({ echo: input }))) });
     const { agent } = await connectAgent(capsule, clock);
     const { frames, root } = mount(capsule, { now: () => time });
     const call = agent.call('echo', { text: 'hi' });
@@ -137,7 +138,7 @@ describe('the inspector panel', () => {
 
   it('marks a call whose session closed before its result as unanswered', async () => {
     const { capsule, clock } = makeCapsule();
-    capsule.registerTool({ ...echoTool, handler: () => new Promise(() => {}) });
+    capsule.registerTool({ ...echoTool, handler: () => new Promise<JsonObject>(() => {}) });
     const { agent } = await connectAgent(capsule, clock);
     const { frames, root } = mount(capsule);
     void agent.call('echo', { text: 'x' });

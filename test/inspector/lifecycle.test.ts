@@ -72,6 +72,30 @@ describe('inspector redraws', () => {
     expect(rows(inspector.element, '[data-aicc-session]').map((r) => cell(r, 'character'))).toEqual(['b', 'c']);
   });
 
+  it('redraws a session row only when its text changed, and keeps each call row element', async () => {
+    const { capsule, clock } = makeCapsule();
+    capsule.registerTool(echoTool);
+    const { agent: busy } = await connectAgent(capsule, clock, { character: 'busy' });
+    await connectAgent(capsule, clock, { character: 'idle' });
+    const frames = new ManualFrames();
+    inspector = mountInspector(capsule, { schedule: frames.schedule });
+    await busy.call('echo', { text: 'one' });
+    frames.flush();
+    const [busyRow, idleRow] = rows(inspector.element, '[data-aicc-session]');
+    const idleCell = idleRow!.querySelector('[data-cell="dim"]');
+    const busyCell = busyRow!.querySelector('[data-cell="dim"]');
+    const firstCall = rows(inspector.element, '[data-aicc-call]')[0];
+    await busy.call('echo', { text: 'two' });
+    frames.flush();
+    const [busyAfter, idleAfter] = rows(inspector.element, '[data-aicc-session]');
+    expect(busyAfter).toBe(busyRow);
+    expect(idleAfter).toBe(idleRow);
+    expect(idleAfter!.querySelector('[data-cell="dim"]')).toBe(idleCell);
+    expect(busyAfter!.querySelector('[data-cell="dim"]')).not.toBe(busyCell);
+    expect(busyAfter!.querySelector('[data-cell="dim"]')!.textContent).toBe('calls 2, refused 0');
+    expect(rows(inspector.element, '[data-aicc-call]')[1]).toBe(firstCall);
+  });
+
   it('defaults to 200 rows', () => {
     expect(DEFAULT_MAX_ROWS).toBe(200);
   });
@@ -175,9 +199,9 @@ describe('dispose', () => {
     let unsubscribed = 0;
     const on = capsule.on.bind(capsule);
     const spied: Capsule = Object.assign(Object.create(capsule) as Capsule, {
-      on: ((type: Parameters<Capsule['on']>[0], handler: (event: never) => void) => {
+      on: ((type: Parameters<Capsule['on']>[0], handler: (event: unknown) => void) => {
         subscribed.push(type);
-        const off = on(type, handler);
+        const off = on(type, handler as Parameters<Capsule['on']>[1]);
         return () => {
           unsubscribed++;
           off();
