@@ -10,6 +10,8 @@ describe('bench', () => {
 
   it('finds the bench modules', () => {
     expect(files).toContain('swarm.bench.ts');
+    // Runs the Phaser demo in Chromium: it needs demos/phaser and Chromium, and fails naming either.
+    expect(files).toContain('phaserFrame.bench.ts');
   });
 
   for (const file of files) {
