@@ -10,7 +10,7 @@ import type { Frame } from '../links/codec.js';
 import type { Link } from '../links/link.js';
 import { realClock, type Clock } from '../runtime/clock.js';
 import { randomUuid } from '../runtime/ids.js';
-import type { InboundLimits } from '../runtime/inbound.js';
+import { utf8Exceeds, type InboundLimits } from '../runtime/inbound.js';
 import { daemonError, DaemonError, errorFromResponse, type DaemonErrorCode } from './daemonError.js';
 import {
   DAEMON_PROTOCOL_VERSION,
@@ -44,7 +44,7 @@ export interface DaemonClientOptions {
   maxPendingRequests?: number;
   /** Most sessions attached at once. Default 256. */
   maxAttachedSessions?: number;
-  /** Inbound bounds. Default 1 MiB lines (pi-daemon's own limit), depth 32. */
+  /** Line bounds, both ways. Default 1 MiB lines (pi-daemon's own limit), depth 32. */
   limits?: Partial<InboundLimits>;
   /** Reconnect after a drop. Without it a drop closes the client. */
   reconnect?: DaemonReconnectOptions;
@@ -268,10 +268,13 @@ export class DaemonClient {
     const details = { requestId: command.requestId, operation: command.operation, ...(command.sessionId !== undefined && { sessionId: command.sessionId }), local: true };
     const invalid = checkCommand(command);
     if (invalid !== undefined) throw daemonError('invalid_request', `${place}: ${invalid}`, details);
+    const line = JSON.stringify(command);
+    // The host closes the connection on a line over its limit: refuse it here instead.
+    if (utf8Exceeds(line, this.limits.maxFrameBytes)) throw daemonError('invalid_request', `${place}: the command is longer than ${this.limits.maxFrameBytes} bytes; shorten the prompt or message`, details);
     const { promise, fresh } = this.pending.add(command.requestId, command.operation, timeoutMs);
-    if (fresh) this.link?.send(JSON.stringify(command));
+    if (fresh) this.link?.send(line);
     const { response } = await promise;
-    if (!response.ok) throw errorFromResponse(response, command.operation, place);
+    if (!response.ok) throw errorFromResponse(response, command.operation, place, command.sessionId);
     return response;
   }
 

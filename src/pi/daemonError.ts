@@ -106,13 +106,14 @@ export function isDaemonWireErrorCode(code: unknown): code is DaemonWireErrorCod
 }
 
 /** The error a failed response becomes; `place` names the method (`DaemonClient.wake`). */
-export function errorFromResponse(response: DaemonResponse, operation: string, place: string): DaemonError {
+export function errorFromResponse(response: DaemonResponse, operation: string, place: string, sessionId?: string): DaemonError {
   const wire = response.error;
   const sent = wire?.code ?? 'no error code';
   const code: DaemonErrorCode = isDaemonWireErrorCode(sent) ? sent : 'unknown_error';
   const retryable = wire?.retryable ?? DAEMON_ERRORS[code].retryable;
   const details: DaemonErrorDetails = { requestId: response.requestId, operation };
-  if (response.sessionId !== undefined) details.sessionId = response.sessionId;
+  const session = response.sessionId ?? sessionId;
+  if (session !== undefined) details.sessionId = session;
   if (code === 'unknown_error') details.wireCode = sent;
   if (wire?.details !== undefined) details.host = wire.details;
   const text = wire?.message === undefined || wire.message === '' ? '' : `: ${wire.message}`;

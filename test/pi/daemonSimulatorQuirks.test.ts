@@ -1,0 +1,112 @@
+// The simulator's observed pi-daemon quirks, driven by a raw client (what a DaemonClient never sends).
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/runtime/clock.js';
+import { validateDaemonEvent, validateDaemonResponse } from '../../src/pi/generated/daemon-validators.js';
+import { settle } from '../helpers.js';
+import { RawPeersClient } from './peersSimulator.js';
+import { DaemonSimulator } from './daemonSimulator.js';
+
+const cmd = (requestId: string, operation: string, extra: Record<string, unknown> = {}) => ({ protocolVersion: '2.0', requestId, operation, payload: {}, ...extra });
+const session = { sessionId: 's1', generation: 1 };
+const open = (requestId: string, mode = 'memory') => cmd(requestId, 'open', { ...session, payload: { cwd: '/w', session: { mode }, resources: { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools: 'none' } } });
+
+function raw(sim = new DaemonSimulator({ clock: new ManualClock() })) {
+  return { sim, client: new RawPeersClient(sim.link()) };
+}
+
+describe('DaemonSimulator', () => {
+  it('answers a bad JSON line with invalid_json, then closes the connection', async () => {
+    const { client } = raw();
+    client.link.send('{oops');
+    await settle();
+    expect(client.responses).toMatchObject([{ kind: 'response', ok: false, error: { code: 'invalid_json', retryable: false } }]);
+    expect(client.closedWith).toBe('invalid_json');
+  });
+
+  it('answers a line over 1 MiB with line_too_large, then closes', async () => {
+    const { client } = raw();
+    client.send(cmd('r1', 'status', { pad: 'x'.repeat(1024 * 1024) }));
+    await settle();
+    expect(client.responses).toMatchObject([{ ok: false, error: { code: 'line_too_large' } }]);
+    expect(client.closedWith).toBe('line_too_large');
+  });
+
+  it('answers another major version with incompatible_protocol, then closes', async () => {
+    const { client } = raw();
+    client.send({ ...cmd('r1', 'handshake'), protocolVersion: '1.0' });
+    await settle();
+    expect(client.responses).toMatchObject([{ requestId: 'r1', ok: false, error: { code: 'incompatible_protocol', details: { supportedProtocolVersions: ['1.0', '2.0'] } } }]);
+    expect(client.closedWith).toBe('incompatible_protocol');
+  });
+
+  it('answers unknown_operation and invalid_field, and keeps the connection', async () => {
+    const { client } = raw();
+    client.send(cmd('r1', 'teleport'));
+    client.send(cmd('r2', 'wake', { ...session, payload: { prompt: 'x' } })); // no idempotencyKey
+    client.send(cmd('r3', 'handshake'));
+    await settle();
+    expect(client.responses.map((r) => (r['ok'] === true ? 'ok' : (r['error'] as { code: string }).code))).toEqual(['unknown_operation', 'invalid_field', 'ok']);
+    expect(client.closedWith).toBeUndefined();
+  });
+
+  it('says "1.0" in the handshake data, and numbers events from 1 again on every open', async () => {
+    const { sim, client } = raw();
+    client.send(cmd('r1', 'handshake'));
+    client.send(open('r2'));
+    client.send(cmd('r3', 'attach', session));
+    client.send(cmd('r4', 'wake', { ...session, idempotencyKey: 'k', payload: { prompt: 'hi' } }));
+    await settle();
+    await settle();
+    expect(client.responses[0]).toMatchObject({ ok: true, data: { protocolVersion: '1.0', supportedProtocolVersions: ['1.0', '2.0'] } });
+    client.send(cmd('r5', 'open', { ...open('r5'), generation: 2 }));
+    client.send(cmd('r6', 'attach', { ...session, generation: 2 }));
+    client.send(cmd('r7', 'wake', { ...session, generation: 2, idempotencyKey: 'k2', payload: { prompt: 'hi' } }));
+    await settle();
+    await settle();
+    const events = client.responses.filter((r) => r['kind'] === 'event');
+    expect(events.filter((e) => e['generation'] === 1).map((e) => e['sequence'])).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(events.filter((e) => e['generation'] === 2)[0]).toMatchObject({ sequence: 2, event: 'promptAccepted' });
+    expect(sim.session('s1')).toMatchObject({ generation: 2, sequence: 10 });
+    for (const record of client.responses) expect(record['kind'] === 'event' ? validateDaemonEvent(record) : validateDaemonResponse(record)).toBe(true);
+  });
+
+  it('answers a duplicate in-flight requestId with duplicate_request_id', async () => {
+    const { sim, client } = raw();
+    sim.scriptTurns({ text: 'x', hold: true });
+    client.send(open('r1'));
+    client.send(cmd('r2', 'wake', { ...session, idempotencyKey: 'k', payload: { prompt: 'hi' } }));
+    client.send(cmd('r2', 'status'));
+    await settle();
+    expect(client.responses.at(-1)).toMatchObject({ requestId: 'r2', ok: false, error: { code: 'duplicate_request_id' } });
+    sim.finishTurn();
+    client.send(cmd('r2', 'status')); // done now: the id is free again
+    await settle();
+    expect(client.responses.filter((r) => r['requestId'] === 'r2').map((r) => r['ok'])).toEqual([false, true, true]);
+  });
+
+  it('refuses steer while idle, and too many requests in flight on one connection', async () => {
+    const { sim, client } = raw(new DaemonSimulator({ clock: new ManualClock(), maxInFlight: 1 }));
+    client.send(open('r1'));
+    client.send(cmd('r2', 'steer', { ...session, idempotencyKey: 's', payload: { message: 'now' } }));
+    sim.holdNext('status');
+    client.send(cmd('r3', 'status'));
+    client.send(cmd('r4', 'status'));
+    await settle();
+    expect(client.responses.slice(1).map((r) => (r['error'] as { code: string }).code)).toEqual(['session_not_running', 'connection_busy']);
+  });
+
+  it('finishes a delayed turn on its clock', async () => {
+    const clock = new ManualClock();
+    const { sim, client } = raw(new DaemonSimulator({ clock }));
+    sim.scriptTurns({ text: 'late', delayMs: 1000 });
+    client.send(open('r1'));
+    client.send(cmd('r2', 'wake', { ...session, idempotencyKey: 'k', payload: { prompt: 'hi' } }));
+    await settle();
+    clock.advance(999);
+    await settle();
+    expect(sim.running('s1')).toBe(true);
+    clock.advance(1);
+    await settle();
+    expect(client.responses.at(-1)).toMatchObject({ requestId: 'r2', ok: true, data: { result: { text: 'late' } } });
+  });
+});

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import type { DaemonEvent } from '../../src/pi/index.js';
+import { EventStreams } from '../../src/pi/daemonStream.js';
+
+const ev = (sequence: number, over: Partial<DaemonEvent> = {}): DaemonEvent => ({ protocolVersion: '2.0', kind: 'event', event: 'messageUpdate', hostInstanceId: 'h1', sessionId: 's', generation: 1, sequence, ...over });
+
+function streams(): EventStreams {
+  const s = new EventStreams(2, 3);
+  s.setHost('h1');
+  s.begin({ sessionId: 's', generation: 1 }, 0);
+  return s;
+}
+
+describe('EventStreams', () => {
+  it('delivers events in sequence without a report', () => {
+    const s = streams();
+    expect([1, 2, 3].map((n) => s.accept(ev(n)))).toEqual([{ deliver: true }, { deliver: true }, { deliver: true }]);
+  });
+
+  it('reports a gap and delivers; a late event from the gap is delivered once, a repeat dropped', () => {
+    const s = streams();
+    s.accept(ev(1));
+    expect(s.accept(ev(4))).toEqual({ deliver: true, report: { kind: 'gap', sessionId: 's', generation: 1, from: 2, to: 3 } });
+    expect(s.accept(ev(3))).toEqual({ deliver: true, report: { kind: 'late', sessionId: 's', generation: 1, sequence: 3 } });
+    expect(s.accept(ev(3))).toEqual({ deliver: false, report: { kind: 'duplicate', sessionId: 's', generation: 1, sequence: 3 } });
+    expect(s.accept(ev(4))).toMatchObject({ deliver: false, report: { kind: 'duplicate', sequence: 4 } });
+    expect(s.accept(ev(5))).toEqual({ deliver: true });
+  });
+
+  it('remembers only the newest missing sequences (bounded)', () => {
+    const s = streams();
+    s.accept(ev(100));
+    expect(s.accept(ev(99)).report?.kind).toBe('late');
+    expect(s.accept(ev(96)).report?.kind).toBe('duplicate');
+  });
+
+  it('drops events of another host, an older generation, or a session not attached', () => {
+    const s = streams();
+    expect(s.accept(ev(1, { hostInstanceId: 'h0' }))).toMatchObject({ deliver: false, report: { kind: 'stale', reason: 'host' } });
+    expect(s.accept(ev(1, { sessionId: 'other' }))).toMatchObject({ deliver: false, report: { kind: 'stale', reason: 'unattached' } });
+    s.begin({ sessionId: 's', generation: 2 }, 1);
+    expect(s.accept(ev(2, { generation: 1 }))).toMatchObject({ deliver: false, report: { kind: 'stale', reason: 'generation' } });
+    expect(s.accept(ev(2, { generation: 2 }))).toEqual({ deliver: true });
+  });
+
+  it('starts the numbering again when a higher generation shows up', () => {
+    const s = streams();
+    s.accept(ev(1));
+    s.accept(ev(2));
+    expect(s.accept(ev(1, { generation: 3 }))).toEqual({ deliver: true });
+    expect(s.attached()).toEqual([{ sessionId: 's', generation: 3 }]);
+  });
+
+  it('a new host ends every stream; streams are bounded in number', () => {
+    const s = streams();
+    expect(s.begin({ sessionId: 't', generation: 1 }, 0)).toBe(true);
+    expect(s.begin({ sessionId: 'u', generation: 1 }, 0)).toBe(false);
+    expect(s.begin({ sessionId: 's', generation: 2 }, 0)).toBe(true);
+    s.setHost('h2');
+    expect(s.attached()).toEqual([]);
+    expect(s.accept(ev(1, { hostInstanceId: 'h2' }))).toMatchObject({ deliver: false, report: { reason: 'unattached' } });
+  });
+});
