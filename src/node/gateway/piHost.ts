@@ -7,6 +7,7 @@ import { DeliveryLedger } from './deliveryLedger.js';
 import { PiProcess, type PiProcessOptions, type RpcResponse } from './piProcess.js';
 import { withProvenance } from './provenance.js';
 import { replyTextOf } from './replyText.js';
+import { RunEnding } from './runEnding.js';
 import { failure, negotiateVersion, PROTOCOL, success, type BrowserRecord, type Hello, type Peer, type Response, type VersionRange } from './records.js';
 import { RunTracker, type RunTrackerOptions } from './runTracker.js';
 
@@ -45,6 +46,8 @@ export const HOP_LIMIT = 3;
  * 30 s request timeout, so a held request never reads as a dead link.
  */
 export const MAX_STATE_HOLD_MS = 20_000;
+/** The prompt that starts a run for messages pi 0.73 left in its queue (see takeInStranded). */
+export const STRANDED_NOTE = '(Messages that reached you as your last reply ended follow.)';
 type DeliveryType = 'prompt' | 'steer' | 'follow_up';
 
 export class PiHost {
@@ -54,6 +57,7 @@ export class PiHost {
   private readonly startedAt: string;
   /** The text of the last run's reply when its agent_end told it plainly (see replyText.ts). */
   private reply: string | null | undefined;
+  private readonly ending = new RunEnding();
 
   private constructor(
     private readonly pi: PiProcess,
@@ -68,7 +72,9 @@ export class PiHost {
       // Read before the tracker hears of it: the run may settle on this very event.
       if (event.type === 'agent_start') this.reply = undefined;
       else if (event.type === 'agent_end') this.reply = replyTextOf(event);
+      this.ending.event(event);
       this.tracker.event(event);
+      if (event.type === 'agent_end') this.takeInStranded();
     });
     pi.onExit(() => this.tracker.stop());
   }
@@ -208,6 +214,9 @@ export class PiHost {
    * `data.deliveredAs` says which way it went: "prompt" (a new run), "steer" or "follow_up".
    */
   private async send(id: string, type: DeliveryType, message: string): Promise<Response> {
+    // pi 0.73 past its last look at the queues would leave a queued message unseen: wait for the
+    // run to settle and start a new one with it instead.
+    if (this.runEnding) await this.untilIdle();
     if (this.tracker.idle) {
       this.tracker.promptSent(true);
       const response = await this.rpc({ type: 'prompt', message });
@@ -217,7 +226,39 @@ export class PiHost {
     }
     const queueAs = type === 'steer' ? 'steer' : 'follow_up';
     const response = await this.rpc(type === 'prompt' ? { type: 'prompt', message, streamingBehavior: 'followUp' } : { type: queueAs, message });
+    if (!(response instanceof Error) && response.success && this.tracker.dialect !== 'agent_settled') this.ending.queuedInto(message);
     return this.answer(id, type, response, queueAs);
+  }
+
+  /**
+   * True from the moment pi 0.73's run has its final reply (pi will not look at its queues again)
+   * until the run settles. Always false for pi 1.x, which runs queued messages itself.
+   */
+  get runEnding(): boolean {
+    return this.ending.finishing && !this.tracker.idle && this.tracker.dialect !== 'agent_settled';
+  }
+
+  private untilIdle(): Promise<void> {
+    return new Promise((resolve) => {
+      const stop = this.tracker.onChange(() => {
+        if (!this.tracker.idle && this.pi.exit === undefined) return;
+        stop();
+        resolve();
+      });
+    });
+  }
+
+  /**
+   * pi 0.73 ended a run without taking in a message queued into it (it arrived after pi's last look
+   * at its queues): start a run for it. pi puts queued steers at the start of the next run, after
+   * its prompt, so the prompt is a note saying where the message comes from rather than its text,
+   * which would then be read twice; queued follow-ups come after the first reply of that run.
+   */
+  private takeInStranded(): void {
+    const stranded = this.ending.stranded();
+    if (stranded.length === 0 || this.tracker.dialect === 'agent_settled' || !this.tracker.idle) return;
+    this.tracker.promptSent(true);
+    void this.rpc({ type: 'prompt', message: STRANDED_NOTE }).then((response) => this.tracker.promptAnswered(response instanceof Error ? undefined : response, true));
   }
 
   private answer(id: string, type: DeliveryType, response: RpcResponse | Error, deliveredAs: string): Response {

@@ -5,8 +5,8 @@
 // "stop" — both pick that message, so only then is the text read here. Otherwise the caller asks pi.
 
 /** The text pi's get_last_assistant_text would give for this run, or undefined when unsure. */
-export function replyTextOf(agentEnd: { messages?: unknown }): string | null | undefined {
-  const messages = Array.isArray(agentEnd.messages) ? (agentEnd.messages as unknown[]) : [];
+export function replyTextOf(agentEnd: Readonly<Record<string, unknown>>): string | null | undefined {
+  const messages = Array.isArray(agentEnd['messages']) ? (agentEnd['messages'] as unknown[]) : [];
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i] as { role?: unknown; stopReason?: unknown; content?: unknown } | null;
     if (message?.role !== 'assistant') continue;

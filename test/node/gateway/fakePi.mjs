@@ -10,6 +10,8 @@ const dialect = process.env.FAKE_PI_DIALECT ?? '0.73';
 const v1 = dialect === '1.x';
 const runMs = Number(process.env.FAKE_PI_RUN_MS ?? 60);
 const log = process.env.FAKE_PI_LOG;
+const endGapMs = Number(process.env.FAKE_PI_END_GAP_MS ?? 0);
+const lookEarly = process.env.FAKE_PI_LOOK_EARLY === '1';
 if (process.env.FAKE_PI_FAIL_START) {
   process.stderr.write('fake pi: no model configured\n');
   process.exit(1);
@@ -22,13 +24,15 @@ if (log) {
 const out = (record) => process.stdout.write(`${JSON.stringify(record)}\n`);
 const respond = (id, command, success, extra = {}) => out({ ...(id === undefined ? {} : { id }), type: 'response', command, success, ...extra });
 
-let run; // { queue: string[], timer, firstRun }
+let run; // { queue: string[], timer, looked }
+/** Messages queued after the run's last look: like pi 0.73, the next run takes them in after its prompt. */
+let stranded = [];
 let runs = 0;
 let lastText;
 
 function startRun(message) {
   runs++;
-  run = { queue: [message], timer: undefined, text: '' };
+  run = { queue: [...(message === undefined ? [] : [message]), ...stranded.splice(0)], timer: undefined, text: '' };
   out({ type: 'agent_start' });
   if (v1 && runs === 1) {
     out({ type: 'message_start', message: { role: 'system', content: 'session start' } });
@@ -53,13 +57,37 @@ function nextTurn() {
 
 function finishTurn(text, stopReason) {
   const message = { role: 'assistant', content: [{ type: 'text', text }], stopReason };
-  out({ type: 'message_end', message });
-  out({ type: 'turn_end', message });
   lastText = text;
-  if (stopReason === 'stop' && run.queue.length > 0) return nextTurn();
-  run = undefined;
-  out({ type: 'agent_end', messages: [message] });
-  if (v1) out({ type: 'agent_settled', aborted: stopReason === 'aborted' });
+  const ends = () => {
+    run = undefined;
+    out({ type: 'agent_end', messages: [message] });
+    // 1.x runs what was queued too late for the last run in a fresh one, before settling.
+    if (v1 && stranded.length > 0 && stopReason === 'stop') return startRun(undefined);
+    if (v1) out({ type: 'agent_settled', aborted: stopReason === 'aborted' });
+  };
+  if (endGapMs === 0 || stopReason !== 'stop') {
+    out({ type: 'message_end', message });
+    out({ type: 'turn_end', message });
+    if (stopReason === 'stop' && run.queue.length > 0) return nextTurn();
+    return ends();
+  }
+  // FAKE_PI_END_GAP_MS: pi 0.73's window. It looks at its queue once after the final reply and ends
+  // the run a while later; what is queued in between stays queued until the next prompt's run.
+  // FAKE_PI_LOOK_EARLY=1 looks before the final message_end is out, so a client cannot see it coming.
+  if (!lookEarly) {
+    out({ type: 'message_end', message });
+    out({ type: 'turn_end', message });
+  }
+  if (run.queue.length > 0) return nextTurn();
+  run.looked = true;
+  if (log) appendFileSync(log, `${JSON.stringify({ fake: 'looked' })}\n`);
+  run.timer = setTimeout(() => {
+    if (lookEarly) {
+      out({ type: 'message_end', message });
+      out({ type: 'turn_end', message });
+    }
+    ends();
+  }, endGapMs);
 }
 
 function handle(command) {
@@ -74,7 +102,7 @@ function handle(command) {
       }
       if (run !== undefined) {
         if (!command.streamingBehavior) return respond(id, type, false, { error: "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message." });
-        run.queue.push(command.message);
+        (run.looked ? stranded : run.queue).push(command.message);
         return respond(id, type, true, v1 ? { data: { disposition: 'queued' } } : {});
       }
       if (v1) {
@@ -86,7 +114,7 @@ function handle(command) {
     }
     case 'steer':
     case 'follow_up':
-      if (run !== undefined) run.queue.push(command.message);
+      if (run !== undefined) (run.looked ? stranded : run.queue).push(command.message);
       return respond(id, type, true, v1 ? { data: { disposition: 'queued' } } : {});
     case 'abort':
       if (run !== undefined) {
