@@ -20,6 +20,7 @@ const entries = {
   pi: 'src/pi/index.ts', // "./pi"
   pilot: 'src/agent/pilot/index.ts', // "./pilot"
   inspector: 'src/inspector/index.ts', // "./inspector"
+  three: 'src/adapters/three/index.ts', // "./three" (three stays external: an optional peer)
   node: 'src/node/index.ts', // "./node"
 };
 const cli = 'src/node/cli.ts'; // → dist/cli.js (the `aicc` bin)

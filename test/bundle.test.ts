@@ -12,14 +12,16 @@ import { parseAst } from 'rollup/parseAst';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'pi', 'pilot', 'inspector', 'node'];
-const BROWSER_ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'pi', 'pilot', 'inspector'];
+const ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'pi', 'pilot', 'inspector', 'three', 'node'];
+const BROWSER_ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'pi', 'pilot', 'inspector', 'three'];
 const IIFE = 'aicc.iife.js';
 
 const NODE_BUILTIN = /^(node:|(fs|path|net|os|child_process|crypto|http|https|stream|url|util|events|buffer|worker_threads|tls|zlib)(\/|$))/;
 const WS = /^ws(\/|$)/;
 /** The only packages a browser build may import; the bundler of the app resolves them. */
 const ALLOWED_EXTERNAL = /^(ajv|ajv\/dist\/.+|ajv-formats|mitt|typed-binary|fast-deep-equal)$/;
+/** An engine an adapter entry may import (an optional peer dependency), allowed in that entry alone. */
+const ENGINE_OF: Record<string, RegExp> = { three: /^three$/ };
 /** ajv's compiler (ajv/dist/runtime/* are small helpers that generated validators import). */
 const AJV_COMPILER = /^(ajv|ajv-formats(\/.*)?|ajv\/dist\/(?!runtime\/).+)$/;
 
@@ -116,7 +118,7 @@ describe('browser ESM builds', () => {
     const { packages } = graph(entry);
     expect(packages.filter((name) => NODE_BUILTIN.test(name)), 'Node built-ins').toEqual([]);
     expect(packages.filter((name) => WS.test(name)), 'ws').toEqual([]);
-    expect(packages.filter((name) => !ALLOWED_EXTERNAL.test(name)), 'packages outside the allowed set').toEqual([]);
+    expect(packages.filter((name) => !ALLOWED_EXTERNAL.test(name) && !(ENGINE_OF[entry]?.test(name) ?? false)), 'packages outside the allowed set').toEqual([]);
   });
 
   it.each(['core', 'precompiled'])('%s leaves the ajv compiler out', (entry) => {
