@@ -67,6 +67,8 @@ export function relayDaemon(browser: BrowserConnection, options: DaemonRelayOpti
     if (stage === 'closed') return;
     stage = 'closed';
     daemon?.close('the browser connection ended');
+    // A paused browser socket would not read the close handshake's answer.
+    if (browserPaused) browser.socket.resume();
     browser.close(code, reason);
   };
   const answer = (ids: CommandIds, code: DaemonRelayErrorCode, message: string, retryable = false): void => {

@@ -100,3 +100,15 @@ export function command(requestId: string, operation: string, payload: Record_ =
 export function responseTo(client: BrowserClient, requestId: string, ms = 5000): Promise<Record_> {
   return client.waitFor((record) => record.kind === 'response' && record.requestId === requestId, `the response to ${requestId}`, ms);
 }
+
+/** A refusal the gateway makes, as a browser receives it (the defaults: before the daemon named itself, answering no request). */
+export function refusal(code: string, message: string, fields: { requestId?: string; hostInstanceId?: string; retryable?: boolean } = {}): Record_ {
+  return {
+    protocolVersion: '2.0',
+    kind: 'response',
+    requestId: fields.requestId ?? 'unknown',
+    hostInstanceId: fields.hostInstanceId ?? 'aicc-gateway',
+    ok: false,
+    error: { code, message: `aicc gateway: ${message}`, retryable: fields.retryable ?? false, details: { source: 'aicc-gateway' } },
+  };
+}

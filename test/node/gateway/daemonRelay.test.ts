@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLOSE, KEY_PREFIX, SUBPROTOCOL } from '../../../src/node/gateway/access.js';
 import { startGateway, type Gateway } from '../../../src/node/gateway/server.js';
 import type { DaemonRelayOptions } from '../../../src/node/gateway/daemonRelay.js';
-import { command, connectDaemonBrowser, responseTo, startFakeDaemon, type FakeDaemon } from './daemonHelpers.js';
+import { command, connectDaemonBrowser, refusal, responseTo, startFakeDaemon, type FakeDaemon } from './daemonHelpers.js';
 import { KEY, ORIGIN, tempDir, within, type BrowserClient, type ClientOptions } from './helpers.js';
 
 let dir: ReturnType<typeof tempDir>;
@@ -172,19 +172,9 @@ describe('daemon mode: relaying', () => {
     await responseTo(client, 'h');
     const tools = { mode: 'host-adapter', descriptor: {} };
     client.send(command('o1', 'open', { cwd: '/', session: { mode: 'memory' }, resources: { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools } }, { sessionId: 's', generation: 1 }));
-    expect(await responseTo(client, 'o1')).toEqual({
-      protocolVersion: '2.0',
-      kind: 'response',
-      requestId: 'o1',
-      hostInstanceId: 'fake-host',
-      ok: false,
-      error: {
-        code: 'denied_by_gateway',
-        message: 'aicc gateway: payload.resources.tools must be "none": a page may not give the model the host\'s filesystem tools; a character acts through its game\'s AICC tools',
-        retryable: false,
-        details: { source: 'aicc-gateway' },
-      },
-    });
+    expect(await responseTo(client, 'o1')).toEqual(
+      refusal('denied_by_gateway', 'payload.resources.tools must be "none": a page may not give the model the host\'s filesystem tools; a character acts through its game\'s AICC tools', { requestId: 'o1', hostInstanceId: 'fake-host' }),
+    );
     client.send(command('o2', 'open', { cwd: '/', session: { mode: 'memory' }, resources: { tools: 'none' } }, { sessionId: 's', generation: 1 }));
     await responseTo(client, 'o2');
     expect(daemon.lines.map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual(['h', 'o2']);
@@ -204,11 +194,11 @@ describe('daemon mode: bad frames', () => {
     client.send(frame);
     const closed = await within(client.closed, 'the close');
     expect(closed.code).toBe(CLOSE.badRequest);
-    const refusal = client.records.at(-1)!;
+    const answer = client.records.at(-1)!;
     // Under the daemon's hostInstanceId once it is known, so a client sees no host change; a
     // requestId that answers nothing, because the frame could not be read.
-    expect(refusal).toMatchObject({ protocolVersion: '2.0', kind: 'response', requestId: 'unknown', hostInstanceId: 'fake-host', ok: false, error: { code: 'invalid_json', retryable: false, details: { source: 'aicc-gateway' } } });
-    expect((refusal.error as { message: string }).message).toMatch(message);
+    expect(answer).toMatchObject({ protocolVersion: '2.0', kind: 'response', requestId: 'unknown', hostInstanceId: 'fake-host', ok: false, error: { code: 'invalid_json', retryable: false, details: { source: 'aicc-gateway' } } });
+    expect((answer.error as { message: string }).message).toMatch(message);
     expect(closed.reason).toMatch(/^aicc gateway: /);
     expect(daemon.lines).toHaveLength(1);
     // The daemon's side of the connection ends too.
@@ -235,16 +225,7 @@ describe('daemon mode: bad frames', () => {
     client.send(record);
     const closed = await within(client.closed, 'the close');
     expect(closed.code).toBe(CLOSE.tooBig);
-    expect(client.records).toEqual([
-      {
-        protocolVersion: '2.0',
-        kind: 'response',
-        requestId: 'unknown',
-        hostInstanceId: 'aicc-gateway',
-        ok: false,
-        error: { code: 'line_too_large', message: `aicc gateway: a record of ${Buffer.byteLength(record)} bytes is over the daemon's line limit of 1048576 bytes; send a shorter one`, retryable: false, details: { source: 'aicc-gateway' } },
-      },
-    ]);
+    expect(client.records).toEqual([refusal('line_too_large', `a record of ${Buffer.byteLength(record)} bytes is over the daemon's line limit of 1048576 bytes; send a shorter one`)]);
     expect(daemon.lines).toEqual([]);
   });
 
@@ -275,16 +256,7 @@ describe('daemon mode: the daemon side', () => {
     const client = connect();
     const closed = await within(client.closed, 'the close');
     expect(closed).toEqual({ code: CLOSE.agentGone, reason: "the pi daemon is not reachable; is `pi-daemon serve` running on the gateway's --daemon socket?" });
-    expect(client.records).toEqual([
-      {
-        protocolVersion: '2.0',
-        kind: 'response',
-        requestId: 'unknown',
-        hostInstanceId: 'aicc-gateway',
-        ok: false,
-        error: { code: 'daemon_unavailable', message: "aicc gateway: the pi daemon is not reachable; is `pi-daemon serve` running on the gateway's --daemon socket?", retryable: true, details: { source: 'aicc-gateway' } },
-      },
-    ]);
+    expect(client.records).toEqual([refusal('daemon_unavailable', "the pi daemon is not reachable; is `pi-daemon serve` running on the gateway's --daemon socket?", { retryable: true })]);
     expect(client.frames.join('\n')).not.toContain(dir.path);
     expect(await logLine(1)).toMatch(/^aicc gateway: #1 origin http:\/\/localhost:5173 pi-daemon relay: closed \(4502\): the pi daemon is not reachable; .*; 0 records in, 1 out, \d+\.\d s$/);
   });
