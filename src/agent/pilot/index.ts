@@ -1,7 +1,8 @@
-// The pilot: a chat model playing one character over aicc/0.1. Exported by name; nothing runs on import.
+// The pilot: a chat model playing one character over aicc/0.1, through pi-peers or pi-daemon. Exported by name; nothing runs on import.
 
 export { Pilot } from './pilot.js';
 export { PeersBackend } from './peersBackend.js';
+export { DaemonBackend, DAEMON_BACKEND_DEFAULTS } from './daemonBackend.js';
 export { briefing, replyFormat, REPLY_FENCE } from './briefing.js';
 export { Digest, isUrgent } from './digest.js';
 export { parseReply, describeUnreadable, replyFeedback, isUsable, MAX_REPLY_CHARS } from './replyParser.js';
@@ -14,6 +15,7 @@ export { Quotas } from './quotas.js';
 export type { ChatBackend, SendKind } from './backend.js';
 export type { PilotOptions, PilotStatus, PilotEvents, PauseReason } from './pilot.js';
 export type { PeersClientLike, PeersDeliveryOptions, PeersStateLike, PeersBackendOptions } from './peersBackend.js';
+export type { DaemonClientLike, DaemonBackendOptions } from './daemonBackend.js';
 export type { CharacterBrief, BriefingOptions } from './briefing.js';
 export type { DigestOptions, AskedCall } from './digest.js';
 export type { ParsedCall, ParsedReply, ParseOptions, Unreadable, Slip } from './replyParser.js';

@@ -164,8 +164,8 @@ function textOf(answer: string | null | undefined | { text?: string | null }): s
   return typeof answer.text === 'string' ? answer.text : null;
 }
 
-/** The promise's value, or null once `signal` aborts (the wait ends; the remote run does not). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
+/** The promise's value, or null once `signal` aborts (the wait ends; the remote run does not). Shared with DaemonBackend. */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
   if (signal.aborted) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
     const onAbort = (): void => resolve(null);

@@ -1,0 +1,146 @@
+// DaemonBackend against the pi-daemon simulator: one session per character, one wake per decision,
+// steers into the running wake, text queued for the next wake when none runs.
+
+import { describe, expect, it } from 'vitest';
+import { DaemonBackend, type DaemonClientLike } from '../../../src/agent/pilot/index.js';
+import { ManualClock } from '../../../src/runtime/clock.js';
+import { DaemonClient } from '../../../src/pi/index.js';
+import { settle } from '../../helpers.js';
+import { DaemonSimulator } from '../../pi/daemonSimulator.js';
+
+// The real client fits the shape this backend declares (checked by tsc; nothing to run).
+export const fits = (client: DaemonClient): DaemonClientLike => client;
+
+async function setup(options: { generation?: number } = {}) {
+  const clock = new ManualClock();
+  const sim = new DaemonSimulator({ clock });
+  const client = await DaemonClient.connect(sim.link(), { clock, reconnect: { connect: async () => sim.link(), baseDelayMs: 10 } });
+  const backend = await DaemonBackend.open(client, { sessionId: 'npc-bram', open: { systemPrompt: 'You play Bram.' }, ...options });
+  return { clock, sim, client, backend };
+}
+
+const wakes = (sim: DaemonSimulator) => sim.received.filter((r) => r['operation'] === 'wake');
+
+describe('the pi-daemon backend', () => {
+  it('opens and attaches the character session at generation 1, memory mode, resources "none"', async () => {
+    const { sim, backend } = await setup();
+    expect(backend.session).toEqual({ sessionId: 'npc-bram', generation: 1 });
+    expect(sim.received.map((r) => r['operation'])).toEqual(['handshake', 'status', 'open', 'attach']);
+    expect(sim.received[2]).toMatchObject({ payload: { cwd: '/', session: { mode: 'memory' }, resources: { tools: 'none', systemPrompt: 'You play Bram.' } } });
+    expect(sim.session('npc-bram')).toMatchObject({ generation: 1, attached: 1 });
+  });
+
+  it('gives a new incarnation of the character the next generation, replacing the idle session', async () => {
+    const { sim, client } = await setup();
+    const again = await DaemonBackend.open(client, { sessionId: 'npc-bram' });
+    expect(again.session.generation).toBe(2);
+    expect(sim.session('npc-bram')).toMatchObject({ generation: 2 });
+  });
+
+  it('sends a prompt as one wake, resolves when accepted, and the reply is the turn text', async () => {
+    const { sim, backend } = await setup();
+    sim.scriptTurns({ text: 'I look around.', hold: true });
+    await backend.send('prompt', 'You are Bram.');
+    expect(backend.busy).toBe(true);
+    expect(wakes(sim)).toMatchObject([{ idempotencyKey: 'npc-bram-g1-1', payload: { prompt: 'You are Bram.', waitForTerminal: true, source: 'aicc-pilot' } }]);
+    const reply = backend.reply();
+    sim.finishTurn();
+    expect(await reply).toBe('I look around.');
+    expect(backend.busy).toBe(false);
+    expect(await backend.reply()).toBeNull();
+  });
+
+  it('steers and follows up into the running wake; a prompt while running joins as a follow-up', async () => {
+    const { sim, backend } = await setup();
+    sim.scriptTurns({ text: (turn) => `steers: ${turn.steers.join('|')}; follow-ups: ${turn.followUps.join('|')}`, hold: true });
+    await backend.send('prompt', 'brief');
+    await backend.send('steer', 'Ada speaks to you');
+    await backend.send('follow_up', 'it rains');
+    await backend.send('prompt', 'and more');
+    sim.finishTurn();
+    expect(await backend.reply()).toBe('steers: Ada speaks to you; follow-ups: it rains|and more');
+    expect(wakes(sim)).toHaveLength(1);
+  });
+
+  it('queues a steer that finds no running wake, and sends it with the next wake', async () => {
+    const { sim, backend } = await setup();
+    sim.scriptTurns('one', 'two');
+    await backend.send('steer', 'late news');
+    expect(backend.busy).toBe(false);
+    await backend.send('prompt', 'digest');
+    await backend.reply();
+    expect(wakes(sim).map((w) => (w['payload'] as { prompt: string }).prompt)).toEqual(['late news\n\ndigest']);
+  });
+
+  it('queues a steer the host refuses with session_not_running (the wake ended meanwhile)', async () => {
+    const { sim, backend } = await setup();
+    sim.scriptTurns({ text: 'x', hold: true }, 'y');
+    await backend.send('prompt', 'first');
+    sim.failNext('steer', { code: 'session_not_running', message: 'idle' });
+    await backend.send('steer', 'too late');
+    sim.finishTurn();
+    await backend.reply();
+    await backend.send('prompt', 'second');
+    await backend.reply();
+    expect((wakes(sim)[1]!['payload'] as { prompt: string }).prompt).toBe('too late\n\nsecond');
+  });
+
+  it('retries a retryable steer failure, and reports one that is not', async () => {
+    const { sim, backend } = await setup();
+    sim.scriptTurns({ text: 'x', hold: true });
+    await backend.send('prompt', 'first');
+    sim.failNext('steer', { code: 'session_queue_full', message: 'full', retryable: true });
+    await backend.send('steer', 'now');
+    expect(sim.turns[0]!.steers).toEqual(['now']);
+    sim.failNext('steer', { code: 'internal_error', message: 'boom' });
+    await expect(backend.send('steer', 'again')).rejects.toThrow(/^DaemonBackend\.send: the host refused the steer: .*internal_error: boom/);
+  });
+
+  it('rejects a send the host refuses, with the reason', async () => {
+    const { sim, backend } = await setup();
+    sim.failNext('wake', { code: 'host_draining', message: 'draining' });
+    await expect(backend.send('prompt', 'hi')).rejects.toThrow(/^DaemonBackend\.send: the host refused the wake: .*host_draining/);
+    expect(backend.busy).toBe(false);
+  });
+
+  it('an aborted reply wait leaves the wake running; abort() stops it with its partial text', async () => {
+    const { sim, backend } = await setup();
+    sim.scriptTurns({ text: 'never', hold: true, partial: 'I be' });
+    await backend.send('prompt', 'go');
+    const wait = new AbortController();
+    const first = backend.reply(wait.signal);
+    wait.abort();
+    expect(await first).toBeNull();
+    expect(backend.busy).toBe(true);
+    const second = backend.reply();
+    await backend.abort();
+    expect(await second).toBe('I be');
+    expect(backend.busy).toBe(false);
+  });
+
+  it('after a host restart opens the next generation and briefs the model again', async () => {
+    const { sim, backend, clock } = await setup();
+    sim.scriptTurns('ok', 'ok again');
+    await backend.send('prompt', 'BRIEFING');
+    await backend.reply();
+    sim.restart();
+    await settle();
+    clock.advance(10);
+    for (let i = 0; i < 5; i++) await settle();
+    await backend.send('prompt', 'digest 2');
+    expect(backend.session).toEqual({ sessionId: 'npc-bram', generation: 2 });
+    expect((wakes(sim).at(-1)!['payload'] as { prompt: string }).prompt).toBe('BRIEFING\n\ndigest 2');
+    expect(await backend.reply()).toBe('ok again');
+  });
+
+  it('close() stops a running wake and closes the session', async () => {
+    const { sim, backend } = await setup();
+    sim.scriptTurns({ text: 'x', hold: true });
+    await backend.send('prompt', 'go');
+    backend.close();
+    for (let i = 0; i < 5; i++) await settle();
+    expect(sim.received.slice(-2).map((r) => r['operation'])).toEqual(['abort', 'close']);
+    expect(sim.session('npc-bram')).toBeUndefined();
+    await expect(backend.send('prompt', 'hi')).rejects.toThrow(/closed/);
+  });
+});
