@@ -90,7 +90,7 @@ export interface Stage {
   readonly time: number;
   /** Runs `frames` game steps of `deltaMs` each, by hand. */
   step(frames?: number, deltaMs?: number): void;
-  /** Destroys the game (Phaser finishes that on the next step, which this runs). */
+  /** Destroys the game (Phaser finishes that on the next step, which this runs). Once. */
   destroy(): void;
 }
 
@@ -125,8 +125,6 @@ export async function stage(options: StageOptions = {}): Promise<Stage> {
       scene: {
         key: 'main',
         create(this: Phaser.Scene & { aicc: AiccScenePlugin }) {
-          // No wall-clock frames from here on.
-          this.sys.game.loop.stop();
           options.create?.(this);
           resolve(this);
         },
@@ -134,6 +132,11 @@ export async function stage(options: StageOptions = {}): Promise<Stage> {
     });
   });
   const game = scene.sys.game;
+  let destroyed = false;
+  // The scene is created while the game boots, just before Phaser starts its own loop: stop that
+  // loop now that it has started. No wall-clock frames from here on.
+  game.loop.stop();
+  if (game.loop.running) throw new Error('stage: the game loop is still running');
   return {
     Phaser,
     game,
@@ -149,6 +152,8 @@ export async function stage(options: StageOptions = {}): Promise<Stage> {
       }
     },
     destroy() {
+      if (destroyed) return;
+      destroyed = true;
       game.destroy(true);
       game.headlessStep(time, 0);
     },
@@ -159,7 +164,8 @@ export async function stage(options: StageOptions = {}): Promise<Stage> {
 export async function agentFor(plugin: AiccScenePlugin, character: string, capabilities: Partial<Capabilities> = {}): Promise<AgentClient> {
   const [gameEnd, agentEnd] = createMemoryLinkPair();
   const agent = AgentClient.connect(agentEnd, { clock: new ManualClock() });
-  plugin.connect(gameEnd, { character, capabilities });
+  // edge_small: events go out every few ms of scene time, so a test need not step far to see them.
+  plugin.connect(gameEnd, { character, capabilities, agentModel: { class: 'edge_small' } });
   return agent;
 }
 
@@ -168,6 +174,14 @@ export function collect<T extends Topic>(agent: AgentClient, topic: T): Array<Ev
   const seen: Array<EventPayloads[T]> = [];
   agent.on(topic, (payload) => seen.push(payload as EventPayloads[T]));
   return seen;
+}
+
+/** Steps `frames` frames, letting link deliveries run after each (as a page's event loop would). */
+export async function play(s: Stage, frames: number, deltaMs = FRAME_MS): Promise<void> {
+  for (let i = 0; i < frames; i++) {
+    s.step(1, deltaMs);
+    await settle();
+  }
 }
 
 /** Lets queued microtasks and link deliveries run. */

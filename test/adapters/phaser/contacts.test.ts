@@ -1,0 +1,128 @@
+// @vitest-environment jsdom
+// Arcade contacts as `collision` events: colliders and overlaps made through the plugin, and the
+// world's own collide / overlap events — one `begin` per contact, one `end` when it is over.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CapsuleEvents } from '../../../src/runtime/capsule.js';
+import { agentFor, collect, makeTexture, play, stage, type Stage } from './harness.js';
+
+let s: Stage;
+afterEach(() => s?.destroy());
+
+/** Drives a body at `vx` for `frames` frames, as a walk or the arrow keys do (separation zeroes it). */
+async function push(body: Phaser.Physics.Arcade.Sprite, vx: number, frames: number): Promise<void> {
+  for (let i = 0; i < frames; i++) {
+    body.setVelocityX(vx);
+    await play(s, 1);
+  }
+}
+
+/** Every collision the capsule emitted (what the host and an inspector see). */
+function emitted(): Array<CapsuleEvents['collision']> {
+  const seen: Array<CapsuleEvents['collision']> = [];
+  s.plugin.capsule.on('collision', (event) => seen.push(event));
+  return seen;
+}
+
+describe('collisions', () => {
+  it('a collider’s contact is one begin, then one end once the bodies part; the characters involved hear it', async () => {
+    s = await stage();
+    const key = makeTexture(s.scene);
+    const hero = s.scene.physics.add.sprite(100, 100, key);
+    const crate = s.scene.physics.add.sprite(140, 100, key).setImmovable(true);
+    s.plugin.addCharacter('hero', hero);
+    s.plugin.addObject('crate', crate, { kind: 'crate' });
+    s.plugin.collider(hero, crate);
+    const agent = await agentFor(s.plugin, 'hero');
+    const heard = collect(agent, 'collision');
+    const all = emitted();
+    await push(hero, 120, 30); // pushes against the crate for a while: still one contact
+    expect(all).toEqual([{ a: 'crate', b: 'hero', phase: 'begin', kind: 'collide', x: expect.any(Number), y: 100 }]);
+    await push(hero, -120, 10);
+    expect(all.map((event) => event.phase)).toEqual(['begin', 'end']);
+    expect(heard.map((event) => [event.a, event.b, event.phase])).toEqual([['crate', 'hero', 'begin'], ['crate', 'hero', 'end']]);
+  });
+
+  it('an overlap is forwarded with kind overlap, and the game’s own callback still runs', async () => {
+    s = await stage();
+    const key = makeTexture(s.scene);
+    const hero = s.scene.physics.add.sprite(100, 100, key);
+    const apple = s.scene.physics.add.sprite(130, 100, key);
+    s.plugin.addCharacter('hero', hero);
+    s.plugin.addObject('apple_1', apple, { kind: 'apple' });
+    let calls = 0;
+    s.plugin.overlap(hero, apple, () => calls++);
+    const all = emitted();
+    hero.setVelocityX(60);
+    await play(s, 40);
+    expect(calls).toBeGreaterThan(5);
+    expect(all.filter((event) => event.phase === 'begin')).toEqual([expect.objectContaining({ a: 'apple_1', b: 'hero', kind: 'overlap' })]);
+  });
+
+  it('the world’s collide events (bodies with onCollide, colliders the game made) are forwarded too', async () => {
+    s = await stage();
+    const key = makeTexture(s.scene);
+    const hero = s.scene.physics.add.sprite(100, 100, key);
+    const post = s.scene.physics.add.staticImage(130, 100, key);
+    (hero.body as Phaser.Physics.Arcade.Body).onCollide = true;
+    s.plugin.addCharacter('hero', hero);
+    s.plugin.addObstacle(post, { id: 'post' });
+    s.scene.physics.add.collider(hero, post);
+    const all = emitted();
+    await push(hero, 100, 20);
+    expect(all).toEqual([expect.objectContaining({ a: 'hero', b: 'post', phase: 'begin', kind: 'collide' })]);
+  });
+
+  it('contacts with objects the plugin does not know are not forwarded', async () => {
+    s = await stage();
+    const key = makeTexture(s.scene);
+    const hero = s.scene.physics.add.sprite(100, 100, key);
+    const stranger = s.scene.physics.add.sprite(130, 100, key);
+    s.plugin.addCharacter('hero', hero);
+    s.plugin.overlap(hero, stranger);
+    const all = emitted();
+    hero.setVelocityX(100);
+    await play(s, 20);
+    expect(all).toEqual([]);
+  });
+
+  it('only characters within the perception radius of a contact hear it', async () => {
+    s = await stage({ plugin: { perceptionRadius: 150 } });
+    const key = makeTexture(s.scene);
+    const a = s.scene.physics.add.sprite(100, 100, key);
+    const b = s.scene.physics.add.sprite(130, 100, key);
+    s.plugin.addObject('ball', a);
+    s.plugin.addObject('bat', b);
+    s.plugin.addCharacter('watcher', s.scene.add.sprite(150, 150, key));
+    s.plugin.addCharacter('away', s.scene.add.sprite(700, 500, key));
+    s.plugin.overlap(a, b);
+    const watcher = collect(await agentFor(s.plugin, 'watcher'), 'collision');
+    const away = collect(await agentFor(s.plugin, 'away'), 'collision');
+    a.setVelocityX(100);
+    await play(s, 20);
+    expect(watcher.map((event) => event.phase)).toEqual(['begin']);
+    expect(away).toEqual([]);
+  });
+
+  it('holds at most maxContacts contacts; the rest are counted, not forwarded', async () => {
+    s = await stage({ plugin: { maxContacts: 1 } });
+    const key = makeTexture(s.scene);
+    const hero = s.scene.physics.add.sprite(100, 100, key);
+    const one = s.scene.physics.add.sprite(110, 100, key);
+    const two = s.scene.physics.add.sprite(100, 110, key);
+    s.plugin.addCharacter('hero', hero);
+    s.plugin.addObject('one', one);
+    s.plugin.addObject('two', two);
+    s.plugin.overlap(hero, [one, two]);
+    const all = emitted();
+    await play(s, 3);
+    expect(all).toHaveLength(1);
+    expect(s.plugin.counts().droppedContacts).toBeGreaterThan(0);
+  });
+
+  it('collider() without Arcade physics is a CapsuleError that says how to enable it', async () => {
+    s = await stage({ physics: false });
+    const box = s.scene.add.rectangle(1, 1, 1, 1);
+    expect(() => s.plugin.collider(box, box)).toThrow(expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringContaining("add physics: { default: 'arcade' }") }));
+  });
+});
