@@ -19,6 +19,7 @@ let dir: ReturnType<typeof tempDir>;
 let daemon: FakeDaemon;
 let gateway: Gateway;
 let client: BrowserClient;
+let logs: string[];
 
 /** Resolves once `read()` has stopped changing, i.e. the flow has stopped; bounded by `within`. */
 async function settled(read: () => number): Promise<number> {
@@ -52,7 +53,8 @@ async function until(done: () => boolean, what: string): Promise<void> {
 beforeEach(async () => {
   dir = tempDir('aicc-daemon-bp-');
   daemon = await startFakeDaemon(join(dir.path, 'daemon.sock'));
-  gateway = await startGateway({ target: { kind: 'daemon', socketPath: daemon.path, highWaterBytes: 256 * 1024 }, origins: [ORIGIN], key: KEY });
+  const mine: string[] = (logs = []);
+  gateway = await startGateway({ target: { kind: 'daemon', socketPath: daemon.path, highWaterBytes: 256 * 1024 }, origins: [ORIGIN], key: KEY, log: (line) => mine.push(line) });
   client = connectDaemonBrowser(`${gateway.url}/`);
   client.send(command('r0', 'handshake'));
   await responseTo(client, 'r0');
@@ -106,5 +108,20 @@ describe('daemon mode: backpressure', () => {
     socket!.resume();
     await daemon.waitForLines(RECORDS + 1, 20_000);
     expect(daemon.lines.slice(1).map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual(Array.from({ length: RECORDS }, (_, i) => `c${i + 1}`));
+  });
+
+  it('ends a held-back browser promptly with 4502 when the daemon leaves', async () => {
+    const [socket] = daemon.sockets;
+    daemon.answer = false;
+    socket!.pause();
+    const filler = 'z'.repeat(RECORD_BYTES - 200);
+    for (let i = 1; i <= 128; i++) client.send(command(`c${i}`, 'followUp', { message: filler }, { sessionId: 's', generation: 1 }));
+    await settled(() => client.socket.bufferedAmount);
+    socket!.destroy();
+    expect((await within(client.closed, 'the close')).code).toBe(4502);
+    // The gateway read the browser's answer to its close although it had stopped reading it: the
+    // connection ends (and is logged) now, not at ws's 30 s close timeout.
+    await until(() => logs.some((line) => line.includes('#1 ')), 'the log line');
+    expect(logs.find((line) => line.includes('#1 '))).toMatch(/pi-daemon relay: closed \(4502\): the connection to the pi daemon ended/);
   });
 });
