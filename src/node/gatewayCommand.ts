@@ -139,6 +139,7 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
   const args: GatewayArgs = { mode, origins: [], port: 0 };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i]!;
+    if (!flag.startsWith('--')) return `unexpected "${flag}"; a mode (relay, host) comes first, and every option is --NAME VALUE`;
     const value = rest[i + 1];
     // A value may start with "-" (a prompt could), but not with "--": that is the next flag.
     if (value === undefined || value.startsWith('--')) return `${flag} expects a value`;

@@ -43,6 +43,7 @@ describe('aicc gateway --daemon', () => {
     [['--daemon', '/s'], 'name at least one --origin whose pages may connect, e.g. --origin http://localhost:5173'],
     [['--origin', ORIGIN, '--daemon'], '--daemon expects a value'],
     [['--origin', ORIGIN], 'unknown mode "--origin"; choose relay, host or --daemon SOCKET'],
+    [['--daemon', '/s', 'relay', '--origin', ORIGIN], 'unexpected "relay"; a mode (relay, host) comes first, and every option is --NAME VALUE'],
   ])('refuses %j in one line with exit code 2', async (argv, complaint) => {
     const r = run(argv);
     expect(await r.code).toBe(2);
