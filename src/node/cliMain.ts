@@ -19,7 +19,7 @@ Commands:
   replay            re-run a recorded world with no agent and compare every message
   validate          check a recording line by line
   compile-schemas   precompile tool schemas into CSP-safe validators (no ajv compiler in your bundle)
-  gateway           join browser pages to the pi coding agent (pi-peers 1.0 over WebSocket)
+  gateway           join browser pages to the pi coding agent (pi-peers 1.0 or pi-daemon v2, over WebSocket)
 
 Options:
   -h, --help        show this help, or a command's help with \`aicc <command> --help\`
