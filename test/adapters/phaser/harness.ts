@@ -124,9 +124,10 @@ export async function stage(options: StageOptions = {}): Promise<Stage> {
       plugins: { scene: [{ key, plugin: aiccScenePlugin(options.plugin ?? {}), mapping: 'aicc' }] },
       scene: {
         key: 'main',
-        create(this: Phaser.Scene & { aicc: AiccScenePlugin }) {
-          options.create?.(this);
-          resolve(this);
+        create(this: Phaser.Scene) {
+          const self = this as Phaser.Scene & { aicc: AiccScenePlugin };
+          options.create?.(self);
+          resolve(self);
         },
       },
     });
