@@ -48,11 +48,11 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await Promise.all(clients.map((client) => (client.close(), within(client.closed, 'a client to close'))));
+  const closes = await Promise.all(clients.map((client) => (client.close(), within(client.closed, 'a client to close'))));
   await gateway.close();
   await daemon.close();
-  // The key is checked after every test, whatever the test did: not in a log line, not in a frame.
-  const seen = [...clients.flatMap((client) => client.frames), ...logs].join('\n');
+  // The key is checked after every test, whatever the test did: not in a log line, a frame or a close reason.
+  const seen = [...clients.flatMap((client) => client.frames), ...closes.map((close) => close.reason), ...logs].join('\n');
   expect(seen).not.toContain(KEY);
   dir.remove();
 });
