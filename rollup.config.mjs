@@ -1,6 +1,7 @@
 // Three builds: ESM (one file per entry, dependencies external), rolled-up .d.ts per entry, and a
 // self-contained minified IIFE for a plain <script> tag. Run through scripts/build.mjs.
-import { isAbsolute } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import commonjs from '@rollup/plugin-commonjs';
 import json from '@rollup/plugin-json';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
@@ -21,9 +22,11 @@ const entries = {
   pilot: 'src/agent/pilot/index.ts', // "./pilot"
   inspector: 'src/inspector/index.ts', // "./inspector"
   three: 'src/adapters/three/index.ts', // "./three" (three stays external: an optional peer)
+  phaser: 'src/adapters/phaser/index.ts', // "./phaser" (imports no Phaser value: types only)
   node: 'src/node/index.ts', // "./node"
 };
 const cli = 'src/node/cli.ts'; // → dist/cli.js (the `aicc` bin)
+const phaserAdapter = resolve(dirname(fileURLToPath(import.meta.url)), 'src/adapters/phaser') + '/';
 
 // @rollup/plugin-typescript fails on tsconfig's noEmit/outDir and would emit declarations itself:
 // rollup-plugin-dts does the types. tsconfig.build.json makes src/ the only root files, so type
@@ -111,6 +114,23 @@ export default [
       format: 'iife',
       name: 'AICCInspector',
       exports: 'named',
+      plugins: [terser({ format: { comments: false } })],
+    },
+  },
+  {
+    // The Phaser adapter for <script> pages: global AICCPhaser. Everything it imports from outside
+    // its own folder is taken from the page's AICC global (dist/aicc.iife.js, loaded first) rather
+    // than bundled again, so both share one runtime: one CapsuleError, one ToolError class.
+    input: entries.phaser,
+    onwarn,
+    external: (id, importer) => importer !== undefined && id.startsWith('.') && !resolve(dirname(importer), id).startsWith(phaserAdapter),
+    plugins: [ts({ noCheck: true })],
+    output: {
+      file: 'dist/aicc-phaser.iife.js',
+      format: 'iife',
+      name: 'AICCPhaser',
+      exports: 'named',
+      globals: () => 'AICC',
       plugins: [terser({ format: { comments: false } })],
     },
   },

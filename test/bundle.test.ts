@@ -12,8 +12,8 @@ import { parseAst } from 'rollup/parseAst';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'pi', 'pilot', 'inspector', 'three', 'node'];
-const BROWSER_ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'pi', 'pilot', 'inspector', 'three'];
+const ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'pi', 'pilot', 'inspector', 'three', 'phaser', 'node'];
+const BROWSER_ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'pi', 'pilot', 'inspector', 'three', 'phaser'];
 const IIFE = 'aicc.iife.js';
 
 const NODE_BUILTIN = /^(node:|(fs|path|net|os|child_process|crypto|http|https|stream|url|util|events|buffer|worker_threads|tls|zlib)(\/|$))/;
@@ -143,6 +143,30 @@ describe('dist/aicc-inspector.iife.js (<script> tag)', () => {
     const context = vm.createContext({}, { codeGeneration: { strings: false, wasm: false } });
     vm.runInContext(read(file), context, { filename: file });
     expect((context as { AICCInspector?: Record<string, unknown> }).AICCInspector?.['mountInspector']).toBeTypeOf('function');
+  });
+});
+
+describe('dist/aicc-phaser.iife.js (<script> tag)', () => {
+  it('defines the global AICCPhaser on top of the page’s AICC global, sharing its runtime', () => {
+    const file = 'aicc-phaser.iife.js';
+    expect(() => new vm.Script(read(file))).not.toThrow();
+    expect([...scan(file).imports, ...scan(file).requires]).toEqual([]);
+    // No Phaser global here: the adapter needs none to load (Phaser constructs the plugin later).
+    const globals = { console, TextEncoder, TextDecoder, URL, setTimeout, clearTimeout, queueMicrotask, performance, crypto };
+    const context = vm.createContext(globals, { codeGeneration: { strings: false, wasm: false } });
+    vm.runInContext(read(IIFE), context, { filename: IIFE });
+    vm.runInContext(read(file), context, { filename: file });
+    const { AICC, AICCPhaser } = context as { AICC?: Record<string, any>; AICCPhaser?: Record<string, any> };
+    expect(AICCPhaser?.['AiccScenePlugin']).toBeTypeOf('function');
+    expect(AICCPhaser?.['aiccScenePlugin']).toBeTypeOf('function');
+    // Its errors are the AICC global's classes, not a second bundled copy.
+    let thrown: unknown;
+    try {
+      AICCPhaser!['aiccScenePlugin']({ perceptionRadius: -1 });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(AICC!['CapsuleError']);
   });
 });
 
