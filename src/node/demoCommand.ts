@@ -24,6 +24,9 @@ Usage: aicc demo [options]
   --pi-bin PATH     the pi executable (default pi on PATH; a .js file runs with node)
   --provider NAME   pi's --provider        --model ID   pi's --model
   --pi-agent-dir D  where pi finds models.json and auth (default ~/.pi/agent)
+  --agent pi-daemon:SOCKET
+                    let a running pi-daemon drive Cleo, straight over its Unix socket
+                    (protocol v2; --provider and --model together pick the session's model)
   -h, --help        this help
 
 Exit codes: 0 success, 1 the run failed, 2 bad usage.
@@ -36,6 +39,8 @@ interface DemoArgs {
   record?: string;
   play?: string;
   agent?: string;
+  /** With --agent pi-daemon:SOCKET: the daemon's socket. */
+  daemonSocket?: string;
   pi: PiAgentOptions;
 }
 
@@ -70,8 +75,14 @@ export function parseDemoArgs(argv: string[]): DemoArgs | string {
       args.play = name;
     } else if (arg === '--agent') {
       const spec = value();
+      const daemon = spec === undefined ? null : /^pi-daemon:(.+)$/.exec(spec);
+      if (daemon !== null) {
+        args.agent = 'cleo';
+        args.daemonSocket = daemon[1]!;
+        continue;
+      }
       const match = spec === undefined ? null : /^pi(?::([a-z]+))?$/.exec(spec);
-      if (match === null) return `--agent expects pi or pi:NAME, got ${spec === undefined ? 'nothing' : JSON.stringify(spec)}`;
+      if (match === null) return `--agent expects pi, pi:NAME or pi-daemon:SOCKET, got ${spec === undefined ? 'nothing' : JSON.stringify(spec)}`;
       const name = match[1] ?? 'cleo';
       if (!(VILLAGERS as readonly string[]).includes(name)) return `--agent: no villager called "${name}"; choose ${VILLAGERS.join(', ')}`;
       args.agent = name;
@@ -108,7 +119,13 @@ export async function demoCommand(argv: string[], io: CliIo): Promise<number> {
   if (args.record !== undefined) options.record = (line) => recording.push(line);
   if (args.play !== undefined) options.play = { character: args.play, io: { lines: io.stdin!, write: (text) => io.stdout.write(text) } };
   // Loaded only when asked for: pi, the gateway and ws.
-  const pi = args.agent === undefined ? undefined : await (await import('./piAgent.js')).startPiAgent({ ...args.pi, label: args.agent });
+  const agents = args.agent === undefined ? undefined : await import('./piAgent.js');
+  const pi =
+    args.agent === undefined
+      ? undefined
+      : args.daemonSocket !== undefined
+        ? await agents!.startDaemonAgent({ socketPath: args.daemonSocket, label: args.agent, ...(args.pi.provider !== undefined && { provider: args.pi.provider }), ...(args.pi.model !== undefined && { model: args.pi.model }) })
+        : await agents!.startPiAgent({ ...args.pi, label: args.agent });
   if (pi !== undefined) options.pilot = { character: args.agent!, backend: pi.backend };
   let run;
   try {

@@ -1,15 +1,22 @@
 // `aicc demo --agent pi`: one villager driven by pi, reached the way a page would reach it — pi-peers
 // over a WebSocket to the gateway, which runs `pi --mode rpc` with the user's own pi configuration.
+// `aicc demo --agent pi-daemon:SOCKET`: the same villager driven by a running pi-daemon, reached
+// straight over its Unix socket (Node needs no gateway), protocol v2.
 
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import type { ChatBackend } from '../agent/pilot/backend.js';
+import { DaemonBackend } from '../agent/pilot/daemonBackend.js';
 import { PeersBackend } from '../agent/pilot/peersBackend.js';
 import { connectWebSocket, type WebSocketConstructor } from '../links/websocket.js';
+import { DaemonClient } from '../pi/daemonClient.js';
 import { PeersClient } from '../pi/peersClient.js';
 import { KEY_PREFIX, SUBPROTOCOL } from './gateway/access.js';
 import { PiHost } from './gateway/piHost.js';
 import { startGateway } from './gateway/server.js';
+import { connectSocketLink } from './socketLink.js';
+
+const SYSTEM_PROMPT = 'You play one character in a small text game. Act only through the tool calls the game describes.';
 
 export interface PiAgentOptions {
   /** The pi executable (default `pi` on PATH; a .js file runs with node). */
@@ -34,7 +41,7 @@ export async function startPiAgent(options: PiAgentOptions = {}): Promise<PiAgen
     ...(options.model !== undefined && { model: options.model }),
     ...(options.agentDir !== undefined && { agentDir: options.agentDir }),
     label: options.label ?? 'villager',
-    systemPrompt: 'You play one character in a small text game. Act only through the tool calls the game describes.',
+    systemPrompt: SYSTEM_PROMPT,
   });
   const key = randomBytes(24).toString('hex');
   const gateway = await startGateway({ target: { kind: 'host', host }, origins: [], key, log: () => {} });
@@ -52,6 +59,44 @@ export async function startPiAgent(options: PiAgentOptions = {}): Promise<PiAgen
   } catch (error) {
     await gateway.close();
     await host.close();
+    throw error;
+  }
+}
+
+export interface DaemonAgentOptions {
+  /** The daemon's Unix socket (`pi-daemon serve --socket PATH`). */
+  socketPath: string;
+  /** The session's model; both or neither (default: the daemon's own). */
+  provider?: string;
+  model?: string;
+  /** The villager: the session is `aicc-demo-<label>`. */
+  label?: string;
+}
+
+/**
+ * Connects to a running pi-daemon over its socket and opens the villager's session (memory mode,
+ * every resource "none", a new generation each run). Closing closes the session, then the link.
+ */
+export async function startDaemonAgent(options: DaemonAgentOptions): Promise<PiAgent> {
+  if ((options.provider === undefined) !== (options.model === undefined)) {
+    throw new Error('startDaemonAgent: give --provider and --model together, or neither for the daemon\'s default model');
+  }
+  const client = await DaemonClient.connect(await connectSocketLink(options.socketPath));
+  try {
+    const model = options.provider === undefined ? {} : { model: { provider: options.provider, id: options.model! } };
+    const backend = await DaemonBackend.open(client, {
+      sessionId: `aicc-demo-${options.label ?? 'villager'}`,
+      open: { cwd: process.cwd(), session: { mode: 'memory' }, systemPrompt: SYSTEM_PROMPT, ...model },
+    });
+    return {
+      backend,
+      close: async () => {
+        await backend.close();
+        client.disconnect('aicc demo: done');
+      },
+    };
+  } catch (error) {
+    client.disconnect('aicc demo: the session did not open');
     throw error;
   }
 }

@@ -39,6 +39,8 @@ interface Outstanding {
   /** The turn's text (an aborted turn's partial text); a failed wake rejects, and reply() throws it. */
   promise: Promise<string>;
   accepted: () => void;
+  /** The wake has answered; its text waits for reply() (a fast host answers before it is asked). */
+  done: boolean;
 }
 
 export class DaemonBackend implements ChatBackend {
@@ -94,12 +96,12 @@ export class DaemonBackend implements ChatBackend {
   }
 
   get busy(): boolean {
-    return this.wake !== undefined;
+    return this.wake !== undefined && !this.wake.done;
   }
 
   async send(kind: SendKind, text: string): Promise<void> {
     if (this.closed) throw new Error('DaemonBackend.send: the backend is closed');
-    if (this.wake === undefined) {
+    if (!this.busy) {
       // A steer or follow-up with no wake to take it waits for the next wake (the host would refuse it).
       if (kind !== 'prompt') return this.enqueue(text);
       return this.startWake(text);
@@ -121,27 +123,39 @@ export class DaemonBackend implements ChatBackend {
   async reply(signal?: AbortSignal): Promise<string | null> {
     const wake = this.wake;
     if (wake === undefined) return null;
-    const text = await (signal === undefined ? wake.promise : abortable(wake.promise, signal));
+    let text: string | null;
+    try {
+      text = await (signal === undefined ? wake.promise : abortable(wake.promise, signal));
+    } catch (error) {
+      if (this.wake === wake) this.wake = undefined;
+      throw error;
+    }
     // An abandoned wait leaves the wake running: a later reply() still waits for it.
     if (signal?.aborted === true) return null;
+    if (this.wake === wake) this.wake = undefined;
     return text;
   }
 
   async abort(): Promise<void> {
-    if (this.wake === undefined) return;
+    if (!this.busy) return;
     // The wake then answers with its partial text, and ends.
     await this.client.abort(this.ref);
   }
 
-  close(): void {
-    if (this.closed) return;
+  /**
+   * Ends the backend and, unless options.closeSession is false, the daemon session. The pilot does
+   * not wait; an owner that closes the client next awaits it, so the close reaches the host first.
+   * Never rejects: failures are moot (the host may be gone already).
+   */
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     this.closed = true;
     this.dispose();
-    if (this.options.closeSession === false) return;
+    if (this.options.closeSession === false) return Promise.resolve();
     const ref = this.ref;
-    const wake = this.wake;
-    // A session must be idle to close: stop the wake first. Failures are moot (the host may be gone).
-    void (async () => {
+    const wake = this.busy ? this.wake : undefined;
+    // A session must be idle to close: stop the wake first.
+    return (async () => {
       if (wake !== undefined) {
         await this.client.abort(ref);
         await wake.promise.catch(() => undefined);
@@ -168,10 +182,10 @@ export class DaemonBackend implements ChatBackend {
     let accept!: () => void;
     const accepted = new Promise<void>((resolve) => (accept = resolve));
     const promise = this.client.wake(this.ref, { prompt, idempotencyKey: this.nextKey(), source: 'aicc-pilot' }).then((answer) => (answer.terminal ? answer.result.text : ''));
-    const wake: Outstanding = { promise, accepted: accept };
+    const wake: Outstanding = { promise, accepted: accept, done: false };
     this.wake = wake;
     const finished = (): void => {
-      if (this.wake === wake) this.wake = undefined;
+      wake.done = true;
     };
     promise.then(finished, finished);
     try {

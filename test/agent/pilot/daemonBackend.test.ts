@@ -50,6 +50,17 @@ describe('the pi-daemon backend', () => {
     expect(await backend.reply()).toBeNull();
   });
 
+  it('keeps the text of a wake that ended before reply() was asked (a fast host)', async () => {
+    const { sim, backend } = await setup();
+    sim.scriptTurns('quick');
+    await backend.send('prompt', 'go');
+    for (let i = 0; i < 3; i++) await settle();
+    expect(sim.turns[0]!.done).toBe(true);
+    expect(backend.busy).toBe(false);
+    expect(await backend.reply()).toBe('quick');
+    expect(await backend.reply()).toBeNull();
+  });
+
   it('steers and follows up into the running wake; a prompt while running joins as a follow-up', async () => {
     const { sim, backend } = await setup();
     sim.scriptTurns({ text: (turn) => `steers: ${turn.steers.join('|')}; follow-ups: ${turn.followUps.join('|')}`, hold: true });
