@@ -11,7 +11,9 @@
 // from a real call) to a bare `ws` server that sends it straight back, and awaits the echo: the
 // same library, the same loopback, the same two event-loop turns, the same warm-up and number of
 // round trips, with none of the work. The capsule's ratio to it is what the protocol costs on the
-// wire. Both run in this one process, as the capsule and agent do.
+// wire. Both run in this one process, as the capsule and agent do. A second echo also parses and
+// stringifies JSON on both ends — the floor of any JSON protocol — to show how much of the gap is
+// the encoding every JSON peer pays and how much is the capsule's own.
 
 import { statsOf, timeCalls, us, type CallStats } from './callTiming.js';
 import { capsuleOverWebSocket } from './capsulePeer.js';
@@ -26,10 +28,12 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   try {
     frames = await capsule.sampleFrames(0);
     const echo = await echoOverWebSocket(frames.call);
+    const jsonEcho = await echoOverWebSocket(frames.call, { json: true });
     try {
       stats = await timeCalls(
         [
           { name: 'echo', call: (n) => echo.call(n) },
+          { name: 'json echo', call: (n) => jsonEcho.call(n) },
           { name: 'capsule', call: (n) => capsule.call(n + 1) },
         ],
         plan,
@@ -37,6 +41,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       );
     } finally {
       await echo.close();
+      await jsonEcho.close();
     }
   } finally {
     await capsule.close();
@@ -57,8 +62,21 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       note: `${which} ${us(cap[`${which}Us`])} vs ${us(echo[`${which}Us`])}; ratio = capsule ${which} ÷ echo ${which} (lower is better)${target}; ${setting}`,
     };
   };
+  // The same p50 against the JSON floor: an echo that also parses and stringifies a frame on each
+  // side, as any JSON protocol must. What is left between it and the capsule is the protocol's own
+  // work (checks, ids, dispatch, the tool), not the encoding.
+  const jsonEcho = statsOf(stats, 'json echo');
+  const jsonFloorRow: BenchRow = {
+    name: 'webSocket p50 round trip vs JSON echo',
+    capsule: 1e6 / cap.p50Us,
+    baseline: 1e6 / jsonEcho.p50Us,
+    unit: 'per s (1/p50)',
+    ratio: timeRatio(1e6 / cap.p50Us, 1e6 / jsonEcho.p50Us),
+    note: `p50 ${us(cap.p50Us)} vs ${us(jsonEcho.p50Us)}; the echo also JSON.parses and JSON.stringifies on both ends (no target; the bare echo is the target's floor); ${setting}`,
+  };
   return [
     latencyRow('p50', '; target ≤ 1.3×'),
+    jsonFloorRow,
     latencyRow('p99', ''),
     {
       name: 'webSocket calls vs echo',

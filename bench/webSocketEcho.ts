@@ -7,10 +7,20 @@ import type { AddressInfo } from 'node:net';
 import { WebSocket, type RawData } from 'ws';
 import { closeServer, listen, type CallPeer } from './capsulePeer.js';
 
-export async function echoOverWebSocket(frame: string): Promise<CallPeer> {
+/**
+ * `json`: both ends also do what any JSON protocol must — the server parses the frame and sends a
+ * freshly stringified reply, the client parses that and stringifies its next frame afresh — and
+ * nothing else: the floor for a JSON protocol over this transport.
+ */
+export async function echoOverWebSocket(frame: string, options: { json?: boolean } = {}): Promise<CallPeer> {
+  const json = options.json === true;
+  const message: unknown = JSON.parse(frame);
   const server = await listen();
   server.on('connection', (socket) => {
-    socket.on('message', (data: RawData, isBinary: boolean) => socket.send(data as Buffer, { binary: isBinary }));
+    socket.on('message', (data: RawData, isBinary: boolean) => {
+      if (json) socket.send(JSON.stringify(JSON.parse((data as Buffer).toString('utf8'))));
+      else socket.send(data as Buffer, { binary: isBinary });
+    });
   });
   const socket = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
   await new Promise<void>((resolve, reject) => {
@@ -18,7 +28,8 @@ export async function echoOverWebSocket(frame: string): Promise<CallPeer> {
     socket.once('error', reject);
   });
   let waiting: (() => void) | undefined;
-  socket.on('message', () => {
+  socket.on('message', (data: RawData) => {
+    if (json) JSON.parse((data as Buffer).toString('utf8'));
     const done = waiting;
     waiting = undefined;
     done?.();
@@ -27,7 +38,7 @@ export async function echoOverWebSocket(frame: string): Promise<CallPeer> {
     call: () =>
       new Promise<void>((resolve) => {
         waiting = resolve;
-        socket.send(frame);
+        socket.send(json ? JSON.stringify(message) : frame);
       }),
     async close() {
       await new Promise<void>((resolve) => {
