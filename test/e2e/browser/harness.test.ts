@@ -98,7 +98,7 @@ describe('browser harness on the fixture page', () => {
   it('gives up on a page that never gets ready, saying what it logged', async () => {
     const page = await DemoPage.open(browser.context, `${server.url}fixture/missing.html`);
     try {
-      await expect(page.waitReady(500)).rejects.toThrow(/fixture\/missing\.html: aiccDemo\.ready not true within 500 ms .*the page logged: \["console\.error: Failed to load resource: the server responded with a status of 404 \(Not Found\)"\]/);
+      await expect(page.waitReady(500)).rejects.toThrow(/fixture\/missing\.html: aiccDemo\.ready not true within 500 ms .*the page logged: \[.*"HTTP 404: http:\/\/127\.0\.0\.1:\d+\/fixture\/missing\.html".*\]/);
     } finally {
       await page.close();
     }

@@ -26,6 +26,10 @@ export class DemoPage {
       if (message.type() === 'error') this.logged.push(`console.error: ${message.text()}`);
     });
     page.on('pageerror', (error) => this.logged.push(`page error: ${error.message}`));
+    // The console names no URL for a failed load; this line does.
+    page.on('response', (response) => {
+      if (response.status() >= 400) this.logged.push(`HTTP ${response.status()}: ${response.url()}`);
+    });
   }
 
   /** Opens `url` in a new tab, listening for errors from the first byte. */
