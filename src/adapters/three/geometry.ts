@@ -5,26 +5,52 @@
 // direction `object.lookAt` turns an object's local +Z to, so a heading and `rotation.y` agree for
 // objects whose parents are not turned.
 
-import { Box3, MathUtils, Sphere, Vector3, type Object3D } from 'three';
+import { Box3, MathUtils, Sphere, Vector3, type BufferGeometry, type Object3D } from 'three';
 
 /** An object's extent in world space, as measured for `nearby` and collisions. */
 export type Volume = { kind: 'box'; box: Box3; center: Vector3; radius: number } | { kind: 'sphere'; sphere: Sphere; center: Vector3; radius: number };
 
 export type BoundsKind = 'box' | 'sphere';
 
-/** The object's world volume now (its world matrices must be current: the binding updates them each frame). */
+/** The object's world volume as of its world matrices (the binding updates them every frame). */
 export function measure(object: Object3D, kind: BoundsKind, radius: number | undefined): Volume {
   if (kind === 'sphere') {
     const center = object.getWorldPosition(new Vector3());
     // No radius given: the sphere around the object's box, so a sphere-bounded mesh needs no tuning.
-    const r = radius ?? new Box3().setFromObject(object).getBoundingSphere(new Sphere()).radius;
+    const r = radius ?? boxOf(object).getBoundingSphere(new Sphere()).radius;
     return { kind: 'sphere', sphere: new Sphere(center, Number.isFinite(r) ? r : 0), center, radius: Number.isFinite(r) ? r : 0 };
   }
-  const box = new Box3().setFromObject(object);
+  const box = boxOf(object);
   // An object with no geometry (a bare Group or Object3D) has an empty box: treat it as its origin.
   if (box.isEmpty()) box.setFromCenterAndSize(object.getWorldPosition(new Vector3()), new Vector3());
   const center = box.getCenter(new Vector3());
   return { kind: 'box', box, center, radius: box.getSize(new Vector3()).length() / 2 };
+}
+
+/**
+ * The world box around an object and its descendants: `Box3.setFromObject` without its per-node
+ * `updateWorldMatrix`, which would recompute every matrix the frame's `scene.updateMatrixWorld`
+ * just did (half the cost of measuring). Geometry boxes are computed once and cached by three.
+ */
+function boxOf(object: Object3D): Box3 {
+  const box = new Box3();
+  const part = new Box3();
+  object.traverse((node) => {
+    const geometry = (node as { geometry?: BufferGeometry }).geometry;
+    if (geometry === undefined) return;
+    // InstancedMesh and BatchedMesh keep a box of all their instances on the object itself.
+    const own = node as { boundingBox?: Box3 | null; computeBoundingBox?: () => void };
+    let local: Box3 | null;
+    if (own.boundingBox !== undefined) {
+      if (own.boundingBox === null) own.computeBoundingBox?.();
+      local = own.boundingBox ?? null;
+    } else {
+      if (geometry.boundingBox === null) geometry.computeBoundingBox();
+      local = geometry.boundingBox;
+    }
+    if (local !== null) box.union(part.copy(local).applyMatrix4(node.matrixWorld));
+  });
+  return box;
 }
 
 /** Whether two volumes touch or overlap (three's own tests: touching counts). */
