@@ -310,7 +310,7 @@ export class AiccScenePlugin implements SceneWorld {
   private unhookEntity(entity: Entity): void {
     const object = entity.object;
     this.walks.forget(entity.id);
-    this.bubbles.hide(entity.id);
+    this.bubbles.forget(entity.id);
     this.spawned.delete(entity.id);
     if (object === undefined) return;
     const gone = this.destroyHooks.get(object);

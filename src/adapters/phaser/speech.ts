@@ -1,4 +1,4 @@
-// Speech bubbles: a line of text above a speaker that follows it and fades after a while (scene
+// Speech bubbles: a line of text above a speaker that follows it and goes after a while (scene
 // time). One bubble per speaker — a new line replaces the old — so their number is bounded by the
 // characters on stage.
 
@@ -32,54 +32,80 @@ interface Bubble {
   text: Phaser.GameObjects.Text;
   speaker: Positioned;
   until: number;
+  shown: boolean;
 }
 
 export class Bubbles {
-  private readonly shown = new Map<string, Bubble>();
+  /** One Text per speaker, reused from line to line: a new Text costs a new texture each time. */
+  private readonly bubbles = new Map<string, Bubble>();
   private time = 0;
+  private visible = 0;
 
   constructor(
     private readonly scene: Phaser.Scene,
     private readonly style: BubbleStyle = {},
   ) {}
 
+  /** Bubbles showing now. */
   get size(): number {
-    return this.shown.size;
+    return this.visible;
   }
 
   /** The line `id` is saying now, if any. */
   line(id: string): string | undefined {
-    return this.shown.get(id)?.text.text;
+    const bubble = this.bubbles.get(id);
+    return bubble?.shown === true ? bubble.text.text : undefined;
   }
 
   show(id: string, speaker: Positioned, line: string, durationMs: number): void {
-    this.hide(id);
-    const text = this.scene.add.text(speaker.x, speaker.y, line, { ...DEFAULT_TEXT_STYLE, ...this.style.text });
-    text.setOrigin(0.5, 1);
-    text.setDepth(this.style.depth ?? 1000);
-    const bubble = { text, speaker, until: this.time + durationMs };
+    let bubble = this.bubbles.get(id);
+    if (bubble === undefined || bubble.speaker !== speaker) {
+      this.forget(id);
+      const text = this.scene.add.text(speaker.x, speaker.y, line, { ...DEFAULT_TEXT_STYLE, ...this.style.text });
+      text.setOrigin(0.5, 1);
+      text.setDepth(this.style.depth ?? 1000);
+      bubble = { text, speaker, until: 0, shown: false };
+      this.bubbles.set(id, bubble);
+    } else {
+      bubble.text.setText(line);
+    }
+    bubble.until = this.time + durationMs;
+    if (!bubble.shown) this.visible++;
+    bubble.shown = true;
+    bubble.text.setVisible(true);
     this.place(bubble);
-    this.shown.set(id, bubble);
   }
 
   hide(id: string): void {
-    const bubble = this.shown.get(id);
+    const bubble = this.bubbles.get(id);
+    if (bubble === undefined || !bubble.shown) return;
+    bubble.shown = false;
+    this.visible--;
+    bubble.text.setVisible(false);
+  }
+
+  /** Hides and destroys the bubble of `id` (its speaker left). */
+  forget(id: string): void {
+    const bubble = this.bubbles.get(id);
     if (bubble === undefined) return;
-    this.shown.delete(id);
+    this.hide(id);
+    this.bubbles.delete(id);
     bubble.text.destroy();
   }
 
   /** Follows the speakers and takes down the lines whose time is up. */
   update(deltaMs: number): void {
     this.time += deltaMs;
-    for (const [id, bubble] of this.shown) {
-      if (bubble.until <= this.time || (bubble.speaker as { scene?: unknown }).scene == null) this.hide(id);
+    for (const [id, bubble] of this.bubbles) {
+      if (!bubble.shown) continue;
+      if ((bubble.speaker as { scene?: unknown }).scene == null) this.forget(id);
+      else if (bubble.until <= this.time) this.hide(id);
       else this.place(bubble);
     }
   }
 
   clear(): void {
-    for (const id of [...this.shown.keys()]) this.hide(id);
+    for (const id of [...this.bubbles.keys()]) this.forget(id);
   }
 
   private place(bubble: Bubble): void {

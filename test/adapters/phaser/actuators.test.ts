@@ -128,7 +128,12 @@ describe('say', () => {
     expect(heardNear).toEqual([{ from: 'hero', text: 'Apples by the well!', to: 'near' }]);
     expect(heardFar).toEqual([]);
     await play(s, 60);
-    expect(s.scene.children.list.some((child) => child.type === 'Text')).toBe(false);
+    expect(bubble.visible).toBe(false);
+    expect(s.plugin.counts().bubbles).toBe(0);
+    // The next line reuses the speaker's bubble rather than making another Text.
+    expect(await agent.call('say', { text: 'Anyone?' })).toMatchObject({ ok: true });
+    expect(s.scene.children.list.filter((child) => child.type === 'Text')).toEqual([bubble]);
+    expect([bubble.visible, bubble.text]).toEqual([true, 'Anyone?']);
   });
 
   it('refuses a line that is too long, and someone who is not there', async () => {

@@ -1,0 +1,92 @@
+// The scripted villager of the Phaser demo: it acts only through the capsule's tools. It looks
+// around (`nearby`), walks to the nearest apple in sight (`move_to`; the game lets it eat by walking
+// onto one), greets neighbours and answers when spoken to (`say`), plants apples now and then if it
+// is a gardener (`spawn`), and otherwise wanders. A walk's end (a `state_change` on its `moving`
+// field) or a word addressed to it is news that prompts its next decision at once.
+
+import { ScriptedAgent } from '../../src/agent/scripted.js';
+import type { AgentClient } from '../../src/agent/agentClient.js';
+import type { SeededRandom } from '../../src/adapters/headless/random.js';
+import type { NearbyOutput, PositionOutput } from '../../src/adapters/phaser/index.js';
+import type { EventMessage } from '../../src/runtime/protocol.js';
+import { freeSpot } from './village.js';
+
+/** How far one wander goes at most, px. */
+const LEG = 160;
+/** Ticks (10 a second) before greeting the same neighbour again. */
+const GREET_AGAIN_AFTER = 300;
+const GREETINGS = ['Hello, {}!', 'Nice day, {}.', 'Seen any apples, {}?', 'Hi {}!'];
+const ANSWERS = ['Hello to you too, {}!', 'Try over by the pond, {}.', 'Good foraging, {}!'];
+
+export class Forager extends ScriptedAgent {
+  private walking = false;
+  private target: { x: number; y: number } | undefined;
+  private readonly greeted = new Map<string, number>();
+  private lastSpoke = -Infinity;
+
+  constructor(
+    client: AgentClient,
+    private readonly id: string,
+    private readonly random: SeededRandom,
+    private readonly gardener: boolean,
+  ) {
+    super(client);
+    // A decision a second when nothing happens (tool limits allow one nearby a second).
+    this.pace = 10;
+  }
+
+  protected async decide(news: EventMessage[]): Promise<void> {
+    for (const event of news) {
+      if (event.topic === 'state_change' && event.payload['entity'] === this.id && event.payload['field'] === 'moving') this.walking = false;
+    }
+    const addressed = news.find((event) => event.topic === 'agent_message' && event.payload['to'] === this.id);
+    if (addressed !== undefined && this.tick - this.lastSpoke > 30) {
+      const from = String(addressed.payload['from']);
+      await this.say(this.pick(ANSWERS).replace('{}', from), from);
+      return;
+    }
+
+    const look = await this.call<NearbyOutput>('nearby', {});
+    if (!look.ok) return;
+    const apple = look.output.objects.find((seen) => seen.kind === 'apple' && seen.visible);
+    if (apple !== undefined) {
+      if (this.target?.x !== apple.x || this.target.y !== apple.y || !this.walking) await this.walkTo(apple.x, apple.y);
+      return;
+    }
+    if (this.gardener && this.random.next() < 0.25) {
+      const spot = freeSpot(this.random);
+      await this.call('spawn', { template: 'apple', x: spot.x, y: spot.y });
+      return;
+    }
+    const neighbour = look.output.objects.find((seen) => seen.role === 'character' && seen.distance < 90 && seen.visible && this.tick - (this.greeted.get(seen.id) ?? -Infinity) > GREET_AGAIN_AFTER);
+    if (neighbour !== undefined && this.tick - this.lastSpoke > 50) {
+      this.greeted.set(neighbour.id, this.tick);
+      await this.say(this.pick(GREETINGS).replace('{}', neighbour.id), neighbour.id);
+      return;
+    }
+    if (!this.walking) {
+      const me = await this.call<PositionOutput>('position');
+      if (!me.ok) return;
+      const spot = freeSpot(this.random);
+      const dx = spot.x - me.output.x;
+      const dy = spot.y - me.output.y;
+      const scale = Math.min(1, LEG / Math.max(1, Math.hypot(dx, dy)));
+      await this.walkTo(Math.round(me.output.x + dx * scale), Math.round(me.output.y + dy * scale));
+    }
+  }
+
+  private async walkTo(x: number, y: number): Promise<void> {
+    const moved = await this.call('move_to', { x, y });
+    this.walking = moved.ok;
+    this.target = moved.ok ? { x, y } : undefined;
+  }
+
+  private async say(text: string, to: string): Promise<void> {
+    const said = await this.call('say', { text, to });
+    if (said.ok) this.lastSpoke = this.tick;
+  }
+
+  private pick(lines: readonly string[]): string {
+    return lines[this.random.int(lines.length)]!;
+  }
+}
