@@ -28,7 +28,7 @@ import {
 import { checkCommand, DEFAULT_DAEMON_LIMITS, readAttach, readDaemonRecord, readFlag, readHandshake, readOpen, readWake, type DaemonRecordProblem } from './daemonRecords.js';
 import { EventStreams, STREAM_DEFAULTS, type StreamReport } from './daemonStream.js';
 import { PendingRequests, type PendingErrors } from './peersPending.js';
-import { backoffDelay, connectWithin, RECONNECT_DEFAULTS, Sleeper, type PeersReconnectOptions } from './peersReconnect.js';
+import { reconnectLoop, Sleeper, type PeersReconnectOptions } from './peersReconnect.js';
 
 /** How a DaemonClient gets a new link after a drop (the same shape as PeersClient's). */
 export type DaemonReconnectOptions = PeersReconnectOptions;
@@ -373,34 +373,23 @@ export class DaemonClient {
   }
 
   /** Backoff, connect, handshake, attach again; until it works, is refused for good, or attempts run out. */
-  private async reconnect(options: DaemonReconnectOptions, attached: SessionRef[]): Promise<void> {
-    const maxAttempts = options.maxAttempts ?? RECONNECT_DEFAULTS.maxAttempts;
-    const base = options.baseDelayMs ?? RECONNECT_DEFAULTS.baseDelayMs;
-    const cap = options.maxDelayMs ?? RECONNECT_DEFAULTS.maxDelayMs;
+  private reconnect(options: DaemonReconnectOptions, attached: SessionRef[]): Promise<void> {
     const previousHostInstanceId = this.hostInfo!.hostInstanceId;
-    let last = 'no attempt made';
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      await this.sleeper.sleep(backoffDelay(attempt, base, cap));
-      if (this.current !== 'reconnecting') return;
-      try {
-        const link = await connectWithin(() => options.connect(), this.clock, this.requestTimeoutMs);
-        if (this.current !== 'reconnecting') {
-          link.close('DaemonClient: closed while reconnecting');
-          return;
-        }
-        await this.use(link);
+    return reconnectLoop(options, {
+      place: 'DaemonClient',
+      clock: this.clock,
+      sleeper: this.sleeper,
+      timeoutMs: this.requestTimeoutMs,
+      reconnecting: () => this.current === 'reconnecting',
+      attach: (link) => this.use(link),
+      reconnected: async (attempt) => {
         this.current = 'open';
         const report = await this.reattach(attempt, previousHostInstanceId, attached);
         if (this.current === 'open') this.bus.emit('reconnect', report);
-        return;
-      } catch (error) {
-        if (this.current !== 'reconnecting') return;
-        last = error instanceof Error ? error.message : String(error);
-        // incompatible_protocol, host_draining…: another attempt would be refused the same way.
-        if (error instanceof DaemonError && !error.retryable) return this.shutdown(`DaemonClient: reconnect refused: ${last}`, false);
-      }
-    }
-    this.shutdown(`DaemonClient: gave up reconnecting after ${maxAttempts} attempts (last: ${last})`, true);
+      },
+      // incompatible_protocol, host_draining…: refused for good (not retryable).
+      shutdown: (reason, retryable) => this.shutdown(reason, retryable),
+    });
   }
 
   private async reattach(attempt: number, previousHostInstanceId: string, attached: SessionRef[]): Promise<ReconnectReport> {

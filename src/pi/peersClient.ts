@@ -25,7 +25,7 @@ import {
   type VersionRange,
 } from './peersProtocol.js';
 import { checkRequest, DEFAULT_PEERS_LIMITS, readAgentState, readHelloProtocol, readLastText, readRecord, type RecordProblem } from './peersRecords.js';
-import { backoffDelay, connectWithin, RECONNECT_DEFAULTS, Sleeper, type PeersReconnectOptions } from './peersReconnect.js';
+import { reconnectLoop, Sleeper, type PeersReconnectOptions } from './peersReconnect.js';
 import { waitForReply as pollForReply, WAIT_DEFAULTS, type WaitForReplyOptions } from './peersWait.js';
 
 export interface PeersClientOptions {
@@ -298,32 +298,22 @@ export class PeersClient {
   }
 
   /** Backoff, connect, hello; again until it works, a hello is refused for good, or attempts run out. */
-  private async reconnect(options: PeersReconnectOptions): Promise<void> {
-    const maxAttempts = options.maxAttempts ?? RECONNECT_DEFAULTS.maxAttempts;
-    const base = options.baseDelayMs ?? RECONNECT_DEFAULTS.baseDelayMs;
-    const cap = options.maxDelayMs ?? RECONNECT_DEFAULTS.maxDelayMs;
-    let last = 'no attempt made';
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      await this.sleeper.sleep(backoffDelay(attempt, base, cap));
-      if (this.current !== 'reconnecting') return;
-      try {
-        const link = await connectWithin(() => options.connect(), this.clock, this.requestTimeoutMs);
-        if (this.current !== 'reconnecting') {
-          link.close('PeersClient: closed while reconnecting');
-          return;
-        }
-        await this.attach(link);
+  private reconnect(options: PeersReconnectOptions): Promise<void> {
+    return reconnectLoop(options, {
+      place: 'PeersClient',
+      clock: this.clock,
+      sleeper: this.sleeper,
+      timeoutMs: this.requestTimeoutMs,
+      reconnecting: () => this.current === 'reconnecting',
+      attach: (link) => this.attach(link),
+      reconnected: (attempt) => {
         this.current = 'open';
         this.bus.emit('reconnect', { attempt, protocolVersion: this.protocolVersion });
-        return;
-      } catch (error) {
-        if (this.current !== 'reconnecting') return;
-        last = this.redact(error instanceof Error ? error.message : String(error));
-        // auth_failed, incompatible_version…: another attempt would be refused the same way.
-        if (error instanceof PeersError && !error.retryable) return this.shutdown(`PeersClient: reconnect refused: ${last}`, false);
-      }
-    }
-    this.shutdown(`PeersClient: gave up reconnecting after ${maxAttempts} attempts (last: ${last})`, true);
+      },
+      // auth_failed, incompatible_version…: refused for good (not retryable).
+      shutdown: (reason, retryable) => this.shutdown(reason, retryable),
+      describe: (error) => this.redact(error instanceof Error ? error.message : String(error)),
+    });
   }
 
   private shutdown(reason: string, retryable: boolean): void {

@@ -1,6 +1,6 @@
-// How a PeersClient gets a new link after a drop: the caller's connect(), tried with exponential
-// backoff on the injected clock, each attempt bounded in time. The hello on the new link is the
-// client's business; this module only finds a link.
+// How a PeersClient (or a DaemonClient) gets a new link after a drop: the caller's connect(), tried
+// with exponential backoff on the injected clock, each attempt bounded in time. The hello (or
+// handshake) on the new link is the client's business, handed in as a step of the loop.
 
 import type { Link } from '../links/link.js';
 import type { Clock, TimerId } from '../runtime/clock.js';
@@ -80,4 +80,55 @@ export function connectWithin(connect: () => Promise<Link>, clock: Clock, timeou
       },
     );
   });
+}
+
+/** What a client does at each point of the reconnect loop. */
+export interface ReconnectSteps {
+  /** Names the client in reasons (`PeersClient`). */
+  place: string;
+  clock: Clock;
+  sleeper: Sleeper;
+  /** Bound on each connect(). */
+  timeoutMs: number;
+  /** False once the client has left the reconnecting state (closed meanwhile): the loop stops. */
+  reconnecting(): boolean;
+  /** Hello or handshake on the new link; a throw means another attempt, unless `retryable` is false. */
+  attach(link: Link): Promise<void>;
+  /** The new link is ready. */
+  reconnected(attempt: number): Promise<void> | void;
+  /** Ends the client: refused for good (retryable false) or out of attempts (true). */
+  shutdown(reason: string, retryable: boolean): void;
+  /** An attempt's failure as text for the final reason (a client with a secret redacts it). */
+  describe?(error: unknown): string;
+}
+
+/**
+ * Backoff, connect, attach; again until it works, an attempt is refused for good (an error whose
+ * `retryable` is false: another attempt would be refused the same way), or attempts run out.
+ */
+export async function reconnectLoop(options: PeersReconnectOptions, steps: ReconnectSteps): Promise<void> {
+  const maxAttempts = options.maxAttempts ?? RECONNECT_DEFAULTS.maxAttempts;
+  const base = options.baseDelayMs ?? RECONNECT_DEFAULTS.baseDelayMs;
+  const cap = options.maxDelayMs ?? RECONNECT_DEFAULTS.maxDelayMs;
+  const describe = steps.describe ?? ((error: unknown) => (error instanceof Error ? error.message : String(error)));
+  let last = 'no attempt made';
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    await steps.sleeper.sleep(backoffDelay(attempt, base, cap));
+    if (!steps.reconnecting()) return;
+    try {
+      const link = await connectWithin(() => options.connect(), steps.clock, steps.timeoutMs);
+      if (!steps.reconnecting()) {
+        link.close(`${steps.place}: closed while reconnecting`);
+        return;
+      }
+      await steps.attach(link);
+      await steps.reconnected(attempt);
+      return;
+    } catch (error) {
+      if (!steps.reconnecting()) return;
+      last = describe(error);
+      if ((error as { retryable?: unknown } | null)?.retryable === false) return steps.shutdown(`${steps.place}: reconnect refused: ${last}`, false);
+    }
+  }
+  steps.shutdown(`${steps.place}: gave up reconnecting after ${maxAttempts} attempts (last: ${last})`, true);
 }
