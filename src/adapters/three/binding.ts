@@ -199,7 +199,15 @@ export class CapsuleBinding implements SceneBinding {
     try {
       this.capsule.emit('collision', payload, to === undefined ? {} : { to });
     } catch (error) {
-      this.forgetDisposedCapsule(error);
+      if (error instanceof CapsuleError && error.code === 'AICC_DISPOSED') {
+        this.capsuleGone = true;
+        return;
+      }
+      // A game listener of 'collision' threw. The frame goes on (the other pairs, the capsule's
+      // step); the error is rethrown on its own, where the game sees it.
+      queueMicrotask(() => {
+        throw error;
+      });
     }
   }
 

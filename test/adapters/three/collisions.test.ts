@@ -134,3 +134,32 @@ describe('CollisionWatcher', () => {
     expect(told).toHaveLength(expected.length); // nothing new while nothing moves
   });
 });
+
+describe('a collision listener that throws', () => {
+  it('does not stop the frame: the other pairs are told and the capsule steps; the error surfaces on its own', async () => {
+    const s = stage({ capsule: { tickMode: 'fixed', tickRateHz: 10 } });
+    const seen: string[] = [];
+    let first = true;
+    s.capsule.on('collision', ({ a, b }) => {
+      seen.push(`${a}+${b}`);
+      if (first) {
+        first = false;
+        throw new Error('game bug');
+      }
+    });
+    const rethrown: unknown[] = [];
+    const onError = (error: unknown): void => void rethrown.push(error);
+    process.on('uncaughtException', onError);
+    try {
+      s.ada.position.set(3.2, 0, 0); // touches the crate
+      s.bo.position.set(3.2, 0, 1); // touches ada and the crate
+      s.binding.update(100);
+      await settle();
+    } finally {
+      process.off('uncaughtException', onError);
+    }
+    expect(seen.sort()).toEqual(['ada+bo', 'ada+crate', 'bo+crate']);
+    expect(s.capsule.tick).toBe(1);
+    expect(rethrown).toEqual([new Error('game bug')]);
+  });
+});
