@@ -27,7 +27,7 @@ export interface InspectorOptions {
   key?: string | null;
   /** The clock call latency is measured on. Default: the capsule's clock. */
   now?: () => number;
-  /** How redraws are batched. Default: one per requestAnimationFrame (a 16 ms timer where there is none). */
+  /** How redraws are batched. Default: animationFrames(), at most one redraw per REDRAW_INTERVAL_MS (100 ms), in an animation frame. */
   schedule?: FrameScheduler;
 }
 
