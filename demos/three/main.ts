@@ -15,6 +15,7 @@ import { SeededRandom } from '../../src/adapters/headless/random.js';
 import { CapsuleBinding, type FrameStats } from '../../src/adapters/three/index.js';
 import { mountInspector } from '../../src/inspector/index.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
+import { objectCodec } from '../../src/links/objectCodec.js';
 import { connectWebSocket } from '../../src/links/websocket.js';
 import { PeersClient } from '../../src/pi/peersClient.js';
 import type { Capsule } from '../../src/runtime/capsule.js';
@@ -128,9 +129,10 @@ async function start(): Promise<void> {
     ids.map(async (id, i) => {
       const [gameSide, agentSide] = createMemoryLinkPair();
       const piDriven = agentKind === 'pi' && i === 0;
-      const connecting = AgentClient.connect(agentSide);
+      // In-page links carry message objects (objectCodec): no JSON on either side.
+      const connecting = AgentClient.connect(agentSide, { codec: objectCodec });
       // A scripted agent decides in microseconds; a model takes seconds, and is sent news less often.
-      capsule.connect(gameSide, { character: id, capabilities, agentModel: { class: piDriven ? 'cloud_large' : 'edge_small' } });
+      capsule.connect(gameSide, { character: id, capabilities, codec: objectCodec, agentModel: { class: piDriven ? 'cloud_large' : 'edge_small' } });
       const client = await connecting;
       if (piDriven) await pilotFor(client, id);
       else new Wanderer(client, random.fork(id), AREA);
