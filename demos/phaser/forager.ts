@@ -2,7 +2,8 @@
 // around (`nearby`), walks to the nearest apple in sight (`move_to`; the game lets it eat by walking
 // onto one), greets neighbours and answers when spoken to (`say`), plants apples now and then if it
 // is a gardener (`spawn`), and otherwise wanders. A walk's end (a `state_change` on its `moving`
-// field) or a word addressed to it is news that prompts its next decision at once.
+// field) or a word addressed to it prompts its next decision at once; other news waits for its
+// next look round, about once a second.
 
 import { ScriptedAgent } from '../../src/agent/scripted.js';
 import type { AgentClient } from '../../src/agent/agentClient.js';
@@ -23,6 +24,7 @@ export class Forager extends ScriptedAgent {
   private target: { x: number; y: number } | undefined;
   private readonly greeted = new Map<string, number>();
   private lastSpoke = -Infinity;
+  private lastLooked = -Infinity;
 
   constructor(
     client: AgentClient,
@@ -36,9 +38,17 @@ export class Forager extends ScriptedAgent {
   }
 
   protected async decide(news: EventMessage[]): Promise<void> {
+    let mine = false;
     for (const event of news) {
-      if (event.topic === 'state_change' && event.payload['entity'] === this.id && event.payload['field'] === 'moving') this.walking = false;
+      if (event.topic === 'state_change' && event.payload['entity'] === this.id && event.payload['field'] === 'moving') {
+        this.walking = false;
+        mine = true;
+      }
+      if (event.topic === 'agent_message' && event.payload['to'] === this.id) mine = true;
     }
+    // Others' news (an apple eaten, a greeting between two others) can wait for the next look round.
+    if (!mine && this.tick - this.lastLooked < this.pace) return;
+    this.lastLooked = this.tick;
     const addressed = news.find((event) => event.topic === 'agent_message' && event.payload['to'] === this.id);
     if (addressed !== undefined && this.tick - this.lastSpoke > 30) {
       const from = String(addressed.payload['from']);

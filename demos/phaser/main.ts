@@ -2,7 +2,8 @@
 // scripted agents in the page (`?agent=scripted`, the default), or, for one villager, pi through
 // the pilot over the page's own origin (`?agent=pi`; the demo server proxies /pi to a gateway and
 // adds the key there, so it never reaches this page). The arrow keys move the blue square.
-// `?characters=N` (default 6, at most 100), `?inspector=0`, `?seed=S`.
+// `?characters=N` (default 6, at most 100), `?inspector=0`, `?seed=S`, `?renderer=canvas` (Canvas
+// 2D instead of WebGL: much faster where WebGL is emulated in software, as in headless Chromium).
 //
 // `window.aiccDemo` is what the browser tests and the benchmark read (see the #6 contract).
 
@@ -55,7 +56,7 @@ const ids = Array.from({ length: count }, (_, i) => (i < NAMES.length ? NAMES[i]
 document.getElementById('who')!.textContent = agentKind === 'pi' ? `pi drives ${ids[0]}, scripts the rest` : 'scripted';
 
 new Phaser.Game({
-  type: Phaser.AUTO,
+  type: params.get('renderer') === 'canvas' ? Phaser.CANVAS : Phaser.AUTO,
   parent: 'game',
   width: WIDTH,
   height: HEIGHT,

@@ -5,24 +5,41 @@
 
 import type { Codec } from '../../links/codec.js';
 import type { Link } from '../../links/link.js';
+import { objectCodec } from '../../links/objectCodec.js';
 
 export interface FrameStats {
   /** Scene updates run while the plugin was started. */
   frames: number;
   /** Total ms spent in the capsule and the plugin's hooks over those frames. */
   capsuleMs: number;
+  /**
+   * Total ms spent drawing speech bubbles (making and changing Phaser Texts): rendering the game
+   * would do for any speaker, kept apart from capsuleMs.
+   */
+  drawMs: number;
 }
 
 export class FrameMeter {
   frames = 0;
   private totalMs = 0;
+  private drawMs = 0;
   private depth = 0;
   private startedAt = 0;
 
   constructor(private readonly now: () => number = () => globalThis.performance.now()) {}
 
   stats(): FrameStats {
-    return { frames: this.frames, capsuleMs: this.totalMs };
+    return { frames: this.frames, capsuleMs: this.totalMs, drawMs: this.drawMs };
+  }
+
+  /** Runs drawing work, timed apart from the capsule's (never nested in a measurement). */
+  draw(work: () => void): void {
+    const start = this.now();
+    try {
+      work();
+    } finally {
+      this.drawMs += this.now() - start;
+    }
   }
 
   /** Runs `work`, adding its duration to the total unless an outer measurement already counts it. */
@@ -55,8 +72,12 @@ export class FrameMeter {
     };
   }
 
-  /** The same codec, with encoding measured (decoding runs inside the measured inbound handler). */
+  /**
+   * The same codec, with encoding measured (decoding runs inside the measured inbound handler). The
+   * object codec's encode hands the message over as it is: nothing to time, so it is left as it is.
+   */
   codec(codec: Codec): Codec {
+    if (codec === objectCodec) return codec;
     return { name: codec.name, encode: (message) => this.measure(() => codec.encode(message)), decode: (frame, limits) => codec.decode(frame, limits) };
   }
 }

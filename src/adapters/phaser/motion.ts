@@ -24,6 +24,7 @@ interface ActiveWalk extends Walk {
 /** An Arcade body as movement uses it (Phaser 3.60+ and 4 share these). */
 interface ArcadeBodyLike {
   setVelocity(x: number, y: number): unknown;
+  readonly velocity?: { x: number; y: number };
   reset(x: number, y: number): unknown;
   moves?: boolean;
   enable?: boolean;
@@ -114,7 +115,11 @@ export class Walks {
       if (body !== undefined) {
         // Slow down on the last stride so the body does not overshoot and orbit the target.
         const speed = Math.min(walk.speed, (distance * 1000) / Math.max(deltaMs, 1));
-        body.setVelocity((dx / distance) * speed, (dy / distance) * speed);
+        const vx = (dx / distance) * speed;
+        const vy = (dy / distance) * speed;
+        // Set only when it changed (by more than 1 px/s): most frames of a walk it has not.
+        const now = body.velocity;
+        if (now === undefined || Math.abs(now.x - vx) > 1 || Math.abs(now.y - vy) > 1) body.setVelocity(vx, vy);
       } else {
         object.x += (dx / distance) * stride;
         object.y += (dy / distance) * stride;

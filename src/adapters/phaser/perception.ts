@@ -38,21 +38,40 @@ export function nearby(registry: EntityRegistry, from: Entity, radius: number, l
   }
   found.sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : 1));
   const kept = found.slice(0, limit);
-  // Sight only for what is returned: the obstacle test is the costly part.
-  for (const seen of kept) seen.visible = lineOfSight(registry, origin, seen, [from.id, seen.id]).visible;
+  // Sight only for what is returned, against the obstacles' boxes read once: the costly part.
+  const blockers = obstacles(registry);
+  for (const seen of kept) seen.visible = sightThrough(blockers, origin, seen, [from.id, seen.id]).visible;
   return kept;
 }
 
 /** Whether the segment a→b crosses no obstacle (other than those in `ignore`). */
 export function lineOfSight(registry: EntityRegistry, a: { x: number; y: number }, b: { x: number; y: number }, ignore: readonly string[] = []): SightLine {
+  return sightThrough(obstacles(registry), a, b, ignore);
+}
+
+interface Blocker {
+  id: string;
+  box: Box;
+}
+
+/** The obstacles there are now, each with the rectangle it covers. */
+function obstacles(registry: EntityRegistry): Blocker[] {
+  const out: Blocker[] = [];
+  for (const entity of registry.all()) {
+    if (entity.role !== 'obstacle' || !isLive(entity)) continue;
+    const box = boxOf(entity);
+    if (box !== undefined) out.push({ id: entity.id, box });
+  }
+  return out;
+}
+
+function sightThrough(blockers: readonly Blocker[], a: { x: number; y: number }, b: { x: number; y: number }, ignore: readonly string[]): SightLine {
   const distance = round(Math.hypot(b.x - a.x, b.y - a.y));
   let nearest: { id: string; t: number } | undefined;
-  for (const entity of registry.all()) {
-    if (entity.role !== 'obstacle' || ignore.includes(entity.id) || !isLive(entity)) continue;
-    const box = boxOf(entity);
-    if (box === undefined) continue;
+  for (const { id, box } of blockers) {
+    if (ignore.includes(id)) continue;
     const t = segmentEntersBox(a, b, box);
-    if (t !== undefined && (nearest === undefined || t < nearest.t)) nearest = { id: entity.id, t };
+    if (t !== undefined && (nearest === undefined || t < nearest.t)) nearest = { id, t };
   }
   return nearest === undefined ? { visible: true, distance } : { visible: false, distance, blockedBy: nearest.id };
 }

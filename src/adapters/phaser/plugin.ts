@@ -124,7 +124,7 @@ export class AiccScenePlugin implements SceneWorld {
     if (this.config.sceneDataEntity !== undefined) this.data.hook(events, this.config.sceneDataEntity);
   }
 
-  /** One scene update: walks and bubbles advance, and the capsule steps by the frame's delta. */
+  /** One scene update: walks and bubbles advance, the capsule steps by the frame's delta, bubbles are drawn. */
   update(_time: number, delta: number): void {
     this.meter.frames++;
     this.meter.measure(() => {
@@ -140,6 +140,7 @@ export class AiccScenePlugin implements SceneWorld {
         this.current = undefined;
       }
     });
+    this.meter.draw(() => this.bubbles.draw());
   }
 
   /** Unhooks everything the scene start hooked; disposes the capsule if the plugin made it. */

@@ -29,14 +29,22 @@ export function readingTimeMs(length: number): number {
 }
 
 interface Bubble {
-  text: Phaser.GameObjects.Text;
   speaker: Positioned;
+  line: string;
   until: number;
   shown: boolean;
+  /** The Text drawn for this speaker, reused from line to line (a new Text costs a new texture). */
+  text: Phaser.GameObjects.Text | undefined;
+  /** What the Text shows, when it was last drawn ('' when hidden). */
+  drawn: string;
 }
 
+/**
+ * The bubbles' logic (who says what until when) runs in the tools and the plugin's update; drawing
+ * them — making or changing a Text, which uploads a texture — runs in `draw`, which the plugin
+ * times apart from the capsule's own work (FrameStats.drawMs).
+ */
 export class Bubbles {
-  /** One Text per speaker, reused from line to line: a new Text costs a new texture each time. */
   private readonly bubbles = new Map<string, Bubble>();
   private time = 0;
   private visible = 0;
@@ -54,26 +62,23 @@ export class Bubbles {
   /** The line `id` is saying now, if any. */
   line(id: string): string | undefined {
     const bubble = this.bubbles.get(id);
-    return bubble?.shown === true ? bubble.text.text : undefined;
+    return bubble?.shown === true ? bubble.line : undefined;
   }
 
   show(id: string, speaker: Positioned, line: string, durationMs: number): void {
     let bubble = this.bubbles.get(id);
-    if (bubble === undefined || bubble.speaker !== speaker) {
+    if (bubble !== undefined && bubble.speaker !== speaker) {
       this.forget(id);
-      const text = this.scene.add.text(speaker.x, speaker.y, line, { ...DEFAULT_TEXT_STYLE, ...this.style.text });
-      text.setOrigin(0.5, 1);
-      text.setDepth(this.style.depth ?? 1000);
-      bubble = { text, speaker, until: 0, shown: false };
-      this.bubbles.set(id, bubble);
-    } else {
-      bubble.text.setText(line);
+      bubble = undefined;
     }
+    if (bubble === undefined) {
+      bubble = { speaker, line, until: 0, shown: false, text: undefined, drawn: '' };
+      this.bubbles.set(id, bubble);
+    }
+    bubble.line = line;
     bubble.until = this.time + durationMs;
     if (!bubble.shown) this.visible++;
     bubble.shown = true;
-    bubble.text.setVisible(true);
-    this.place(bubble);
   }
 
   hide(id: string): void {
@@ -81,26 +86,42 @@ export class Bubbles {
     if (bubble === undefined || !bubble.shown) return;
     bubble.shown = false;
     this.visible--;
-    bubble.text.setVisible(false);
   }
 
-  /** Hides and destroys the bubble of `id` (its speaker left). */
+  /** Hides the bubble of `id` and destroys its Text (its speaker left). */
   forget(id: string): void {
     const bubble = this.bubbles.get(id);
     if (bubble === undefined) return;
     this.hide(id);
     this.bubbles.delete(id);
-    bubble.text.destroy();
+    bubble.text?.destroy();
   }
 
-  /** Follows the speakers and takes down the lines whose time is up. */
+  /** Takes down the lines whose time is up, and those of speakers that are gone. */
   update(deltaMs: number): void {
     this.time += deltaMs;
     for (const [id, bubble] of this.bubbles) {
-      if (!bubble.shown) continue;
       if ((bubble.speaker as { scene?: unknown }).scene == null) this.forget(id);
-      else if (bubble.until <= this.time) this.hide(id);
-      else this.place(bubble);
+      else if (bubble.shown && bubble.until <= this.time) this.hide(id);
+    }
+  }
+
+  /** Brings the Texts in line with the bubbles: new lines drawn, old ones hidden, all following their speakers. */
+  draw(): void {
+    for (const bubble of this.bubbles.values()) {
+      const want = bubble.shown ? bubble.line : '';
+      if (want !== bubble.drawn) {
+        if (bubble.text === undefined) {
+          bubble.text = this.scene.add.text(0, 0, want, { ...DEFAULT_TEXT_STYLE, ...this.style.text });
+          bubble.text.setOrigin(0.5, 1);
+          bubble.text.setDepth(this.style.depth ?? 1000);
+        } else if (want !== '') {
+          bubble.text.setText(want);
+        }
+        bubble.text.setVisible(want !== '');
+        bubble.drawn = want;
+      }
+      if (bubble.shown && bubble.text !== undefined) this.place(bubble.speaker, bubble.text);
     }
   }
 
@@ -108,9 +129,9 @@ export class Bubbles {
     for (const id of [...this.bubbles.keys()]) this.forget(id);
   }
 
-  private place(bubble: Bubble): void {
-    const speaker = bubble.speaker as Positioned & { displayHeight?: number; originY?: number };
-    const above = (speaker.displayHeight ?? 0) * (speaker.originY ?? 0.5);
-    bubble.text.setPosition(speaker.x, speaker.y - above - (this.style.gap ?? 6));
+  private place(speaker: Positioned, text: Phaser.GameObjects.Text): void {
+    const body = speaker as Positioned & { displayHeight?: number; originY?: number };
+    const above = (body.displayHeight ?? 0) * (body.originY ?? 0.5);
+    text.setPosition(body.x, body.y - above - (this.style.gap ?? 6));
   }
 }

@@ -120,6 +120,7 @@ describe('say', () => {
     const heardFar = collect(far, 'agent_message');
     const said = await agent.call('say', { text: 'Apples by the well!', to: 'near', duration_ms: 1000 });
     expect(said).toMatchObject({ ok: true, output: { text: 'Apples by the well!', heard_by: ['near'] } });
+    await play(s, 1); // bubbles are drawn at the end of the frame
     const bubble = s.scene.children.list.find((child) => child.type === 'Text') as Phaser.GameObjects.Text;
     expect(bubble.text).toBe('Apples by the well!');
     expect(bubble.x).toBe(hero.x);
@@ -132,6 +133,7 @@ describe('say', () => {
     expect(s.plugin.counts().bubbles).toBe(0);
     // The next line reuses the speaker's bubble rather than making another Text.
     expect(await agent.call('say', { text: 'Anyone?' })).toMatchObject({ ok: true });
+    await play(s, 1);
     expect(s.scene.children.list.filter((child) => child.type === 'Text')).toEqual([bubble]);
     expect([bubble.visible, bubble.text]).toEqual([true, 'Anyone?']);
   });

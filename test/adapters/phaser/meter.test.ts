@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { FrameMeter } from '../../../src/adapters/phaser/index.js';
 import { jsonCodec } from '../../../src/links/codec.js';
+import { objectCodec } from '../../../src/links/objectCodec.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
 import { PROTOCOL, NIL_UUID } from '../../../src/runtime/protocol.js';
 import { DEFAULT_INBOUND_LIMITS } from '../../../src/runtime/inbound.js';
@@ -24,7 +25,14 @@ describe('FrameMeter', () => {
       advance(1);
     });
     advance(50); // outside any measurement
-    expect(meter.stats()).toEqual({ frames: 0, capsuleMs: 7 });
+    expect(meter.stats()).toEqual({ frames: 0, capsuleMs: 7, drawMs: 0 });
+  });
+
+  it('times drawing apart from the capsule’s work', () => {
+    const { meter, advance } = metered();
+    meter.measure(() => advance(1));
+    meter.draw(() => advance(6));
+    expect(meter.stats()).toEqual({ frames: 0, capsuleMs: 1, drawMs: 6 });
   });
 
   it('still counts the time of work that throws, and lets the error through', () => {
@@ -56,5 +64,7 @@ describe('FrameMeter', () => {
     expect(meter.stats().capsuleMs).toBe(7);
     expect(codec.decode(frame, DEFAULT_INBOUND_LIMITS)).toMatchObject({ ok: true });
     expect(link.open).toBe(true);
+    // The object codec hands messages over untouched: there is no encoding to time.
+    expect(meter.codec(objectCodec)).toBe(objectCodec);
   });
 });
