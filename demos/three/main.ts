@@ -32,12 +32,6 @@ interface AiccDemo {
   frameStats(): FrameStats;
 }
 
-declare global {
-  interface Window {
-    aiccDemo?: AiccDemo;
-  }
-}
-
 /** The most characters a page will make, whatever the URL asks (the benchmark uses 50). */
 const MAX_CHARACTERS = 100;
 const NAMES = ['ada', 'bram', 'cleo', 'dov', 'edda', 'finn', 'greta', 'hugo'];
@@ -110,7 +104,7 @@ async function start(): Promise<void> {
 
   if (params.get('inspector') !== '0') mountInspector(capsule, { parent: document.body });
 
-  window.aiccDemo = {
+  const demo: AiccDemo = {
     ready: false,
     agent: agentKind,
     capsule,
@@ -123,6 +117,8 @@ async function start(): Promise<void> {
     errors,
     frameStats: () => binding.frameStats(),
   };
+  // Not a `declare global`: each demo page has its own aiccDemo type, and they share one type-check.
+  Object.assign(window, { aiccDemo: demo });
 
   const capabilities = { sensors: ['proprioception', 'proximity', 'sight'], actuators: ['legs'], generators: [] };
   await Promise.all(
@@ -138,7 +134,7 @@ async function start(): Promise<void> {
       else new Wanderer(client, random.fork(id), AREA);
     }),
   );
-  window.aiccDemo.ready = true;
+  demo.ready = true;
 }
 
 /** pi drives this character: pi-peers over a WebSocket to this page's own origin at /pi. */

@@ -5,7 +5,7 @@
 import { Vector3 } from 'three';
 import type { JsonObject } from '../../runtime/protocol.js';
 import type { ToolDefinition } from '../../runtime/tool.js';
-import { bearing, degrees, gap, headingOf, point, round, type Point } from './geometry.js';
+import { bearing, degrees, gap, headingOf, point, round, type Point, type Volume } from './geometry.js';
 import type { Registered } from './objects.js';
 import { caller, count, NO_INPUT, objectOf, POINT_SCHEMA, positive, SEEN_SCHEMA, withOptions, type SceneBinding, type Seen, type ThreeToolOptions } from './threeTool.js';
 
@@ -82,28 +82,38 @@ export function nearbyTool(binding: SceneBinding, options: NearbyOptions = {}): 
         const me = caller(binding, context);
         const within = input.radius ?? radius;
         const mine = binding.objects.volume(me);
-        const heading = headingOf(me.object);
-        const from = me.object.getWorldPosition(new Vector3());
-        const found: Seen[] = [];
-        for (const other of binding.objects.entries()) {
-          if (other === me || (input.kind !== undefined && other.kind !== input.kind)) continue;
-          const volume = binding.objects.volume(other);
-          const distance = gap(mine, volume);
-          if (distance <= within) found.push(seen(other, distance, bearing(heading, from, volume.center)));
-        }
-        return { radius: within, ...nearestFirst(found, maxResults) };
+        return {
+          radius: within,
+          ...survey(binding, me, input.kind, maxResults, (volume) => {
+            const distance = gap(mine, volume);
+            return distance <= within ? distance : undefined;
+          }),
+        };
       },
     },
     options,
   );
 }
 
-export function seen(entry: Registered, distance: number, bearingDegrees: number): Seen {
-  return { id: entry.id, kind: entry.kind, distance: round(distance), bearing: bearingDegrees };
+/**
+ * The other registered objects (of `kind`, if given) that `test` admits, nearest first, at most
+ * `max` of them and how many more: `test` gives an object's distance, or undefined to leave it out.
+ */
+export function survey(binding: SceneBinding, me: Registered, kind: string | undefined, max: number, test: (volume: Volume) => number | undefined): { objects: Seen[]; more: number } {
+  const heading = headingOf(me.object);
+  const from = me.object.getWorldPosition(new Vector3());
+  const found: Seen[] = [];
+  for (const other of binding.objects.entries()) {
+    if (other === me || (kind !== undefined && other.kind !== kind)) continue;
+    const volume = binding.objects.volume(other);
+    const distance = test(volume);
+    if (distance !== undefined) found.push({ id: other.id, kind: other.kind, distance: round(distance), bearing: bearing(heading, from, volume.center) });
+  }
+  return nearestFirst(found, max);
 }
 
 /** The nearest `max` (ties by id, so answers are stable), and how many more there were. */
-export function nearestFirst(found: Seen[], max: number): { objects: Seen[]; more: number } {
+function nearestFirst(found: Seen[], max: number): { objects: Seen[]; more: number } {
   found.sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { objects: found.slice(0, max), more: Math.max(0, found.length - max) };
 }

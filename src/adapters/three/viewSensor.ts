@@ -6,8 +6,8 @@
 import { Frustum, Matrix4, PerspectiveCamera, Vector3, type Camera } from 'three';
 import { CapsuleError } from '../../runtime/errors.js';
 import type { ToolDefinition } from '../../runtime/tool.js';
-import { bearing, forwardOf, headingOf } from './geometry.js';
-import { nearestFirst, seen } from './sensors.js';
+import { forwardOf, headingOf } from './geometry.js';
+import { survey } from './sensors.js';
 import { caller, count, eyeOf, objectOf, positive, SEEN_SCHEMA, withOptions, type SceneBinding, type Seen, type ThreeToolOptions } from './threeTool.js';
 
 export interface InViewOptions extends ThreeToolOptions {
@@ -45,16 +45,11 @@ export function inViewTool(binding: SceneBinding, options: InViewOptions = {}): 
         const me = caller(binding, context);
         const eye = eyeOf(binding, me, new Vector3());
         const frustum = frustumOf(me.camera ?? viewCone(eye, headingOf(me.object), fov, range));
-        const heading = headingOf(me.object);
-        const from = me.object.getWorldPosition(new Vector3());
-        const found: Seen[] = [];
-        for (const other of binding.objects.entries()) {
-          if (other === me || (input.kind !== undefined && other.kind !== input.kind)) continue;
-          const volume = binding.objects.volume(other);
+        const objects = survey(binding, me, input.kind, maxResults, (volume) => {
           const inside = volume.kind === 'box' ? frustum.intersectsBox(volume.box) : frustum.intersectsSphere(volume.sphere);
-          if (inside) found.push(seen(other, eye.distanceTo(volume.center), bearing(heading, from, volume.center)));
-        }
-        return { ...nearestFirst(found, maxResults), camera: me.camera !== undefined };
+          return inside ? eye.distanceTo(volume.center) : undefined;
+        });
+        return { ...objects, camera: me.camera !== undefined };
       },
     },
     options,
