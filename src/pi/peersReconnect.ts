@@ -69,7 +69,7 @@ export function connectWithin(connect: () => Promise<Link>, clock: Clock, timeou
     }
     started.then(
       (link) => {
-        if (late) return link.close('PeersClient: connect() settled after its deadline');
+        if (late) return link.close('reconnect: connect() settled after its deadline');
         clock.clearTimeout(timer);
         resolve(link);
       },
