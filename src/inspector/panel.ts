@@ -70,8 +70,9 @@ export class Panel {
   render(): void {
     const { record, capsule } = this;
     const live = capsule.sessions().length;
-    const { calls, ok, errors, events } = record.totals;
-    this.header.textContent = `${clip(capsule.world.name, MAX_NAME_CHARS)} · tick ${capsule.tick} · ${live} live session${live === 1 ? '' : 's'} · calls ${calls} (${ok} ok, ${errors} failed) · events ${events}`;
+    const { calls, ok, errors, events, failures } = record.totals;
+    const unread = failures === 0 ? '' : ` · ${failures} capsule events the inspector could not read`;
+    this.header.textContent = `${clip(capsule.world.name, MAX_NAME_CHARS)} · tick ${capsule.tick} · ${live} live session${live === 1 ? '' : 's'} · calls ${calls} (${ok} ok, ${errors} failed) · events ${events}${unread}`;
     this.renderSessions();
     this.renderManifest();
     this.renderCalls();

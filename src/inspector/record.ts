@@ -15,6 +15,8 @@ export const LISTED_TOPICS: readonly Exclude<Topic, 'tick'>[] = ['collision', 'a
 export const MAX_VALUE_CHARS = 160;
 /** Longest name (tool, character, topic) or message shown. */
 export const MAX_NAME_CHARS = 64;
+/** The tool of a result whose call the inspector did not see. */
+const UNKNOWN_TOOL = '?';
 
 export interface CallRow {
   /** Grows with every row: the panel keys its elements by it. */
@@ -52,6 +54,8 @@ export interface Totals {
   ok: number;
   errors: number;
   events: number;
+  /** Capsule events the inspector failed to record (it never lets such a failure reach the game). */
+  failures: number;
 }
 
 /** Keeps the last `maxRows` calls and events and up to `maxRows` sessions, and says when it changed. */
@@ -60,7 +64,7 @@ export class InspectorRecord {
   readonly events: EventRow[] = [];
   /** Sessions seen, in the order they appeared; closed ones are dropped first when over the bound. */
   readonly sessions = new Map<string, Session>();
-  readonly totals: Totals = { calls: 0, ok: 0, errors: 0, events: 0 };
+  readonly totals: Totals = { calls: 0, ok: 0, errors: 0, events: 0, failures: 0 };
   /** Calls waiting for their result, by session and call_id (only rows still held). */
   private readonly running = new Map<string, HeldCall[]>();
   private seq = 0;
@@ -74,13 +78,29 @@ export class InspectorRecord {
   ) {
     for (const session of capsule.sessions()) this.addSession(session);
     this.unsubscribers.push(
-      capsule.on('message', (tapped) => this.message(tapped)),
-      capsule.on('session', (change) => this.session(change)),
-      capsule.on('error', (error) => this.hostError(error)),
+      capsule.on('message', this.safely((tapped) => this.message(tapped))),
+      capsule.on('session', this.safely((change) => this.session(change))),
+      capsule.on('error', this.safely((error) => this.hostError(error))),
       // Ticks only advance the header and the quota windows.
       capsule.on('tick', () => this.changed()),
-      ...LISTED_TOPICS.map((topic) => capsule.on(topic, (payload) => this.event(topic, topic, compact(payload, ABRIDGE)))),
+      ...LISTED_TOPICS.map((topic) => capsule.on(topic, this.safely((payload) => this.event(topic, topic, compact(payload, ABRIDGE))))),
     );
+  }
+
+  /**
+   * These listeners run inside the capsule's emit and message delivery: a throw would reach the
+   * game's call or the agent's loop. A value the inspector cannot read (a payload with a throwing
+   * getter, say) is counted instead, and the header shows the count.
+   */
+  private safely<E>(listener: (event: E) => void): (event: E) => void {
+    return (event) => {
+      try {
+        listener(event);
+      } catch {
+        this.totals.failures++;
+        this.changed();
+      }
+    };
   }
 
   /** Stops listening to the capsule; what was recorded stays readable. */
@@ -98,25 +118,31 @@ export class InspectorRecord {
 
   private callArrived(session: Session, call: Extract<AiccMessage, { type: 'tool_call' }>): void {
     const key = callKey(session.id, call.call_id);
+    const row = this.addCall(session, key, call.call_id, clip(call.tool, MAX_NAME_CHARS), compact(call.input, ABRIDGE));
+    // A repeated call_id is answered once for both (or from the cache): one result settles them all.
+    const waiting = this.running.get(key);
+    if (waiting === undefined) this.running.set(key, [row]);
+    else waiting.push(row);
+    this.changed();
+  }
+
+  private addCall(session: Session, key: string, callId: string, tool: string, input: string): HeldCall {
     const row: HeldCall = {
       key,
       seq: ++this.seq,
       sessionId: session.id,
       character: clip(session.character, MAX_NAME_CHARS),
-      tool: clip(call.tool, MAX_NAME_CHARS),
-      callId: clip(call.call_id, MAX_NAME_CHARS),
-      input: compact(call.input, ABRIDGE),
+      tool,
+      callId: clip(callId, MAX_NAME_CHARS),
+      input,
       startedAt: this.now(),
       state: 'running',
       version: 0,
     };
     this.totals.calls++;
-    // A repeated call_id is answered once for both (or from the cache): one result settles them all.
-    const waiting = this.running.get(key);
-    if (waiting === undefined) this.running.set(key, [row]);
-    else waiting.push(row);
-    this.pushCall(row);
-    this.changed();
+    this.calls.push(row);
+    if (this.calls.length > this.maxRows) this.forget(this.calls.shift() as HeldCall);
+    return row;
   }
 
   private resultLeft(session: Session, result: Extract<AiccMessage, { type: 'tool_result' }>): void {
@@ -126,26 +152,12 @@ export class InspectorRecord {
     if (rows === undefined) {
       // A refused frame never reached the tap as a tool_call, or its row was already dropped:
       // still show the result, without a latency.
-      const row: HeldCall = {
-        key,
-        seq: ++this.seq,
-        sessionId: session.id,
-        character: clip(session.character, MAX_NAME_CHARS),
-        tool: '?',
-        callId: clip(result.call_id, MAX_NAME_CHARS),
-        input: '',
-        startedAt: this.now(),
-        state: 'running',
-        version: 0,
-      };
-      this.totals.calls++;
-      this.pushCall(row);
-      rows = [row];
+      rows = [this.addCall(session, key, result.call_id, UNKNOWN_TOOL, '')];
     }
     const now = this.now();
     for (const row of rows) {
       row.state = result.ok ? 'ok' : 'error';
-      if (row.tool !== '?') row.latencyMs = Math.max(0, now - row.startedAt);
+      if (row.tool !== UNKNOWN_TOOL) row.latencyMs = Math.max(0, now - row.startedAt);
       if (result.error !== undefined) {
         row.errorCode = result.error.code;
         row.errorMessage = clip(result.error.message, MAX_VALUE_CHARS);
@@ -196,11 +208,6 @@ export class InspectorRecord {
     this.events.push({ seq: ++this.seq, tick: this.capsule.tick, kind, label: clip(label, MAX_NAME_CHARS), detail });
     if (this.events.length > this.maxRows) this.events.shift();
     this.changed();
-  }
-
-  private pushCall(row: HeldCall): void {
-    this.calls.push(row);
-    if (this.calls.length > this.maxRows) this.forget(this.calls.shift() as HeldCall);
   }
 
   /** A dropped call row no longer waits for its result, so `running` stays within the bound too. */

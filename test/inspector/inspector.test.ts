@@ -169,6 +169,22 @@ describe('the inspector panel', () => {
     expect(root.querySelector('[data-aicc-header]')!.textContent).toContain('tick 1');
   });
 
+  it('never lets a payload it cannot read throw into the game: it counts it in the header', () => {
+    const { capsule } = makeCapsule();
+    const { frames, root } = mount(capsule);
+    const payload = {
+      a: 'x',
+      b: 'y',
+      get trap(): string {
+        throw new Error('unreadable');
+      },
+    };
+    expect(() => capsule.emit('collision', payload)).not.toThrow();
+    frames.flush();
+    expect(root.querySelector('[data-aicc-header]')!.textContent).toContain('1 capsule events the inspector could not read');
+    expect(rows(root, '[data-aicc-event]')).toHaveLength(0);
+  });
+
   it('shows quota use per tool per session: calls in the current minute and this session against the limits', async () => {
     const { capsule, clock } = makeCapsule();
     capsule.registerTool(moveTool({ limits: { calls_per_minute: 5, calls_per_session: 10 } }));
