@@ -208,9 +208,15 @@ export class DaemonClient {
     if (utf8Exceeds(line, this.limits.maxFrameBytes)) throw daemonError('invalid_request', `${place}: the command is longer than ${this.limits.maxFrameBytes} bytes; shorten the prompt or message`, details);
     const { promise, fresh } = this.pending.add(command.requestId, command.operation, timeoutMs);
     if (fresh) this.link?.send(line);
-    const { response } = await promise;
-    if (!response.ok) throw errorFromResponse(response, command.operation, place, command.sessionId);
-    return response;
+    try {
+      const { response } = await promise;
+      if (!response.ok) throw errorFromResponse(response, command.operation, place, command.sessionId);
+      return response;
+    } catch (error) {
+      // A default key was made here: the caller needs it to retry the same wake.
+      if (error instanceof DaemonError && command.idempotencyKey !== undefined) error.details.idempotencyKey ??= command.idempotencyKey;
+      throw error;
+    }
   }
 
   private read<T>(response: DaemonResponse, operation: string, read: { ok: true; value: T } | { ok: false; message: string }): T {

@@ -48,6 +48,8 @@ export interface DaemonErrorDetails {
   requestId?: string;
   operation?: string;
   sessionId?: string;
+  /** For wake, steer and followUp: the key to retry with (the same key is the same request). */
+  idempotencyKey?: string;
   /** For `unknown_error`: the code the host sent. */
   wireCode?: string;
   /** The host's own `error.details`. */

@@ -125,7 +125,10 @@ describe('DaemonClient wake', () => {
     sim.scriptTurns({ text: 'a', hold: true });
     const first = client.wake(CHAR, { prompt: 'one' });
     await settle();
-    expect(await daemonFailure(client.wake(CHAR, { prompt: 'two' }))).toMatchObject({ code: 'session_busy', retryable: true });
+    const busy = await daemonFailure(client.wake(CHAR, { prompt: 'two' }));
+    expect(busy).toMatchObject({ code: 'session_busy', retryable: true, details: { idempotencyKey: expect.any(String) } });
+    // The key made for it is the one sent: retrying with it is retrying the same wake.
+    expect(sim.received.at(-1)).toMatchObject({ operation: 'wake', idempotencyKey: busy.details.idempotencyKey });
     sim.finishTurn();
     expect((await first).terminal).toBe(true);
   });

@@ -42,7 +42,7 @@ describe('DaemonClient reconnect', () => {
     const wake = client.wake(CHAR, { prompt: 'go', idempotencyKey: 'k1' });
     await settle();
     sim.drop('cable pulled');
-    expect(await daemonFailure(wake)).toMatchObject({ code: 'closed', retryable: true, details: { operation: 'wake' } });
+    expect(await daemonFailure(wake)).toMatchObject({ code: 'closed', retryable: true, details: { operation: 'wake', idempotencyKey: 'k1' } });
     expect(client.state).toBe('reconnecting');
     expect(disconnects).toEqual(['cable pulled']);
     await pass(clock, 100);
