@@ -4,7 +4,7 @@
 // of the published `aicc` command.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CliIo } from './cliMain.js';
 import { bundleDemos, findDemos } from './demoWebBundle.js';
@@ -18,8 +18,8 @@ const HELP = `npm run demo:web — the browser demos, built and served on 127.0.
 Usage: npm run demo:web -- [--port N] [--gateway ws://127.0.0.1:PORT[/path]] [--demo NAME]
 
 Bundles demos/<name>/main.ts (with Phaser, three and the capsule's sources) for every demo folder
-that has an index.html, builds dist/ first when dist/aicc.iife.js is missing (the script-tag page
-loads it), serves them and prints each page's URL. Stops on Ctrl-C or SIGTERM.
+that has an index.html, runs \`npm run build\` first when dist/ lacks a bundle a page loads from
+/dist/ (as in a fresh clone), serves them and prints each page's URL. Stops on Ctrl-C or SIGTERM.
 
 Served: /<name>/ (the folder: index.html, script.html, assets, and the bundled main.js),
         /dist/* (the built library), /vendor/phaser.min.js, and the WebSocket /pi.
@@ -122,9 +122,10 @@ export async function demoWebCommand(argv: string[], io: CliIo, runtime: DemoWeb
     return 1;
   }
   try {
-    if (!existsSync(join(root, 'dist', 'aicc.iife.js'))) {
-      // A fresh clone after `npm ci` has no dist/: the script-tag page needs dist/aicc.iife.js.
-      io.stderr.write('demo:web: dist/ is not built; running `npm run build` first…\n');
+    const missing = missingDistFiles(demosDir, args.demos.length > 0 ? args.demos : available, root);
+    if (missing.length > 0) {
+      // A fresh clone after `npm ci` has no dist/, and the script-tag pages load their bundles from it.
+      io.stderr.write(`demo:web: dist/ lacks ${missing.join(', ')}; running \`npm run build\` first…\n`);
       const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
       if (build.status !== 0) {
         io.stderr.write('demo:web: `npm run build` failed (see above)\n');
@@ -154,6 +155,17 @@ export async function demoWebCommand(argv: string[], io: CliIo, runtime: DemoWeb
     io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
+}
+
+/** The files under /dist/ that the demos' pages load and dist/ does not hold. */
+export function missingDistFiles(demosDir: string, demos: readonly string[], root: string): string[] {
+  const wanted = new Set<string>();
+  for (const name of demos) {
+    for (const page of readdirSync(join(demosDir, name)).filter((file) => file.endsWith('.html'))) {
+      for (const match of readFileSync(join(demosDir, name, page), 'utf8').matchAll(/["']\/dist\/([\w.-]+)["']/g)) wanted.add(match[1]!);
+    }
+  }
+  return [...wanted].filter((file) => !existsSync(join(root, 'dist', file))).map((file) => `dist/${file}`);
 }
 
 /** Resolves when the signal aborts, or on SIGINT / SIGTERM when there is no signal. */

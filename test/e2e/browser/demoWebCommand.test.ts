@@ -1,9 +1,11 @@
 // `npm run demo:web` as a user runs it: the arguments it refuses and why, --help, and a run on a
 // copy of the repository's layout that bundles a demo, prints its URLs, serves it and stops.
 
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { demoWebCommand, parseDemoWebArgs } from '../../../src/node/demoWebCommand.js';
+import { demoWebCommand, missingDistFiles, parseDemoWebArgs } from '../../../src/node/demoWebCommand.js';
 
 const KEY = 'command-test-key-0123456789abcdef';
 const repo = join(import.meta.dirname, '..', '..', '..');
@@ -37,6 +39,24 @@ describe('parseDemoWebArgs', () => {
     expect(parseDemoWebArgs(['--port', '70000'])).toBe('--port expects a whole number from 0 to 65535, got "70000"');
     expect(parseDemoWebArgs(['--port'])).toBe('--port expects a value');
     expect(parseDemoWebArgs(['--demo', '--port', '1'])).toBe('--demo expects a value');
+  });
+});
+
+describe('missingDistFiles', () => {
+  it('names the /dist/ bundles the pages load that dist/ lacks', () => {
+    const root = mkdtempSync(join(tmpdir(), 'aicc-demo-web-dist-'));
+    try {
+      mkdirSync(join(root, 'demos', 'game'), { recursive: true });
+      mkdirSync(join(root, 'dist'));
+      writeFileSync(join(root, 'demos', 'game', 'index.html'), '<script type="module" src="./main.js"></script>');
+      writeFileSync(join(root, 'demos', 'game', 'script.html'), `<script src="/dist/aicc.iife.js"></script><script src='/dist/aicc-game.iife.js'></script>`);
+      writeFileSync(join(root, 'dist', 'aicc.iife.js'), '');
+      expect(missingDistFiles(join(root, 'demos'), ['game'], root)).toEqual(['dist/aicc-game.iife.js']);
+      writeFileSync(join(root, 'dist', 'aicc-game.iife.js'), '');
+      expect(missingDistFiles(join(root, 'demos'), ['game'], root)).toEqual([]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 
