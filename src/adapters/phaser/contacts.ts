@@ -4,7 +4,7 @@
 // `graceSteps` steps (a body pushed against a wall is separated and touches again every other step;
 // the grace keeps that from flapping).
 
-import type Phaser from 'phaser';
+import type * as Phaser from 'phaser';
 
 export type ContactKind = 'collide' | 'overlap';
 

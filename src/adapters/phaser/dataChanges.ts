@@ -3,7 +3,7 @@
 // Manager to exist yet. Only JSON goes on the wire: values that are not plain data (a game object,
 // a function, a cycle, a too-deep or too-large structure) are counted, not sent.
 
-import type Phaser from 'phaser';
+import type * as Phaser from 'phaser';
 
 export interface DataChange {
   entity: string;

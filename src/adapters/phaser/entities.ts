@@ -2,7 +2,7 @@
 // — characters (agents play them), objects (things to see and bump into) and obstacles (they block
 // sight) — and the spawn templates. Perception queries (who is near, who can hear) read from here.
 
-import type Phaser from 'phaser';
+import type * as Phaser from 'phaser';
 import { CapsuleError } from '../../runtime/errors.js';
 
 /** A game object with a position: a Sprite, an Image, a Text, a Container, a Shape… */

@@ -1,7 +1,7 @@
 // What every Phaser tool shares: the scene world the tools act on (the plugin is one), the options a
 // game may override, the calling character, and schema pieces.
 
-import type Phaser from 'phaser';
+import type * as Phaser from 'phaser';
 import { ToolError } from '../../runtime/errors.js';
 import type { JsonObject, Limits } from '../../runtime/protocol.js';
 import type { ToolContext, ToolDefinition } from '../../runtime/tool.js';

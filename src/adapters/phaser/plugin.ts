@@ -7,7 +7,7 @@
 // class, so this one extends none: no Phaser value is imported, only types, and the same class works
 // with Phaser 3.60+ and 4, from an ES import or from the `Phaser` global of a <script> page.
 
-import type Phaser from 'phaser';
+import type * as Phaser from 'phaser';
 import { createCapsule } from '../../index.js';
 import type { Capsule } from '../../runtime/capsule.js';
 import { ManualClock } from '../../runtime/clock.js';

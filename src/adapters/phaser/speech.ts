@@ -2,7 +2,7 @@
 // time). One bubble per speaker — a new line replaces the old — so their number is bounded by the
 // characters on stage.
 
-import type Phaser from 'phaser';
+import type * as Phaser from 'phaser';
 import type { Positioned } from './entities.js';
 
 export interface BubbleStyle {
