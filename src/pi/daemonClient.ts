@@ -111,11 +111,13 @@ export class DaemonClient {
 
   /** Subscribes to the session's events (nothing is subscribed implicitly); needed after every re-open. */
   async attach(ref: SessionRef): Promise<AttachResult> {
+    const full = (): DaemonError =>
+      daemonError('too_many_pending', `DaemonClient.attach: ${this.options.maxAttachedSessions ?? STREAM_DEFAULTS.maxStreams} sessions are attached already; detach one, or raise options.maxAttachedSessions`, { operation: 'attach', sessionId: ref.sessionId, local: true });
+    if (!this.streams.canBegin(ref.sessionId)) throw full();
     const response = await this.request('attach', {}, ref, 'DaemonClient.attach');
     const attached = this.read(response, 'attach', readAttach(response.data));
-    if (!this.streams.begin({ sessionId: ref.sessionId, generation: attached.generation }, attached.sequence)) {
-      throw daemonError('too_many_pending', `DaemonClient.attach: ${this.options.maxAttachedSessions ?? STREAM_DEFAULTS.maxStreams} sessions are attached already; detach one, or raise options.maxAttachedSessions`, { requestId: response.requestId, operation: 'attach', sessionId: ref.sessionId, local: true });
-    }
+    // Another attach may have taken the last place while this one waited.
+    if (!this.streams.begin({ sessionId: ref.sessionId, generation: attached.generation }, attached.sequence)) throw full();
     return attached;
   }
 

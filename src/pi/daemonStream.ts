@@ -56,9 +56,14 @@ export class EventStreams {
     this.host = hostInstanceId;
   }
 
+  /** Whether `sessionId` has, or can have, a stream (maxStreams bounds the sessions attached). */
+  canBegin(sessionId: string): boolean {
+    return this.streams.has(sessionId) || this.streams.size < this.maxStreams;
+  }
+
   /** Attached: events of `ref` after `sequence` are expected. False when maxStreams are open already. */
   begin(ref: SessionRef, sequence: number): boolean {
-    if (!this.streams.has(ref.sessionId) && this.streams.size >= this.maxStreams) return false;
+    if (!this.canBegin(ref.sessionId)) return false;
     this.streams.set(ref.sessionId, { generation: ref.generation, last: sequence, missing: new Set() });
     return true;
   }

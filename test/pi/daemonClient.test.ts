@@ -83,6 +83,18 @@ describe('DaemonClient sessions', () => {
     expect(await daemonFailure(client.attach(CHAR))).toMatchObject({ code: 'session_not_found', retryable: false, details: { sessionId: 'npc-cleo' } });
   });
 
+  it('bounds the sessions attached at once, refusing before it asks the host', async () => {
+    const { client, sim } = await daemonSetup({}, { maxAttachedSessions: 1 });
+    await openAttached(client);
+    const other = { sessionId: 'npc-ada', generation: 1 };
+    await client.open(other, OPEN);
+    const before = sim.received.length;
+    expect(await daemonFailure(client.attach(other))).toMatchObject({ code: 'too_many_pending', details: { local: true, sessionId: 'npc-ada' } });
+    expect(sim.received.length).toBe(before);
+    await client.detach(CHAR);
+    expect(await client.attach(other)).toMatchObject({ attached: true });
+  });
+
   it('detaches: no more events', async () => {
     const { client, sim, events } = await daemonSetup();
     await openAttached(client);
