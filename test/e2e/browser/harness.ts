@@ -42,14 +42,14 @@ export class DemoPage {
 
   /** What the page logged as errors and what it caught itself (aiccDemo.errors). */
   async problems(): Promise<string[]> {
-    const caught = await this.page.evaluate(() => (window as { aiccDemo?: { errors?: unknown } }).aiccDemo?.errors).catch(() => undefined);
+    const caught = await this.page.evaluate(() => (window as unknown as { aiccDemo?: { errors?: unknown } }).aiccDemo?.errors).catch(() => undefined);
     return [...this.logged, ...(Array.isArray(caught) ? caught.map((error) => `aiccDemo.errors: ${String(error)}`) : [])];
   }
 
   /** Reads the capsule's state from the page; throws if the page has no aiccDemo. */
   async state(): Promise<DemoState> {
     return this.page.evaluate(() => {
-      const demo = (window as { aiccDemo?: Record<string, unknown> }).aiccDemo;
+      const demo = (window as unknown as { aiccDemo?: Record<string, unknown> }).aiccDemo;
       if (demo === undefined) throw new Error('the page set no window.aiccDemo');
       return {
         ready: demo.ready === true,
@@ -64,7 +64,7 @@ export class DemoPage {
   /** Waits until `aiccDemo.ready`; on timeout, the error names what the page logged. */
   async waitReady(timeoutMs = 20_000): Promise<DemoState> {
     try {
-      await this.page.waitForFunction(() => (window as { aiccDemo?: { ready?: unknown } }).aiccDemo?.ready === true, null, { timeout: timeoutMs, polling: 50 });
+      await this.page.waitForFunction(() => (window as unknown as { aiccDemo?: { ready?: unknown } }).aiccDemo?.ready === true, null, { timeout: timeoutMs, polling: 50 });
     } catch (error) {
       throw new Error(`${this.page.url()}: aiccDemo.ready not true within ${timeoutMs} ms (${(error as Error).message.split('\n')[0]}); the page logged: ${JSON.stringify(await this.problems())}`);
     }
