@@ -108,9 +108,11 @@ export class DaemonBackend implements ChatBackend {
     }
     // A prompt while a wake runs joins it as a follow-up, as over pi-peers.
     const operation = kind === 'steer' ? 'steer' : 'followUp';
+    // One key for every attempt: a retry of a steer that did reach the host is not queued twice.
+    const key = this.nextKey();
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.client[operation](this.ref, text, this.nextKey());
+        await this.client[operation](this.ref, text, key);
         return;
       } catch (error) {
         // The wake ended between the check and the host: the text goes with the next one.

@@ -103,6 +103,8 @@ describe('the pi-daemon backend', () => {
     sim.failNext('steer', { code: 'session_queue_full', message: 'full', retryable: true });
     await backend.send('steer', 'now');
     expect(sim.turns[0]!.steers).toEqual(['now']);
+    const steers = sim.received.filter((r) => r['operation'] === 'steer');
+    expect(steers.map((r) => r['idempotencyKey'])).toEqual(['npc-bram-g1-2', 'npc-bram-g1-2']);
     sim.failNext('steer', { code: 'internal_error', message: 'boom' });
     await expect(backend.send('steer', 'again')).rejects.toThrow(/^DaemonBackend\.send: the host refused the steer: .*internal_error: boom/);
   });
