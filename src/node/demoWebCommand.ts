@@ -33,7 +33,8 @@ Options
                   this server is joined to it, with the key from the environment variable
                   AICC_GATEWAY_KEY added here: the key never reaches the page or a log line.
                   Only this server's own pages may open /pi. The gateway sees a program (no
-                  Origin), so it needs no --origin for this server.
+                  Origin), so it needs no --origin for this server. The page's protocol,
+                  pi-peers.v1 (or pi-daemon.v2 for a gateway in --daemon mode), is passed on.
   --demo NAME     serve only this demo (repeatable)
   -h, --help      this help
 
