@@ -33,13 +33,14 @@ export interface Chromium {
 }
 
 /** A fresh Chromium with its own temporary profile; throws the fix when Chromium is missing. */
-export async function launchChromium(options: { timeoutMs?: number } = {}): Promise<Chromium> {
-  const problem = chromiumProblem();
+export async function launchChromium(options: { timeoutMs?: number; executablePath?: string } = {}): Promise<Chromium> {
+  const executablePath = options.executablePath ?? CHROMIUM_PATH;
+  const problem = chromiumProblem(executablePath);
   if (problem !== undefined) throw new Error(problem);
   const profile = mkdtempSync(join(tmpdir(), 'aicc-chromium-'));
   try {
     const context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM_PATH,
+      executablePath,
       headless: true,
       args: CHROMIUM_FLAGS,
       timeout: options.timeoutMs ?? 30_000,

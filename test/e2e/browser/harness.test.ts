@@ -32,6 +32,10 @@ afterAll(async () => {
 });
 
 describe('chromiumProblem', () => {
+  it('makes a launch without Chromium fail, naming the fix', async () => {
+    await expect(launchChromium({ executablePath: '/nonexistent/chromium' })).rejects.toThrow(/^Chromium is not installed at \/nonexistent\/chromium: install Debian's/);
+  });
+
   it('names the missing binary and how to install Chromium', () => {
     expect(chromiumProblem('/nonexistent/chromium')).toBe(
       "Chromium is not installed at /nonexistent/chromium: install Debian's (as root: apt-get update && apt-get install -y chromium fonts-liberation; .ci/run does this), or point AICC_CHROMIUM at a Chromium binary",
