@@ -8,7 +8,7 @@
 import { ScriptedAgent } from '../../src/agent/scripted.js';
 import type { AgentClient } from '../../src/agent/agentClient.js';
 import type { SeededRandom } from '../../src/adapters/headless/random.js';
-import type { NearbyOutput, PositionOutput } from '../../src/adapters/phaser/index.js';
+import type { MoveOutput, NearbyOutput, PositionOutput } from '../../src/adapters/phaser/index.js';
 import type { EventMessage } from '../../src/runtime/protocol.js';
 import { freeSpot } from './village.js';
 
@@ -25,6 +25,8 @@ export class Forager extends ScriptedAgent {
   private readonly greeted = new Map<string, number>();
   private lastSpoke = -Infinity;
   private lastLooked = -Infinity;
+  /** Where it stood when last known (the end of its last walk); undefined while walking. */
+  private at: { x: number; y: number } | undefined;
 
   constructor(
     client: AgentClient,
@@ -41,7 +43,9 @@ export class Forager extends ScriptedAgent {
     let mine = false;
     for (const event of news) {
       if (event.topic === 'state_change' && event.payload['entity'] === this.id && event.payload['field'] === 'moving') {
+        // The end of a walk says where it ended: no need to ask for the position.
         this.walking = false;
+        this.at = { x: Number(event.payload['x']), y: Number(event.payload['y']) };
         mine = true;
       }
       if (event.topic === 'agent_message' && event.payload['to'] === this.id) mine = true;
@@ -58,7 +62,9 @@ export class Forager extends ScriptedAgent {
 
     const look = await this.call<NearbyOutput>('nearby', {});
     if (!look.ok) return;
-    const apple = look.output.objects.find((seen) => seen.kind === 'apple' && seen.visible);
+    // One of the two nearest apples in sight: two foragers side by side do not walk as one.
+    const apples = look.output.objects.filter((seen) => seen.kind === 'apple' && seen.visible);
+    const apple = apples[apples.length > 1 && this.random.next() < 0.5 ? 1 : 0];
     if (apple !== undefined) {
       if (this.target?.x !== apple.x || this.target.y !== apple.y || !this.walking) await this.walkTo(apple.x, apple.y);
       return;
@@ -75,20 +81,25 @@ export class Forager extends ScriptedAgent {
       return;
     }
     if (!this.walking) {
-      const me = await this.call<PositionOutput>('position');
-      if (!me.ok) return;
+      if (this.at === undefined) {
+        const me = await this.call<PositionOutput>('position');
+        if (!me.ok) return;
+        this.at = { x: me.output.x, y: me.output.y };
+      }
       const spot = freeSpot(this.random);
-      const dx = spot.x - me.output.x;
-      const dy = spot.y - me.output.y;
+      const dx = spot.x - this.at.x;
+      const dy = spot.y - this.at.y;
       const scale = Math.min(1, LEG / Math.max(1, Math.hypot(dx, dy)));
-      await this.walkTo(Math.round(me.output.x + dx * scale), Math.round(me.output.y + dy * scale));
+      await this.walkTo(Math.round(this.at.x + dx * scale), Math.round(this.at.y + dy * scale));
     }
   }
 
   private async walkTo(x: number, y: number): Promise<void> {
-    const moved = await this.call('move_to', { x, y });
+    const moved = await this.call<MoveOutput>('move_to', { x, y });
     this.walking = moved.ok;
     this.target = moved.ok ? { x, y } : undefined;
+    // Where it stands now is where the walk starts; it is somewhere on the way until the walk ends.
+    this.at = moved.ok ? undefined : this.at;
   }
 
   private async say(text: string, to: string): Promise<void> {
