@@ -111,6 +111,20 @@ describe('the inspector panel', () => {
     expect(cell(rows(root, '[data-aicc-call]')[0]!, 'latency')).toBe('12.5 ms');
   });
 
+  it('in fixed tick mode counts the wait for the tick in the latency, as meta.latency_ms does', async () => {
+    const { capsule, clock } = makeCapsule({ tickMode: 'fixed', tickRateHz: 10 });
+    capsule.registerTool(echoTool);
+    const { agent } = await connectAgent(capsule, clock);
+    const { frames, root } = mount(capsule);
+    const call = agent.call('echo', { text: 'x' });
+    await settle();
+    capsule.step(100);
+    const outcome = await call;
+    frames.flush();
+    expect(outcome.meta.latency_ms).toBe(100);
+    expect(cell(rows(root, '[data-aicc-call]')[0]!, 'latency')).toBe('100 ms');
+  });
+
   it('abridges long arguments', async () => {
     const { capsule, clock } = makeCapsule();
     capsule.registerTool(echoTool);

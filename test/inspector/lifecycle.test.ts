@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 // The inspector's bounds and lifecycle: batched redraws, the rows cap, toggling, options, dispose.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_MAX_ROWS, mountInspector, type Inspector } from '../../src/inspector/index.js';
 import type { Capsule } from '../../src/runtime/capsule.js';
 import { CapsuleError } from '../../src/runtime/errors.js';
@@ -208,23 +208,28 @@ describe('dispose', () => {
         };
       }) as Capsule['on'],
     });
+    const added = vi.spyOn(document, 'addEventListener');
+    const removed = vi.spyOn(document, 'removeEventListener');
     const frames = new ManualFrames();
     inspector = mountInspector(spied, { schedule: frames.schedule });
     expect(document.querySelectorAll('style[data-aicc-inspector-style]')).toHaveLength(1);
+    expect(added.mock.calls.map(([type]) => type)).toEqual(['keydown']);
     expect(subscribed).toEqual(expect.arrayContaining(['message', 'session', 'error', 'tick', 'collision', 'audio', 'state_change', 'agent_message']));
     await agent.call('echo', { text: 'x' });
     expect(frames.pending).toBe(1);
 
     inspector.dispose();
+    // The very listener it added to the document is the one it took away.
+    expect(removed.mock.calls).toEqual(added.mock.calls.map(([type, listener]) => [type, listener]));
+    added.mockRestore();
+    removed.mockRestore();
     expect(unsubscribed).toBe(subscribed.length);
     expect(frames.pending).toBe(0);
     expect(document.querySelector('[data-aicc-inspector]')).toBeNull();
     expect(document.querySelector('style[data-aicc-inspector-style]')).toBeNull();
-    // Nothing is listening any more: neither the capsule's traffic nor the key schedules a frame.
+    // Nothing is listening any more: the capsule's traffic schedules no frame.
     await agent.call('echo', { text: 'y' });
-    press('`');
     expect(frames.requested).toBe(1);
-    expect(inspector.isOpen).toBe(true);
     inspector.dispose();
   });
 });
