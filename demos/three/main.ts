@@ -60,11 +60,17 @@ async function start(): Promise<void> {
   renderer.setSize(host.clientWidth, host.clientHeight);
   host.appendChild(renderer.domElement);
   const meadow = buildMeadow(host.clientWidth / host.clientHeight);
-  window.addEventListener('resize', () => {
-    renderer.setSize(host.clientWidth, host.clientHeight);
-    meadow.camera.aspect = host.clientWidth / host.clientHeight;
+  const showInspector = params.get('inspector') !== '0';
+  const fit = (): void => {
+    const [width, height] = [host.clientWidth, host.clientHeight];
+    renderer.setSize(width, height);
+    meadow.camera.aspect = width / height;
+    // The inspector covers the right of the page: draw the meadow left of centre while it is shown.
+    if (showInspector) meadow.camera.setViewOffset(width, height, width * 0.16, 0, width, height);
     meadow.camera.updateProjectionMatrix();
-  });
+  };
+  fit();
+  window.addEventListener('resize', fit);
 
   const capsule = createCapsule({ world: { name: 'The Meadow', kind: '3d' }, tickMode: 'fixed', tickRateHz: 10 });
   let callsOk = 0;
@@ -102,7 +108,7 @@ async function start(): Promise<void> {
     },
   });
 
-  if (params.get('inspector') !== '0') mountInspector(capsule, { parent: document.body });
+  if (showInspector) mountInspector(capsule, { parent: document.body });
 
   const demo: AiccDemo = {
     ready: false,

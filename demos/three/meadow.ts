@@ -80,7 +80,7 @@ export function buildMeadow(aspect: number): Meadow {
   scene.add(player);
 
   const camera = new PerspectiveCamera(50, aspect, 0.1, 200);
-  camera.position.set(0, 30, 27);
+  camera.position.set(0, 34, 30);
   camera.lookAt(0, 0, 0);
   return { scene, camera, player, things };
 }
