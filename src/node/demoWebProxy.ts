@@ -56,7 +56,7 @@ export function createPiProxy(options: PiProxyOptions): PiProxy {
   const maxPending = options.maxPending ?? DEFAULT_PROXY_MAX_PENDING;
   const log = options.log ?? (() => {});
   const wss = new WebSocketServer({ noServer: true, maxPayload, handleProtocols: (protocols) => pick(protocols) ?? false });
-  const pairs = new Set<{ page: WebSocket; upstream: WebSocket | undefined }>();
+  const pairs = new Set<{ page: WebSocket; upstream: WebSocket }>();
   let counter = 0;
 
   function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -65,20 +65,22 @@ export function createPiProxy(options: PiProxyOptions): PiProxy {
       const number = ++counter;
       // Refusals are made after the handshake, with a code and a reason: a page sees nothing of a
       // refused HTTP upgrade but "failed".
+      const gateway = options.gateway;
+      const protocol = pick(offered);
       const refusal =
-        options.gateway === undefined
+        gateway === undefined
           ? { code: CLOSE.notFound, reason: 'no gateway: start npm run demo:web with --gateway ws://127.0.0.1:PORT and AICC_GATEWAY_KEY' }
-          : pick(offered) === undefined
+          : protocol === undefined
             ? { code: CLOSE.badRequest, reason: `offer the subprotocol "${SUBPROTOCOL}" (or "${DAEMON_SUBPROTOCOL}")` }
             : pairs.size >= maxConnections
               ? { code: CLOSE.tryAgainLater, reason: `the demo server has ${maxConnections} /pi connections open; try again later` }
               : undefined;
-      if (refusal !== undefined || options.gateway === undefined) {
-        page.close(refusal?.code ?? CLOSE.notFound, refusal?.reason);
+      if (refusal !== undefined || gateway === undefined || protocol === undefined) {
+        page.close(refusal?.code, refusal?.reason);
         log(`demo:web: /pi #${number} refused (${refusal?.code}): ${refusal?.reason}`);
         return;
       }
-      relay(number, page, pick(offered)!, options.gateway);
+      relay(number, page, protocol, gateway);
     });
   }
 
@@ -119,7 +121,8 @@ export function createPiProxy(options: PiProxyOptions): PiProxy {
       end(CLOSE.agentGone, `the gateway at ${clip(gateway.url, 60)} did not answer (${error.code ?? 'handshake failed'})`);
     });
     page.on('close', (code) => end(sendable(code), 'the page closed'));
-    page.on('error', () => end(CLOSE.badRequest, 'the page sent a bad frame'));
+    // ws has already closed the page with the matching code (1009 for a message over maxPayload).
+    page.on('error', (error: NodeJS.ErrnoException) => end(CLOSE.badRequest, `the page sent a bad frame (${error.code ?? 'invalid'})`));
   }
 
   return {
@@ -131,7 +134,7 @@ export function createPiProxy(options: PiProxyOptions): PiProxy {
       const closed = [...pairs].map(({ page }) => new Promise<void>((resolve) => (page.readyState === WebSocket.CLOSED ? resolve() : page.once('close', () => resolve()))));
       for (const { page, upstream } of pairs) {
         closeSocket(page, 1001, 'the demo server is shutting down');
-        if (upstream !== undefined) closeSocket(upstream, 1001, 'the demo server is shutting down');
+        closeSocket(upstream, 1001, 'the demo server is shutting down');
       }
       const cutoff = setTimeout(() => {
         for (const { page } of pairs) page.terminate();

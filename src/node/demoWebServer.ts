@@ -46,6 +46,8 @@ export interface DemoServerOptions {
   gateway?: PiProxyOptions['gateway'];
   /** One line per /pi connection. Never the key. */
   log?: (line: string) => void;
+  /** The /pi proxy's bounds (defaults in demoWebProxy.ts). */
+  proxyLimits?: Pick<PiProxyOptions, 'maxConnections' | 'maxPending' | 'maxPayload'>;
 }
 
 export interface DemoPage {
@@ -70,7 +72,7 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
   let port = 0;
   let allowedHosts = new Set<string>();
 
-  const proxy = createPiProxy({ ...(options.gateway !== undefined && { gateway: options.gateway }), ...(options.log !== undefined && { log: options.log }) });
+  const proxy = createPiProxy({ ...options.proxyLimits, ...(options.gateway !== undefined && { gateway: options.gateway }), ...(options.log !== undefined && { log: options.log }) });
 
   const http = createServer((request, response) => {
     void respond(request, response).catch(() => {

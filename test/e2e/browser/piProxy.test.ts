@@ -3,6 +3,7 @@
 // frames, close reasons) and the server's log never hold it; only the server's own pages get in.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createServer, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { startDemoServer, type DemoServer } from '../../../src/node/demoWebServer.js';
 import { CLOSE } from '../../../src/node/gateway/access.js';
@@ -119,6 +120,32 @@ describe('/pi proxy', () => {
     } finally {
       await daemonServer.close();
       await daemonGateway.close();
+    }
+  });
+
+  it('bounds its connections, the messages held before the gateway answers, and message size', async () => {
+    // A gateway that takes the TCP connection and never answers the handshake.
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
+    const port = (silent.address() as { port: number }).port;
+    const bounded = await startDemoServer({ root: process.cwd(), demos: [], port: 0, gateway: { url: `ws://127.0.0.1:${port}/`, key: KEY }, proxyLimits: { maxConnections: 1, maxPending: 2, maxPayload: 1024 } });
+    try {
+      const first = pageSocket(bounded);
+      await within(first.opened, 'the first page socket to open');
+      const second = pageSocket(bounded);
+      expect(await within(second.closed, 'the refusal')).toEqual({ code: 1013, reason: 'the demo server has 1 /pi connections open; try again later' });
+      for (const text of ['a', 'b', 'c']) first.socket.send(text);
+      expect(await within(first.closed, 'the close')).toEqual({ code: 1013, reason: 'more than 2 messages before the gateway answered' });
+
+      const big = pageSocket(bounded);
+      await within(big.opened, 'the next page socket to open');
+      big.socket.send('x'.repeat(2000));
+      expect((await within(big.closed, 'the close')).code).toBe(1009);
+    } finally {
+      await bounded.close();
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
   });
 
