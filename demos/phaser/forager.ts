@@ -64,9 +64,11 @@ export class Forager extends ScriptedAgent {
     if (!look.ok) return;
     // One of the two nearest apples in sight: two foragers side by side do not walk as one.
     const apples = look.output.objects.filter((seen) => seen.kind === 'apple' && seen.visible);
+    // Still on its way to an apple that is still there: keep going.
+    if (this.walking && apples.some((seen) => seen.x === this.target?.x && seen.y === this.target.y)) return;
     const apple = apples[apples.length > 1 && this.random.next() < 0.5 ? 1 : 0];
     if (apple !== undefined) {
-      if (this.target?.x !== apple.x || this.target.y !== apple.y || !this.walking) await this.walkTo(apple.x, apple.y);
+      await this.walkTo(apple.x, apple.y);
       return;
     }
     if (this.gardener && this.random.next() < 0.25) {
