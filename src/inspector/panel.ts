@@ -1,12 +1,16 @@
 // The panel's DOM and how the record is drawn into it. Every value a peer or the game supplied goes
-// in as text (textContent, attribute values), never as markup. Calls and events are drawn keyed by
-// row, so a frame touches only rows that are new, changed or dropped; the small sections are rebuilt.
+// in as text (textContent, attribute values), never as markup. Rows are keyed (calls and events by
+// their sequence number, sessions and quota by id), so a redraw touches only rows that are new,
+// changed or dropped; the manifest is rebuilt only when the catalog changed.
 
 import { clip } from '../agent/pilot/compact.js';
 import type { Capsule } from '../runtime/capsule.js';
 import type { Limits, ToolDescriptor } from '../runtime/protocol.js';
 import { MAX_NAME_CHARS, type CallRow, type EventRow, type InspectorRecord } from './record.js';
 import { ROOT_ATTRIBUTE } from './style.js';
+
+type Section = 'sessions' | 'manifest' | 'calls' | 'quota' | 'events';
+const SECTIONS: readonly Section[] = ['sessions', 'manifest', 'calls', 'quota', 'events'];
 
 interface Shown {
   el: HTMLElement;
@@ -27,8 +31,8 @@ export class Panel {
   readonly button: HTMLButtonElement;
   readonly body: HTMLElement;
   private readonly header: HTMLElement;
-  private readonly lists: Record<'sessions' | 'manifest' | 'calls' | 'quota' | 'events', HTMLElement>;
-  private readonly titles: Record<'sessions' | 'manifest' | 'calls' | 'quota' | 'events', HTMLElement>;
+  private readonly lists = {} as Record<Section, HTMLElement>;
+  private readonly titles = {} as Record<Section, HTMLElement>;
   private readonly calls = new Map<number, Shown>();
   private readonly events = new Map<number, HTMLElement>();
   /** Sessions and quota rows by key, with the text they show: a row is redrawn only when that changes. */
@@ -47,16 +51,11 @@ export class Panel {
     this.body = this.el('section', { 'data-aicc-panel': '', 'aria-label': 'AICC inspector' });
     this.header = this.el('div', { 'data-aicc-header': '' });
     this.body.append(this.header);
-    const names = ['sessions', 'manifest', 'calls', 'quota', 'events'] as const;
-    const lists = {} as Panel['lists'];
-    const titles = {} as Panel['titles'];
-    for (const name of names) {
-      titles[name] = this.el('h3', {}, name);
-      lists[name] = this.el('div', { 'data-aicc-list': name });
-      this.body.append(titles[name], lists[name]);
+    for (const name of SECTIONS) {
+      this.titles[name] = this.el('h3', {}, name);
+      this.lists[name] = this.el('div', { 'data-aicc-list': name });
+      this.body.append(this.titles[name], this.lists[name]);
     }
-    this.lists = lists;
-    this.titles = titles;
     this.root.append(this.body, this.button);
   }
 
@@ -178,7 +177,7 @@ export class Panel {
     this.sync('quota', rows, `quota (${rows.length})`, 'no tool used yet');
   }
 
-  private fill(name: keyof Panel['lists'], rows: HTMLElement[], title: string, empty: string): void {
+  private fill(name: Section, rows: HTMLElement[], title: string, empty: string): void {
     this.lists[name].replaceChildren(...rows);
     this.title(name, title, rows.length === 0 ? empty : undefined);
   }
@@ -211,7 +210,7 @@ export class Panel {
   }
 
   /** The section title, and a placeholder line while the section is empty. */
-  private title(name: keyof Panel['lists'], title: string, empty: string | undefined): void {
+  private title(name: Section, title: string, empty: string | undefined): void {
     this.titles[name].textContent = title;
     const list = this.lists[name];
     const placeholder = list.querySelector(':scope > [data-aicc-empty]');
