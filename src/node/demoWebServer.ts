@@ -104,12 +104,8 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
   }
 
   function route(rawUrl: string): Resolved {
-    let pathname: string;
-    try {
-      pathname = decodeURIComponent(new URL(rawUrl, 'http://demo').pathname);
-    } catch {
-      return { kind: 'status', status: 400, text: 'the path is not a valid URL path' };
-    }
+    const pathname = pathOf(rawUrl);
+    if (pathname === undefined) return { kind: 'status', status: 400, text: 'the path is not a valid URL path' };
     if (pathname === '/') return { kind: 'bytes', bytes: Buffer.from(indexPage()), type: CONTENT_TYPES['.html']! };
     // The browser asks for one on every page; a 404 would be a console error in every browser test.
     if (pathname === '/favicon.ico') return { kind: 'status', status: 204, text: '' };
@@ -137,7 +133,7 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Only this server's own pages may use the proxy: it adds the gateway key for them.
     const origin = request.headers.origin;
-    const path = new URL(request.url ?? '/', 'http://demo').pathname;
+    const path = pathOf(request.url);
     const own = origin !== undefined && allowedHosts.has(request.headers.host ?? '') && [...allowedHosts].some((host) => origin === `http://${host}`);
     if (path !== '/pi' || !own) {
       socket.end(`HTTP/1.1 ${path !== '/pi' ? '404 Not Found' : '403 Forbidden'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
@@ -169,6 +165,15 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
       });
     },
   };
+}
+
+/** A request target's decoded path, or undefined when it is none (`//`, bad %-escapes). */
+function pathOf(target: string | undefined): string | undefined {
+  try {
+    return decodeURIComponent(new URL(target ?? '/', 'http://demo').pathname);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

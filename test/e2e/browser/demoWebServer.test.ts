@@ -4,6 +4,7 @@
 
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,6 +54,25 @@ afterAll(async () => {
   await server?.close();
   rmSync(root, { recursive: true, force: true });
 });
+
+/** A raw WebSocket upgrade request to `path`; resolves with the status line of the answer. */
+function upgrade(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, '127.0.0.1', () =>
+      socket.write(`GET ${path} HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\norigin: ${server.url.slice(0, -1)}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n`),
+    );
+    let text = '';
+    socket.setTimeout(5000, () => socket.destroy(new Error(`upgrade ${path} timed out`)));
+    socket.on('data', (chunk) => {
+      text += chunk.toString('latin1');
+      if (text.includes('\r\n')) {
+        resolve(text.slice(0, text.indexOf('\r\n')));
+        socket.destroy();
+      }
+    });
+    socket.on('error', reject);
+  });
+}
 
 describe('demo server', () => {
   it('lists its pages, index first', () => {
@@ -118,8 +138,16 @@ describe('demo server', () => {
   it('refuses other methods, malformed paths and other host names', async () => {
     expect(await get('/game/', { method: 'POST' })).toMatchObject({ status: 405, headers: { allow: 'GET, HEAD' } });
     expect((await get('/game/%E0%A4%A')).status).toBe(400);
+    expect((await get('//')).status).toBe(400);
     // DNS rebinding: a foreign name resolving to 127.0.0.1 gets nothing.
     expect((await get('/game/', { host: 'attacker.example' })).status).toBe(421);
     expect((await get('/game/', { host: `localhost:${server.port}` })).status).toBe(200);
+  });
+
+  it('upgrades only /pi, and lives through a malformed upgrade path', async () => {
+    expect(await upgrade('//')).toBe('HTTP/1.1 404 Not Found');
+    expect(await upgrade('/game/')).toBe('HTTP/1.1 404 Not Found');
+    expect(await upgrade('/pi')).toBe('HTTP/1.1 101 Switching Protocols');
+    expect((await get('/game/')).status).toBe(200);
   });
 });
