@@ -72,6 +72,25 @@ describe('AiccScenePlugin: installation and the clock', () => {
     expect(capsule.tick).toBe(0);
   });
 
+  it('installed into a scene that is already running, it starts at once', async () => {
+    const s = await open();
+    s.game.plugins.installScenePlugin('AiccLate', aiccScenePlugin({ world: { name: 'Late', kind: '2d' } }), 'late', s.scene);
+    const plugin = (s.scene as unknown as { late: AiccScenePlugin }).late;
+    expect(plugin.capsule.world.name).toBe('Late');
+    s.step(1, 100);
+    expect(plugin.capsule.tick).toBe(1);
+  });
+
+  it('a capsule the game disposes itself is no longer driven, and the game loop goes on', async () => {
+    const capsule = createCapsule({ world: { name: 'Shared', kind: '2d' }, clock: new ManualClock() });
+    const s = await open({ plugin: { capsule } });
+    s.step(2);
+    capsule.dispose();
+    expect(() => s.step(3)).not.toThrow();
+    expect(() => s.plugin.capsule).toThrow(expect.objectContaining({ code: 'AICC_NOT_CONNECTED' }));
+    expect(s.plugin.frameStats().frames).toBe(5);
+  });
+
   it('refuses bad options with a CapsuleError naming the option', () => {
     expect(() => aiccScenePlugin({ perceptionRadius: -1 })).toThrow(expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringContaining('perceptionRadius must be a number > 0') }));
     const capsule = createCapsule({ world: { name: 'x', kind: '2d' } });
