@@ -38,9 +38,11 @@ Modes
           line limit) and each daemon line one frame back, byte for byte. A frame that is not a
           JSON object, or is too long, is answered like the daemon does — a response with
           ok:false and error.code invalid_json or line_too_large — and the connection closes.
-          Commands are otherwise checked by the daemon, not the gateway, except one rule: an
-          open whose payload.resources.tools is not "none" is refused (denied_by_gateway), so a
-          page cannot give the model the host's filesystem tools. A daemon that is not there
+          Commands are otherwise checked by the daemon, not the gateway, except two rules for
+          open (refused as denied_by_gateway): payload.resources.tools must be "none", so a
+          page cannot give the model the host's filesystem tools; and, without
+          --daemon-stored-sessions, the session must be a memory one (no path, sessionDir or
+          agentDir), so a page cannot reach the host's stored sessions. A daemon that is not there
           gets the page a daemon_unavailable response (retryable) and a close. When a page
           stops reading, the gateway stops reading the daemon once ${DAEMON_HIGH_WATER_BYTES} bytes wait for
           the page (and the other way round), so memory stays bounded.
@@ -72,6 +74,10 @@ Options
   --system-prompt T   host: pi's system prompt (who the character is)
   --agent-dir DIR     host: PI_CODING_AGENT_DIR for pi (default ~/.pi/agent)
   --label TEXT        host: the agent label pages see (default pi)
+  --daemon-stored-sessions
+                      daemon: let pages open sessions stored on the host (session modes new,
+                      open and continue, session paths, agentDir); without it a page may open
+                      memory sessions only
   -h, --help          this help
 
 Output: the line "aicc gateway: listening on ws://127.0.0.1:PORT/" on standard output, then
@@ -93,6 +99,8 @@ export interface GatewayArgs {
   mode: 'relay' | 'host' | 'daemon';
   /** daemon mode: the daemon's Unix socket. */
   daemonSocket?: string;
+  /** daemon mode: pages may open sessions stored on the host. */
+  storedSessions?: boolean;
   origins: string[];
   key?: string;
   port: number;
@@ -140,6 +148,10 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i]!;
     if (!flag.startsWith('--')) return `unexpected "${flag}"; a mode (relay, host) comes first, and every option is --NAME VALUE`;
+    if (flag === '--daemon-stored-sessions') {
+      args.storedSessions = true;
+      continue;
+    }
     const value = rest[i + 1];
     // A value may start with "-" (a prompt could), but not with "--": that is the next flag.
     if (value === undefined || value.startsWith('--')) return `${flag} expects a value`;
@@ -161,6 +173,7 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
   if (args.key === undefined || args.key === '') return 'no gateway key: set AICC_GATEWAY_KEY (or pass --key)';
   if (mode === 'daemon' && args.peersHome !== undefined) return '--peers-home is for relay mode';
   if (mode === 'daemon' && args.daemonSocket === '') return "--daemon expects the daemon's Unix socket path";
+  if (mode !== 'daemon' && args.storedSessions === true) return '--daemon-stored-sessions is for --daemon mode';
   if (mode !== 'daemon' && args.peersHome === undefined && env.PI_PEERS_HOME !== undefined) args.peersHome = env.PI_PEERS_HOME;
   if (mode === 'relay' && (args.peersHome === undefined || args.peersHome === '')) return 'relay needs the agents\' folder: set PI_PEERS_HOME or pass --peers-home';
   const hostOnly = (['piBin', 'piNode', 'provider', 'model', 'systemPrompt', 'agentDir', 'label'] as const).find((name) => args[name] !== undefined);
@@ -186,7 +199,7 @@ export async function gatewayCommand(argv: string[], io: CliIo, runtime: Gateway
       host !== undefined
         ? { kind: 'host', host }
         : args.mode === 'daemon'
-          ? { kind: 'daemon', socketPath: args.daemonSocket!, ...(args.maxFrame === undefined ? {} : { maxLineBytes: args.maxFrame }) }
+          ? { kind: 'daemon', socketPath: args.daemonSocket!, ...(args.maxFrame === undefined ? {} : { maxLineBytes: args.maxFrame }), ...(args.storedSessions === true ? { storedSessions: true } : {}) }
           : { kind: 'relay', peersHome: args.peersHome! };
     // In daemon mode --max-frame is the line limit; the WebSocket limit follows from it.
     const maxPayload = args.maxFrame === undefined || args.mode === 'daemon' ? {} : { maxPayload: args.maxFrame };

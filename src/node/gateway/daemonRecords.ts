@@ -7,8 +7,11 @@
 // with such a line). The command envelope and each operation's payload are left to the daemon: it
 // is the authority on v2, answers a bad command with a precise code (`invalid_field` with details,
 // `unknown_operation`, `incompatible_protocol`) and keeps the connection, and a second check here
-// would refuse operations a newer 2.x daemon accepts. The one field the gateway reads is `open`'s
-// `payload.resources.tools`: a page may not hand the model the host's filesystem tools.
+// would refuse operations a newer 2.x daemon accepts. The fields the gateway reads are `open`'s:
+// `payload.resources.tools` (a page may not hand the model the host's filesystem tools) and,
+// unless the gateway allows stored sessions, `payload.session` and `payload.agentDir` (a page may
+// open memory sessions only: it may not read or write the host's session files, or point the
+// daemon at another agent folder with its models and credentials).
 
 /** The protocol version the gateway's own records carry when the browser's gives none usable. */
 export const DAEMON_PROTOCOL_VERSION = '2.0';
@@ -96,15 +99,29 @@ export function readFrame(frame: string | Buffer, maxLineBytes: number): ReadFra
   return { ok: true, line: frame.replace(RAW_LINE_BREAK, ' '), record, ids: idsOf(record) };
 }
 
+export interface DaemonPolicy {
+  /** Pages may open sessions stored on the host (modes new/open/continue, paths, agentDir). Default false. */
+  storedSessions?: boolean;
+}
+
 /** The gateway's policy on a command the daemon would otherwise take: why it is refused, or undefined to forward it. */
-export function checkPolicy(record: Record<string, unknown>): string | undefined {
+export function checkPolicy(record: Record<string, unknown>, policy: DaemonPolicy = {}): string | undefined {
   if (record.operation !== 'open') return undefined;
   const payload = record.payload;
   if (payload === null || typeof payload !== 'object') return undefined;
-  const resources = (payload as Record<string, unknown>).resources;
-  if (resources === null || typeof resources !== 'object' || !('tools' in resources)) return undefined;
-  if ((resources as Record<string, unknown>).tools === 'none') return undefined;
-  return 'payload.resources.tools must be "none": a page may not give the model the host\'s filesystem tools; a character acts through its game\'s AICC tools';
+  const open = payload as Record<string, unknown>;
+  const resources = open.resources;
+  if (resources !== null && typeof resources === 'object' && 'tools' in resources && (resources as Record<string, unknown>).tools !== 'none') {
+    return 'payload.resources.tools must be "none": a page may not give the model the host\'s filesystem tools; a character acts through its game\'s AICC tools';
+  }
+  if (policy.storedSessions === true) return undefined;
+  const session = open.session !== null && typeof open.session === 'object' ? (open.session as Record<string, unknown>) : {};
+  const stored = ['path', 'sessionDir'].find((name) => name in session) ?? ('agentDir' in open ? 'agentDir' : undefined);
+  if (session.mode !== 'memory' || stored !== undefined) {
+    const what = stored === undefined ? `payload.session.mode ${JSON.stringify(session.mode)}` : stored === 'agentDir' ? 'payload.agentDir' : `payload.session.${stored}`;
+    return `${what}: a page may open memory sessions only (session.mode "memory", no path, sessionDir or agentDir); start the gateway with --daemon-stored-sessions to let pages use the host's stored sessions`;
+  }
+  return undefined;
 }
 
 function idsOf(record: Record<string, unknown>): CommandIds {

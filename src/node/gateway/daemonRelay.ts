@@ -26,6 +26,11 @@ export interface DaemonRelayOptions {
   maxLineBytes?: number;
   /** Bytes queued toward one side above which the relay stops reading the other (default 1 MiB). */
   highWaterBytes?: number;
+  /**
+   * Let pages open sessions stored on the host: session modes new/open/continue, session paths
+   * and agentDir. Default false: memory sessions only (see checkPolicy).
+   */
+  storedSessions?: boolean;
 }
 
 export const DAEMON_HIGH_WATER_BYTES = 1024 * 1024;
@@ -99,7 +104,7 @@ export function relayDaemon(browser: BrowserConnection, options: DaemonRelayOpti
         answer({}, read.code, read.message);
         return finish(read.code === 'line_too_large' ? CLOSE.tooBig : CLOSE.badRequest, `aicc gateway: ${read.message}`);
       }
-      const denied = checkPolicy(read.record);
+      const denied = checkPolicy(read.record, { storedSessions: options.storedSessions === true });
       if (denied !== undefined) return answer(read.ids, 'denied_by_gateway', denied);
       if (stage === 'open') return forward(read.line);
       backlogBytes += Buffer.byteLength(read.line);

@@ -34,6 +34,7 @@ describe('aicc gateway --daemon', () => {
       key: KEY,
     });
     expect(parseGatewayArgs(['--origin', ORIGIN, '--port', '8788', '--daemon', '/run/pi.sock', '--max-frame', '2048'], { AICC_GATEWAY_KEY: KEY })).toMatchObject({ mode: 'daemon', port: 8788, maxFrame: 2048 });
+    expect(parseGatewayArgs(['--daemon', '/run/pi.sock', '--daemon-stored-sessions', '--origin', ORIGIN], { AICC_GATEWAY_KEY: KEY })).toMatchObject({ mode: 'daemon', storedSessions: true, origins: [ORIGIN] });
   });
 
   it.each([
@@ -44,6 +45,7 @@ describe('aicc gateway --daemon', () => {
     [['--origin', ORIGIN, '--daemon'], '--daemon expects a value'],
     [['--origin', ORIGIN], 'unknown mode "--origin"; choose relay, host or --daemon SOCKET'],
     [['--daemon', '/s', 'relay', '--origin', ORIGIN], 'unexpected "relay"; a mode (relay, host) comes first, and every option is --NAME VALUE'],
+    [['host', '--origin', ORIGIN, '--daemon-stored-sessions'], '--daemon-stored-sessions is for --daemon mode'],
   ])('refuses %j in one line with exit code 2', async (argv, complaint) => {
     const r = run(argv);
     expect(await r.code).toBe(2);
@@ -53,7 +55,7 @@ describe('aicc gateway --daemon', () => {
   it('explains daemon mode in --help: the flag, the subprotocol, the refusals and the bound', async () => {
     const r = run(['--help']);
     expect(await r.code).toBe(0);
-    for (const text of ['aicc gateway --daemon SOCKET --origin ORIGIN', "'pi-daemon.v2'", 'invalid_json', 'line_too_large', 'denied_by_gateway', 'daemon_unavailable', '1048576 bytes wait', '"operation":"handshake"']) {
+    for (const text of ['aicc gateway --daemon SOCKET --origin ORIGIN', "'pi-daemon.v2'", 'invalid_json', 'line_too_large', 'denied_by_gateway', '--daemon-stored-sessions', 'daemon_unavailable', '1048576 bytes wait', '"operation":"handshake"']) {
       expect(r.out()).toContain(text);
     }
   });

@@ -51,6 +51,20 @@ describe('checkPolicy', () => {
   it.each([[{ mode: 'host-adapter', descriptor: {} }], ['all'], [null]])('refuses an open whose tools are %j', (tools) => {
     expect(checkPolicy(open({ tools }))).toMatch(/^payload\.resources\.tools must be "none"/);
   });
+
+  const stored = (payload: Record<string, unknown>): Record<string, unknown> => ({ operation: 'open', payload: { cwd: '/', resources: { tools: 'none' }, ...payload } });
+
+  it.each([
+    ['a new stored session', { session: { mode: 'new' } }, /^payload\.session\.mode "new": a page may open memory sessions only/],
+    ['an existing session by path', { session: { mode: 'open', path: '/home/u/.pi/s.jsonl' } }, /^payload\.session\.path: /],
+    ['the last session of a folder', { session: { mode: 'continue' } }, /^payload\.session\.mode "continue": /],
+    ['a memory session with a sessionDir', { session: { mode: 'memory', sessionDir: '/tmp/s' } }, /^payload\.session\.sessionDir: /],
+    ['another agent folder', { session: { mode: 'memory' }, agentDir: '/home/u/.pi/agent' }, /^payload\.agentDir: .*--daemon-stored-sessions/],
+    ['no session at all', {}, /^payload\.session\.mode undefined: /],
+  ])('refuses %s unless stored sessions are allowed', (_what, payload, message) => {
+    expect(checkPolicy(stored(payload))).toMatch(message);
+    expect(checkPolicy(stored(payload), { storedSessions: true })).toBeUndefined();
+  });
 });
 
 describe('gatewayError', () => {

@@ -179,6 +179,19 @@ describe('daemon mode: relaying', () => {
     await responseTo(client, 'o2');
     expect(daemon.lines.map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual(['h', 'o2']);
   });
+
+  it("refuses an open of the host's stored sessions unless the gateway allows them", async () => {
+    const client = connect();
+    const open = (id: string) => command(id, 'open', { cwd: '/', session: { mode: 'continue' }, resources: { tools: 'none' } }, { sessionId: 's', generation: 1 });
+    client.send(open('o1'));
+    expect(await responseTo(client, 'o1')).toMatchObject({ ok: false, error: { code: 'denied_by_gateway' } });
+    expect(daemon.lines).toEqual([]);
+    await start({ storedSessions: true });
+    const allowed = connect();
+    allowed.send(open('o2'));
+    await responseTo(allowed, 'o2');
+    expect(daemon.lines.map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual(['o2']);
+  });
 });
 
 describe('daemon mode: bad frames', () => {
