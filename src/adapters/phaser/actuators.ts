@@ -146,7 +146,7 @@ export function sayTool(world: SceneWorld, options?: PhaserToolOptions): ToolDef
     {
       id: 'say',
       class: 'actuator',
-      description: `Say something aloud (at most ${MAX_LINE_LENGTH} characters): a speech bubble shows it and everyone within ${world.perceptionRadius} px hears it; "to" addresses one of them by id.`,
+      description: `Say something aloud (at most ${MAX_LINE_LENGTH} characters): a speech bubble shows it and everyone ${Number.isFinite(world.perceptionRadius) ? `within ${world.perceptionRadius} px` : 'in the scene'} hears it; "to" addresses one of them by id.`,
       input_schema: objectOf(
         {
           text: { type: 'string', minLength: 1, maxLength: MAX_LINE_LENGTH, description: 'What to say.' },

@@ -59,10 +59,11 @@ export function nearbyTool(world: SceneWorld, options?: PhaserToolOptions): Tool
     {
       id: 'nearby',
       class: 'sensor',
-      description: `Who and what is around you: characters and objects within a radius (default and at most ${world.perceptionRadius} px), nearest first, with ids for other tools, and whether each is in sight.`,
+      description: `Who and what is around you: characters and objects within a radius (${Number.isFinite(world.perceptionRadius) ? `default and at most ${world.perceptionRadius} px` : 'default: the whole scene'}), nearest first, with ids for other tools, and whether each is in sight.`,
       input_schema: objectOf(
         {
-          radius: { type: 'number', exclusiveMinimum: 0, maximum: world.perceptionRadius, description: 'How far to look, px.' },
+          // An unbounded perception radius has no maximum: Infinity is not JSON.
+          radius: { type: 'number', exclusiveMinimum: 0, ...(Number.isFinite(world.perceptionRadius) && { maximum: world.perceptionRadius }), description: 'How far to look, px.' },
           limit: { type: 'integer', minimum: 1, maximum: MAX_NEARBY, description: `At most this many, nearest first (default ${MAX_NEARBY}).` },
           kind: { type: 'string', minLength: 1, maxLength: 32, description: 'Only things of this kind, e.g. "apple".' },
         },
@@ -81,7 +82,9 @@ export function nearbyTool(world: SceneWorld, options?: PhaserToolOptions): Tool
       handler: ({ radius, limit, kind }, context) => {
         const me = caller(world, context);
         const r = radius ?? world.perceptionRadius;
-        return { radius: r, objects: nearby(world.entities, me, r, limit ?? MAX_NEARBY, kind) };
+        const objects = nearby(world.entities, me, r, limit ?? MAX_NEARBY, kind);
+        // `radius` is reported as JSON can carry it: an unbounded radius as the largest finite number.
+        return { radius: Number.isFinite(r) ? r : Number.MAX_VALUE, objects };
       },
     },
     options,

@@ -53,6 +53,15 @@ describe('nearby', () => {
     expect(await agent.call('nearby', { everything: true })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
   });
 
+  it('with an unbounded perception radius, sees the whole scene and its manifest stays JSON', async () => {
+    const agent = await meadow({ perceptionRadius: Number.POSITIVE_INFINITY });
+    const tool = agent.manifest.tools.find((t) => t.id === 'nearby')!;
+    expect(JSON.parse(JSON.stringify(tool.input_schema))).toEqual(tool.input_schema);
+    expect(tool.description).toContain('the whole scene');
+    const result = await agent.call('nearby', {});
+    expect(result.ok && (result.output['objects'] as Array<{ id: string }>).map((seen) => seen.id)).toEqual(['apple_a', 'mira', 'apple_b']);
+  });
+
   it('needs the sight capability', async () => {
     await meadow();
     const blind = await agentFor(s.plugin, 'hero', { sensors: [] });
