@@ -102,10 +102,7 @@ export class AiccScenePlugin implements SceneWorld {
 
   start(): void {
     if (this.running) return;
-    this.running = true;
-    const events = this.systems.events;
-    events.on('update', this.update, this);
-    events.once('shutdown', this.shutdown, this);
+    // The capsule first: bad capsuleOptions throw here, before anything is hooked.
     if (this.config.capsule !== undefined) {
       this.current = this.config.capsule;
       this.owned = false;
@@ -119,6 +116,10 @@ export class AiccScenePlugin implements SceneWorld {
       });
       this.owned = true;
     }
+    this.running = true;
+    const events = this.systems.events;
+    events.on('update', this.update, this);
+    events.once('shutdown', this.shutdown, this);
     const world = this.arcade()?.world;
     if (world !== undefined) this.contacts.attach(world);
     if (this.config.sceneDataEntity !== undefined) this.data.hook(events, this.config.sceneDataEntity);
