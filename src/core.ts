@@ -37,6 +37,8 @@ export type * from './runtime/protocol.js';
 export type { CallResult } from './runtime/resultCache.js';
 export type { SessionState, SessionStats, ToolUsageSnapshot } from './runtime/session.js';
 export type { RegisteredTool, ToolContext, ToolDefinition, ToolHandle, ToolHandler } from './runtime/tool.js';
+export { withOverrides } from './runtime/toolOverrides.js';
+export type { ToolOverrides } from './runtime/toolOverrides.js';
 export type { AjvErrorLike, SchemaValidator, Validation, ValidatorFactory, ValidatorPurpose } from './runtime/validator.js';
 export type { Codec, Frame } from './links/codec.js';
 export type { Link, LinkHandlers } from './links/link.js';

@@ -2,28 +2,15 @@
 // schema pieces the tools are built from.
 
 import { ToolError } from '../../runtime/errors.js';
-import type { JsonObject, Limits } from '../../runtime/protocol.js';
-import type { ToolContext, ToolDefinition } from '../../runtime/tool.js';
+import type { JsonObject } from '../../runtime/protocol.js';
+import type { ToolContext } from '../../runtime/tool.js';
+import { withOverrides, type ToolOverrides } from '../../runtime/toolOverrides.js';
 import type { Character, TextWorld } from './world.js';
 
-/** Per-tool overrides; anything left out keeps the factory's default. */
-export interface TextToolOptions {
-  /** The tool's id in the manifest, e.g. to avoid a clash with a game's own `look`. */
-  id?: string;
-  /** Replaces the default limits (each factory documents its own). */
-  limits?: Limits;
-  /** Replaces the default capability (each factory documents its own). */
-  requires_capability?: string;
-}
+/** Per-tool overrides of id, limits and capability (see ToolOverrides). */
+export type TextToolOptions = ToolOverrides;
 
-/** A factory's definition with the game's overrides applied. */
-export function withOptions<I, O extends JsonObject>(definition: ToolDefinition<I, O>, options: TextToolOptions = {}): ToolDefinition<I, O> {
-  const out: ToolDefinition<I, O> = { ...definition };
-  if (options.id !== undefined) out.id = options.id;
-  if (options.limits !== undefined) out.limits = { ...options.limits };
-  if (options.requires_capability !== undefined) out.requires_capability = options.requires_capability;
-  return out;
-}
+export { withOverrides as withOptions };
 
 /**
  * The character the calling session plays. A session connected to a character the world lacks is

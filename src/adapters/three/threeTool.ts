@@ -5,14 +5,14 @@ import type { Object3D, Vector3 } from 'three';
 import { CapsuleError, ToolError } from '../../runtime/errors.js';
 import type { JsonObject } from '../../runtime/protocol.js';
 import type { ToolContext } from '../../runtime/tool.js';
-import { withOptions, type TextToolOptions } from '../text/textTool.js';
+import { withOverrides, type ToolOverrides } from '../../runtime/toolOverrides.js';
 import type { Motion } from './motion.js';
 import type { ObjectRegistry, Registered } from './objects.js';
 
-/** Per-tool overrides of id, limits and capability: the same as the text adapter's. */
-export type ThreeToolOptions = TextToolOptions;
+/** Per-tool overrides of id, limits and capability: the same as every adapter's (ToolOverrides). */
+export type ThreeToolOptions = ToolOverrides;
 
-export { withOptions };
+export { withOverrides as withOptions };
 
 /** What the tool factories need of a binding (CapsuleBinding is one). */
 export interface SceneBinding {
