@@ -117,6 +117,9 @@ export function freeSpot(random: SeededRandom): { x: number; y: number } {
 }
 
 function makeTextures(scene: Phaser.Scene): void {
+  // A HEADLESS game (a benchmark, a test) has no renderer to draw textures with: sprites then show
+  // Phaser's placeholder texture, which is all it needs.
+  if (scene.sys.game.renderer == null) return;
   const g = scene.make.graphics({ x: 0, y: 0 }, false);
   const texture = (key: string, w: number, h: number, draw: () => void): void => {
     if (scene.textures.exists(key)) return;

@@ -28,20 +28,25 @@ export interface SightLine {
  */
 export function nearby(registry: EntityRegistry, from: Entity, radius: number, limit: number, kind?: string): Seen[] {
   const origin = positionOf(from);
-  const found: Seen[] = [];
+  const reach = radius * radius;
+  // Candidates first, by squared distance and without copies: every call walks every entity.
+  const near: Array<{ entity: Entity; d2: number }> = [];
   for (const entity of registry.all()) {
     if (entity === from || entity.role === 'obstacle' || (kind !== undefined && entity.kind !== kind) || !isLive(entity)) continue;
-    const at = positionOf(entity);
-    const distance = Math.hypot(at.x - origin.x, at.y - origin.y);
-    if (distance > radius) continue;
-    found.push({ id: entity.id, kind: entity.kind, role: entity.role, x: round(at.x), y: round(at.y), distance: round(distance), visible: true });
+    const object = entity.object;
+    const dx = (object === undefined ? positionOf(entity).x : object.x) - origin.x;
+    const dy = (object === undefined ? positionOf(entity).y : object.y) - origin.y;
+    const d2 = dx * dx + dy * dy;
+    if (d2 <= reach) near.push({ entity, d2 });
   }
-  found.sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : 1));
-  const kept = found.slice(0, limit);
+  near.sort((a, b) => a.d2 - b.d2 || (a.entity.id < b.entity.id ? -1 : 1));
   // Sight only for what is returned, against the obstacles' boxes read once: the costly part.
-  const blockers = obstacles(registry);
-  for (const seen of kept) seen.visible = sightThrough(blockers, origin, seen, [from.id, seen.id]).visible;
-  return kept;
+  const blockers = near.length > 0 ? obstacles(registry) : [];
+  return near.slice(0, limit).map(({ entity, d2 }) => {
+    const at = positionOf(entity);
+    const visible = sightThrough(blockers, origin, at, [from.id, entity.id]).visible;
+    return { id: entity.id, kind: entity.kind, role: entity.role as Seen['role'], x: round(at.x), y: round(at.y), distance: round(Math.sqrt(d2)), visible };
+  });
 }
 
 /** Whether the segment a→b crosses no obstacle (other than those in `ignore`). */
@@ -82,7 +87,9 @@ export function audience(registry: EntityRegistry, at: { x: number; y: number },
   for (const entity of registry.all()) {
     if (entity.role !== 'character' || !isLive(entity)) continue;
     const p = positionOf(entity);
-    if (Math.hypot(p.x - at.x, p.y - at.y) <= radius) ids.push(entity.id);
+    const dx = p.x - at.x;
+    const dy = p.y - at.y;
+    if (dx * dx + dy * dy <= radius * radius) ids.push(entity.id);
   }
   return ids;
 }
@@ -94,25 +101,22 @@ export function audience(registry: EntityRegistry, at: { x: number; y: number },
 export function segmentEntersBox(a: { x: number; y: number }, b: { x: number; y: number }, box: Box): number | undefined {
   const dx = b.x - a.x;
   const dy = b.y - a.y;
-  let enter = 0;
-  let exit = 1;
-  const edges: Array<[number, number]> = [
-    [-dx, a.x - box.x],
-    [dx, box.x + box.width - a.x],
-    [-dy, a.y - box.y],
-    [dy, box.y + box.height - a.y],
-  ];
-  for (const [p, q] of edges) {
-    if (p === 0) {
-      if (q < 0) return undefined; // parallel to this edge and outside it
-      continue;
-    }
-    const t = q / p;
-    if (p < 0) enter = Math.max(enter, t);
-    else exit = Math.min(exit, t);
-    if (enter > exit) return undefined;
-  }
-  return enter;
+  // The four edges as (p, q) pairs, clipped in turn; no array, as sensors run this per object.
+  const clip = { enter: 0, exit: 1 };
+  if (!clipEdge(-dx, a.x - box.x, clip)) return undefined;
+  if (!clipEdge(dx, box.x + box.width - a.x, clip)) return undefined;
+  if (!clipEdge(-dy, a.y - box.y, clip)) return undefined;
+  if (!clipEdge(dy, box.y + box.height - a.y, clip)) return undefined;
+  return clip.enter;
+}
+
+/** Narrows [enter, exit] by one edge; false when the segment misses the box. */
+function clipEdge(p: number, q: number, clip: { enter: number; exit: number }): boolean {
+  if (p === 0) return q >= 0; // parallel to this edge: inside it or not at all
+  const t = q / p;
+  if (p < 0) clip.enter = Math.max(clip.enter, t);
+  else clip.exit = Math.min(clip.exit, t);
+  return clip.enter <= clip.exit;
 }
 
 /** A destroyed game object has lost its scene; it is no longer there to be seen. */
