@@ -57,6 +57,7 @@ export {
   Memory,
   ScriptedAgent,
   runRules,
+  withOverrides,
 } from './core.js';
 export { ajvValidators } from './validators/ajv.js';
 export { precompiledValidators } from './validators/precompiled.js';

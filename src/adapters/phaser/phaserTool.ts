@@ -3,8 +3,9 @@
 
 import type * as Phaser from 'phaser';
 import { ToolError } from '../../runtime/errors.js';
-import type { JsonObject, Limits } from '../../runtime/protocol.js';
-import type { ToolContext, ToolDefinition } from '../../runtime/tool.js';
+import type { JsonObject } from '../../runtime/protocol.js';
+import type { ToolContext } from '../../runtime/tool.js';
+import { withOverrides, type ToolOverrides } from '../../runtime/toolOverrides.js';
 import type { Box, Entity, EntityRegistry } from './entities.js';
 import type { Walks } from './motion.js';
 import type { Bubbles } from './speech.js';
@@ -25,24 +26,10 @@ export interface SceneWorld {
   hear(speaker: Entity, text: string, to?: string): string[];
 }
 
-/** Per-tool overrides; anything left out keeps the factory's default. */
-export interface PhaserToolOptions {
-  /** The tool's id in the manifest, e.g. to avoid a clash with a game's own `say`. */
-  id?: string;
-  /** Replaces the default limits (each factory documents its own). */
-  limits?: Limits;
-  /** Replaces the default capability (each factory documents its own). */
-  requires_capability?: string;
-}
+/** Per-tool overrides of id, limits and capability: the same as every adapter's (ToolOverrides). */
+export type PhaserToolOptions = ToolOverrides;
 
-/** A factory's definition with the game's overrides applied. */
-export function withOptions<I, O extends JsonObject>(definition: ToolDefinition<I, O>, options: PhaserToolOptions = {}): ToolDefinition<I, O> {
-  const out: ToolDefinition<I, O> = { ...definition };
-  if (options.id !== undefined) out.id = options.id;
-  if (options.limits !== undefined) out.limits = { ...options.limits };
-  if (options.requires_capability !== undefined) out.requires_capability = options.requires_capability;
-  return out;
-}
+export { withOverrides as withOptions };
 
 /**
  * The character the calling session plays. A session for a character the scene lacks (or has lost:
