@@ -1,7 +1,8 @@
 // The scripted villager of the Phaser demo: it acts only through the capsule's tools. It looks
 // around (`nearby`), walks to the nearest apple in sight (`move_to`; the game lets it eat by walking
-// onto one), greets neighbours and answers when spoken to (`say`), plants apples now and then if it
-// is a gardener (`spawn`), and otherwise wanders. A walk's end (a `state_change` on its `moving`
+// onto one, and it waves — `play_animation` — when it hears it did), greets neighbours and answers
+// when spoken to (`say`), plants apples now and then if it is a gardener (`spawn`), and otherwise
+// wanders. A walk's end (a `state_change` on its `moving`
 // field) or a word addressed to it prompts its next decision at once; other news waits for its
 // next look round, about once a second.
 
@@ -41,6 +42,7 @@ export class Forager extends ScriptedAgent {
 
   protected async decide(news: EventMessage[]): Promise<void> {
     let mine = false;
+    let ate = false;
     for (const event of news) {
       if (event.topic === 'state_change' && event.payload['entity'] === this.id && event.payload['field'] === 'moving') {
         // The end of a walk says where it ended: no need to ask for the position.
@@ -49,6 +51,12 @@ export class Forager extends ScriptedAgent {
         mine = true;
       }
       if (event.topic === 'agent_message' && event.payload['to'] === this.id) mine = true;
+      if (event.topic === 'state_change' && event.payload['entity'] === this.id && event.payload['field'] === 'apples') ate = true;
+    }
+    if (ate) {
+      // An apple eaten (the game's Data Manager, forwarded as state_change): a little wave.
+      await this.call('play_animation', { key: 'wave' });
+      return;
     }
     // Others' news (an apple eaten, a greeting between two others) can wait for the next look round.
     if (!mine && this.tick - this.lastLooked < this.pace) return;

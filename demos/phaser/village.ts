@@ -2,7 +2,8 @@
 // play and a blue square the player moves with the arrow keys. Drawn from generated shapes (no
 // asset files). Everything agents may know of goes through the scene's AICC plugin (`this.aicc`):
 // villagers are characters, apples and the player objects, fences and the pond obstacles; eating
-// an apple is a Data Manager change (`apples`) the plugin forwards as state_change.
+// an apple is a Data Manager change (`apples`) the plugin forwards as state_change; `wave` is an
+// animation villagers can play.
 
 import type Phaser from 'phaser';
 import type { AiccScenePlugin } from '../../src/adapters/phaser/index.js';
@@ -67,6 +68,9 @@ export function villageScene(options: VillageOptions): Phaser.Types.Scenes.Creat
         const body = villagers.create(at.x, at.y, `villager${i % COLOURS.length}`) as Phaser.Physics.Arcade.Sprite;
         body.setCollideWorldBounds(true);
         body.setData('apples', 0);
+        // An animation (play_animation) leaves its last frame on the sprite: back to its own colours.
+        const own = body.texture.key;
+        body.on('animationcomplete', () => body.setTexture(own));
         aicc.addCharacter(id, body, { kind: 'villager', speed: VILLAGER_SPEED });
         labels.push({ label: scene.add.text(at.x, at.y + 12, id, { fontFamily: 'sans-serif', fontSize: '10px', color: '#10320c' }).setOrigin(0.5, 0), body });
       });
@@ -142,7 +146,15 @@ function makeTextures(scene: Phaser.Scene): void {
     g.fillStyle(0xc0392b, 1).fillCircle(6, 7, 5);
     g.fillStyle(0x2e7d32, 1).fillRect(6, 0, 2, 3);
   });
+  // Two frames of a villager waving its arms, for the 'wave' animation.
+  [-1, 1].forEach((arm, i) =>
+    texture(`wave${i}`, 20, 20, () => {
+      g.fillStyle(0xfff3b0, 1).fillCircle(10, 11, 7);
+      g.lineStyle(2, 0xfff3b0, 1).lineBetween(3, 9, 0, 9 + arm * 6).lineBetween(17, 9, 20, 9 + arm * 6);
+    }),
+  );
   texture('fence', 8, 8, () => g.fillStyle(0x8d6e4a, 1).fillRect(0, 0, 8, 8));
   texture('pond', 8, 8, () => g.fillStyle(0x3d8bd4, 1).fillRect(0, 0, 8, 8));
   g.destroy();
+  if (!scene.anims.exists('wave')) scene.anims.create({ key: 'wave', frames: [{ key: 'wave0' }, { key: 'wave1' }, { key: 'wave0' }, { key: 'wave1' }], frameRate: 6 });
 }
