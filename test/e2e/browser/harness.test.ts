@@ -76,8 +76,8 @@ describe('browser harness on the fixture page', () => {
     }
   });
 
-  it('fails the blank-canvas check on a page that draws nothing', async () => {
-    const page = await DemoPage.open(browser.context, `${fixture}?blank=1`);
+  it('fails the blank-canvas check on a page that draws nothing, whatever DOM lies over the canvas', async () => {
+    const page = await DemoPage.open(browser.context, `${fixture}?blank=1&overlay=1`);
     try {
       await page.waitReady();
       expect(blankProblem(await page.screenshot('fixture-blank'))).toBe(

@@ -116,21 +116,21 @@ export class DemoPage {
   }
 
   /**
-   * Saves `<name>.png` (the whole page) and `<name>.canvas.png` (the game's canvas alone, the
-   * inspector hidden for the shot so its panel cannot pass for a drawn scene) to .screenshots/,
-   * and returns the canvas's pixels.
+   * Saves `<name>.png` (the whole page) and `<name>.canvas.png` (the game's canvas alone, every
+   * other element hidden for the shot — the inspector's panel or a help bar over a blank canvas
+   * must not pass for a drawn scene) to .screenshots/, and returns the canvas's pixels.
    */
   async screenshot(name: string): Promise<Pixels> {
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     writeFileSync(join(SCREENSHOT_DIR, `${name}.png`), await this.page.screenshot({ timeout: 10_000 }));
-    const canvas = this.page.locator('canvas').first();
-    await this.page.evaluate(() => document.querySelectorAll<HTMLElement>('[data-aicc-inspector]').forEach((element) => element.style.setProperty('visibility', 'hidden')));
+    // A hidden parent's visible child still shows: only canvases stay on screen.
+    const style = await this.page.addStyleTag({ content: '* { visibility: hidden !important; } canvas { visibility: visible !important; }' });
     try {
-      const png = await canvas.screenshot({ timeout: 10_000 });
+      const png = await this.page.locator('canvas').first().screenshot({ timeout: 10_000 });
       writeFileSync(join(SCREENSHOT_DIR, `${name}.canvas.png`), png);
       return decodePng(png);
     } finally {
-      await this.page.evaluate(() => document.querySelectorAll<HTMLElement>('[data-aicc-inspector]').forEach((element) => element.style.removeProperty('visibility')));
+      await style.evaluate((element) => (element as Element).remove());
     }
   }
 
