@@ -105,7 +105,9 @@ async function connectAgents(scene: VillageScene): Promise<void> {
       // sides alike. In-page links carry message objects (objectCodec): no JSON on either side.
       const connecting = piDriven ? AgentClient.connect(agentSide, { codec: objectCodec }) : AgentClient.connect(agentSide, { codec: objectCodec, clock: capsule.clock });
       // A scripted agent decides in microseconds; a model takes seconds, and is sent news less often.
-      plugin.connect(gameSide, { character: id, capabilities, codec: objectCodec, agentModel: { class: piDriven ? 'cloud_large' : 'edge_small' } });
+      // Foragers act on ticks, state changes and words; contacts they learn from their walks' ends.
+      const subscriptions = piDriven ? undefined : ['tick', 'state_change', 'agent_message'];
+      plugin.connect(gameSide, { character: id, capabilities, codec: objectCodec, agentModel: { class: piDriven ? 'cloud_large' : 'edge_small' }, ...(subscriptions && { subscriptions }) });
       const client = await connecting;
       if (piDriven) await pilotFor(client, id);
       else new Forager(client, id, random.fork(id), gardener);
