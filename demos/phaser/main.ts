@@ -13,50 +13,27 @@
 
 import Phaser from 'phaser';
 import { AgentClient } from '../../src/agent/agentClient.js';
-import { Pilot } from '../../src/agent/pilot/pilot.js';
-import { PeersBackend } from '../../src/agent/pilot/peersBackend.js';
 import { SeededRandom } from '../../src/adapters/headless/random.js';
 import { aiccScenePlugin, type FrameStats } from '../../src/adapters/phaser/index.js';
 import { mountInspector } from '../../src/inspector/index.js';
 import { objectCodec } from '../../src/links/objectCodec.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
-import { connectWebSocket } from '../../src/links/websocket.js';
-import { PeersClient } from '../../src/pi/peersClient.js';
-import type { Capsule } from '../../src/runtime/capsule.js';
+import { demoParams, okCalls, pageErrors, pilotOnPage, type AiccDemo } from '../shared/page.js';
 import { Forager } from './forager.js';
 import { HEIGHT, villageScene, WIDTH, type VillageScene } from './village.js';
 
-interface AiccDemo {
-  ready: boolean;
-  agent: 'scripted' | 'pi';
-  capsule: Capsule;
-  characters(): Array<{ id: string; x: number; y: number }>;
-  calls(): number;
-  errors: string[];
-  frameStats(): FrameStats;
-}
-
 declare global {
   interface Window {
-    aiccDemo?: AiccDemo;
+    aiccDemo?: AiccDemo & { frameStats(): FrameStats };
   }
 }
 
-/** The most characters a page will make, whatever the URL asks (the benchmark uses 50). */
-const MAX_CHARACTERS = 100;
-const NAMES = ['ada', 'bram', 'cleo', 'dov', 'edda', 'finn', 'greta', 'hugo'];
 /** Every fifth villager is a gardener: it may plant apples (the `conjure` capability). */
 const GARDENER_EVERY = 5;
 
-const errors: string[] = [];
-window.addEventListener('error', (event) => errors.push(String(event.message)));
-window.addEventListener('unhandledrejection', (event) => errors.push(String((event.reason as Error)?.message ?? event.reason)));
-
-const params = new URLSearchParams(location.search);
-const agentKind: 'scripted' | 'pi' = params.get('agent') === 'pi' ? 'pi' : 'scripted';
-const count = Math.max(1, Math.min(MAX_CHARACTERS, Number.parseInt(params.get('characters') ?? '6', 10) || 6));
-const random = new SeededRandom(params.get('seed') ?? 'village');
-const ids = Array.from({ length: count }, (_, i) => (i < NAMES.length ? NAMES[i]! : `villager_${i + 1}`));
+const { errors, report } = pageErrors();
+const { agent: agentKind, ids, seed, inspector, params } = demoParams({ characters: 6, seed: 'village' });
+const random = new SeededRandom(seed);
 document.getElementById('who')!.textContent = agentKind === 'pi' ? `pi drives ${ids[0]}, scripts the rest` : 'scripted';
 
 new Phaser.Game({
@@ -74,12 +51,8 @@ new Phaser.Game({
 async function connectAgents(scene: VillageScene): Promise<void> {
   const plugin = scene.aicc;
   const capsule = plugin.capsule;
-  let callsOk = 0;
-  capsule.on('call', (record) => {
-    if (record.result.ok) callsOk++;
-  });
-  capsule.on('error', (error) => errors.push(`capsule: ${error.message}`));
-  if (params.get('inspector') !== '0') mountInspector(capsule, { parent: document.body });
+  const calls = okCalls(capsule, errors);
+  if (inspector) mountInspector(capsule, { parent: document.body });
 
   window.aiccDemo = {
     ready: false,
@@ -90,7 +63,7 @@ async function connectAgents(scene: VillageScene): Promise<void> {
         const object = plugin.entities.get(id)?.object;
         return { id, x: object?.x ?? Number.NaN, y: object?.y ?? Number.NaN };
       }),
-    calls: () => callsOk,
+    calls,
     errors,
     frameStats: () => plugin.frameStats(),
   };
@@ -118,22 +91,9 @@ async function connectAgents(scene: VillageScene): Promise<void> {
 
 /** pi drives this villager: pi-peers over a WebSocket to this page's own origin at /pi. */
 async function pilotFor(client: AgentClient, id: string): Promise<void> {
-  const link = await connectWebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/pi`, { protocols: ['pi-peers.v1'] });
-  const peers = await PeersClient.connect(link, { from: { id: 'aicc-phaser-demo', label: 'The Village (Phaser demo)', host: location.host } });
-  const pilot = new Pilot({
-    client,
-    backend: new PeersBackend(peers),
-    character: {
-      id,
-      name: id[0]!.toUpperCase() + id.slice(1),
-      description: 'A villager on a green with fences, two ponds, apples in the grass, other villagers and a blue square the player moves.',
-      goal: 'Gather apples (walk onto one to eat it), chat with the villagers you meet, and keep out of the ponds.',
-    },
+  await pilotOnPage(client, id, {
+    page: { id: 'aicc-phaser-demo', label: 'The Village (Phaser demo)' },
+    description: 'A villager on a green with fences, two ponds, apples in the grass, other villagers and a blue square the player moves.',
+    goal: 'Gather apples (walk onto one to eat it), chat with the villagers you meet, and keep out of the ponds.',
   });
-  pilot.start();
-}
-
-function report(error: unknown): void {
-  errors.push(String((error as Error)?.message ?? error));
-  console.error(error);
 }

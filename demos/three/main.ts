@@ -9,50 +9,25 @@
 import { WebGLRenderer } from 'three';
 import { createCapsule } from '../../src/index.js';
 import { AgentClient } from '../../src/agent/agentClient.js';
-import { Pilot } from '../../src/agent/pilot/pilot.js';
-import { PeersBackend } from '../../src/agent/pilot/peersBackend.js';
 import { SeededRandom } from '../../src/adapters/headless/random.js';
-import { CapsuleBinding, type FrameStats } from '../../src/adapters/three/index.js';
+import { CapsuleBinding } from '../../src/adapters/three/index.js';
 import { mountInspector } from '../../src/inspector/index.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { objectCodec } from '../../src/links/objectCodec.js';
-import { connectWebSocket } from '../../src/links/websocket.js';
-import { PeersClient } from '../../src/pi/peersClient.js';
-import type { Capsule } from '../../src/runtime/capsule.js';
+import { demoParams, okCalls, pageErrors, pilotOnPage, type AiccDemo } from '../shared/page.js';
 import { AREA, buildMeadow, character } from './meadow.js';
 import { Wanderer } from './wanderer.js';
 
-interface AiccDemo {
-  ready: boolean;
-  agent: 'scripted' | 'pi';
-  capsule: Capsule;
-  characters(): Array<{ id: string; x: number; y: number }>;
-  calls(): number;
-  errors: string[];
-  frameStats(): FrameStats;
-}
-
-/** The most characters a page will make, whatever the URL asks (the benchmark uses 50). */
-const MAX_CHARACTERS = 100;
-const NAMES = ['ada', 'bram', 'cleo', 'dov', 'edda', 'finn', 'greta', 'hugo'];
 /** How fast the player's cube goes, units/s. */
 const PLAYER_SPEED = 5;
 
-const errors: string[] = [];
-window.addEventListener('error', (event) => errors.push(String(event.message)));
-window.addEventListener('unhandledrejection', (event) => errors.push(String((event.reason as Error)?.message ?? event.reason)));
-
-void start().catch((error: unknown) => {
-  errors.push(String((error as Error)?.message ?? error));
-  console.error(error);
-});
+const { errors, report } = pageErrors();
+void start().catch(report);
 
 async function start(): Promise<void> {
-  const params = new URLSearchParams(location.search);
-  const agentKind: 'scripted' | 'pi' = params.get('agent') === 'pi' ? 'pi' : 'scripted';
-  const count = Math.max(1, Math.min(MAX_CHARACTERS, Number.parseInt(params.get('characters') ?? '4', 10) || 4));
-  const random = new SeededRandom(params.get('seed') ?? 'meadow');
-  document.getElementById('who')!.textContent = agentKind === 'pi' ? `pi drives ${NAMES[0]}, scripts the rest` : 'scripted';
+  const { agent: agentKind, ids, seed, inspector: showInspector } = demoParams({ characters: 4, seed: 'meadow' });
+  const random = new SeededRandom(seed);
+  document.getElementById('who')!.textContent = agentKind === 'pi' ? `pi drives ${ids[0]}, scripts the rest` : 'scripted';
 
   const host = document.getElementById('stage')!;
   const renderer = new WebGLRenderer({ antialias: false });
@@ -60,7 +35,6 @@ async function start(): Promise<void> {
   renderer.setSize(host.clientWidth, host.clientHeight);
   host.appendChild(renderer.domElement);
   const meadow = buildMeadow(host.clientWidth / host.clientHeight);
-  const showInspector = params.get('inspector') !== '0';
   const fit = (): void => {
     const [width, height] = [host.clientWidth, host.clientHeight];
     renderer.setSize(width, height);
@@ -73,20 +47,15 @@ async function start(): Promise<void> {
   window.addEventListener('resize', fit);
 
   const capsule = createCapsule({ world: { name: 'The Meadow', kind: '3d' }, tickMode: 'fixed', tickRateHz: 10 });
-  let callsOk = 0;
-  capsule.on('call', (record) => {
-    if (record.result.ok) callsOk++;
-  });
-  capsule.on('error', (error) => errors.push(`capsule: ${error.message}`));
+  const calls = okCalls(capsule, errors);
 
   const binding = new CapsuleBinding(capsule, meadow.scene, { eyeHeight: 0.8, tools: { overrides: { move_to: { area: AREA, speed: 3 } } } });
   binding.add('player', meadow.player, { kind: 'player' });
   for (const thing of meadow.things) binding.add(thing.id, thing.object, { kind: thing.kind });
 
   // Characters on a ring around the middle, each facing outward.
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const id = i < NAMES.length ? NAMES[i]! : `villager_${i + 1}`;
+  const count = ids.length;
+  ids.forEach((id, i) => {
     const body = character(id, i / count);
     const angle = (i / count) * Math.PI * 2;
     const ring = 6 + (i % 3) * 3;
@@ -94,8 +63,7 @@ async function start(): Promise<void> {
     body.rotation.y = angle;
     meadow.scene.add(body);
     binding.add(id, body, { kind: 'villager' });
-    ids.push(id);
-  }
+  });
 
   const keys = new Set<string>();
   window.addEventListener('keydown', (event) => keys.add(event.key.toLowerCase()));
@@ -119,11 +87,10 @@ async function start(): Promise<void> {
       // The ground plane is x–z: the contract's y is the scene's z.
       return { id, x: position?.x ?? Number.NaN, y: position?.z ?? Number.NaN };
     }),
-    calls: () => callsOk,
+    calls,
     errors,
     frameStats: () => binding.frameStats(),
   };
-  // Not a `declare global`: each demo page has its own aiccDemo type, and they share one type-check.
   Object.assign(window, { aiccDemo: demo });
 
   const capabilities = { sensors: ['proprioception', 'proximity', 'sight'], actuators: ['legs'], generators: [] };
@@ -145,19 +112,11 @@ async function start(): Promise<void> {
 
 /** pi drives this character: pi-peers over a WebSocket to this page's own origin at /pi. */
 async function pilotFor(client: AgentClient, id: string): Promise<void> {
-  const link = await connectWebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/pi`, { protocols: ['pi-peers.v1'] });
-  const peers = await PeersClient.connect(link, { from: { id: 'aicc-three-demo', label: 'The Meadow (Three.js demo)', host: location.host } });
-  const pilot = new Pilot({
-    client,
-    backend: new PeersBackend(peers),
-    character: {
-      id,
-      name: id[0]!.toUpperCase() + id.slice(1),
-      description: 'A villager in a fenced meadow with crates, rocks, other villagers and a blue cube the player moves.',
-      goal: 'Explore the meadow: look around, walk over to what you see, and keep clear of the fence.',
-    },
+  await pilotOnPage(client, id, {
+    page: { id: 'aicc-three-demo', label: 'The Meadow (Three.js demo)' },
+    description: 'A villager in a fenced meadow with crates, rocks, other villagers and a blue cube the player moves.',
+    goal: 'Explore the meadow: look around, walk over to what you see, and keep clear of the fence.',
   });
-  pilot.start();
 }
 
 function movePlayer(position: { x: number; z: number }, keys: ReadonlySet<string>, dtMs: number): void {
