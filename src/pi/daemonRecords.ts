@@ -4,7 +4,8 @@
 // Nothing here throws on bad input; every failure is a verdict naming what was wrong.
 
 import type { Frame } from '../links/codec.js';
-import { checkStructure, utf8Exceeds, type InboundLimits } from '../runtime/inbound.js';
+import type { InboundLimits } from '../runtime/inbound.js';
+import { readJsonRecord } from './jsonRecord.js';
 import { describeAjvError } from '../runtime/validator.js';
 import { validateDaemonCommand, validateDaemonEvent, validateDaemonResponse } from './generated/daemon-validators.js';
 import { negotiateDaemonVersion, type AttachResult, type DaemonCommand, type DaemonEvent, type DaemonHostInfo, type DaemonResponse, type OpenResult, type WakeResult } from './daemonProtocol.js';
@@ -26,33 +27,12 @@ export type DaemonInbound = { kind: 'response'; response: DaemonResponse } | { k
 
 export type DaemonRecordVerdict = { ok: true; record: DaemonInbound } | { ok: false; problem: DaemonRecordProblem };
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** One inbound line → a response, an event, or a problem. */
 export function readDaemonRecord(frame: Frame, limits: InboundLimits): DaemonRecordVerdict {
-  let text: string;
-  if (typeof frame === 'string') {
-    if (utf8Exceeds(frame, limits.maxFrameBytes)) return oversized(limits);
-    text = frame;
-  } else if (frame instanceof Uint8Array) {
-    if (frame.byteLength > limits.maxFrameBytes) return oversized(limits);
-    try {
-      text = utf8.decode(frame);
-    } catch {
-      return refuse('malformed_frame', 'record is not valid UTF-8');
-    }
-  } else return refuse('malformed_frame', 'a pi-daemon link carries JSON text lines, not message objects');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // JSON.parse's message quotes the text, which may hold anything: it is not repeated.
-    return refuse('malformed_frame', 'record is not JSON');
-  }
-  const structure = checkStructure(value, limits.maxDepth);
-  if (!structure.ok) return refuse(structure.kind === 'too_deep' ? 'too_deep' : 'forbidden_key', `record refused: ${structure.message}`);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return refuse('schema_violation', 'record is not a JSON object');
-  const record = value as Record<string, unknown>;
+  const read = readJsonRecord(frame, limits, 'a pi-daemon link carries JSON text lines, not message objects');
+  if (!read.ok) return refuse(read.kind, read.message);
+  const record = read.record;
   const requestId = typeof record['requestId'] === 'string' ? record['requestId'] : undefined;
   if (record['kind'] === 'response') {
     if (!validateDaemonResponse(record)) return refuse('schema_violation', `response refused: ${describeAjvError('response', validateDaemonResponse.errors?.[0])}`, requestId);
@@ -130,10 +110,6 @@ export function readFlag(data: unknown, field: string): Read<boolean> {
 
 function isCount(value: unknown): boolean {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-
-function oversized(limits: InboundLimits): { ok: false; problem: DaemonRecordProblem } {
-  return refuse('oversized_frame', `record exceeds ${limits.maxFrameBytes} bytes (options.limits.maxFrameBytes)`);
 }
 
 function refuse(kind: DaemonProblemKind, message: string, requestId?: string): { ok: false; problem: DaemonRecordProblem } {

@@ -3,7 +3,8 @@
 // validators. Nothing here throws on bad input; every failure is a verdict naming what was wrong.
 
 import type { Frame } from '../links/codec.js';
-import { checkStructure, utf8Exceeds, type InboundLimits } from '../runtime/inbound.js';
+import type { InboundLimits } from '../runtime/inbound.js';
+import { readJsonRecord } from './jsonRecord.js';
 import { describeAjvError, type AjvErrorLike } from '../runtime/validator.js';
 import { validateAgentState, validateRequest, validateResponse, validateVersionRange } from './generated/peers-validators.js';
 import { isPeersWireErrorCode, type AgentState, type PeersRequest, type PeersResponse, type VersionRange } from './peersProtocol.js';
@@ -31,23 +32,12 @@ export type InboundRecord =
 
 export type RecordVerdict = { ok: true; record: InboundRecord } | { ok: false; problem: RecordProblem };
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** One inbound frame → a response, a record to ignore, or a problem. */
 export function readRecord(frame: Frame, limits: InboundLimits): RecordVerdict {
-  const text = frameText(frame, limits);
-  if (typeof text !== 'string') return { ok: false, problem: text };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // JSON.parse's message quotes the text, which may hold anything: it is not repeated.
-    return refuse('malformed_frame', 'record is not JSON');
-  }
-  const structure = checkStructure(value, limits.maxDepth);
-  if (!structure.ok) return refuse(structure.kind === 'too_deep' ? 'too_deep' : 'forbidden_key', `record refused: ${structure.message}`);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return refuse('schema_violation', 'record is not a JSON object');
-  const record = value as Record<string, unknown>;
+  const read = readJsonRecord(frame, limits, 'a pi-peers link carries JSON text frames, not message objects');
+  if (!read.ok) return refuse(read.kind, read.message);
+  const record = read.record;
   const id = typeof record['id'] === 'string' ? record['id'] : undefined;
   const type = record['type'];
   if (typeof type !== 'string') return refuse('schema_violation', 'record has no string "type"', id);
@@ -109,25 +99,6 @@ function branchError(type: string, errors: ReadonlyArray<AjvErrorLike & { schema
   const branch = Object.hasOwn(BRANCH, type) ? BRANCH[type] : undefined;
   const own = branch === undefined ? undefined : errors.find((error) => error.schemaPath?.includes(`/${branch}/`) === true);
   return own ?? errors.at(-1);
-}
-
-function frameText(frame: Frame, limits: InboundLimits): string | RecordProblem {
-  if (typeof frame === 'string') {
-    return utf8Exceeds(frame, limits.maxFrameBytes) ? oversized(limits) : frame;
-  }
-  if (frame instanceof Uint8Array) {
-    if (frame.byteLength > limits.maxFrameBytes) return oversized(limits);
-    try {
-      return utf8.decode(frame);
-    } catch {
-      return { kind: 'malformed_frame', message: 'record is not valid UTF-8' };
-    }
-  }
-  return { kind: 'malformed_frame', message: 'a pi-peers link carries JSON text frames, not message objects' };
-}
-
-function oversized(limits: InboundLimits): RecordProblem {
-  return { kind: 'oversized_frame', message: `record exceeds ${limits.maxFrameBytes} bytes (options.limits.maxFrameBytes)` };
 }
 
 function refuse(kind: RecordProblemKind, message: string, requestId?: string): { ok: false; problem: RecordProblem } {

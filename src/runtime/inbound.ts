@@ -14,6 +14,54 @@ export const DEFAULT_INBOUND_LIMITS: InboundLimits = { maxFrameBytes: 256 * 1024
 
 export type Verdict<T> = { ok: true; value: T } | { ok: false; kind: RefusalKind; message: string };
 
+/** How a reader names what it reads, in its refusals. */
+export interface FrameWording {
+  /** "frame", "record"… */
+  what: string;
+  /** The refusal of something that is not text (a message object on a text link). */
+  notText: string;
+  /** Where the size bound is set, named after an oversized refusal, e.g. "options.limits.maxFrameBytes". */
+  limitName?: string;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A JSON text frame — a string, or UTF-8 bytes — within the size bound, parsed, and walked by
+ * checkStructure: what every JSON reader of the project (the AICC codec, the pi-peers and pi-daemon
+ * clients) does first.
+ */
+export function parseJsonFrame(frame: unknown, limits: InboundLimits, wording: FrameWording): Verdict<unknown> {
+  let text: string;
+  if (typeof frame === 'string') {
+    if (utf8Exceeds(frame, limits.maxFrameBytes)) return oversizedFrame(limits, wording);
+    text = frame;
+  } else if (frame instanceof Uint8Array) {
+    if (frame.byteLength > limits.maxFrameBytes) return oversizedFrame(limits, wording);
+    try {
+      text = utf8.decode(frame);
+    } catch {
+      return { ok: false, kind: 'malformed_frame', message: `${wording.what} is not valid UTF-8` };
+    }
+  } else {
+    return { ok: false, kind: 'malformed_frame', message: wording.notText };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // JSON.parse's message quotes the text, which may hold anything: it is not repeated.
+    return { ok: false, kind: 'malformed_frame', message: `${wording.what} is not JSON` };
+  }
+  return checkStructure(value, limits.maxDepth);
+}
+
+/** The refusal of a frame over `limits.maxFrameBytes`. */
+export function oversizedFrame(limits: InboundLimits, wording: Pick<FrameWording, 'what' | 'limitName'> = { what: 'frame' }): Verdict<never> {
+  const where = wording.limitName === undefined ? '' : ` (${wording.limitName})`;
+  return { ok: false, kind: 'oversized_frame', message: `${wording.what} exceeds ${limits.maxFrameBytes} bytes${where}` };
+}
+
 /** UTF-8 length of a string, computed only as far as needed to compare with `max`. */
 export function utf8Exceeds(text: string, max: number): boolean {
   if (text.length > max) return true;
