@@ -282,7 +282,8 @@ class CapsuleImpl implements Capsule, CallHost {
   }
 
   tap(session: Session, direction: 'in' | 'out', message: AiccMessage): void {
-    this.bus.emit('message', { direction, session, message });
+    // Every message passes here: build the event only for someone listening (a recorder, an inspector).
+    if (this.bus.all.has('message')) this.bus.emit('message', { direction, session, message });
   }
 
   // ── events ─────────────────────────────────────────────────────────────────────────────────
