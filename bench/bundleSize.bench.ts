@@ -8,8 +8,9 @@
 // WebSocket) — the bridge and the protocol validators of what agents send. "+ in-page agent" adds
 // AgentClient (and the validators of what the bridge sends), for a game whose agents run in the page
 // too. "index, ajv" is src/index.ts
-// whole, with the run-time schema compiler. src/core.ts and the text, headless and recording entries
-// are bundled whole, as a game importing everything from them would.
+// whole, with the run-time schema compiler. src/core.ts and the other browser entries (text,
+// headless, recording, pi, pilot, inspector, phaser, three) are bundled whole, as a game importing
+// everything from them would — the engine a game brings itself (phaser, three) left out.
 //
 // Why the baseline is fair: the MCP client is the closest peer — a protocol client an app embeds to
 // give a model tools — and it is built by the same function with the same settings: `Client` from
@@ -49,6 +50,11 @@ export async function run(_options: BenchOptions): Promise<BenchRow[]> {
     await buildBundle('text adapter', { entry: 'src/adapters/text/index.ts' }),
     await buildBundle('headless', { entry: 'src/adapters/headless/index.ts' }),
     await buildBundle('recording', { entry: 'src/recording/index.ts' }),
+    await buildBundle('pi (PeersClient, DaemonClient)', { entry: 'src/pi/index.ts' }),
+    await buildBundle('pilot', { entry: 'src/agent/pilot/index.ts' }),
+    await buildBundle('inspector', { entry: 'src/inspector/index.ts' }),
+    await buildBundle('phaser adapter', { entry: 'src/adapters/phaser/index.ts' }, ['phaser']),
+    await buildBundle('three adapter, three itself left out', { entry: 'src/adapters/three/index.ts' }, ['three']),
   ];
 
   // A size, not a rate: ratio = capsule ÷ baseline (smaller is better), as BenchRow.ratio means it.

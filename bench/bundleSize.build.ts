@@ -24,7 +24,8 @@ export interface BundleSize {
 /** An entry file of the repo (relative path), or the text of an entry resolved from the repo root. */
 export type BundleEntry = { entry: string } | { contents: string };
 
-export async function buildBundle(name: string, source: BundleEntry): Promise<BundleSize> {
+/** `external`: packages the game brings itself (an engine), left out of the bundle. */
+export async function buildBundle(name: string, source: BundleEntry, external: string[] = []): Promise<BundleSize> {
   const dir = mkdtempSync(join(tmpdir(), 'aicc-bundle-'));
   try {
     const outfile = join(dir, 'bundle.js');
@@ -39,6 +40,7 @@ export async function buildBundle(name: string, source: BundleEntry): Promise<Bu
       platform: 'browser',
       target: 'es2022',
       legalComments: 'none',
+      external,
       metafile: true,
       write: true,
       logLevel: 'silent',
