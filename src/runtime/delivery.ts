@@ -4,7 +4,7 @@
 import { deliveryIntervalMs, LatencyTracker } from './cadence.js';
 import type { Clock, TimerId } from './clock.js';
 import { EventQueue, type QueuedEvent } from './events.js';
-import type { AgentModel, EventMessage, Meta } from './protocol.js';
+import type { AgentModel, EventMessage } from './protocol.js';
 
 /** What a delivery needs from its session. */
 export interface DeliveryTarget {
@@ -92,10 +92,11 @@ export class EventDelivery {
     const now = this.target.clock.now();
     this.lastDeliveryAt = now;
     this.newsSince ??= now;
-    batch.forEach((event, index) => {
-      const meta: Meta | undefined = index === 0 && dropped > 0 ? { ...event.meta, dropped_events: dropped } : event.meta;
-      this.target.sendEvent(meta === undefined ? { topic: event.topic, payload: event.payload } : { topic: event.topic, payload: event.payload, meta });
-    });
+    for (let index = 0; index < batch.length; index++) {
+      const event = batch[index]!;
+      // Only the batch's first event ever changes (to carry the count of dropped events).
+      this.target.sendEvent(index === 0 && dropped > 0 ? { topic: event.topic, payload: event.payload, meta: { ...event.meta, dropped_events: dropped } } : event);
+    }
   }
 
   private retryIn(ms: number): void {

@@ -13,6 +13,7 @@ import {
   type AgentModel,
   type AiccMessage,
   type Capabilities,
+  type EventMessage,
   type Heartbeat,
   type ManifestUpdate,
   type ToolCall,
@@ -115,7 +116,7 @@ export class Session {
         maxBufferedBytes: host.settings.maxBufferedBytes,
         backlog: () => this.wire?.link.bufferedAmount,
         model: () => this.agentModel,
-        sendEvent: (event) => this.send({ type: 'event', ...event }),
+        sendEvent: (event) => this.sendEvent(event),
       },
       host.settings.eventQueueSize,
     );
@@ -349,7 +350,21 @@ export class Session {
   send(body: OutboundBody): void {
     if (this.state === 'closed') return;
     const sequence = ++this.sequence;
-    const message = { protocol: PROTOCOL, session_id: this.id, message_id: this.ids.idOf(sequence), ...body } as AiccMessage;
+    this.dispatch(sequence, { protocol: PROTOCOL, session_id: this.id, message_id: this.ids.idOf(sequence), ...body } as AiccMessage);
+  }
+
+  /** send() for the commonest message, built in one fixed shape: an event delivery is the hot path. */
+  private sendEvent(event: Pick<EventMessage, 'topic' | 'payload' | 'meta'>): void {
+    if (this.state === 'closed') return;
+    const sequence = ++this.sequence;
+    const message: EventMessage =
+      event.meta === undefined
+        ? { protocol: PROTOCOL, type: 'event', session_id: this.id, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload }
+        : { protocol: PROTOCOL, type: 'event', session_id: this.id, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload, meta: event.meta };
+    this.dispatch(sequence, message);
+  }
+
+  private dispatch(sequence: number, message: AiccMessage): void {
     if (!(message.type === 'heartbeat' && message.manifest_update === undefined)) this.replay.push(sequence, message);
     this.host.tap(this, 'out', message);
     if (this.wire !== undefined) {
