@@ -5,7 +5,7 @@ import mitt, { type Emitter } from 'mitt';
 import { runCall, type CallHost, type CallRecord, type HostError } from './calls.js';
 import { isManualClock, realClock, type Clock } from './clock.js';
 import { CapsuleError, refusal } from './errors.js';
-import type { EventPayloads, QueuedEvent } from './events.js';
+import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js';
 import { cryptoBytes, randomUuid, type RandomBytes } from './ids.js';
 import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AiccMessage, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type ToolDescriptor, type Topic, type World } from './protocol.js';
 import { HEARTBEAT_DEFAULTS, Session, type SessionSettings } from './session.js';
@@ -297,7 +297,9 @@ class CapsuleImpl implements Capsule, CallHost {
     this.bus.emit(topic, payload as CapsuleEvents[T]);
     const subscribers = this.byTopic.get(topic);
     if (subscribers === undefined || subscribers.size === 0) return;
-    const event: QueuedEvent = options.meta === undefined ? { topic, payload } : { topic, payload, meta: options.meta };
+    // One event object for every subscriber: its coalescing key is worked out once, here.
+    const key = coalescingKey({ topic, payload });
+    const event: QueuedEvent = options.meta === undefined ? { topic, payload, key } : { topic, payload, meta: options.meta, key };
     if (options.to === undefined) {
       for (const session of subscribers) session.enqueue(event);
       return;

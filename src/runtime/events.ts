@@ -17,6 +17,11 @@ export interface QueuedEvent {
   topic: Topic;
   payload: JsonObject;
   meta?: Meta;
+  /**
+   * What the event coalesces on (see coalescingKey), null for nothing; worked out once by whoever
+   * makes the event, since one event object reaches every subscribed session's queue.
+   */
+  key?: string | null;
 }
 
 /** Topics whose events may be dropped, oldest first, when the queue is full. */
@@ -41,8 +46,8 @@ export class EventQueue {
   }
 
   push(event: QueuedEvent): void {
-    const key = coalescingKey(event);
-    if (key !== undefined) {
+    const key = event.key === undefined ? coalescingKey(event) : event.key;
+    if (key !== null) {
       const index = this.keyed.get(key);
       if (index !== undefined) {
         const previous = this.slots[index]!;
@@ -73,8 +78,8 @@ export class EventQueue {
     let victim = this.slots.findIndex((slot) => slot !== undefined && DROPPABLE.has(slot.topic));
     if (victim < 0) victim = this.slots.findIndex((slot) => slot !== undefined);
     const event = this.slots[victim]!;
-    const key = coalescingKey(event);
-    if (key !== undefined) this.keyed.delete(key);
+    const key = event.key === undefined ? coalescingKey(event) : event.key;
+    if (key !== null) this.keyed.delete(key);
     this.slots[victim] = undefined;
     this.live--;
     this.dropped++;
@@ -85,19 +90,20 @@ export class EventQueue {
     this.slots = kept;
     this.keyed.clear();
     kept.forEach((event, index) => {
-      const key = coalescingKey(event);
-      if (key !== undefined) this.keyed.set(key, index);
+      const key = event.key === undefined ? coalescingKey(event) : event.key;
+      if (key !== null) this.keyed.set(key, index);
     });
   }
 }
 
-function coalescingKey(event: QueuedEvent): string | undefined {
+/** A tick replaces the waiting tick; a state_change the waiting one for its entity and field. */
+export function coalescingKey(event: Pick<QueuedEvent, 'topic' | 'payload'>): string | null {
   if (event.topic === 'tick') return 'tick';
   if (event.topic === 'state_change') {
     const { entity, field } = event.payload;
     if (typeof entity === 'string' && typeof field === 'string') return `state\u0000${entity}\u0000${field}`;
   }
-  return undefined;
+  return null;
 }
 
 function mergeTicks(previous: QueuedEvent, next: QueuedEvent): QueuedEvent {
