@@ -272,8 +272,10 @@ export class AgentClient {
     // Sequenced ids: anything at or below the last sequence held is a replayed duplicate.
     const id = message.message_id;
     if (id.startsWith(this.prefix) || id.toLowerCase().startsWith(this.prefix)) {
-      if (sequenceOfId(message.message_id) <= this.lastSequence) return;
-      this.accept(message.message_id);
+      const sequence = sequenceOfId(id);
+      if (sequence <= this.lastSequence) return;
+      this.lastId = id;
+      this.lastSequence = sequence;
     }
     switch (message.type) {
       case 'tool_result': {
@@ -285,7 +287,8 @@ export class AgentClient {
         return;
       }
       case 'event':
-        this.bus.emit('event', message);
+        // Every event passes here: the whole message goes out only to someone listening for it.
+        if (this.bus.all.has('event')) this.bus.emit('event', message);
         this.bus.emit(message.topic, message.payload as AgentEvents[typeof message.topic]);
         return;
       case 'heartbeat':
