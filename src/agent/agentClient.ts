@@ -9,7 +9,7 @@ import { realClock, type Clock, type TimerId } from '../runtime/clock.js';
 import { CapsuleError } from '../runtime/errors.js';
 import type { EventPayloads } from '../runtime/events.js';
 import { cryptoBytes, SequencedIds, sequenceOfId, type RandomBytes } from '../runtime/ids.js';
-import { HEARTBEAT_DEFAULTS } from '../runtime/session.js';
+import { HEARTBEAT_DEFAULTS } from '../runtime/sessionHost.js';
 import { checkBridgeMessage } from '../runtime/messageCheck.js';
 import {
   IMMEDIATE_MARK,

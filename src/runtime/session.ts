@@ -2,11 +2,11 @@
 // its event queue and delivery cadence, its heartbeat and resume window. The call pipeline lives
 // in calls.ts; the capsule (capsule.ts) owns the sessions and routes tool calls to it.
 
-import type { Clock, TimerId } from './clock.js';
+import type { TimerId } from './clock.js';
 import { refusal, type RefusalKind } from './errors.js';
 import { EventDelivery } from './delivery.js';
 import type { QueuedEvent } from './events.js';
-import { SequencedIds, type RandomBytes } from './ids.js';
+import { SequencedIds } from './ids.js';
 import { ToolUsage } from './limits.js';
 import {
   PROTOCOL,
@@ -15,46 +15,15 @@ import {
   type Capabilities,
   type EventMessage,
   type Heartbeat,
-  type ManifestUpdate,
-  type ToolCall,
   type ToolClass,
   type WireError,
 } from './protocol.js';
 import { ReplayBuffer } from './replay.js';
 import { ResultCache, type CallResult } from './resultCache.js';
 import type { InvalidFrame, Wire } from '../links/wire.js';
-import type { HostError } from './calls.js';
+import type { SessionHost } from './sessionHost.js';
 
 export type SessionState = 'open' | 'detached' | 'closed';
-
-/** Heartbeat timings both sides use unless told otherwise (docs/PROTOCOL.md, "heartbeat"). */
-export const HEARTBEAT_DEFAULTS = { intervalMs: 5000, deadPeerTimeoutMs: 15_000 } as const;
-
-/** Bounds and timings every session of a capsule shares (CapsuleOptions, resolved). */
-export interface SessionSettings {
-  heartbeatIntervalMs: number;
-  deadPeerTimeoutMs: number;
-  resumeGraceMs: number;
-  replayBufferSize: number;
-  eventQueueSize: number;
-  resultCacheSize: number;
-  maxBufferedBytes: number;
-  tickIntervalMs: number;
-}
-
-/** What a session needs from its capsule. */
-export interface SessionHost {
-  readonly clock: Clock;
-  readonly randomBytes: RandomBytes;
-  readonly settings: SessionSettings;
-  manifestFor(session: Session): ManifestUpdate;
-  toolCall(session: Session, call: ToolCall): void;
-  changed(session: Session, change: 'detached' | 'resumed' | 'closed', reason: string): void;
-  subscriptionsChanged(session: Session, before: ReadonlySet<string>): void;
-  hostError(error: HostError): void;
-  /** Every message the session takes in or sends out, for recorders and inspectors. */
-  tap(session: Session, direction: 'in' | 'out', message: AiccMessage): void;
-}
 
 export interface SessionStats {
   /** Mean time from a delivery of news to the agent's next call (EWMA), in ms. */

@@ -1,0 +1,37 @@
+// What a session needs from the capsule that owns it: the clock, the shared settings, and the
+// callbacks through which it hands over tool calls and reports on itself.
+
+import type { HostError } from './calls.js';
+import type { Clock } from './clock.js';
+import type { RandomBytes } from './ids.js';
+import type { AiccMessage, ManifestUpdate, ToolCall } from './protocol.js';
+import type { Session } from './session.js';
+
+/** Heartbeat timings both sides use unless told otherwise (docs/PROTOCOL.md, "heartbeat"). */
+export const HEARTBEAT_DEFAULTS = { intervalMs: 5000, deadPeerTimeoutMs: 15_000 } as const;
+
+/** Bounds and timings every session of a capsule shares (CapsuleOptions, resolved). */
+export interface SessionSettings {
+  heartbeatIntervalMs: number;
+  deadPeerTimeoutMs: number;
+  resumeGraceMs: number;
+  replayBufferSize: number;
+  eventQueueSize: number;
+  resultCacheSize: number;
+  maxBufferedBytes: number;
+  tickIntervalMs: number;
+}
+
+/** What a session needs from its capsule. */
+export interface SessionHost {
+  readonly clock: Clock;
+  readonly randomBytes: RandomBytes;
+  readonly settings: SessionSettings;
+  manifestFor(session: Session): ManifestUpdate;
+  toolCall(session: Session, call: ToolCall): void;
+  changed(session: Session, change: 'detached' | 'resumed' | 'closed', reason: string): void;
+  subscriptionsChanged(session: Session, before: ReadonlySet<string>): void;
+  hostError(error: HostError): void;
+  /** Every message the session takes in or sends out, for recorders and inspectors. */
+  tap(session: Session, direction: 'in' | 'out', message: AiccMessage): void;
+}
