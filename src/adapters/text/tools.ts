@@ -1,8 +1,8 @@
 // Every text tool at once, bound to one world: what a game registers to let agents play in it.
 // The factories themselves live in sensors.ts, actuators.ts and compose.ts.
 
-import { CapsuleError } from '../../runtime/errors.js';
 import type { ToolDefinition } from '../../runtime/tool.js';
+import { selectTools, type ToolSelection } from '../../runtime/toolOverrides.js';
 import { dropTool, giveTool, goTool, sayTool, takeTool } from './actuators.js';
 import { composeTool } from './compose.js';
 import { inspectTool, lookTool, whoTool } from './sensors.js';
@@ -26,22 +26,10 @@ const FACTORIES: Record<TextToolName, (world: TextWorld, options?: TextToolOptio
   compose: composeTool,
 };
 
-export interface TextToolsOptions {
-  /** Only these tools (in TEXT_TOOL_NAMES order). Default: all of them. */
-  only?: readonly TextToolName[];
-  /** Per-tool overrides of id, limits or capability, keyed by the tool's default name. */
-  overrides?: Partial<Record<TextToolName, TextToolOptions>>;
-}
+/** Only some of the tools (in TEXT_TOOL_NAMES order), and per-tool overrides of id, limits or capability. */
+export type TextToolsOptions = ToolSelection<TextToolName, TextToolOptions>;
 
 /** The text tools bound to `world`, ready for `capsule.registerTool`. */
 export function textTools(world: TextWorld, options: TextToolsOptions = {}): ToolDefinition[] {
-  const only = options.only;
-  if (only !== undefined) {
-    const unknown = only.find((name) => !TEXT_TOOL_NAMES.includes(name));
-    if (unknown !== undefined) throw new CapsuleError('AICC_INVALID_OPTION', `textTools: options.only names "${String(unknown)}", which is not a text tool; use some of ${TEXT_TOOL_NAMES.join(', ')}`);
-  }
-  for (const name of Object.keys(options.overrides ?? {})) {
-    if (!TEXT_TOOL_NAMES.includes(name as TextToolName)) throw new CapsuleError('AICC_INVALID_OPTION', `textTools: options.overrides has "${name}", which is not a text tool; use some of ${TEXT_TOOL_NAMES.join(', ')}`);
-  }
-  return TEXT_TOOL_NAMES.filter((name) => only === undefined || only.includes(name)).map((name) => FACTORIES[name](world, options.overrides?.[name]));
+  return selectTools('textTools', 'text', TEXT_TOOL_NAMES, FACTORIES, world, options);
 }

@@ -1,8 +1,8 @@
 // Every Three tool at once, bound to one scene binding: what `CapsuleBinding.connect()` registers.
 // The factories themselves live in sensors.ts, raySensors.ts, viewSensor.ts and actuators.ts.
 
-import { CapsuleError } from '../../runtime/errors.js';
 import type { ToolDefinition } from '../../runtime/tool.js';
+import { selectTools } from '../../runtime/toolOverrides.js';
 import { moveToTool, stopTool, turnToTool, type MoveToOptions, type TurnToOptions } from './actuators.js';
 import { lineOfSightTool, lookAheadTool, type RayOptions } from './raySensors.js';
 import { nearbyTool, positionTool, type NearbyOptions } from './sensors.js';
@@ -48,12 +48,5 @@ const FACTORIES: Record<ThreeToolName, Factory> = {
 
 /** The Three tools bound to `binding`, ready for `capsule.registerTool`. */
 export function threeTools(binding: SceneBinding, options: ThreeToolsOptions = {}): ToolDefinition[] {
-  const known = (name: unknown): name is ThreeToolName => THREE_TOOL_NAMES.includes(name as ThreeToolName);
-  const only = options.only;
-  const unknown = only?.find((name) => !known(name));
-  if (unknown !== undefined) throw new CapsuleError('AICC_INVALID_OPTION', `threeTools: options.only names "${String(unknown)}", which is not a Three tool; use some of ${THREE_TOOL_NAMES.join(', ')}`);
-  for (const name of Object.keys(options.overrides ?? {})) {
-    if (!known(name)) throw new CapsuleError('AICC_INVALID_OPTION', `threeTools: options.overrides has "${name}", which is not a Three tool; use some of ${THREE_TOOL_NAMES.join(', ')}`);
-  }
-  return THREE_TOOL_NAMES.filter((name) => only === undefined || only.includes(name)).map((name) => FACTORIES[name](binding, options.overrides?.[name]));
+  return selectTools('threeTools', 'Three', THREE_TOOL_NAMES, FACTORIES, binding, options);
 }

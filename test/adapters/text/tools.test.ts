@@ -59,7 +59,7 @@ describe('the text tools in the manifest', () => {
     ]);
     expect(TEXT_TOOL_NAMES).toHaveLength(9);
     expect(() => textTools(world, { only: ['fly' as 'go'] })).toThrow(CapsuleError);
-    expect(() => textTools(world, { overrides: { fly: {} } as object })).toThrow(/options\.overrides has "fly", which is not a text tool/);
+    expect(() => textTools(world, { overrides: { fly: {} } as object })).toThrow(/options\.overrides names "fly", which is not a text tool/);
   });
 });
 

@@ -46,7 +46,7 @@ describe('CapsuleBinding: connect', () => {
 
   it('refuses unknown tool names, a second connect, and a scene that is not an Object3D', () => {
     expectCapsuleError(() => stage({ binding: { tools: { only: ['fly' as never] } } }), 'AICC_INVALID_OPTION', /"fly", which is not a Three tool/);
-    expectCapsuleError(() => stage({ binding: { tools: { overrides: { fly: {} } as never } } }), 'AICC_INVALID_OPTION', /overrides has "fly"/);
+    expectCapsuleError(() => stage({ binding: { tools: { overrides: { fly: {} } as never } } }), 'AICC_INVALID_OPTION', /overrides names "fly"/);
     const s = stage();
     expectCapsuleError(() => s.binding.connect(), 'AICC_INVALID_OPTION', /already connected/);
     const { capsule } = makeCapsule();
