@@ -57,6 +57,7 @@ export {
   Memory,
   ScriptedAgent,
   runRules,
+  selectTools,
   withOverrides,
 } from './core.js';
 export { ajvValidators } from './validators/ajv.js';
