@@ -5,13 +5,11 @@
 //
 //   npx tsx bench/profile.ts [--ticks 2000] [--foragers 128] [--top 25]
 
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { mkdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { report, type Profile } from './profileTop.js';
-import { SourceLookup, type SourceMapV3 } from './sourceMap.js';
+import { profileBundle } from './profileRun.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 // Inside the project, so the bundle's bare imports (ajv, mitt) resolve from node_modules.
@@ -29,9 +27,7 @@ async function main(argv: string[]): Promise<void> {
   const foragers = option(argv, '--foragers', 128);
   const top = option(argv, '--top', 25);
   const bundle = join(workDir, 'profile-swarm.mjs');
-  const profiles = join(workDir, 'profiles');
-  rmSync(profiles, { recursive: true, force: true });
-  mkdirSync(profiles, { recursive: true });
+  mkdirSync(workDir, { recursive: true });
   await build({
     stdin: {
       contents: `import { runSwarm } from './demos/swarm/swarm.ts';
@@ -50,22 +46,9 @@ console.log(JSON.stringify(run.result));`,
     outfile: bundle,
     logLevel: 'warning',
   });
-  const run = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profiles, bundle], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  if (run.status !== 0) throw new Error(`bench/profile: the profiled run failed (exit ${run.status})`);
-  process.stdout.write(`swarm, ${foragers} foragers, ${ticks} ticks (profiled, so slower than unprofiled): ${run.stdout.trim()}\n`);
-  // The main thread's profile is the big one; workers (if any) write smaller ones.
-  const files = readdirSync(profiles).filter((file) => file.endsWith('.cpuprofile')).map((file) => join(profiles, file));
-  const main = files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
-  if (main === undefined) throw new Error('bench/profile: node wrote no .cpuprofile');
-  const lookup = new SourceLookup(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as SourceMapV3);
-  const bundleUrl = pathToFileURL(bundle).href;
-  const placeOf = (url: string, line: number, column: number): string => {
-    if (url !== bundleUrl) return url.startsWith('file://') ? relative(root, fileURLToPath(url)) : url;
-    const found = lookup.find(line, column);
-    return found === undefined ? 'bundle' : `${relative(root, resolve(workDir, found.source))}:${found.line}`;
-  };
-  process.stdout.write(`${report(JSON.parse(readFileSync(main, 'utf8')) as Profile, top, placeOf).join('\n')}\n`);
-  process.stdout.write(`\nprofile: ${relative(root, main)} (open in Chrome DevTools › Performance)\n`);
+  const run = profileBundle(bundle, { top, root, place: 'bench/profile' });
+  process.stdout.write(`swarm, ${foragers} foragers, ${ticks} ticks (profiled, so slower than unprofiled): ${run.stdout}\n${run.report.join('\n')}\n`);
+  process.stdout.write(`\nprofile: ${relative(root, run.profile)} (open in Chrome DevTools › Performance)\n`);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

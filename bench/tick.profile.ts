@@ -4,14 +4,12 @@
 //
 //   npx tsx bench/tick.profile.ts [--ticks 300] [--codec object|json] [--top 25]
 
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { report, type Profile } from './profileTop.js';
-import { SourceLookup, type SourceMapV3 } from './sourceMap.js';
+import { profileBundle } from './profileRun.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -29,8 +27,6 @@ async function main(argv: string[]): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'aicc-tick-profile-'));
   try {
     const bundle = join(dir, 'tick.mjs');
-    const profiles = join(dir, 'profiles');
-    mkdirSync(profiles);
     await build({
       stdin: {
         contents: `import { capsuleSide, TICK_SETTINGS } from './bench/tick.world.ts';
@@ -53,20 +49,8 @@ side.dispose();`,
       outfile: bundle,
       logLevel: 'warning',
     });
-    const run = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profiles, bundle], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    if (run.status !== 0) throw new Error(`bench/tick.profile: the profiled run failed (exit ${run.status})`);
-    process.stdout.write(`tick fan-out, ${codec}Codec, 40 + ${ticks} ticks (profiled, so slower than unprofiled): ${run.stdout.trim()}\n`);
-    const files = readdirSync(profiles).filter((file) => file.endsWith('.cpuprofile')).map((file) => join(profiles, file));
-    const main = files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
-    if (main === undefined) throw new Error('bench/tick.profile: node wrote no .cpuprofile');
-    const lookup = new SourceLookup(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as SourceMapV3);
-    const bundleUrl = pathToFileURL(bundle).href;
-    const placeOf = (url: string, line: number, column: number): string => {
-      if (url !== bundleUrl) return url.startsWith('file://') ? relative(root, fileURLToPath(url)) : url;
-      const found = lookup.find(line, column);
-      return found === undefined ? 'bundle' : `${relative(root, resolve(dir, found.source))}:${found.line}`;
-    };
-    process.stdout.write(`${report(JSON.parse(readFileSync(main, 'utf8')) as Profile, top, placeOf).join('\n')}\n`);
+    const run = profileBundle(bundle, { top, root, place: 'bench/tick.profile' });
+    process.stdout.write(`tick fan-out, ${codec}Codec, 40 + ${ticks} ticks (profiled, so slower than unprofiled): ${run.stdout}\n${run.report.join('\n')}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
