@@ -1,4 +1,5 @@
 import type { Frame } from './codec.js';
+import { soon } from '../runtime/soon.js';
 import { deliverFrame, type Link, type LinkHandlers } from './link.js';
 
 export interface MemoryLinkOptions {
@@ -63,10 +64,10 @@ class MemoryEnd implements Link {
   private schedule(): void {
     if (this.draining || this.handlers === undefined) return;
     this.draining = true;
-    queueMicrotask(() => this.drain());
+    soon(this.drain);
   }
 
-  private drain(): void {
+  private readonly drain = (): void => {
     this.draining = false;
     const handlers = this.handlers;
     if (handlers === undefined) return;
@@ -84,6 +85,6 @@ class MemoryEnd implements Link {
       this.inbox.length = 0;
       handlers.close(this.closedWith);
     }
-  }
+  };
 }
 

@@ -203,6 +203,10 @@ function send(response: ServerResponse, status: number, type: string, body: stri
     // A development server: every reload gets the latest build.
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
+    // Cross-origin isolated pages get performance.now() at 5 µs rather than 100 µs, which the frame
+    // meter needs; the demos load nothing from other origins.
+    'cross-origin-opener-policy': 'same-origin',
+    'cross-origin-embedder-policy': 'require-corp',
   });
   response.end(head ? undefined : bytes);
 }

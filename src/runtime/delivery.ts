@@ -15,6 +15,8 @@ export interface DeliveryTarget {
   backlog(): number | undefined;
   model(): AgentModel;
   sendEvent(event: Pick<EventMessage, 'topic' | 'payload' | 'meta'>): void;
+  /** Runs a task after the current work (SessionHost.soon). */
+  soon(task: () => void): void;
 }
 
 export class EventDelivery {
@@ -63,10 +65,7 @@ export class EventDelivery {
     if (wait <= 0) {
       // After the current tick's work, so one tick's events go out together.
       this.queued = true;
-      queueMicrotask(() => {
-        this.queued = false;
-        this.deliver();
-      });
+      this.target.soon(this.deliverQueued);
     } else {
       this.retryIn(wait);
     }
@@ -77,6 +76,11 @@ export class EventDelivery {
     if (this.timer !== undefined) this.target.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
+
+  private readonly deliverQueued = (): void => {
+    this.queued = false;
+    this.deliver();
+  };
 
   private deliver(): void {
     const backlog = this.target.backlog();

@@ -40,6 +40,12 @@ export interface CapsuleOptions {
   maxBufferedBytes?: number;
   /** Most ticks one `step` may run before it skips the rest. Default 5. */
   maxCatchUpTicks?: number;
+  /**
+   * Runs the capsule's deferred work — event deliveries, made in a microtask after the step, emit or
+   * call that caused them — for a host that times the capsule's share of a frame. It must call `work`
+   * once, synchronously. Default: none.
+   */
+  measureWork?: (work: () => void) => void;
 }
 
 export interface ConnectOptions extends WireOptions {
@@ -66,6 +72,7 @@ export function checkOptions(options: CapsuleOptions): void {
   if (rate !== undefined && !(Number.isFinite(rate) && rate > 0)) fail(`tickRateHz must be a number > 0, got ${rate}`);
   const mode = options.tickMode;
   if (mode !== undefined && !['fixed', 'event', 'hybrid'].includes(mode)) fail(`tickMode must be fixed, event or hybrid, got ${JSON.stringify(mode)}`);
+  if (options.measureWork !== undefined && typeof options.measureWork !== 'function') fail('measureWork must be a function (work) => void');
   for (const key of ['toolTimeoutMs', 'heartbeatIntervalMs', 'deadPeerTimeoutMs', 'resumeGraceMs', 'replayBufferSize', 'eventQueueSize', 'resultCacheSize', 'callQueueSize', 'maxBufferedBytes', 'maxCatchUpTicks'] as const) {
     const value = options[key];
     if (value !== undefined && !(Number.isFinite(value) && value > 0)) fail(`${key} must be a number > 0, got ${value}`);

@@ -86,6 +86,7 @@ export class Session {
         backlog: () => this.wire?.link.bufferedAmount,
         model: () => this.agentModel,
         sendEvent: (event) => this.sendEvent(event),
+        soon: (task) => host.soon(task),
       },
       host.settings.eventQueueSize,
     );

@@ -32,6 +32,8 @@ export interface SessionHost {
   changed(session: Session, change: 'detached' | 'resumed' | 'closed', reason: string): void;
   subscriptionsChanged(session: Session, before: ReadonlySet<string>): void;
   hostError(error: HostError): void;
+  /** Runs `task` after the current work, with the rest of the capsule's deferred work (deliveries). */
+  soon(task: () => void): void;
   /** Every message the session takes in or sends out, for recorders and inspectors. */
   tap(session: Session, direction: 'in' | 'out', message: AiccMessage): void;
 }

@@ -101,4 +101,35 @@ describe('event delivery and coalescing', () => {
     await agent.call('look');
     expect(capsule.sessions()[0]!.stats.decisionLatencyMs).toBe(800);
   });
+
+  it('runs the deliveries of one turn as one batch inside measureWork, for a host timing the capsule', async () => {
+    const batches: number[] = [];
+    let sentInside = 0;
+    let inside = false;
+    const { capsule, clock } = makeCapsule({
+      measureWork: (work) => {
+        inside = true;
+        const before = capsule.sessions().reduce((sum, s) => sum + s.stats.sent, 0);
+        work();
+        inside = false;
+        batches.push(capsule.sessions().reduce((sum, s) => sum + s.stats.sent, 0) - before);
+      },
+    });
+    const ada = await connectAgent(capsule, clock, { character: 'ada', agentModel: { class: 'edge_small' } });
+    const bob = await connectAgent(capsule, clock, { character: 'bob', agentModel: { class: 'edge_small' } });
+    capsule.on('message', ({ direction }) => {
+      if (direction === 'out' && inside) sentInside++;
+    });
+    batches.length = 0;
+    capsule.emit('audio', { source: 'bell', sound: 'ding' });
+    capsule.emit('agent_message', { from: 'narrator', text: 'dawn breaks' });
+    await settle();
+    expect(batches).toEqual([4]); // two sessions × two events, in one batch
+    expect(sentInside).toBe(4);
+    expect([ada, bob].map(({ agent }) => agent.state)).toEqual(['open', 'open']);
+  });
+
+  it('refuses a measureWork that is not a function', () => {
+    expect(() => makeCapsule({ measureWork: 'yes' as never })).toThrow(/measureWork must be a function/);
+  });
 });

@@ -71,7 +71,7 @@ function obstacles(registry: EntityRegistry): Blocker[] {
 }
 
 function sightThrough(blockers: readonly Blocker[], a: { x: number; y: number }, b: { x: number; y: number }, ignore: readonly string[]): SightLine {
-  const distance = round(Math.hypot(b.x - a.x, b.y - a.y));
+  const distance = round(Math.sqrt((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)));
   let nearest: { id: string; t: number } | undefined;
   for (const { id, box } of blockers) {
     if (ignore.includes(id)) continue;
@@ -84,12 +84,15 @@ function sightThrough(blockers: readonly Blocker[], a: { x: number; y: number },
 /** Ids of the characters within `radius` of a point (their sessions hear what happens there). */
 export function audience(registry: EntityRegistry, at: { x: number; y: number }, radius: number): string[] {
   const ids: string[] = [];
+  const reach = radius * radius;
+  // Every event near anyone walks every entity: read positions in place rather than copy them.
   for (const entity of registry.all()) {
     if (entity.role !== 'character' || !isLive(entity)) continue;
-    const p = positionOf(entity);
+    const object = entity.object;
+    const p = object === undefined ? positionOf(entity) : object;
     const dx = p.x - at.x;
     const dy = p.y - at.y;
-    if (dx * dx + dy * dy <= radius * radius) ids.push(entity.id);
+    if (dx * dx + dy * dy <= reach) ids.push(entity.id);
   }
   return ids;
 }

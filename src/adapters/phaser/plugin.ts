@@ -107,12 +107,15 @@ export class AiccScenePlugin implements SceneWorld {
       this.current = this.config.capsule;
       this.owned = false;
     } else {
+      const userMeasure = this.config.capsuleOptions?.measureWork;
       this.current = createCapsule({
         world: this.config.world ?? { name: this.systems.settings.key, kind: '2d' },
         tickRateHz: 10,
         tickMode: 'fixed',
         ...this.config.capsuleOptions,
         clock: new ManualClock(),
+        // Deliveries run after the frame's update, in a microtask of their own: counted in frameStats.
+        measureWork: (work) => this.meter.measure(() => (userMeasure === undefined ? work() : userMeasure(work))),
       });
       this.owned = true;
     }
@@ -346,9 +349,9 @@ export class AiccScenePlugin implements SceneWorld {
 
   /** The characters involved, and every character within perception of the place it happened. */
   private listeners(at: { x: number; y: number }, involved: readonly string[]): string[] {
-    const ids = new Set(involved.filter((id) => this.entities.get(id)?.role === 'character'));
-    for (const id of audience(this.entities, at, this.perceptionRadius)) ids.add(id);
-    return [...ids];
+    const ids = audience(this.entities, at, this.perceptionRadius);
+    for (const id of involved) if (!ids.includes(id) && this.entities.get(id)?.role === 'character') ids.push(id);
+    return ids;
   }
 
   private emit<T extends Topic>(topic: T, payload: EventPayloads[T], to: string[]): void {

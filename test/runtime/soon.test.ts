@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { soon } from '../../src/runtime/soon.js';
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('soon', () => {
+  it('runs tasks after the current work, in the order asked', async () => {
+    const ran: string[] = [];
+    soon(() => ran.push('a'));
+    soon(() => ran.push('b'));
+    ran.push('sync');
+    await turn();
+    expect(ran).toEqual(['sync', 'a', 'b']);
+  });
+
+  it('runs a task asked for during a batch after the promise jobs the batch queued, as its own microtask would', async () => {
+    const ran: string[] = [];
+    soon(() => {
+      ran.push('first');
+      void Promise.resolve().then(() => ran.push('promise job'));
+      soon(() => ran.push('asked during the batch'));
+    });
+    await turn();
+    expect(ran).toEqual(['first', 'promise job', 'asked during the batch']);
+  });
+
+  it('runs every task of a batch when one throws, and reports the error on its own', async () => {
+    const ran: string[] = [];
+    const reported: unknown[] = [];
+    const listener = (error: unknown): void => void reported.push(error);
+    const previous = process.listeners('uncaughtException');
+    process.removeAllListeners('uncaughtException');
+    process.on('uncaughtException', listener);
+    try {
+      soon(() => {
+        throw new Error('task failed');
+      });
+      soon(() => ran.push('after the failure'));
+      await turn();
+    } finally {
+      process.off('uncaughtException', listener);
+      for (const handler of previous) process.on('uncaughtException', handler);
+    }
+    expect(ran).toEqual(['after the failure']);
+    expect(reported).toEqual([new Error('task failed')]);
+  });
+});
