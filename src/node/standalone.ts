@@ -28,12 +28,22 @@ export function standaloneAjv(options: { esm: boolean; removeAdditional?: boolea
  * @param schemas schemas to add, each with an `$id`
  * @param banner the first line, a `//` comment naming the generator and the source
  */
-export function standaloneValidatorsSource(schemas: readonly object[], exports: Record<string, string>, banner: string): string {
+export function standaloneValidatorsSource(schemas: readonly object[], exports: Record<string, string>, banner: string, options: { schemaPaths?: boolean } = {}): string {
   const ajv = standaloneAjv({ esm: true });
   for (const schema of schemas) ajv.addSchema(withoutAnnotations(schema) as AnySchemaObject);
   const helpers = new Set<string>();
   const body = withoutEvaluatedMarks(rewriteRequires(standaloneCode(ajv, exports), helpers).replace(/^"use strict";/, ''));
-  return moduleSource(banner, helpers, body);
+  return moduleSource(banner, helpers, options.schemaPaths === false ? withoutSchemaPaths(body) : body);
+}
+
+/**
+ * Drops `schemaPath` from the error objects the validators build, for callers that never read it
+ * (the errors keep instancePath, keyword, params and message). Fails loudly if one is left.
+ */
+export function withoutSchemaPaths(code: string): string {
+  const out = code.replace(/schemaPath:"(?:[^"\\]|\\.)*",/g, '');
+  if (out.includes('schemaPath')) throw new Error('standalone: a schemaPath this generator does not recognise remains');
+  return out;
 }
 
 /**

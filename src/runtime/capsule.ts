@@ -9,7 +9,7 @@ import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js
 import { cryptoBytes, randomUuid, type RandomBytes } from './ids.js';
 import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AiccMessage, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type ToolDescriptor, type Topic, type World } from './protocol.js';
 import { Session } from './session.js';
-import { MicrotaskBatch } from './soon.js';
+import { microtaskBatch } from './soon.js';
 import { HEARTBEAT_DEFAULTS, type SessionSettings } from './sessionHost.js';
 import { TickLoop } from './tickLoop.js';
 import { ToolRegistry, type ToolDefinition, type ToolHandle } from './tool.js';
@@ -104,7 +104,7 @@ class CapsuleImpl implements Capsule, CallHost {
   private manifestUpdateQueued = false;
   private lastTickAt: number;
   private disposed = false;
-  private readonly deferred: MicrotaskBatch;
+  private readonly deferred: (task: () => void) => void;
 
   constructor(options: CapsuleOptions) {
     checkOptions(options);
@@ -128,7 +128,7 @@ class CapsuleImpl implements Capsule, CallHost {
     };
     this.registry = new ToolRegistry(options.validators, () => this.catalogChanged());
     this.lastTickAt = this.clock.now();
-    this.deferred = new MicrotaskBatch(options.measureWork);
+    this.deferred = microtaskBatch(options.measureWork);
   }
 
   // ── tools and manifests ────────────────────────────────────────────────────────────────────
@@ -286,7 +286,7 @@ class CapsuleImpl implements Capsule, CallHost {
   }
 
   soon(task: () => void): void {
-    this.deferred.add(task);
+    this.deferred(task);
   }
 
   tap(session: Session, direction: 'in' | 'out', message: AiccMessage): void {

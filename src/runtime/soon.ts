@@ -3,33 +3,17 @@
 // fifty deliveries and fifty link drains per tick, and a browser's queueMicrotask is not cheap.
 
 /**
- * Tasks asked for while a batch runs go into the next batch, a microtask of their own queued behind
- * whatever the current tasks queued: the order is what one queueMicrotask per task would give.
- * `around`, when given, runs each batch (a host timing the work, say).
+ * A queue of tasks run together in one microtask. Tasks asked for while a batch runs go into the next
+ * batch, a microtask of its own queued behind whatever the current tasks queued: the order is what
+ * one queueMicrotask per task would give. `around`, when given, runs each batch (a host timing the
+ * work, say).
  */
-export class MicrotaskBatch {
-  private tasks: Array<() => void> = [];
-  private queued = false;
-
-  constructor(private readonly around?: (run: () => void) => void) {}
-
-  add(task: () => void): void {
-    this.tasks.push(task);
-    if (this.queued) return;
-    this.queued = true;
-    queueMicrotask(this.run);
-  }
-
-  private readonly run = (): void => {
-    if (this.around === undefined) this.runTasks();
-    else this.around(this.runTasks);
-  };
-
-  private readonly runTasks = (): void => {
-    const tasks = this.tasks;
-    this.tasks = [];
-    this.queued = false;
-    for (const task of tasks) {
+export function microtaskBatch(around?: (run: () => void) => void): (task: () => void) => void {
+  let tasks: Array<() => void> = [];
+  const run = (): void => {
+    const due = tasks;
+    tasks = [];
+    for (const task of due) {
       try {
         task();
       } catch (error) {
@@ -40,11 +24,15 @@ export class MicrotaskBatch {
       }
     }
   };
+  const start = around === undefined ? run : () => around(run);
+  return (task) => {
+    if (tasks.push(task) === 1) queueMicrotask(start);
+  };
 }
 
-let batch: MicrotaskBatch | undefined;
+let shared: ((task: () => void) => void) | undefined;
 
 /** Runs `task` in a microtask shared with every other task asked for in this turn, in the order asked. */
 export function soon(task: () => void): void {
-  (batch ??= new MicrotaskBatch()).add(task);
+  (shared ??= microtaskBatch())(task);
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { outFile, protocolValidatorsSource } from '../../scripts/generate-validators.js';
-import { validateSessionInit } from '../../src/runtime/generated/aicc-validators.js';
+import { withoutSchemaPaths } from '../../src/node/standalone.js';
+import { validateSessionInit, validateToolCall } from '../../src/runtime/generated/aicc-validators.js';
 
 describe('src/runtime/generated/aicc-validators.js', () => {
   it('is what the generator writes now (else run `npm run generate`)', () => {
@@ -22,5 +23,24 @@ describe('src/runtime/generated/aicc-validators.js', () => {
     };
     expect(validateSessionInit(init)).toBe(false);
     expect(validateSessionInit.errors?.[0]).toMatchObject({ instancePath: '/world/name', keyword: 'minLength' });
+  });
+
+  it('builds errors without schemaPath, and says the same of them otherwise', () => {
+    const id = '123e4567-e89b-12d3-a456-426614174000';
+    expect(validateToolCall({ protocol: 'aicc/0.1', type: 'tool_call', session_id: id, message_id: id, call_id: 'c1', tool: 7, input: {} })).toBe(false);
+    const error = validateToolCall.errors?.[0];
+    expect(error).toMatchObject({ instancePath: '/tool', keyword: 'type', message: 'must be string' });
+    expect(error).not.toHaveProperty('schemaPath');
+  });
+});
+
+describe('withoutSchemaPaths', () => {
+  it('drops each schemaPath, escaped quotes and all, and keeps the rest of the error', () => {
+    const code = 'e = [{instancePath,schemaPath:"#/properties/a\\"b/type",keyword:"type"}];';
+    expect(withoutSchemaPaths(code)).toBe('e = [{instancePath,keyword:"type"}];');
+  });
+
+  it('fails loudly on a schemaPath it does not recognise', () => {
+    expect(() => withoutSchemaPaths('e = {schemaPath: path}')).toThrow(/schemaPath this generator does not recognise/);
   });
 });
