@@ -46,8 +46,10 @@ interface Bubble {
  */
 export class Bubbles {
   private readonly bubbles = new Map<string, Bubble>();
+  // Each frame visits only these: the bubbles up now, and those whose Text is behind their line.
+  private readonly shown = new Map<string, Bubble>();
+  private readonly stale = new Set<Bubble>();
   private time = 0;
-  private visible = 0;
 
   constructor(
     private readonly scene: Phaser.Scene,
@@ -56,7 +58,7 @@ export class Bubbles {
 
   /** Bubbles showing now. */
   get size(): number {
-    return this.visible;
+    return this.shown.size;
   }
 
   /** The line `id` is saying now, if any. */
@@ -77,15 +79,17 @@ export class Bubbles {
     }
     bubble.line = line;
     bubble.until = this.time + durationMs;
-    if (!bubble.shown) this.visible++;
     bubble.shown = true;
+    this.shown.set(id, bubble);
+    this.stale.add(bubble);
   }
 
   hide(id: string): void {
     const bubble = this.bubbles.get(id);
     if (bubble === undefined || !bubble.shown) return;
     bubble.shown = false;
-    this.visible--;
+    this.shown.delete(id);
+    this.stale.add(bubble);
   }
 
   /** Hides the bubble of `id` and destroys its Text (its speaker left). */
@@ -94,21 +98,22 @@ export class Bubbles {
     if (bubble === undefined) return;
     this.hide(id);
     this.bubbles.delete(id);
+    this.stale.delete(bubble);
     bubble.text?.destroy();
   }
 
   /** Takes down the lines whose time is up, and those of speakers that are gone. */
   update(deltaMs: number): void {
     this.time += deltaMs;
-    for (const [id, bubble] of this.bubbles) {
+    for (const [id, bubble] of this.shown) {
       if ((bubble.speaker as { scene?: unknown }).scene == null) this.forget(id);
-      else if (bubble.shown && bubble.until <= this.time) this.hide(id);
+      else if (bubble.until <= this.time) this.hide(id);
     }
   }
 
   /** Brings the Texts in line with the bubbles: new lines drawn, old ones hidden, all following their speakers. */
   draw(): void {
-    for (const bubble of this.bubbles.values()) {
+    for (const bubble of this.stale) {
       const want = bubble.shown ? bubble.line : '';
       if (want !== bubble.drawn) {
         if (bubble.text === undefined) {
@@ -121,8 +126,9 @@ export class Bubbles {
         bubble.text.setVisible(want !== '');
         bubble.drawn = want;
       }
-      if (bubble.shown && bubble.text !== undefined) this.place(bubble.speaker, bubble.text);
     }
+    this.stale.clear();
+    for (const bubble of this.shown.values()) if (bubble.text !== undefined) this.place(bubble.speaker, bubble.text);
   }
 
   clear(): void {
