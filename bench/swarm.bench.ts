@@ -14,10 +14,16 @@
 // for both. Both are timed in steady state: one world per side, warmed in for 1,000 ticks (by then
 // every session's replay buffer is full, as in any long run; before, the capsule looks faster),
 // then timed over consecutive windows of ticks.
+//
+// A third row times the protocol's floor (bench/swarm.floor.ts): the bare loop plus only what any
+// aicc/0.1 bridge must do — a message per call, per result and per event, each with its own id, and
+// the input checked against its schema. Its ratio is the least any such bridge could score here; the
+// capsule's ratio over it is the price of the capsule's own design.
 
 import { Bench } from 'tinybench';
 import { runHeadless } from '../src/adapters/headless/runner.js';
 import { BareSwarm } from '../demos/swarm/bare.js';
+import { ProtocolFloorSwarm } from './swarm.floor.js';
 import { buildSwarm, type Swarm } from '../demos/swarm/swarm.js';
 import { jsonCodec } from '../src/links/codec.js';
 import { objectCodec } from '../src/links/objectCodec.js';
@@ -73,10 +79,26 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     },
   );
 
+  let floor: ProtocolFloorSwarm | undefined;
+  bareBench.add(
+    'floor',
+    () => {
+      for (let i = 0; i < ticks; i++) floor!.step();
+    },
+    {
+      async: false,
+      beforeAll: () => {
+        floor = new ProtocolFloorSwarm(settings);
+        for (let i = 0; i < warmInTicks; i++) floor.step();
+      },
+    },
+  );
+
   await capsuleBench.run();
   await bareBench.run();
   const baseline = ticksPerSecond(bareBench, 'bare', ticks);
-  return Object.keys(codecs).map((name) => {
+  const floorRate = ticksPerSecond(bareBench, 'floor', ticks);
+  const rows: BenchRow[] = Object.keys(codecs).map((name) => {
     const capsule = ticksPerSecond(capsuleBench, name, ticks);
     return {
       name: `swarm ${foragers} foragers (${name} codec)`,
@@ -84,9 +106,18 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       baseline,
       unit: 'ticks/s',
       ratio: timeRatio(capsule, baseline),
-      note: `median ${ticks}-tick window after ${warmInTicks} ticks; target: capsule ≤ 1.5× the bare loop's time`,
+      note: `median ${ticks}-tick window after ${warmInTicks} ticks; ${timeRatio(capsule, floorRate).toFixed(1)}× the aicc/0.1 floor's time; target: capsule ≤ 1.5× the bare loop's time`,
     };
   });
+  rows.push({
+    name: `swarm ${foragers} foragers, aicc/0.1 floor`,
+    capsule: floorRate,
+    baseline,
+    unit: 'ticks/s',
+    ratio: timeRatio(floorRate, baseline),
+    note: `the bare loop plus only the protocol's own work (a message per call, result and event, with ids; input schema checks): the least any aicc/0.1 bridge costs here (bench/swarm.floor.ts)`,
+  });
+  return rows;
 }
 
 function ticksPerSecond(bench: Bench, name: string, ticks: number): number {

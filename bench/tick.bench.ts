@@ -17,12 +17,16 @@
 // per-tick check. What it leaves out is only what the capsule adds: envelopes and sequenced ids,
 // replay buffers, per-session queues and cadence, codecs, inbound bounds and schema checks on the
 // agent side, and the AgentClient's dispatch.
+//
+// A third row times the protocol's floor (envelopeFloorSide): the mitt loop where every event reaches
+// every subscriber as its own aicc/0.1 message with a message id — what any bridge speaking aicc/0.1
+// must do for this fan-out, and nothing more. Its ratio is the least any such bridge could score.
 
 import { Bench } from 'tinybench';
 import { jsonCodec } from '../src/links/codec.js';
 import { objectCodec } from '../src/links/objectCodec.js';
 import { timeRatio, type BenchOptions, type BenchRow } from './row.js';
-import { capsuleSide, mittSide, TICK_SETTINGS, type TickSide } from './tick.world.js';
+import { capsuleSide, envelopeFloorSide, mittSide, TICK_SETTINGS, type TickSide } from './tick.world.js';
 
 const TARGET = 1.5;
 
@@ -34,6 +38,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const baselineBudget = options.quick ? budget : { time: 2500, iterations: 200 };
 
   const mitt = await timeTicks('mitt loop', () => mittSide(settings), warmInTicks, baselineBudget);
+  const floor = await timeTicks('aicc/0.1 floor', () => envelopeFloorSide(settings), warmInTicks, baselineBudget);
   const object = await timeTicks('capsule, objectCodec', () => capsuleSide(settings, objectCodec), warmInTicks, budget);
   const json = await timeTicks('capsule, jsonCodec', () => capsuleSide(settings, jsonCodec), warmInTicks, budget);
 
@@ -48,7 +53,15 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     ratio: timeRatio(1e6 / side.meanUs, 1e6 / mitt.meanUs),
     note: `${us(side.meanUs)}/tick vs ${us(mitt.meanUs)} (mean of ${side.samples} and ${mitt.samples} ticks after ${warmInTicks}; p50 ${us(side.p50Us)} vs ${us(mitt.p50Us)}); ${setting}${target}`,
   });
-  return [row(object, 'objectCodec', `; target: capsule ≤ ${TARGET}× the mitt loop's time`), row(json, 'jsonCodec', '; no target (text frames on an in-process link)')];
+  const overFloor = (side: Timed): string => `; ${(side.meanUs / floor.meanUs).toFixed(1)}× the aicc/0.1 floor's time`;
+  return [
+    row(object, 'objectCodec', `${overFloor(object)}; target: capsule ≤ ${TARGET}× the mitt loop's time`),
+    row(json, 'jsonCodec', `${overFloor(json)}; no target (text frames on an in-process link)`),
+    {
+      ...row(floor, 'aicc/0.1 floor', ''),
+      note: `${us(floor.meanUs)}/tick vs ${us(mitt.meanUs)}: the mitt loop with every event sent to every subscriber as its own aicc/0.1 message with a message id, and nothing else — the least any aicc/0.1 bridge costs here`,
+    },
+  ];
 }
 
 function us(value: number): string {

@@ -12,6 +12,8 @@ import { createMemoryLinkPair } from '../src/links/memory.js';
 import { createCapsule, type Capsule } from '../src/runtime/capsule.js';
 import { ManualClock } from '../src/runtime/clock.js';
 import type { EventPayloads } from '../src/runtime/events.js';
+import { SequencedIds, randomUuid } from '../src/runtime/ids.js';
+import type { EventMessage } from '../src/runtime/protocol.js';
 import { precompiledValidators } from '../src/validators/precompiled.js';
 
 export interface TickSettings {
@@ -162,6 +164,48 @@ export function mittSide(settings: TickSettings): TickSide {
       world.changes(emit);
       await turn();
       checkInboxes(inboxes, settings.changesPerTick, 'mitt loop');
+    },
+    dispose() {
+      bus.all.clear();
+    },
+  };
+}
+
+/**
+ * The protocol's floor: the mitt loop, where each subscriber receives every event as the aicc/0.1
+ * message any bridge must send for it — one message per event and subscriber, with the session's id
+ * and a message id of its own — and reads it back by topic. Nothing else the capsule does: no queue,
+ * cadence, replay, link, codec or check. Its ratio to the mitt loop is the least any bridge that
+ * speaks aicc/0.1 could score on this fan-out.
+ */
+export function envelopeFloorSide(settings: TickSettings): TickSide {
+  const random = new SeededRandom(`${settings.seed} floor ids`);
+  const bus = mitt<{ tick: TickPayload; state_change: StateChange }>();
+  const inboxes: Inbox[] = [];
+  for (let i = 0; i < settings.sessions; i++) {
+    const inbox = new Inbox();
+    const sessionId = randomUuid(random.bytes);
+    const ids = new SequencedIds(random.bytes);
+    let sequence = 0;
+    const receive = (message: EventMessage): void => {
+      if (message.topic === 'state_change') inbox.changes.push(message.payload as StateChange);
+      else inbox.ticks.push(message.payload as TickPayload);
+    };
+    bus.on('state_change', (change) => receive({ protocol: 'aicc/0.1', type: 'event', session_id: sessionId, message_id: ids.idOf(++sequence), topic: 'state_change', payload: change }));
+    bus.on('tick', (tick) => receive({ protocol: 'aicc/0.1', type: 'event', session_id: sessionId, message_id: ids.idOf(++sequence), topic: 'tick', payload: tick }));
+    inboxes.push(inbox);
+  }
+  const world = new World(settings);
+  const emit = (change: StateChange): void => bus.emit('state_change', change);
+  const intervalMs = 100;
+  let tick = 0;
+  return {
+    async tick() {
+      tick++;
+      bus.emit('tick', { tick, dt_ms: intervalMs, time_ms: tick * intervalMs });
+      world.changes(emit);
+      await turn();
+      checkInboxes(inboxes, settings.changesPerTick, 'aicc/0.1 floor');
     },
     dispose() {
       bus.all.clear();

@@ -11,7 +11,7 @@ import { HEARING_RADIUS, SwarmWorld } from './world.js';
 export class BareSwarm {
   readonly world: SwarmWorld;
   tick = 0;
-  private readonly minds: Array<{ brain: ForagerBrain; heard: number }>;
+  protected readonly minds: Array<{ brain: ForagerBrain; heard: number }>;
   private readonly intervalMs: number;
   private actions: Array<{ forager: number; action: Action }> = [];
   private observations: number[] = [];
@@ -28,26 +28,40 @@ export class BareSwarm {
   /** One tick: the calls due run, the world regrows, the foragers hear of the tick. */
   step(): void {
     const tick = ++this.tick;
-    const world = this.world;
     const actions = this.actions;
     const observations = this.observations;
     this.actions = [];
     this.observations = [];
-    for (const { forager, action } of actions) {
-      if (action.tool === 'move') {
-        world.move(forager, action.input.dx, action.input.dy);
-      } else if (world.eat(forager).ate) {
-        for (const near of world.neighbours(forager, HEARING_RADIUS)) this.minds[near]!.heard++;
-      }
-    }
-    for (const forager of observations) {
-      this.actions.push({ forager, action: this.minds[forager]!.brain.choose(world.sense(forager, SENSE_RADIUS), tick) });
-    }
-    world.regrow();
+    for (const { forager, action } of actions) this.act(forager, action);
+    for (const forager of observations) this.actions.push({ forager, action: this.observe(forager, tick) });
+    this.world.regrow();
     const timeMs = tick * this.intervalMs;
     for (let forager = 0; forager < this.minds.length; forager++) {
+      this.hearTick(forager, tick, timeMs);
       if (this.minds[forager]!.brain.startsDecision(tick, timeMs)) this.observations.push(forager);
     }
+  }
+
+  /** A forager's move or meal; neighbours hear of a meal. */
+  protected act(forager: number, action: Action): void {
+    if (action.tool === 'move') {
+      this.world.move(forager, action.input.dx, action.input.dy);
+    } else if (this.world.eat(forager).ate) {
+      for (const near of this.world.neighbours(forager, HEARING_RADIUS)) this.hearMeal(near, forager);
+    }
+  }
+
+  /** A forager senses and picks its next action. */
+  protected observe(forager: number, tick: number): Action {
+    return this.minds[forager]!.brain.choose(this.world.sense(forager, SENSE_RADIUS), tick);
+  }
+
+  /** A forager hears that a tick passed: nothing to do without a protocol (bench/swarm.floor.ts adds one). */
+  protected hearTick(_forager: number, _tick: number, _timeMs: number): void {}
+
+  /** A forager hears that a neighbour ate. */
+  protected hearMeal(forager: number, _eater: number): void {
+    this.minds[forager]!.heard++;
   }
 
   state(): SwarmState {

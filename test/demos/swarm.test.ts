@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../src/adapters/headless/random.js';
 import { BareSwarm, runBareSwarm } from '../../demos/swarm/bare.js';
+import { ProtocolFloorSwarm } from '../../bench/swarm.floor.js';
 import { DECISION_MS, ForagerBrain } from '../../demos/swarm/policy.js';
 import { buildSwarm, runSwarm } from '../../demos/swarm/swarm.js';
 import { SwarmWorld } from '../../demos/swarm/world.js';
@@ -134,5 +135,11 @@ describe('swarm (capsule)', () => {
     const swarm = new BareSwarm(SMALL);
     for (let i = 0; i < SMALL.ticks; i++) swarm.step();
     expect(swarm.state()).toEqual(runBareSwarm(SMALL));
+  });
+
+  it('the aicc/0.1 floor of the bench does the work of the bare loop exactly, forager by forager', () => {
+    const floor = new ProtocolFloorSwarm(SMALL);
+    for (let i = 0; i < SMALL.ticks; i++) floor.step();
+    expect(floor.state()).toEqual(runBareSwarm(SMALL));
   });
 });
