@@ -1,6 +1,6 @@
 // The rig of bench/pilot.bench.ts: a village character piloted by the REAL pi 0.73 through the
 // gateway, as in test/e2e/pilotVillage.test.ts, with timestamps along the way of each decision:
-//   modelDone  — the stub model has ended its HTTP response (the whole reply, one SSE chunk),
+//   modelDone  — the stub model has ended its HTTP response (the reply streamed in pieces, then the stop),
 //   piSettled  — the gateway has seen pi's run settle (agent_end on pi's stdout),
 //   arrived    — the tool_call frame has reached the capsule's end of the agent's link,
 //   executed   — the capsule's 'call' event for that call.
@@ -51,6 +51,9 @@ export interface PilotRun {
   manifest: Manifest;
 }
 
+/** Pause between two streamed pieces of a reply, ms: model time, excluded from every figure. */
+const PIECE_GAP_MS = 2;
+
 const reply = (n: number): string => `Here is what Cleo does.\n\`\`\`aicc\n${JSON.stringify({ tool: 'say', input: { text: `decision ${n}` } })}\n\`\`\``;
 
 /**
@@ -69,10 +72,20 @@ export async function runPilotedVillage(count: number, options: { plain?: boolea
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
       const base = { id: `chatcmpl-bench-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: STUB_MODEL_ID };
       const send = (choice: object): void => void res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, ...choice }] })}\n\n`);
-      send({ delta: { content: text } });
-      send({ delta: {}, finish_reason: 'stop' });
-      res.end('data: [DONE]\n\n');
-      if (n <= count) times.set(n, { modelDone: performance.now() });
+      // Streamed as a model streams: the text in pieces a few ms apart, then the stop. The model's
+      // reply is complete at its last byte, when only the stop is left for pi to read.
+      const pieces = text.match(/[\s\S]{1,24}/g) ?? [''];
+      const next = (i: number): void => {
+        if (i < pieces.length) {
+          send({ delta: { content: pieces[i] } });
+          setTimeout(() => next(i + 1), PIECE_GAP_MS);
+          return;
+        }
+        send({ delta: {}, finish_reason: 'stop' });
+        res.end('data: [DONE]\n\n');
+        if (n <= count) times.set(n, { modelDone: performance.now() });
+      };
+      next(0);
     });
   });
   await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
@@ -96,6 +109,13 @@ export async function runPilotedVillage(count: number, options: { plain?: boolea
       label: 'Cleo',
     });
     cleanups.push(() => host.close());
+    const marks: Record<string, number[]> = {};
+    (globalThis as any).__t = (k: string) => {
+      const open = [...times.values()].filter((t) => t.piSettled !== undefined && t.arrived === undefined).pop();
+      if (open === undefined) return;
+      (marks[k] ??= []).push(performance.now() - open.piSettled!);
+    };
+    process.on('exit', () => { for (const [k, v] of Object.entries(marks).sort()) { v.sort((a, b) => a - b); console.error('MARK', k, v.length, 'p50', v[Math.floor(v.length / 2)]?.toFixed(3)); } });
     // The moment the gateway learns that pi's run is over: pi's own part ends here.
     let settled = host.tracker.settled;
     host.tracker.onChange(() => {
@@ -132,7 +152,8 @@ export async function runPilotedVillage(count: number, options: { plain?: boolea
       if (message?.type !== 'tool_call') return;
       const t = times.get(decisionOf((message['input'] as Record<string, unknown> | undefined)?.['text']) ?? -1);
       if (t !== undefined && t.arrived === undefined) t.arrived = performance.now();
-      setImmediate(() => village.capsule.step(100));
+      // A microtask: after the capsule has queued the call (the rest of this frame's handling), before anything else.
+      queueMicrotask(() => village.capsule.step(100));
     });
     const agentSide = tapLink(agentEnd, (frame) => {
       const message = messageOf(frame);
