@@ -73,7 +73,7 @@ export function parseReply(reply: string | null, options: ParseOptions = {}): Pa
     chosen.forEach((block, index) => {
       if (!block.closed) slips.add('unclosed_fence');
       const before = result.unreadable.length;
-      readSegments(block.body, 'block', result, slips, options);
+      if (!readLines(block.body, result, slips, options)) readSegments(block.body, 'block', result, slips, options);
       if (chosen.length > 1) for (const problem of result.unreadable.slice(before)) problem.block = index + 1;
     });
     result.waits = canonical.length > 0 && canonical.every((block) => block.body.trim() === '');
@@ -127,6 +127,29 @@ function fencedBlocks(text: string): Block[] {
     at = text.indexOf('```', close + 3);
   }
   return blocks;
+}
+
+/**
+ * The common block — one JSON value per line — split by JSON.parse alone, reading each line as the
+ * bracket scanner would read it; false (and nothing read) for anything else, which the scanner takes.
+ * A reply is read once per decision, so its code never runs hot: native parsing is what keeps it fast.
+ */
+function readLines(body: string, result: ParsedReply, slips: Set<Slip>, options: ParseOptions): boolean {
+  const values: Array<{ line: number; text: string }> = [];
+  const lines = body.split('\n');
+  for (let index = 0; index < lines.length; index++) {
+    const text = lines[index]!.trim();
+    if (text === '') continue;
+    if ((text[0] !== '{' && text[0] !== '[') || text.length > MAX_SEGMENT_CHARS) return false;
+    try {
+      JSON.parse(text);
+    } catch {
+      return false;
+    }
+    values.push({ line: index + 1, text });
+  }
+  for (const { line, text } of values) readValue(text, line, 'block', result, slips, options);
+  return true;
 }
 
 /**

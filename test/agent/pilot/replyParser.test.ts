@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeUnreadable, isUsable, MAX_REPLY_CHARS, parseReply, replyFeedback } from '../../../src/agent/pilot/replyParser.js';
 
@@ -184,3 +185,32 @@ describe('what cannot be read', () => {
     expect(parseReply('x {"tool":"look"} '.repeat(1_500)).calls).toHaveLength(1_500);
   });
 });
+
+describe('one call per line and calls spread over lines', () => {
+  const call = fc.record({
+    tool: fc.constantFrom('go', 'look', 'say', 'take'),
+    input: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.boolean(), fc.constant(null))),
+  });
+
+  it('read the same calls: JSON.parse splits the first, the bracket scanner the second', () => {
+    fc.assert(
+      fc.property(fc.array(call, { minLength: 1, maxLength: 5 }), (written) => {
+        const oneLine = '```aicc\n' + written.map((c) => JSON.stringify(c)).join('\n') + '\n```';
+        const spread = '```aicc\n' + written.map((c) => JSON.stringify(c, null, 2)).join('\n') + '\n```';
+        const a = parseReply(oneLine);
+        const b = parseReply(spread);
+        expect(calls(oneLine)).toEqual(written);
+        expect(calls(spread)).toEqual(written);
+        expect([a.unreadable, a.slips, a.source]).toEqual([b.unreadable, b.slips, b.source]);
+        expect(a.calls.map((c) => c.line)).toEqual(written.map((_, i) => i + 1));
+      }),
+    );
+  });
+
+  it('leaves a block with anything but one JSON value per line to the scanner, which reads and reports it', () => {
+    const parsed = parseReply('```aicc\n{"tool":"look","input":{}} // then wait\n{"tool":"go","input":{"direction":"north"}};\n```');
+    expect(parsed.calls.map(({ tool, input }) => ({ tool, input }))).toEqual([LOOK, GO_NORTH]);
+    expect(parsed.slips).toContain('semicolons');
+  });
+});
+
