@@ -4,7 +4,7 @@
 // checks that each got exactly the tick's changes and one tick (it throws otherwise: a bench that
 // dropped events would measure nothing).
 
-import mitt from 'mitt';
+import mitt, { type Emitter } from 'mitt';
 import { AgentClient } from '../src/agent/agentClient.js';
 import { SeededRandom } from '../src/adapters/headless/random.js';
 import type { Codec } from '../src/links/codec.js';
@@ -145,30 +145,10 @@ export async function capsuleSide(settings: TickSettings, codec: Codec): Promise
  * same world's changes, and the same wait (one setImmediate turn).
  */
 export function mittSide(settings: TickSettings): TickSide {
-  const bus = mitt<{ tick: TickPayload; state_change: StateChange }>();
-  const inboxes: Inbox[] = [];
-  for (let i = 0; i < settings.sessions; i++) {
-    const inbox = new Inbox();
+  return mittFanOut(settings, 'mitt loop', (bus, inbox) => {
     bus.on('state_change', (change) => inbox.changes.push(change));
     bus.on('tick', (tick) => inbox.ticks.push(tick));
-    inboxes.push(inbox);
-  }
-  const world = new World(settings);
-  const emit = (change: StateChange): void => bus.emit('state_change', change);
-  const intervalMs = 100;
-  let tick = 0;
-  return {
-    async tick() {
-      tick++;
-      bus.emit('tick', { tick, dt_ms: intervalMs, time_ms: tick * intervalMs });
-      world.changes(emit);
-      await turn();
-      checkInboxes(inboxes, settings.changesPerTick, 'mitt loop');
-    },
-    dispose() {
-      bus.all.clear();
-    },
-  };
+  });
 }
 
 /**
@@ -180,10 +160,7 @@ export function mittSide(settings: TickSettings): TickSide {
  */
 export function envelopeFloorSide(settings: TickSettings): TickSide {
   const random = new SeededRandom(`${settings.seed} floor ids`);
-  const bus = mitt<{ tick: TickPayload; state_change: StateChange }>();
-  const inboxes: Inbox[] = [];
-  for (let i = 0; i < settings.sessions; i++) {
-    const inbox = new Inbox();
+  return mittFanOut(settings, 'aicc/0.1 floor', (bus, inbox) => {
     const sessionId = randomUuid(random.bytes);
     const ids = new SequencedIds(random.bytes);
     let sequence = 0;
@@ -193,6 +170,18 @@ export function envelopeFloorSide(settings: TickSettings): TickSide {
     };
     bus.on('state_change', (change) => receive({ protocol: 'aicc/0.1', type: 'event', session_id: sessionId, message_id: ids.idOf(++sequence), topic: 'state_change', payload: change }));
     bus.on('tick', (tick) => receive({ protocol: 'aicc/0.1', type: 'event', session_id: sessionId, message_id: ids.idOf(++sequence), topic: 'tick', payload: tick }));
+  });
+}
+
+type Bus = Emitter<{ tick: TickPayload; state_change: StateChange }>;
+
+/** One mitt emitter and `sessions` subscribers, each hooked up by `subscribe`; a tick as mittSide says. */
+function mittFanOut(settings: TickSettings, side: string, subscribe: (bus: Bus, inbox: Inbox) => void): TickSide {
+  const bus: Bus = mitt();
+  const inboxes: Inbox[] = [];
+  for (let i = 0; i < settings.sessions; i++) {
+    const inbox = new Inbox();
+    subscribe(bus, inbox);
     inboxes.push(inbox);
   }
   const world = new World(settings);
@@ -205,7 +194,7 @@ export function envelopeFloorSide(settings: TickSettings): TickSide {
       bus.emit('tick', { tick, dt_ms: intervalMs, time_ms: tick * intervalMs });
       world.changes(emit);
       await turn();
-      checkInboxes(inboxes, settings.changesPerTick, 'aicc/0.1 floor');
+      checkInboxes(inboxes, settings.changesPerTick, side);
     },
     dispose() {
       bus.all.clear();
