@@ -24,7 +24,21 @@ export function microtaskBatch(around?: (run: () => void) => void): (task: () =>
       }
     }
   };
-  const start = around === undefined ? run : () => around(run);
+  // A wrapper that throws or forgets to call `run` must not cost the batch its tasks: they run anyway.
+  const start =
+    around === undefined
+      ? run
+      : (): void => {
+          let ran = false;
+          try {
+            around(() => {
+              ran = true;
+              run();
+            });
+          } finally {
+            if (!ran) run();
+          }
+        };
   return (task) => {
     if (tasks.push(task) === 1) queueMicrotask(start);
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { soon } from '../../src/runtime/soon.js';
+import { microtaskBatch, soon } from '../../src/runtime/soon.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -43,5 +43,28 @@ describe('soon', () => {
     }
     expect(ran).toEqual(['after the failure']);
     expect(reported).toEqual([new Error('task failed')]);
+  });
+});
+
+describe('microtaskBatch', () => {
+  it('runs each batch inside `around`, once', async () => {
+    const log: string[] = [];
+    const add = microtaskBatch((run) => {
+      log.push('before');
+      run();
+      log.push('after');
+    });
+    add(() => log.push('a'));
+    add(() => log.push('b'));
+    await turn();
+    expect(log).toEqual(['before', 'a', 'b', 'after']);
+  });
+
+  it('still runs the tasks when `around` forgets to call run', async () => {
+    const ran: string[] = [];
+    const add = microtaskBatch(() => {});
+    add(() => ran.push('a'));
+    await turn();
+    expect(ran).toEqual(['a']);
   });
 });
