@@ -36,7 +36,8 @@ const DROPPABLE: ReadonlySet<Topic> = new Set(['tick', 'collision', 'audio']);
 export class EventQueue {
   private slots: Array<QueuedEvent | undefined> = [];
   private live = 0;
-  private readonly keyed = new Map<string, number>();
+  /** Made at the first coalescing key: an idle session's queue holds no Map. */
+  private keyed: Map<string, number> | undefined;
   dropped = 0;
 
   constructor(readonly capacity: number) {}
@@ -48,6 +49,7 @@ export class EventQueue {
   push(event: QueuedEvent): void {
     const key = event.key === undefined ? coalescingKey(event) : event.key;
     if (key !== null) {
+      this.keyed ??= new Map();
       const index = this.keyed.get(key);
       if (index !== undefined) {
         const previous = this.slots[index]!;
@@ -69,7 +71,7 @@ export class EventQueue {
     const out: QueuedEvent[] = [];
     for (const slot of this.slots) if (slot !== undefined) out.push(slot);
     this.slots = [];
-    this.keyed.clear();
+    this.keyed?.clear();
     this.live = 0;
     return out;
   }
@@ -79,7 +81,7 @@ export class EventQueue {
     if (victim < 0) victim = this.slots.findIndex((slot) => slot !== undefined);
     const event = this.slots[victim]!;
     const key = event.key === undefined ? coalescingKey(event) : event.key;
-    if (key !== null) this.keyed.delete(key);
+    if (key !== null) this.keyed?.delete(key);
     this.slots[victim] = undefined;
     this.live--;
     this.dropped++;
@@ -88,10 +90,10 @@ export class EventQueue {
   private compact(): void {
     const kept = this.slots.filter((slot): slot is QueuedEvent => slot !== undefined);
     this.slots = kept;
-    this.keyed.clear();
+    this.keyed?.clear();
     kept.forEach((event, index) => {
       const key = event.key === undefined ? coalescingKey(event) : event.key;
-      if (key !== null) this.keyed.set(key, index);
+      if (key !== null) (this.keyed ??= new Map()).set(key, index);
     });
   }
 }

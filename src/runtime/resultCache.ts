@@ -17,12 +17,13 @@ const TRIM_SLACK = 32;
 
 export class ResultCache {
   /** call_id → its result, or undefined while the call runs; insertion order is age. */
-  private readonly results = new Map<string, CallResult | undefined>();
+  private results: Map<string, CallResult | undefined> | undefined;
 
   constructor(readonly capacity: number) {}
 
   /** undefined: a new call_id, now marked running. Otherwise its result, or null while it runs. */
   claim(callId: string): CallResult | null | undefined {
+    this.results ??= new Map();
     if (this.results.has(callId)) return this.results.get(callId) ?? null;
     this.results.set(callId, undefined);
     this.trim();
@@ -31,12 +32,12 @@ export class ResultCache {
 
   /** Keeps the result of a claimed call. */
   store(result: CallResult): void {
-    if (this.results.has(result.call_id)) this.results.set(result.call_id, result);
+    if (this.results?.has(result.call_id) === true) this.results.set(result.call_id, result);
   }
 
   /** Trims in batches once the cache is a little over its bound: one pass per batch, not per call. */
   private trim(): void {
-    if (this.results.size <= this.capacity + TRIM_SLACK) return;
+    if (this.results === undefined || this.results.size <= this.capacity + TRIM_SLACK) return;
     for (const [callId, result] of this.results) {
       if (result === undefined) continue;
       this.results.delete(callId);

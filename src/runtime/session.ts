@@ -58,9 +58,10 @@ export class Session {
   private sequence = 0;
   private readonly replay: ReplayBuffer;
   private readonly delivery: EventDelivery;
-  private readonly usage = new Map<string, ToolUsage>();
+  // Made on first use: most of a large population of sessions sits idle, and an empty Map is not free.
+  private usage: Map<string, ToolUsage> | undefined;
   private readonly results: ResultCache;
-  private readonly controllers = new Set<AbortController>();
+  private controllers: Set<AbortController> | undefined;
   private lastHeardAt: number;
   private heartbeatTimer: TimerId | undefined;
   private graceTimer: TimerId | undefined;
@@ -106,6 +107,7 @@ export class Session {
 
   /** The usage counters of one tool in this session (limits survive a resume with the session). */
   usageOf(tool: string): ToolUsage {
+    this.usage ??= new Map();
     let usage = this.usage.get(tool);
     if (usage === undefined) this.usage.set(tool, (usage = new ToolUsage()));
     return usage;
@@ -117,7 +119,7 @@ export class Session {
    * Read-only: unlike usageOf it makes no counters.
    */
   toolUsage(now: number): ToolUsageSnapshot[] {
-    return [...this.usage].map(([tool, usage]) => ({ tool, used: usage.used, inWindow: usage.inWindow(now) }));
+    return [...(this.usage ?? [])].map(([tool, usage]) => ({ tool, used: usage.used, inWindow: usage.inWindow(now) }));
   }
 
   holds(toolClass: ToolClass, capability: string): boolean {
@@ -199,8 +201,8 @@ export class Session {
     this.state = 'closed';
     this.dropWire(reason);
     this.clearTimer('graceTimer');
-    for (const controller of this.controllers) controller.abort(new Error(`session closed: ${reason}`));
-    this.controllers.clear();
+    for (const controller of this.controllers ?? []) controller.abort(new Error(`session closed: ${reason}`));
+    this.controllers = undefined;
     this.host.changed(this, 'closed', reason);
   }
 
@@ -296,12 +298,12 @@ export class Session {
   /** An AbortController tied to this session's life. */
   controller(): AbortController {
     const controller = new AbortController();
-    this.controllers.add(controller);
+    (this.controllers ??= new Set()).add(controller);
     return controller;
   }
 
   release(controller: AbortController): void {
-    this.controllers.delete(controller);
+    this.controllers?.delete(controller);
   }
 
   // ── events ─────────────────────────────────────────────────────────────────────────────────
