@@ -78,6 +78,8 @@ export class EntityRegistry {
   private readonly byId = new Map<string, Entity>();
   private readonly byObject = new Map<Phaser.GameObjects.GameObject, Entity>();
   private readonly templatesByName = new Map<string, Template>();
+  /** The obstacles apart: every sight line reads them, and they are few among many entities. */
+  private readonly obstacleSet = new Set<Entity>();
   private obstacleCount = 0;
 
   constructor(
@@ -112,6 +114,7 @@ export class EntityRegistry {
     const entity = this.byId.get(id);
     if (entity === undefined) return false;
     this.byId.delete(id);
+    this.obstacleSet.delete(entity);
     if (entity.object !== undefined) this.byObject.delete(entity.object);
     this.onChange(entity, 'removed');
     return true;
@@ -136,6 +139,11 @@ export class EntityRegistry {
     return this.byId.values();
   }
 
+  /** The obstacles, in the order they were added. */
+  obstacles(): IterableIterator<Entity> {
+    return this.obstacleSet.values();
+  }
+
   addTemplate(name: string, factory: SpawnFactory, options: TemplateOptions = {}): void {
     if (typeof name !== 'string' || !TEMPLATE_NAME.test(name)) fail('addTemplate', `name ${JSON.stringify(name)} must be lowercase snake_case (^[a-z][a-z0-9_]{0,31}$)`);
     if (typeof factory !== 'function') fail('addTemplate', `"${name}": factory must be a function (scene, x, y, id) => GameObject`);
@@ -157,6 +165,7 @@ export class EntityRegistry {
     if (entity.object !== undefined && this.byObject.has(entity.object)) fail(method, `this game object is already registered as "${this.byObject.get(entity.object)!.id}"`);
     if (this.byId.size >= this.maxEntities) fail(method, `${this.maxEntities} entities are registered already (maxEntities); remove some or raise the option`);
     this.byId.set(entity.id, entity);
+    if (entity.role === 'obstacle') this.obstacleSet.add(entity);
     if (entity.object !== undefined) this.byObject.set(entity.object, entity);
     this.onChange(entity, 'added');
     return entity;

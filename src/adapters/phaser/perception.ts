@@ -29,24 +29,39 @@ export interface SightLine {
 export function nearby(registry: EntityRegistry, from: Entity, radius: number, limit: number, kind?: string): Seen[] {
   const origin = positionOf(from);
   const reach = radius * radius;
-  // Candidates first, by squared distance and without copies: every call walks every entity.
+  // Candidates by squared distance, without copies: every call walks every entity. Only the `limit`
+  // nearest are kept, in order (ties by id), so a crowd costs no sort.
   const near: Array<{ entity: Entity; d2: number }> = [];
+  if (limit < 1) return [];
   for (const entity of registry.all()) {
     if (entity === from || entity.role === 'obstacle' || (kind !== undefined && entity.kind !== kind) || !isLive(entity)) continue;
     const object = entity.object;
     const dx = (object === undefined ? positionOf(entity).x : object.x) - origin.x;
     const dy = (object === undefined ? positionOf(entity).y : object.y) - origin.y;
     const d2 = dx * dx + dy * dy;
-    if (d2 <= reach) near.push({ entity, d2 });
+    if (d2 > reach) continue;
+    if (near.length === limit) {
+      if (!nearer(d2, entity, near[limit - 1]!)) continue;
+      near.pop();
+    }
+    const candidate = { entity, d2 };
+    let at = near.length;
+    near.push(candidate);
+    for (; at > 0 && nearer(d2, entity, near[at - 1]!); at--) near[at] = near[at - 1]!;
+    near[at] = candidate;
   }
-  near.sort((a, b) => a.d2 - b.d2 || (a.entity.id < b.entity.id ? -1 : 1));
   // Sight only for what is returned, against the obstacles' boxes read once: the costly part.
   const blockers = near.length > 0 ? obstacles(registry) : [];
-  return near.slice(0, limit).map(({ entity, d2 }) => {
+  return near.map(({ entity, d2 }) => {
     const at = positionOf(entity);
     const visible = sightThrough(blockers, origin, at, [from.id, entity.id]).visible;
     return { id: entity.id, kind: entity.kind, role: entity.role as Seen['role'], x: round(at.x), y: round(at.y), distance: round(Math.sqrt(d2)), visible };
   });
+}
+
+/** Whether a candidate at squared distance `d2` goes before `other`: nearer, or as near with a smaller id. */
+function nearer(d2: number, entity: Entity, other: { entity: Entity; d2: number }): boolean {
+  return d2 < other.d2 || (d2 === other.d2 && entity.id < other.entity.id);
 }
 
 /** Whether the segment a→b crosses no obstacle (other than those in `ignore`). */
@@ -62,8 +77,8 @@ interface Blocker {
 /** The obstacles there are now, each with the rectangle it covers. */
 function obstacles(registry: EntityRegistry): Blocker[] {
   const out: Blocker[] = [];
-  for (const entity of registry.all()) {
-    if (entity.role !== 'obstacle' || !isLive(entity)) continue;
+  for (const entity of registry.obstacles()) {
+    if (!isLive(entity)) continue;
     const box = boxOf(entity);
     if (box !== undefined) out.push({ id: entity.id, box });
   }

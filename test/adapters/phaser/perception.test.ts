@@ -1,5 +1,6 @@
 // Line-of-sight geometry and the perception queries, on a registry of plain stand-ins (no Phaser).
 
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EntityRegistry, audience, lineOfSight, nearby, segmentEntersBox, type Positioned } from '../../../src/adapters/phaser/index.js';
 
@@ -67,3 +68,36 @@ describe('perception on the registry', () => {
     expect(() => registry.addTemplate('Apple', () => thing(0, 0))).toThrow(/lowercase snake_case/);
   });
 });
+
+describe('nearby in a crowd', () => {
+  it('keeps the `limit` nearest, nearest first and ties by id, as sorting them all would', () => {
+    const spot = fc.record({ x: fc.integer({ min: -20, max: 20 }), y: fc.integer({ min: -20, max: 20 }) });
+    fc.assert(
+      fc.property(fc.array(spot, { maxLength: 40 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 30 }), (spots, limit, radius) => {
+        const registry = new EntityRegistry(100, () => {});
+        const me = registry.addCharacter('me', thing(0, 0));
+        // Ids whose order is not the order of adding, so ties are really broken by id.
+        spots.forEach((at, i) => registry.addObject(`o${(i * 7) % 41}_${i}`, thing(at.x, at.y)));
+        const expected = spots
+          .map((at, i) => ({ id: `o${(i * 7) % 41}_${i}`, d2: at.x * at.x + at.y * at.y }))
+          .filter((c) => c.d2 <= radius * radius)
+          .sort((a, b) => a.d2 - b.d2 || (a.id < b.id ? -1 : 1))
+          .slice(0, limit)
+          .map((c) => c.id);
+        expect(nearby(registry, me, radius, limit).map((seen) => seen.id)).toEqual(expected);
+      }),
+    );
+  });
+
+  it('still sees an obstacle added after the others, and not one removed', () => {
+    const registry = new EntityRegistry(100, () => {});
+    const me = registry.addCharacter('me', thing(0, 0));
+    registry.addCharacter('friend', thing(30, 0));
+    expect(nearby(registry, me, 100, 5)[0]!.visible).toBe(true);
+    registry.addObstacle({ x: 10, y: -5, width: 5, height: 10 }, { id: 'fence' });
+    expect(nearby(registry, me, 100, 5)[0]!.visible).toBe(false);
+    registry.remove('fence');
+    expect(nearby(registry, me, 100, 5)[0]!.visible).toBe(true);
+  });
+});
+
