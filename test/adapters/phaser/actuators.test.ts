@@ -58,6 +58,22 @@ describe('move_to / move_by / stop', () => {
     expect(x).toBeGreaterThan(100);
   });
 
+  it('a body walks under physics and arrives on its target on time, though it is not read every frame', async () => {
+    s = await stage({ plugin: { capsuleOptions: { tickMode: 'event' } } });
+    const hero = s.scene.physics.add.sprite(100, 100, makeTexture(s.scene));
+    s.plugin.addCharacter('hero', hero);
+    s.plugin.registerTools({ only: ['move_to'] });
+    const agent = await agentFor(s.plugin, 'hero', ALL);
+    const moving = collect(agent, 'state_change');
+    expect((await agent.call('move_to', { x: 160, y: 180, speed: 100 })).ok).toBe(true);
+    await play(s, 54); // 0.9 s of the 1 s walk
+    expect(moving).toEqual([]);
+    expect(Math.hypot(160 - hero.x, 180 - hero.y)).toBeGreaterThan(2);
+    await play(s, 12);
+    expect([hero.x, hero.y]).toEqual([160, 180]);
+    expect(moving).toEqual([{ entity: 'hero', field: 'moving', value: false, previous: true, reason: 'arrived', x: 160, y: 180 }]);
+  });
+
   it('a body walking into a wall is stopped by the collider; the walk ends as blocked', async () => {
     s = await stage({ plugin: { capsuleOptions: { tickMode: 'event' }, stuckAfterMs: 300 } });
     const key = makeTexture(s.scene);
