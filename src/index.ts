@@ -52,6 +52,7 @@ export {
   connectWebSocket,
   webSocketLink,
   tapLink,
+  wrapLink,
   Wire,
   AgentClient,
   Memory,

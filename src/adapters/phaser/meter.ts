@@ -5,6 +5,7 @@
 
 import type { Codec } from '../../links/codec.js';
 import type { Link } from '../../links/link.js';
+import { wrapLink } from '../../links/tap.js';
 import { objectCodec } from '../../links/objectCodec.js';
 
 export interface FrameStats {
@@ -54,23 +55,11 @@ export class FrameMeter {
 
   /** The same link, with the capsule's handling of each inbound frame and each send measured. */
   link(link: Link): Link {
-    const measure = this.measure.bind(this);
-    return {
+    return wrapLink(link, {
       // Most sends happen inside a measured update already: no closure, no clock read for those.
-      send: (frame) => (this.depth > 0 ? link.send(frame) : measure(() => link.send(frame))),
-      close: (reason) => link.close(reason),
-      get open() {
-        return link.open;
-      },
-      get bufferedAmount() {
-        return link.bufferedAmount;
-      },
-      listen: (handlers) =>
-        link.listen({
-          message: (frame) => measure(() => handlers.message(frame)),
-          close: (reason) => handlers.close(reason),
-        }),
-    };
+      send: (frame, send) => (this.depth > 0 ? send(frame) : this.measure(() => send(frame))),
+      message: (frame, deliver) => this.measure(() => deliver(frame)),
+    });
   }
 
   /**
