@@ -27,12 +27,12 @@ export interface SightLine {
  * `limit` of them, only of `kind` when given. Obstacles are not listed: they are scenery, known through `visible`.
  */
 export function nearby(registry: EntityRegistry, from: Entity, radius: number, limit: number, kind?: string): Seen[] {
+  if (limit < 1) return [];
   const origin = positionOf(from);
   const reach = radius * radius;
   // Candidates by squared distance, without copies: every call walks every entity. Only the `limit`
   // nearest are kept, in order (ties by id), so a crowd costs no sort.
   const near: Array<{ entity: Entity; d2: number }> = [];
-  if (limit < 1) return [];
   for (const entity of registry.all()) {
     if (entity === from || entity.role === 'obstacle' || (kind !== undefined && entity.kind !== kind) || !isLive(entity)) continue;
     const object = entity.object;
