@@ -24,11 +24,11 @@ const E2E_TIMEOUT = 90_000;
 
 const block = (...calls: object[]): string => `Here is what Cleo does.\n\`\`\`aicc\n${calls.map((call) => JSON.stringify(call)).join('\n')}\n\`\`\``;
 
-/** Waits (in real time) until `check` holds. */
-async function until(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
+/** Waits (in real time) until `check` holds; a timeout's error ends with what `story` tells. */
+async function until(what: string, check: () => boolean, timeoutMs = 30_000, story: () => string = () => ''): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${story()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -43,6 +43,10 @@ describe.each(PI_TARGETS)('a village character piloted by $name', (target) => {
   let pilot: Pilot;
   let ticking: ReturnType<typeof setInterval>;
   const calls: CallRecord[] = [];
+  /** What the pilot did and what the model was asked, in order: told when a wait times out. */
+  const trace: string[] = [];
+  const line = (text: string): string => JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+  const story = (): string => `\nthe pilot and the model, in order:\n${trace.join('\n')}`;
 
   beforeAll(async () => {
     stub = await startStubModel({ fallbackReply: block() });
@@ -69,6 +73,10 @@ describe.each(PI_TARGETS)('a village character piloted by $name', (target) => {
     village.connect('cleo', bridgeEnd);
     const client = await connecting;
     pilot = new Pilot({ client, backend: new PeersBackend(peers, { idPrefix: 'cleo' }), character: { id: 'cleo', name: 'Cleo', goal: 'find news for a song' }, clock: village.clock });
+    pilot.on('sent', ({ kind, text }) => trace.push(`pilot sent a ${kind}: ${line(text)}`));
+    pilot.on('decision', ({ reply }) => trace.push(`pilot read the reply: ${line(reply ?? '(none)')}`));
+    pilot.on('error', ({ message }) => trace.push(`pilot error: ${message}`));
+    stub.onRequest = (request) => trace.push(`model request ${stub.requests.length}, last user text ${line(userTexts(request).at(-1) ?? '')}, answered ${line(request.reply)}`);
     // The world runs on its own, ten ticks a simulated second, five times faster than real time.
     ticking = setInterval(() => village.capsule.step(100), 20);
   }, E2E_TIMEOUT);
@@ -109,13 +117,18 @@ describe.each(PI_TARGETS)('a village character piloted by $name', (target) => {
     // A slow answer (about 2.5 s) keeps the run going while Ada speaks to Cleo. A steer that reached
     // pi only after its last model call of the run would wait in pi's queue for the next prompt.
     // pi answers the steer in a second model call of the same run; only the run's last reply counts.
-    stub.script({ text: block({ tool: 'say', input: { text: 'Hello, market!' } }), chunkChars: 4, chunkDelayMs: 150 }, block({ tool: 'say', input: { text: 'A song for Ada, then!' } }));
+    // News that comes meanwhile may reach pi as a follow-up, after the steer and in the same run: its
+    // answer is the run's last reply, so every answer after the slow one is the song.
+    const song = block({ tool: 'say', input: { text: 'A song for Ada, then!' } });
+    stub.script({ text: block({ tool: 'say', input: { text: 'Hello, market!' } }), chunkChars: 4, chunkDelayMs: 150 });
+    stub.fallbackReply = song;
     await stub.waitForRequests(before + 1, 30_000);
     village.capsule.emit('agent_message', { from: 'ada', to: 'cleo', text: 'Cleo, sing us a song!' }, { to: 'cleo' });
-    await until('the steer to reach the model', () => stub.requests.slice(before + 1).some((request) => userTexts(request).some((text) => text.includes('sing us a song'))));
+    await until('the steer to reach the model', () => stub.requests.slice(before + 1).some((request) => userTexts(request).some((text) => text.includes('sing us a song'))), 30_000, story);
     expect(pilot.stats.steers).toBeGreaterThanOrEqual(1);
-    await until('the answer to the steer to be said', () => calls.some((c) => c.tool === 'say' && c.input['text'] === 'A song for Ada, then!' && c.result.ok));
+    await until('the answer to the steer to be said', () => calls.some((c) => c.tool === 'say' && c.input['text'] === 'A song for Ada, then!' && c.result.ok), 30_000, story);
     expect(calls.filter((c) => c.tool === 'say' && c.input['text'] === 'Hello, market!')).toEqual([]);
+    stub.fallbackReply = block();
   }, E2E_TIMEOUT);
 
   it('aborts a run mid-answer', async () => {

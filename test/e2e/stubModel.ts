@@ -19,12 +19,18 @@ export interface StubRequest {
   body: { model?: string; stream?: boolean; messages?: Array<{ role: string; content: unknown }> };
   /** Set when the client went away before the reply was complete (an abort). */
   aborted: boolean;
+  /** The text this request was answered with (scripted, or the fallback). */
+  reply: string;
 }
 
 export interface StubModel {
   /** `http://127.0.0.1:PORT/v1`: what models.json puts as baseUrl. */
   readonly baseUrl: string;
   readonly requests: StubRequest[];
+  /** What a request gets when no reply is queued; a test may change it. */
+  fallbackReply: string;
+  /** Called with each request as it arrives (after it is recorded). */
+  onRequest?: (request: StubRequest) => void;
   /** Queues replies; each request takes the next one (or `fallbackReply` when none is queued). */
   script(...replies: Array<string | StubReply>): void;
   /** Resolves once `n` requests have arrived. */
@@ -40,7 +46,6 @@ export async function startStubModel(options: { fallbackReply?: string } = {}): 
   const queue: StubReply[] = [];
   const requests: StubRequest[] = [];
   const waiters: Array<{ n: number; resolve: () => void }> = [];
-  const fallback = options.fallbackReply ?? 'stub: no reply was scripted';
 
   const server: Server = createServer((req, res) => {
     void handle(req, res).catch(() => res.destroy());
@@ -54,13 +59,14 @@ export async function startStubModel(options: { fallbackReply?: string } = {}): 
     }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const record: StubRequest = { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as StubRequest['body'], aborted: false };
+    const reply = queue.shift() ?? { text: model.fallbackReply };
+    const record: StubRequest = { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as StubRequest['body'], aborted: false, reply: reply.text };
     requests.push(record);
+    model.onRequest?.(record);
     for (const waiter of waiters.filter((w) => requests.length >= w.n)) {
       waiters.splice(waiters.indexOf(waiter), 1);
       waiter.resolve();
     }
-    const reply = queue.shift() ?? { text: fallback };
     // The response's close (not the request's) tells a client that went away mid-stream.
     res.on('close', () => {
       if (!res.writableEnded) record.aborted = true;
@@ -86,9 +92,10 @@ export async function startStubModel(options: { fallbackReply?: string } = {}): 
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('stubModel: expected a TCP address');
 
-  return {
+  const model: StubModel = {
     baseUrl: `http://127.0.0.1:${address.port}/v1`,
     requests,
+    fallbackReply: options.fallbackReply ?? 'stub: no reply was scripted',
     script: (...replies) => queue.push(...replies.map((r) => (typeof r === 'string' ? { text: r } : r))),
     waitForRequests(n, timeoutMs = 20_000) {
       if (requests.length >= n) return Promise.resolve();
@@ -103,6 +110,7 @@ export async function startStubModel(options: { fallbackReply?: string } = {}): 
         server.close(() => resolve());
       }),
   };
+  return model;
 }
 
 /** The models.json pi reads from `$PI_CODING_AGENT_DIR`, pointing provider `stub` at the stub. */

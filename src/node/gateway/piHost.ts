@@ -46,7 +46,7 @@ export const HOP_LIMIT = 3;
  * 30 s request timeout, so a held request never reads as a dead link.
  */
 export const MAX_STATE_HOLD_MS = 20_000;
-/** The prompt that starts a run for messages pi 0.73 left in its queue (see takeInStranded). */
+/** The prompt that starts a run for messages pi left in its queue (see takeInStranded). */
 export const STRANDED_NOTE = '(Messages that reached you as your last reply ended follow.)';
 type DeliveryType = 'prompt' | 'steer' | 'follow_up';
 
@@ -74,7 +74,8 @@ export class PiHost {
       else if (event.type === 'agent_end') this.reply = replyTextOf(event);
       this.ending.event(event);
       this.tracker.event(event);
-      if (event.type === 'agent_end') this.takeInStranded();
+      // A run has settled on agent_end in the 0.73 dialect, on agent_settled in the 1.x one.
+      if (event.type === 'agent_settled' || (event.type === 'agent_end' && this.tracker.dialect !== 'agent_settled')) this.takeInStranded();
     });
     pi.onExit(() => this.tracker.stop());
   }
@@ -164,9 +165,12 @@ export class PiHost {
     const holdMs = typeof record.holdMs === 'number' && record.holdMs >= 0 ? Math.min(record.holdMs, MAX_STATE_HOLD_MS) : MAX_STATE_HOLD_MS;
     if (!Number.isSafeInteger(since) || since < 0) return failure(id, 'get_state', 'invalid_request', '"settledAbove" must be a whole number from 0');
     const ready = (): boolean => this.tracker.settled > since && this.tracker.idle;
-    if (!ready() && this.pi.exit === undefined && holdMs > 0) {
+    const deadline = Date.now() + holdMs;
+    // Looped: a run that settles may at once start another (a stranded message), so ready() is
+    // checked again once the listeners are through.
+    while (!ready() && this.pi.exit === undefined && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, holdMs);
+        const timer = setTimeout(done, deadline - Date.now());
         const stop = this.tracker.onChange(() => {
           if (ready() || this.pi.exit !== undefined) done();
         });
@@ -226,13 +230,14 @@ export class PiHost {
     }
     const queueAs = type === 'steer' ? 'steer' : 'follow_up';
     const response = await this.rpc(type === 'prompt' ? { type: 'prompt', message, streamingBehavior: 'followUp' } : { type: queueAs, message });
-    if (!(response instanceof Error) && response.success && this.tracker.dialect !== 'agent_settled') this.ending.queuedInto(message);
+    if (!(response instanceof Error) && response.success) this.ending.queuedInto(message);
     return this.answer(id, type, response, queueAs);
   }
 
   /**
    * True from the moment pi 0.73's run has its final reply (pi will not look at its queues again)
-   * until the run settles. Always false for pi 1.x, which runs queued messages itself.
+   * until the run settles. Always false for pi 1.x, which runs late messages itself until its very
+   * last look (what comes after that is found by takeInStranded).
    */
   get runEnding(): boolean {
     return this.ending.finishing && !this.tracker.idle && this.tracker.dialect !== 'agent_settled';
@@ -249,14 +254,14 @@ export class PiHost {
   }
 
   /**
-   * pi 0.73 ended a run without taking in a message queued into it (it arrived after pi's last look
-   * at its queues): start a run for it. pi puts queued steers at the start of the next run, after
+   * pi ended a run without taking in a message queued into it (it arrived after pi's last look at
+   * its queues): start a run for it. pi puts queued steers at the start of the next run, after
    * its prompt, so the prompt is a note saying where the message comes from rather than its text,
    * which would then be read twice; queued follow-ups come after the first reply of that run.
    */
   private takeInStranded(): void {
     const stranded = this.ending.stranded();
-    if (stranded.length === 0 || this.tracker.dialect === 'agent_settled' || !this.tracker.idle) return;
+    if (stranded.length === 0 || !this.tracker.idle) return;
     this.tracker.promptSent(true);
     void this.rpc({ type: 'prompt', message: STRANDED_NOTE }).then((response) => this.tracker.promptAnswered(response instanceof Error ? undefined : response, true));
   }

@@ -1,16 +1,28 @@
-// pi 0.73 looks at its steer and follow-up queues once after the model's last reply of a run, then
-// ends the run: a message queued after that look waits, unseen, until some later prompt. (pi 1.x
-// starts a fresh run for such a message by itself, before agent_settled.) RunEnding follows a run's
-// end so the host can (1) hold a delivery that arrives once the final reply is out, and send it as
-// a prompt when the run has settled, and (2) find queued messages the run never took in.
+// A message queued into a running pi can miss the run and wait, unseen, in pi's queue until some
+// later prompt:
+// - pi 0.73 looks at its steer and follow-up queues once after the model's last reply of a run, then
+//   ends the run; a message queued after that look is left behind.
+// - pi 1.x runs what was queued late in a fresh run before settling, but not what comes after its
+//   last look, in the moment before `agent_settled`.
+// RunEnding follows a run's end so the host can (1) hold a delivery that arrives once pi 0.73's final
+// reply is out, and send it as a prompt when the run has settled, and (2) find queued messages the
+// run never took in, in either dialect.
 
 import type { PiEvent } from './piProcess.js';
+
+/** How many taken-in user texts a run remembers while their queueing answer may be on its way. */
+const MAX_TAKEN = 32;
 
 export class RunEnding {
   /** The run's final reply is out: pi will not look at its queues again in this run. */
   finishing = false;
   /** Texts queued into the running pi that have not yet appeared in its conversation. */
   private queued: string[] = [];
+  /**
+   * User texts the run took in that were not (yet) known as queued: pi may take a message in before
+   * its answer to the steer reaches the host. Cleared when the run settles; at most MAX_TAKEN kept.
+   */
+  private taken: string[] = [];
 
   event(event: PiEvent): void {
     switch (event.type) {
@@ -33,19 +45,24 @@ export class RunEnding {
 
   /** A steer or follow-up was queued into the running pi. */
   queuedInto(text: string): void {
-    this.queued.push(text);
+    const at = this.taken.indexOf(text);
+    if (at >= 0) this.taken.splice(at, 1);
+    else this.queued.push(text);
   }
 
-  /** At a run's end: what was queued into it and never taken in (it sits in pi's queue). Clears the list. */
+  /** Once the run has settled: what was queued into it and never taken in (it sits in pi's queue). Clears the list. */
   stranded(): string[] {
     const left = this.queued;
     this.queued = [];
+    this.taken = [];
     return left;
   }
 
   private takenIn(text: string | undefined): void {
-    const at = text === undefined ? -1 : this.queued.indexOf(text);
+    if (text === undefined) return;
+    const at = this.queued.indexOf(text);
     if (at >= 0) this.queued.splice(at, 1);
+    else if (this.taken.push(text) > MAX_TAKEN) this.taken.shift();
   }
 }
 

@@ -12,6 +12,8 @@ const runMs = Number(process.env.FAKE_PI_RUN_MS ?? 60);
 const log = process.env.FAKE_PI_LOG;
 const endGapMs = Number(process.env.FAKE_PI_END_GAP_MS ?? 0);
 const lookEarly = process.env.FAKE_PI_LOOK_EARLY === '1';
+// FAKE_PI_SETTLE_GAP_MS (1.x): the moment between the run's last look at its queues and agent_settled.
+const settleGapMs = Number(process.env.FAKE_PI_SETTLE_GAP_MS ?? 0);
 if (process.env.FAKE_PI_FAIL_START) {
   process.stderr.write('fake pi: no model configured\n');
   process.exit(1);
@@ -63,7 +65,11 @@ function finishTurn(text, stopReason) {
     out({ type: 'agent_end', messages: [message] });
     // 1.x runs what was queued too late for the last run in a fresh one, before settling.
     if (v1 && stranded.length > 0 && stopReason === 'stop') return startRun(undefined);
-    if (v1) out({ type: 'agent_settled', aborted: stopReason === 'aborted' });
+    if (!v1) return;
+    const settle = () => out({ type: 'agent_settled', aborted: stopReason === 'aborted' });
+    if (settleGapMs === 0) return settle();
+    if (log) appendFileSync(log, `${JSON.stringify({ fake: 'settling' })}\n`);
+    setTimeout(settle, settleGapMs);
   };
   if (endGapMs === 0 || stopReason !== 'stop') {
     out({ type: 'message_end', message });
@@ -114,7 +120,8 @@ function handle(command) {
     }
     case 'steer':
     case 'follow_up':
-      if (run !== undefined) (run.looked ? stranded : run.queue).push(command.message);
+      // An idle pi (or one past its last look) keeps the message for the next prompt's run.
+      (run !== undefined && !run.looked ? run.queue : stranded).push(command.message);
       return respond(id, type, true, v1 ? { data: { disposition: 'queued' } } : {});
     case 'abort':
       if (run !== undefined) {

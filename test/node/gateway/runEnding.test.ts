@@ -1,6 +1,6 @@
-// pi 0.73's window at the end of a run — after its last look at its queues, before agent_end — in
+// The window at the end of a run — after pi's last look at its queues, before the run settles — in
 // which a queued message would wait unseen: RunEnding on its own, and the host over a fake pi that
-// has the window (FAKE_PI_END_GAP_MS).
+// has the window (FAKE_PI_END_GAP_MS for 0.73, FAKE_PI_SETTLE_GAP_MS for 1.x).
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,9 +37,16 @@ describe('RunEnding', () => {
     expect(ending.stranded()).toEqual(['left behind']);
     expect(ending.stranded()).toEqual([]);
   });
+
+  it('knows a message taken in before the answer to its queueing arrived', () => {
+    const ending = new RunEnding();
+    ending.event({ type: 'message_end', message: { role: 'user', content: text('quick') } });
+    ending.queuedInto('quick');
+    expect(ending.stranded()).toEqual([]);
+  });
 });
 
-describe('the host at the end of a pi 0.73 run', () => {
+describe('the host at the end of a run', () => {
   let dir: ReturnType<typeof tempDir>;
   let host: PiHost;
   let gateway: Gateway;
@@ -90,5 +97,14 @@ describe('the host at the end of a pi 0.73 run', () => {
     expect(await client.request({ id: 's', type: 'steer', message: 'look out' })).toMatchObject({ success: true, data: { deliveredAs: 'steer' } });
     expect(await replyAfter(0)).toBe('reply to: look out');
     expect(commands().filter((c) => c['type'] === 'prompt').map((c) => c['message'])).toEqual(['first']);
+  });
+
+  it('starts a run for a steer that reached pi 1.x after its last look, once the run settled', async () => {
+    await start('1.x', { FAKE_PI_SETTLE_GAP_MS: '400' });
+    await client.request({ id: 'p', type: 'prompt', message: 'first' });
+    await vi.waitFor(() => expect(commands().some((c) => c['fake'] === 'settling')).toBe(true), { timeout: 5000, interval: 5 });
+    expect(await client.request({ id: 's', type: 'steer', message: 'look out' })).toMatchObject({ success: true, data: { deliveredAs: 'steer' } });
+    expect(await replyAfter(0)).toBe(`reply to: ${STRANDED_NOTE} + look out`);
+    expect(commands().filter((c) => c['type'] === 'prompt').map((c) => c['message'])).toEqual(['first', STRANDED_NOTE]);
   });
 });
