@@ -109,13 +109,6 @@ export async function runPilotedVillage(count: number, options: { plain?: boolea
       label: 'Cleo',
     });
     cleanups.push(() => host.close());
-    const marks: Record<string, number[]> = {};
-    (globalThis as any).__t = (k: string) => {
-      const open = [...times.values()].filter((t) => t.piSettled !== undefined && t.arrived === undefined).pop();
-      if (open === undefined) return;
-      (marks[k] ??= []).push(performance.now() - open.piSettled!);
-    };
-    process.on('exit', () => { for (const [k, v] of Object.entries(marks).sort()) { v.sort((a, b) => a - b); console.error('MARK', k, v.length, 'p50', v[Math.floor(v.length / 2)]?.toFixed(3)); } });
     // The moment the gateway learns that pi's run is over: pi's own part ends here.
     let settled = host.tracker.settled;
     host.tracker.onChange(() => {
