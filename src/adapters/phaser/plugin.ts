@@ -340,11 +340,15 @@ export class AiccScenePlugin implements SceneWorld {
     });
   }
 
+  /**
+   * A walk's end is the walker's news only: the late answer to its own move (as a move's result is in
+   * the Three.js adapter). Others never heard the walk start; they see movement with `nearby`.
+   */
   private walkEnded(walk: Walk, reason: StopReason, at: { x: number; y: number }): void {
     // A walk replaced by a newer one is not news: the agent asked for it.
     if (reason === 'replaced') return;
     const payload: EventPayloads['state_change'] = { entity: walk.id, field: 'moving', value: false, previous: true, reason, x: Math.round(at.x), y: Math.round(at.y) };
-    this.emit('state_change', payload, this.listeners(at, [walk.id]));
+    this.emit('state_change', payload, [walk.id]);
   }
 
   /** The characters involved, and every character within perception of the place it happened. */

@@ -35,6 +35,21 @@ describe('move_to / move_by / stop', () => {
     expect(moving).toEqual([{ entity: 'hero', field: 'moving', value: false, previous: true, reason: 'arrived', x: 160, y: 180 }]);
   });
 
+  it("tells only the walker that its walk ended; a bystander hears the walker's data change, not its walk", async () => {
+    const { hero, agent } = await scene();
+    const bystander = s.scene.add.sprite(150, 100, makeTexture(s.scene));
+    s.plugin.addCharacter('mira', bystander);
+    const mira = await agentFor(s.plugin, 'mira', ALL);
+    const heard = collect(mira, 'state_change');
+    const moving = collect(agent, 'state_change');
+    expect((await agent.call('move_to', { x: 130, y: 100, speed: 120 })).ok).toBe(true);
+    await play(s, 30);
+    expect(moving).toEqual([expect.objectContaining({ entity: 'hero', field: 'moving', reason: 'arrived' })]);
+    hero.setData('mood', 'tired');
+    await settle();
+    expect(heard).toEqual([{ entity: 'hero', field: 'mood', value: 'tired' }]);
+  });
+
   it('move_by walks by an offset from where the character stands; position reports the walk', async () => {
     const { hero, agent } = await scene();
     expect(await agent.call('move_by', { dx: -40, dy: 0 })).toMatchObject({ ok: true, output: { to: { x: 60, y: 100 }, speed: 120 } });
