@@ -19,8 +19,12 @@ import { checkOptions, type CapsuleOptions, type ConnectOptions } from './option
 import { Wire, type WireOptions } from '../links/wire.js';
 
 export interface EmitOptions {
-  /** Deliver only to the sessions of these characters (still subject to their subscriptions). */
-  to?: string | readonly string[];
+  /**
+   * Deliver only to the sessions of these characters (still subject to their subscriptions). A
+   * function is called only when some session subscribes to the topic: an audience that costs a
+   * search is worked out only when someone could hear.
+   */
+  to?: string | readonly string[] | (() => string | readonly string[]);
   meta?: Meta;
 }
 
@@ -308,11 +312,12 @@ class CapsuleImpl implements Capsule, CallHost {
     // One event object for every subscriber: its coalescing key is worked out once, here.
     const key = coalescingKey({ topic, payload });
     const event: QueuedEvent = options.meta === undefined ? { topic, payload, key } : { topic, payload, meta: options.meta, key };
-    if (options.to === undefined) {
+    const to = typeof options.to === 'function' ? options.to() : options.to;
+    if (to === undefined) {
       for (const session of subscribers) session.enqueue(event);
       return;
     }
-    for (const character of typeof options.to === 'string' ? [options.to] : options.to) {
+    for (const character of typeof to === 'string' ? [to] : to) {
       for (const session of this.byCharacter.get(character) ?? []) if (subscribers.has(session)) session.enqueue(event);
     }
   }

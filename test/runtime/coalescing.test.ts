@@ -91,6 +91,25 @@ describe('event delivery and coalescing', () => {
     expect(heard.sort()).toEqual(['ada:dawn breaks', 'bob:dawn breaks', 'bob:psst']);
   });
 
+  it('works out an audience given as a function only when some session subscribes to the topic', async () => {
+    const { capsule, clock } = makeCapsule();
+    const ada = await connectAgent(capsule, clock, { character: 'ada', agentModel: { class: 'edge_small' }, subscriptions: ['audio'] });
+    const bob = await connectAgent(capsule, clock, { character: 'bob', agentModel: { class: 'edge_small' }, subscriptions: ['audio'] });
+    const asked: string[] = [];
+    const heardByHost: string[] = [];
+    const sounds: string[] = [];
+    capsule.on('collision', (c) => heardByHost.push(`${c.a}+${c.b}`));
+    ada.agent.on('audio', (a) => sounds.push(`ada:${a.sound}`));
+    bob.agent.on('audio', (a) => sounds.push(`bob:${a.sound}`));
+    // Nobody subscribes to collisions: the audience is never worked out, the host still hears it.
+    capsule.emit('collision', { a: 'ada', b: 'bob' }, { to: () => (asked.push('collision'), ['ada', 'bob']) });
+    capsule.emit('audio', { source: 'bell', sound: 'ding' }, { to: () => (asked.push('audio'), ['ada']) });
+    await settle();
+    expect(asked).toEqual(['audio']);
+    expect(heardByHost).toEqual(['ada+bob']);
+    expect(sounds).toEqual(['ada:ding']);
+  });
+
   it('tracks each session’s decision latency from delivery to its next call', async () => {
     const { capsule, clock } = makeCapsule();
     capsule.registerTool({ id: 'look', class: 'sensor', description: 'Looks.', input_schema: { type: 'object' }, output_schema: { type: 'object' }, handler: () => ({}) });

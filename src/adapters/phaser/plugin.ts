@@ -327,7 +327,7 @@ export class AiccScenePlugin implements SceneWorld {
   private forwardContact(contact: Contact): void {
     this.meter.measure(() => {
       const payload: EventPayloads['collision'] = { a: contact.a, b: contact.b, phase: contact.phase, kind: contact.kind, x: contact.x, y: contact.y };
-      this.emit('collision', payload, this.listeners(contact, [contact.a, contact.b]));
+      this.emit('collision', payload, () => this.listeners(contact, [contact.a, contact.b]));
     });
   }
 
@@ -335,7 +335,7 @@ export class AiccScenePlugin implements SceneWorld {
     this.meter.measure(() => {
       const entity = this.entities.get(change.entity);
       // The scene's own data (sceneDataEntity) is everyone's news.
-      const to = entity === undefined ? audience(this.entities, { x: 0, y: 0 }, Number.POSITIVE_INFINITY) : this.listeners(positionOf(entity), [change.entity]);
+      const to = (): string[] => (entity === undefined ? audience(this.entities, { x: 0, y: 0 }, Number.POSITIVE_INFINITY) : this.listeners(positionOf(entity), [change.entity]));
       this.emit('state_change', change as EventPayloads['state_change'], to);
     });
   }
@@ -358,7 +358,7 @@ export class AiccScenePlugin implements SceneWorld {
     return ids;
   }
 
-  private emit<T extends Topic>(topic: T, payload: EventPayloads[T], to: string[]): void {
+  private emit<T extends Topic>(topic: T, payload: EventPayloads[T], to: string[] | (() => string[])): void {
     const capsule = this.current;
     if (capsule === undefined) return;
     try {
