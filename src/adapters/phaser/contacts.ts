@@ -29,6 +29,8 @@ interface Touching {
 
 type Named = (object: unknown) => string | undefined;
 type Callback = Phaser.Types.Physics.Arcade.ArcadePhysicsCallback;
+/** Runs the work of a hook (the plugin times it as the capsule's). */
+export type Measure = (work: () => void) => void;
 
 export class Contacts {
   private readonly touching = new Map<string, Touching>();
@@ -38,15 +40,16 @@ export class Contacts {
   /** Contacts not tracked because `maxPairs` were already touching. */
   dropped = 0;
 
-  private readonly onCollide = (a: unknown, b: unknown): void => this.touch('collide', a, b);
-  private readonly onOverlap = (a: unknown, b: unknown): void => this.touch('overlap', a, b);
-  private readonly onStep = (): void => this.stepped();
+  private readonly onCollide = (a: unknown, b: unknown): void => this.measure(() => this.touch('collide', a, b));
+  private readonly onOverlap = (a: unknown, b: unknown): void => this.measure(() => this.touch('overlap', a, b));
+  private readonly onStep = (): void => this.measure(() => this.stepped());
 
   constructor(
     private readonly name: Named,
     private readonly emit: (contact: Contact) => void,
     private readonly graceSteps: number,
     private readonly maxPairs: number,
+    private readonly measure: Measure = (work) => work(),
   ) {}
 
   get size(): number {
@@ -67,7 +70,7 @@ export class Contacts {
   /** A collider whose contacts are forwarded; `callback` (the game's own) runs after. */
   collider(physics: Phaser.Physics.Arcade.ArcadePhysics, kind: ContactKind, a: Phaser.Types.Physics.Arcade.ArcadeColliderType, b: Phaser.Types.Physics.Arcade.ArcadeColliderType, callback?: Callback): Phaser.Physics.Arcade.Collider {
     const forward: Callback = (one, two) => {
-      this.touch(kind, one, two);
+      this.measure(() => this.touch(kind, one, two));
       callback?.(one, two);
     };
     const collider = kind === 'collide' ? physics.add.collider(a, b, forward) : physics.add.overlap(a, b, forward);

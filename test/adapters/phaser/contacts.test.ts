@@ -3,6 +3,7 @@
 // world's own collide / overlap events — one `begin` per contact, one `end` when it is over.
 
 import { afterEach, describe, expect, it } from 'vitest';
+import { Contacts, type Contact } from '../../../src/adapters/phaser/contacts.js';
 import type { CapsuleEvents } from '../../../src/runtime/capsule.js';
 import { agentFor, collect, makeTexture, play, stage, type Stage } from './harness.js';
 
@@ -124,5 +125,32 @@ describe('collisions', () => {
     s = await stage({ physics: false });
     const box = s.scene.add.rectangle(1, 1, 1, 1);
     expect(() => s.plugin.collider(box, box)).toThrow(expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringContaining("add physics: { default: 'arcade' }") }));
+  });
+});
+
+describe('Contacts', () => {
+  it('runs every touch and every physics step through measure, news or not', () => {
+    const handlers = new Map<string, (...args: unknown[]) => void>();
+    const world = { on: (event: string, handler: (...args: unknown[]) => void) => handlers.set(event, handler), off: () => {} };
+    const forwarded: Contact[] = [];
+    const measured: string[] = [];
+    let inside = false;
+    const contacts = new Contacts((object) => (object as { id: string }).id, (contact) => forwarded.push({ ...contact, a: inside ? contact.a : 'untimed' }), 2, 10, (work) => {
+      measured.push('work');
+      inside = true;
+      try {
+        work();
+      } finally {
+        inside = false;
+      }
+    });
+    contacts.attach(world as unknown as Phaser.Physics.Arcade.World);
+    const [hero, tree] = [{ id: 'hero', x: 0, y: 0 }, { id: 'tree', x: 10, y: 0 }];
+    handlers.get('collide')!(hero, tree); // begins
+    handlers.get('worldstep')!();
+    handlers.get('collide')!(tree, hero); // goes on: no news
+    for (let step = 0; step < 3; step++) handlers.get('worldstep')!(); // ends
+    expect(forwarded.map((c) => `${c.a}/${c.phase}`)).toEqual(['hero/begin', 'hero/end']);
+    expect(measured).toHaveLength(6);
   });
 });
