@@ -5,6 +5,7 @@
 // the grace keeps that from flapping).
 
 import type * as Phaser from 'phaser';
+import type { Measure } from './meter.js';
 
 export type ContactKind = 'collide' | 'overlap';
 
@@ -29,8 +30,6 @@ interface Touching {
 
 type Named = (object: unknown) => string | undefined;
 type Callback = Phaser.Types.Physics.Arcade.ArcadePhysicsCallback;
-/** Runs the work of a hook (the plugin times it as the capsule's). */
-export type Measure = (work: () => void) => void;
 
 export class Contacts {
   private readonly touching = new Map<string, Touching>();

@@ -4,6 +4,7 @@
 // a function, a cycle, a too-deep or too-large structure) are counted, not sent.
 
 import type * as Phaser from 'phaser';
+import type { Measure } from './meter.js';
 
 export interface DataChange {
   entity: string;
@@ -74,8 +75,7 @@ export class DataChanges {
 
   constructor(
     private readonly forward: (change: DataChange) => void,
-    /** Runs the work of a hook (the plugin times it as the capsule's). */
-    private readonly measure: (work: () => void) => void = (work) => work(),
+    private readonly measure: Measure = (work) => work(),
   ) {}
 
   get size(): number {

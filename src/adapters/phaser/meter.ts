@@ -20,6 +20,9 @@ export interface FrameStats {
   drawMs: number;
 }
 
+/** Runs a hook's work, timing it as the capsule's (FrameMeter.measure, for the plugin's hooks). */
+export type Measure = (work: () => void) => void;
+
 export class FrameMeter {
   frames = 0;
   private totalMs = 0;
