@@ -31,6 +31,9 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const piPart = village.decisions.map((d) => d.piSettled - d.modelDone);
   const ours = village.decisions.map((d) => d.executed - d.piSettled);
   const toCapsule = village.decisions.map((d) => d.arrived - d.piSettled);
+  const gatewayHop = village.decisions.map((d) => d.replied - d.piSettled);
+  const pilotPart = village.decisions.map((d) => d.arrived - d.replied);
+  const capsulePart = village.decisions.map((d) => d.executed - d.arrived);
   const totalP50 = quantile(total, 0.5);
   rows.push({
     name: 'pilot decision overhead p50 (held get_state)',
@@ -53,7 +56,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     baseline: floorP50,
     unit: 'ms',
     ratio: oursP50 / floorP50,
-    note: `pi settled → capsule 'call'; baseline = bare ws echo round trip p50 (p99 ${fmt(quantile(floor, 0.99))} ms); p99 ${fmt(quantile(ours, 0.99))} ms; until the tool_call reaches the capsule p50 ${fmt(quantile(toCapsule, 0.5))} ms`,
+    note: `pi settled → capsule 'call'; baseline = bare ws echo round trip p50 (p99 ${fmt(quantile(floor, 0.99))} ms); p99 ${fmt(quantile(ours, 0.99))} ms; until the tool_call reaches the capsule p50 ${fmt(quantile(toCapsule, 0.5))} ms; in parts, p50: gateway answers + WebSocket hop ${fmt(quantile(gatewayHop, 0.5))} ms, PeersClient + pilot + AgentClient ${fmt(quantile(pilotPart, 0.5))} ms, capsule runs the call ${fmt(quantile(capsulePart, 0.5))} ms`,
   });
 
   // 1c. The same decision against an agent without the extension: PeersBackend polls get_state

@@ -2,6 +2,7 @@
 // gateway, as in test/e2e/pilotVillage.test.ts, with timestamps along the way of each decision:
 //   modelDone  — the stub model has ended its HTTP response (the reply streamed in pieces, then the stop),
 //   piSettled  — the gateway has seen pi's run settle (agent_end on pi's stdout),
+//   replied    — the gateway's answer with the reply text has reached the PeersClient's link,
 //   arrived    — the tool_call frame has reached the capsule's end of the agent's link,
 //   executed   — the capsule's 'call' event for that call.
 // The stub is a few lines of our own (same SSE shape as test/e2e/stubModel.ts) so it can stamp the
@@ -37,6 +38,7 @@ const ORIGIN = 'http://localhost:5173';
 export interface DecisionTimes {
   modelDone: number;
   piSettled?: number;
+  replied?: number;
   arrived?: number;
   executed?: number;
 }
@@ -120,7 +122,14 @@ export async function runPilotedVillage(count: number, options: { plain?: boolea
     });
     const gateway = await startGateway({ target: { kind: 'host', host }, origins: [ORIGIN], key: KEY, log: () => {} });
     cleanups.push(() => gateway.close());
-    const link = await connectWebSocket(`${gateway.url}/`, { WebSocket: WebSocket as unknown as WebSocketConstructor, protocols: ['pi-peers.v1', `aicc-key.${KEY}`] });
+    const socketLink = await connectWebSocket(`${gateway.url}/`, { WebSocket: WebSocket as unknown as WebSocketConstructor, protocols: ['pi-peers.v1', `aicc-key.${KEY}`] });
+    // The first answer after pi settled the run that carries the reply's text: the held get_state
+    // (or, for a plain pi-peers agent, get_last_assistant_text).
+    const link = tapLink(socketLink, (frame) => {
+      if (typeof frame !== 'string' || !(frame.includes('"lastAssistantText"') || frame.includes('"get_last_assistant_text"'))) return;
+      const open = [...times.values()].find((t) => t.piSettled !== undefined && t.replied === undefined);
+      if (open !== undefined) open.replied = performance.now();
+    });
     const peers = await PeersClient.connect(link, { from: { id: 'village', label: 'Millbrook', host: 'localhost' } });
     cleanups.push(() => peers.close());
 
@@ -179,7 +188,7 @@ export async function runPilotedVillage(count: number, options: { plain?: boolea
       if (performance.now() > deadline) throw new Error(`bench pilot: ${[...times.values()].filter((t) => t.executed !== undefined).length} of ${count} decisions in time`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    const decisions = [...times.values()].filter((t): t is Required<DecisionTimes> => t.executed !== undefined && t.arrived !== undefined && t.piSettled !== undefined);
+    const decisions = [...times.values()].filter((t): t is Required<DecisionTimes> => t.executed !== undefined && t.arrived !== undefined && t.replied !== undefined && t.piSettled !== undefined);
     return { decisions, sent: [...sent], news: [...news], manifest: client.manifest };
   } finally {
     await cleanup();
