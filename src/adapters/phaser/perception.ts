@@ -96,8 +96,11 @@ function sightThrough(blockers: readonly Blocker[], a: { x: number; y: number },
   return nearest === undefined ? { visible: true, distance } : { visible: false, distance, blockedBy: nearest.id };
 }
 
-/** Ids of the characters within `radius` of a point (their sessions hear what happens there). */
-export function audience(registry: EntityRegistry, at: { x: number; y: number }, radius: number): string[] {
+/**
+ * Ids of the characters within `radius` of a point (their sessions hear what happens there), and
+ * of the `involved` characters wherever they are.
+ */
+export function audience(registry: EntityRegistry, at: { x: number; y: number }, radius: number, involved: readonly string[] = []): string[] {
   const ids: string[] = [];
   const reach = radius * radius;
   // Every event near anyone walks every entity: read positions in place rather than copy them.
@@ -109,6 +112,7 @@ export function audience(registry: EntityRegistry, at: { x: number; y: number },
     const dy = p.y - at.y;
     if (dx * dx + dy * dy <= reach) ids.push(entity.id);
   }
+  for (const id of involved) if (!ids.includes(id) && registry.get(id)?.role === 'character') ids.push(id);
   return ids;
 }
 

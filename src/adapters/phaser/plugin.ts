@@ -328,13 +328,13 @@ export class AiccScenePlugin implements SceneWorld {
 
   private forwardContact(contact: Contact): void {
     const payload: EventPayloads['collision'] = { a: contact.a, b: contact.b, phase: contact.phase, kind: contact.kind, x: contact.x, y: contact.y };
-    this.emit('collision', payload, () => this.listeners(contact, [contact.a, contact.b]));
+    this.emit('collision', payload, () => audience(this.entities, contact, this.perceptionRadius, [contact.a, contact.b]));
   }
 
   private forwardData(change: DataChange): void {
     const entity = this.entities.get(change.entity);
     // The scene's own data (sceneDataEntity) is everyone's news.
-    const to = (): string[] => (entity === undefined ? audience(this.entities, { x: 0, y: 0 }, Number.POSITIVE_INFINITY) : this.listeners(positionOf(entity), [change.entity]));
+    const to = (): string[] => (entity === undefined ? audience(this.entities, { x: 0, y: 0 }, Number.POSITIVE_INFINITY) : audience(this.entities, positionOf(entity), this.perceptionRadius, [change.entity]));
     this.emit('state_change', change as EventPayloads['state_change'], to);
   }
 
@@ -347,13 +347,6 @@ export class AiccScenePlugin implements SceneWorld {
     if (reason === 'replaced') return;
     const payload: EventPayloads['state_change'] = { entity: walk.id, field: 'moving', value: false, previous: true, reason, x: Math.round(at.x), y: Math.round(at.y) };
     this.emit('state_change', payload, [walk.id]);
-  }
-
-  /** The characters involved, and every character within perception of the place it happened. */
-  private listeners(at: { x: number; y: number }, involved: readonly string[]): string[] {
-    const ids = audience(this.entities, at, this.perceptionRadius);
-    for (const id of involved) if (!ids.includes(id) && this.entities.get(id)?.role === 'character') ids.push(id);
-    return ids;
   }
 
   private emit<T extends Topic>(topic: T, payload: EventPayloads[T], to: string[] | (() => string[])): void {

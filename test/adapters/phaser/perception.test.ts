@@ -50,10 +50,12 @@ describe('perception on the registry', () => {
     expect(lineOfSight(registry, { x: 0, y: 0 }, { x: 0, y: 50 })).toEqual({ visible: true, distance: 50 });
   });
 
-  it('audience: the characters within the radius of a point', () => {
+  it('audience: the characters within the radius of a point, and the involved characters anywhere', () => {
     const { registry } = world();
     expect(audience(registry, { x: 0, y: 0 }, 100)).toEqual(['me', 'friend']);
     expect(audience(registry, { x: 0, y: 0 }, Number.POSITIVE_INFINITY)).toEqual(['me', 'friend', 'far']);
+    // 'far' is involved though out of range; 'friend' is not added twice; 'rock' is no character.
+    expect(audience(registry, { x: 0, y: 0 }, 100, ['far', 'friend', 'rock'])).toEqual(['me', 'friend', 'far']);
   });
 
   it('the registry refuses bad ids, duplicates, and more than its bound, with CapsuleErrors', () => {
