@@ -2,6 +2,7 @@
 // (checkInverseAlpha) and its texture manager waits for <img> loads, neither of which jsdom
 // provides: a do-nothing 2D context and an <img> that "loads" when given a src stand in.
 
+import { createRequire } from 'node:module';
 import type Phaser from 'phaser';
 import { AgentClient } from '../../../src/agent/agentClient.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
@@ -69,10 +70,22 @@ export function installCanvasStub(): void {
   });
 }
 
+/**
+ * The Phaser these tests run against: 4 (`phaser`) unless AICC_PHASER names another install, as
+ * the `phaser3` project of vitest.config.ts does for the oldest Phaser 3 the plugin supports.
+ */
+export const PHASER_PACKAGE = process.env['AICC_PHASER'] ?? 'phaser';
+
+/** The version in the package.json of the Phaser install PHASER_PACKAGE points into. */
+export function installedPhaserVersion(): string {
+  const name = PHASER_PACKAGE.split('/')[0]!;
+  return (createRequire(import.meta.url)(`${name}/package.json`) as { version: string }).version;
+}
+
 /** Phaser, imported after the stubs. */
 export async function loadPhaser(): Promise<PhaserNamespace> {
   installCanvasStub();
-  const module = (await import('phaser')) as unknown as PhaserNamespace & { default?: PhaserNamespace };
+  const module = (await import(PHASER_PACKAGE)) as PhaserNamespace & { default?: PhaserNamespace };
   return module.default ?? module;
 }
 

@@ -7,7 +7,7 @@ import { AiccScenePlugin, aiccScenePlugin } from '../../../src/adapters/phaser/i
 import { createCapsule } from '../../../src/index.js';
 import { ManualClock } from '../../../src/runtime/clock.js';
 import { CapsuleError } from '../../../src/runtime/errors.js';
-import { agentFor, FRAME_MS, makeTexture, settle, stage, type Stage } from './harness.js';
+import { agentFor, FRAME_MS, installedPhaserVersion, makeTexture, settle, stage, type Stage } from './harness.js';
 
 let current: Stage | undefined;
 afterEach(() => {
@@ -29,6 +29,12 @@ function ours(s: Stage): Record<string, number> {
 }
 
 describe('AiccScenePlugin: installation and the clock', () => {
+  it('runs on the Phaser the test project names: 4 by default, 3.60 in the "phaser 3.60" project', async () => {
+    const s = await open();
+    expect(s.Phaser.VERSION).toBe(installedPhaserVersion());
+    expect(s.Phaser.VERSION).toMatch(process.env['AICC_PHASER'] === undefined ? /^4\./ : /^3\.60\./);
+  });
+
   it('is installed from the game config under its mapping and runs a capsule of its own from the scene start', async () => {
     const s = await open();
     expect(s.plugin).toBeInstanceOf(AiccScenePlugin);
