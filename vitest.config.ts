@@ -23,6 +23,13 @@ export default defineConfig({
           env: { AICC_PHASER: 'phaser3/dist/phaser.esm.js' },
         },
       },
+      // The Three.js adapter again, against the oldest three it supports (the `three150` dev
+      // dependency, three 0.150.0): every import of 'three', the adapter's own included, goes there.
+      {
+        extends: true,
+        resolve: { alias: [{ find: /^three$/, replacement: 'three150' }] },
+        test: { name: 'three 0.150', include: ['test/adapters/three/**/*.test.ts'], env: { AICC_THREE: 'three150' } },
+      },
     ],
   },
 });

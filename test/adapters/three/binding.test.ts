@@ -1,4 +1,5 @@
-import { Mesh, Object3D, Scene, Vector3 } from 'three';
+import { readFileSync } from 'node:fs';
+import { Mesh, Object3D, REVISION, Scene, Vector3 } from 'three';
 import { describe, expect, it } from 'vitest';
 import { CapsuleBinding, THREE_TOOL_NAMES, type AnimationLoopHost } from '../../../src/adapters/three/index.js';
 import { CapsuleError } from '../../../src/runtime/errors.js';
@@ -29,6 +30,14 @@ function expectCapsuleError(run: () => unknown, code: string, message: RegExp): 
   }
   throw new Error('expected a CapsuleError');
 }
+
+describe('the three these tests run on', () => {
+  it('is the one the test project names: the `three` dev dependency by default, 0.150 in the "three 0.150" project', () => {
+    const installed = JSON.parse(readFileSync(new URL(`../../../node_modules/${process.env['AICC_THREE'] ?? 'three'}/package.json`, import.meta.url), 'utf8')) as { version: string };
+    expect(`0.${REVISION}.0`).toBe(installed.version);
+    if (process.env['AICC_THREE'] !== undefined) expect(REVISION).toBe('150');
+  });
+});
 
 describe('CapsuleBinding: connect', () => {
   it('registers every Three tool, in order, and agents see them in the manifest', async () => {
