@@ -39,6 +39,8 @@ export interface CallHost {
   directEvent(session: Session, topic: Topic, payload: JsonObject, meta?: Meta): void;
   completed(record: CallRecord, tool: RegisteredTool | undefined): void;
   hostError(error: HostError): void;
+  /** Runs work the capsule does outside a step or a message of its own (see CapsuleOptions.measureWork). */
+  measure(work: () => void): void;
 }
 
 /** Runs one accepted call to its result. `arrivedAt` is when the call reached the capsule. */
@@ -112,9 +114,10 @@ class CallRun implements ToolContext {
     if (isPromiseLike(returned)) {
       // Only a handler that returned a promise can outlive its call; a synchronous one is done.
       this.timer = host.clock.setTimeout(() => this.timeOut(), this.timeoutMs);
+      // Settled in a promise reaction, after whatever step ran the handler: timed as deferred work.
       returned.then(
-        (output) => this.succeed(output),
-        (error: unknown) => this.fail(error),
+        (output) => host.measure(() => this.succeed(output)),
+        (error: unknown) => host.measure(() => this.fail(error)),
       );
     } else this.succeed(returned);
   }

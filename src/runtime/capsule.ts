@@ -9,7 +9,7 @@ import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js
 import { cryptoBytes, randomUuid, type RandomBytes } from './ids.js';
 import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AiccMessage, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type ToolDescriptor, type Topic, type World } from './protocol.js';
 import { Session } from './session.js';
-import { microtaskBatch } from './soon.js';
+import { microtaskBatch, runAround } from './soon.js';
 import { HEARTBEAT_DEFAULTS, type SessionSettings } from './sessionHost.js';
 import { TickLoop } from './tickLoop.js';
 import { ToolRegistry, type ToolDefinition, type ToolHandle } from './tool.js';
@@ -109,6 +109,7 @@ class CapsuleImpl implements Capsule, CallHost {
   private lastTickAt: number;
   private disposed = false;
   private readonly deferred: (task: () => void) => void;
+  private readonly measureWork: ((work: () => void) => void) | undefined;
 
   constructor(options: CapsuleOptions) {
     checkOptions(options);
@@ -132,6 +133,7 @@ class CapsuleImpl implements Capsule, CallHost {
     };
     this.registry = new ToolRegistry(options.validators, () => this.catalogChanged());
     this.lastTickAt = this.clock.now();
+    this.measureWork = options.measureWork;
     this.deferred = microtaskBatch(options.measureWork);
   }
 
@@ -291,6 +293,11 @@ class CapsuleImpl implements Capsule, CallHost {
 
   soon(task: () => void): void {
     this.deferred(task);
+  }
+
+  measure(work: () => void): void {
+    if (this.measureWork === undefined) work();
+    else runAround(this.measureWork, work);
   }
 
   tap(session: Session, direction: 'in' | 'out', message: AiccMessage): void {

@@ -42,8 +42,9 @@ export interface CapsuleOptions {
   maxCatchUpTicks?: number;
   /**
    * Runs the capsule's deferred work — event deliveries, made in a microtask after the step, emit or
-   * call that caused them — for a host that times the capsule's share of a frame. It should call
-   * `work` once, synchronously; if it throws or does not, the work runs right after it. Default: none.
+   * call that caused them, and the results of tool handlers that answered with a promise, made when
+   * it settles — for a host that times the capsule's share of a frame. It should call `work` once,
+   * synchronously; if it throws or does not, the work runs right after it. Default: none.
    */
   measureWork?: (work: () => void) => void;
 }

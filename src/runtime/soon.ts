@@ -24,24 +24,27 @@ export function microtaskBatch(around?: (run: () => void) => void): (task: () =>
       }
     }
   };
-  // A wrapper that throws or forgets to call `run` must not cost the batch its tasks: they run anyway.
-  const start =
-    around === undefined
-      ? run
-      : (): void => {
-          let ran = false;
-          try {
-            around(() => {
-              ran = true;
-              run();
-            });
-          } finally {
-            if (!ran) run();
-          }
-        };
+  const start = around === undefined ? run : (): void => runAround(around, run);
   return (task) => {
     if (tasks.push(task) === 1) queueMicrotask(start);
   };
+}
+
+/**
+ * Runs `work` through `around` (a host timing it, say) exactly once: a wrapper that throws or forgets
+ * to call it must not cost the work, which then runs right after it; a second call does nothing.
+ */
+export function runAround(around: (work: () => void) => void, work: () => void): void {
+  let ran = false;
+  try {
+    around(() => {
+      if (ran) return;
+      ran = true;
+      work();
+    });
+  } finally {
+    if (!ran) work();
+  }
 }
 
 let shared: ((task: () => void) => void) | undefined;

@@ -148,6 +148,33 @@ describe('event delivery and coalescing', () => {
     expect([ada, bob].map(({ agent }) => agent.state)).toEqual(['open', 'open']);
   });
 
+  it('settles a handler’s promise inside measureWork: its result is the capsule’s work too', async () => {
+    let inside = false;
+    const { capsule, clock } = makeCapsule({
+      measureWork: (work) => {
+        inside = true;
+        try {
+          work();
+        } finally {
+          inside = false;
+        }
+      },
+    });
+    let finish: (output: { found: boolean }) => void = () => {};
+    capsule.registerTool({ id: 'search', class: 'sensor', description: 'Searches, later.', input_schema: { type: 'object' }, output_schema: { type: 'object' }, handler: () => new Promise<{ found: boolean }>((resolve) => (finish = resolve)) });
+    const { agent } = await connectAgent(capsule, clock, { agentModel: { class: 'edge_small' } });
+    const completedInside: boolean[] = [];
+    capsule.on('call', () => completedInside.push(inside));
+    const answer = agent.call('search');
+    await settle();
+    capsule.step(100);
+    await settle();
+    expect(completedInside).toEqual([]);
+    finish({ found: true });
+    expect(await answer).toMatchObject({ ok: true, output: { found: true } });
+    expect(completedInside).toEqual([true]);
+  });
+
   it('refuses a measureWork that is not a function', () => {
     expect(() => makeCapsule({ measureWork: 'yes' as never })).toThrow(/measureWork must be a function/);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { microtaskBatch, soon } from '../../src/runtime/soon.js';
+import { microtaskBatch, runAround, soon } from '../../src/runtime/soon.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -66,5 +66,46 @@ describe('microtaskBatch', () => {
     add(() => ran.push('a'));
     await turn();
     expect(ran).toEqual(['a']);
+  });
+});
+
+describe('runAround', () => {
+  it('runs the work inside `around`', () => {
+    const log: string[] = [];
+    runAround(
+      (work) => {
+        log.push('before');
+        work();
+        log.push('after');
+      },
+      () => log.push('work'),
+    );
+    expect(log).toEqual(['before', 'work', 'after']);
+  });
+
+  it('runs the work once, right after, when `around` forgets it or throws before it', () => {
+    const ran: string[] = [];
+    runAround(() => {}, () => ran.push('forgotten'));
+    expect(() =>
+      runAround(
+        () => {
+          throw new Error('timer broke');
+        },
+        () => ran.push('after a throw'),
+      ),
+    ).toThrow('timer broke');
+    expect(ran).toEqual(['forgotten', 'after a throw']);
+  });
+
+  it('runs the work once when `around` calls it twice', () => {
+    let runs = 0;
+    runAround(
+      (work) => {
+        work();
+        work();
+      },
+      () => runs++,
+    );
+    expect(runs).toBe(1);
   });
 });
