@@ -3,6 +3,7 @@
 // inspector lists the calls, the page logs no error, and its canvas is not blank. Screenshots go to
 // test/e2e/browser/.screenshots/.
 
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleDemo, findDemos, type DemoBundle } from '../../../src/node/demoWebBundle.js';
@@ -86,6 +87,34 @@ describe('/phaser/?inspector=0', () => {
       expect(await page.problems()).toEqual([]);
     } finally {
       await page.close();
+    }
+  }, 90_000);
+});
+
+describe('/phaser/script.html on Phaser 3.60', () => {
+  it('runs the same page on the oldest Phaser 3 the plugin supports, its prebuilt script in place of Phaser 4’s', async () => {
+    const problem = unavailable.get('phaser');
+    if (problem !== undefined) throw new Error(problem);
+    const phaser3 = readFileSync(join(root, 'node_modules', 'phaser3', 'dist', 'phaser.min.js'));
+    const vendor = `${server.url}vendor/phaser.min.js`;
+    await browser.context.route(vendor, (route) => route.fulfill({ body: phaser3, contentType: 'text/javascript; charset=utf-8' }));
+    try {
+      const page = await DemoPage.open(browser.context, `${server.url}phaser/script.html?characters=${CHARACTERS}`);
+      try {
+        expect(await page.page.evaluate(() => (window as unknown as { Phaser: { VERSION: string } }).Phaser.VERSION)).toBe('3.60.0');
+        const ready = await page.waitReady(30_000);
+        expect(ready.characters.length).toBe(CHARACTERS);
+        const { moved, after, before } = await page.waitForMovement({ minMoved: 2, timeoutMs: 20_000 });
+        expect(moved.length).toBeGreaterThanOrEqual(2);
+        expect(after.calls).toBeGreaterThan(before.calls);
+        expect((await page.waitForInspectorCalls(1)).ok).toBeGreaterThan(0);
+        expect(blankProblem(await page.screenshot('phaser-script-3.60'))).toBeUndefined();
+        expect(await page.problems()).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    } finally {
+      await browser.context.unroute(vendor);
     }
   }, 90_000);
 });
