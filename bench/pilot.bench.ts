@@ -7,7 +7,7 @@ import { encode } from 'gpt-tokenizer';
 import { performance } from 'node:perf_hooks';
 import { usable } from '../src/agent/pilot/catalog.js';
 import type { BenchOptions, BenchRow } from './row.js';
-import { runPilotedVillage } from './pilot.world.js';
+import { pi1, runPilotedVillage } from './pilot.world.js';
 import { echoOverWebSocket } from './webSocketEcho.js';
 
 const TARGET_P50_MS = 2;
@@ -19,6 +19,8 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   // costs at the pilot's default 20 ms poll. The held run also gives the token figures.
   const village = await runPilotedVillage(options.quick ? 3 : 30);
   const polled = await runPilotedVillage(options.quick ? 2 : 5, { plain: true });
+  const newer = pi1();
+  const onPi1 = newer === undefined ? undefined : await runPilotedVillage(options.quick ? 3 : 30, { pi: newer });
   const floor = await wsEchoMs(options.quick ? 50 : 500);
   const rows: BenchRow[] = [];
 
@@ -70,6 +72,22 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     ratio: polledP50 / TARGET_P50_MS,
     note: `${polled.decisions.length} decisions; as 1a, but the agent ignores the reply-wait extension, so the pilot polls`,
   });
+
+  // 1d. As 1a, with pi 1.x (on Node 22) in place of pi 0.73: pi's own part differs, ours should not.
+  if (onPi1 !== undefined) {
+    const total1 = onPi1.decisions.map((d) => d.executed - d.modelDone);
+    const pi1Part = onPi1.decisions.map((d) => d.piSettled - d.modelDone);
+    const ours1 = onPi1.decisions.map((d) => d.executed - d.piSettled);
+    const total1P50 = quantile(total1, 0.5);
+    rows.push({
+      name: 'pilot decision overhead p50, pi 1.x',
+      capsule: total1P50,
+      baseline: TARGET_P50_MS,
+      unit: 'ms',
+      ratio: total1P50 / TARGET_P50_MS,
+      note: `${onPi1.decisions.length} decisions, real pi 1.x on Node 22, as 1a; pi's own part (reply end → agent_settled seen) p50 ${fmt(quantile(pi1Part, 0.5))} ms = ${pct(quantile(pi1Part, 0.5), total1P50)} of it; pi settled → capsule 'call' p50 ${fmt(quantile(ours1, 0.5))} ms`,
+    });
+  }
 
   // 2a. The briefing against the raw AICC catalog JSON of the same tools (the usable ones, as the
   // manifest gives them). The briefing also carries the character, the quotas and the reply format,

