@@ -1,7 +1,7 @@
 // The rig of bench/pilot.bench.ts: a village character piloted by the REAL pi (0.73, or 1.x) through the
 // gateway, as in test/e2e/pilotVillage.test.ts, with timestamps along the way of each decision:
 //   modelDone  — the stub model has ended its HTTP response (the reply streamed in pieces, then the stop),
-//   piSettled  — the gateway has seen pi's run settle (agent_end on pi's stdout),
+//   piSettled  — the gateway has seen pi's run settle (on pi's stdout: agent_end from pi 0.73, agent_settled from 1.x),
 //   replied    — the gateway's answer with the reply text has reached the PeersClient's link,
 //   arrived    — the tool_call frame has reached the capsule's end of the agent's link,
 //   executed   — the capsule's 'call' event for that call.

@@ -72,7 +72,8 @@ export function installCanvasStub(): void {
 
 /**
  * The Phaser these tests run against: 4 (`phaser`) unless AICC_PHASER names another install, as
- * the `phaser3` project of vitest.config.ts does for the oldest Phaser 3 the plugin supports.
+ * the `phaser 3.60` project of vitest.config.ts does (the `phaser3` dev dependency, the oldest
+ * Phaser 3 the plugin supports).
  */
 export const PHASER_PACKAGE = process.env['AICC_PHASER'] ?? 'phaser';
 
