@@ -7,7 +7,7 @@ import { encode } from 'gpt-tokenizer';
 import { performance } from 'node:perf_hooks';
 import { usable } from '../src/agent/pilot/catalog.js';
 import type { BenchOptions, BenchRow } from './row.js';
-import { pi1, runPilotedVillage } from './pilot.world.js';
+import { pi1, runPilotedVillage, type PilotRun } from './pilot.world.js';
 import { echoOverWebSocket } from './webSocketEcho.js';
 
 const TARGET_P50_MS = 2;
@@ -29,22 +29,12 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   // pi's own work after the reply (SSE parsing, its events, settling the run) — the same for any
   // client of pi — and the capsule running the call (ticked at once on arrival, so no tick wait).
   // Baseline: the 2 ms target itself, so the ratio reads "times the target".
-  const total = village.decisions.map((d) => d.executed - d.modelDone);
-  const piPart = village.decisions.map((d) => d.piSettled - d.modelDone);
+  rows.push(overheadRow('pilot decision overhead p50 (held get_state)', village, "real pi 0.73, loopback; reply end → capsule 'call'; baseline = 2 ms target"));
   const ours = village.decisions.map((d) => d.executed - d.piSettled);
   const toCapsule = village.decisions.map((d) => d.arrived - d.piSettled);
   const gatewayHop = village.decisions.map((d) => d.replied - d.piSettled);
   const pilotPart = village.decisions.map((d) => d.arrived - d.replied);
   const capsulePart = village.decisions.map((d) => d.executed - d.arrived);
-  const totalP50 = quantile(total, 0.5);
-  rows.push({
-    name: 'pilot decision overhead p50 (held get_state)',
-    capsule: totalP50,
-    baseline: TARGET_P50_MS,
-    unit: 'ms',
-    ratio: totalP50 / TARGET_P50_MS,
-    note: `${village.decisions.length} decisions, real pi 0.73, loopback; reply end → capsule 'call'; baseline = 2 ms target; p99 ${fmt(quantile(total, 0.99))} ms; pi's own part (reply end → gateway sees the run settle) p50 ${fmt(quantile(piPart, 0.5))} ms = ${pct(quantile(piPart, 0.5), totalP50)} of it`,
-  });
 
   // 1b. The part this project owns: from the gateway seeing pi's run settle to the capsule's 'call'
   // event (the gateway reads the reply from pi and answers the held get_state over the WebSocket →
@@ -63,31 +53,10 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
 
   // 1c. The same decision against an agent without the extension: PeersBackend polls get_state
   // every 20 ms (its default), so the reply waits ~10 ms on average for the next poll.
-  const polledP50 = quantile(polled.decisions.map((d) => d.executed - d.modelDone), 0.5);
-  rows.push({
-    name: 'pilot decision overhead p50, plain pi-peers (20 ms poll)',
-    capsule: polledP50,
-    baseline: TARGET_P50_MS,
-    unit: 'ms',
-    ratio: polledP50 / TARGET_P50_MS,
-    note: `${polled.decisions.length} decisions; as 1a, but the agent ignores the reply-wait extension, so the pilot polls`,
-  });
+  rows.push(overheadRow('pilot decision overhead p50, plain pi-peers (20 ms poll)', polled, 'as 1a, but the agent ignores the reply-wait extension, so the pilot polls'));
 
   // 1d. As 1a, with pi 1.x (on Node 22) in place of pi 0.73: pi's own part differs, ours should not.
-  if (onPi1 !== undefined) {
-    const total1 = onPi1.decisions.map((d) => d.executed - d.modelDone);
-    const pi1Part = onPi1.decisions.map((d) => d.piSettled - d.modelDone);
-    const ours1 = onPi1.decisions.map((d) => d.executed - d.piSettled);
-    const total1P50 = quantile(total1, 0.5);
-    rows.push({
-      name: 'pilot decision overhead p50, pi 1.x',
-      capsule: total1P50,
-      baseline: TARGET_P50_MS,
-      unit: 'ms',
-      ratio: total1P50 / TARGET_P50_MS,
-      note: `${onPi1.decisions.length} decisions, real pi 1.x on Node 22, as 1a; pi's own part (reply end → agent_settled seen) p50 ${fmt(quantile(pi1Part, 0.5))} ms = ${pct(quantile(pi1Part, 0.5), total1P50)} of it; pi settled → capsule 'call' p50 ${fmt(quantile(ours1, 0.5))} ms`,
-    });
-  }
+  if (onPi1 !== undefined) rows.push(overheadRow('pilot decision overhead p50, pi 1.x', onPi1, 'real pi 1.x on Node 22, as 1a'));
 
   // 2a. The briefing against the raw AICC catalog JSON of the same tools (the usable ones, as the
   // manifest gives them). The briefing also carries the character, the quotas and the reply format,
@@ -139,6 +108,22 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     note: 'as above, tick events left out of the baseline (the digest still sums them up in a line); target ≤ 50%',
   });
   return rows;
+}
+
+/** Model reply end → capsule 'call' at p50 for one run, against the 2 ms target, with pi's own part and ours. */
+function overheadRow(name: string, run: PilotRun, about: string): BenchRow {
+  const total = run.decisions.map((d) => d.executed - d.modelDone);
+  const piP50 = quantile(run.decisions.map((d) => d.piSettled - d.modelDone), 0.5);
+  const oursP50 = quantile(run.decisions.map((d) => d.executed - d.piSettled), 0.5);
+  const totalP50 = quantile(total, 0.5);
+  return {
+    name,
+    capsule: totalP50,
+    baseline: TARGET_P50_MS,
+    unit: 'ms',
+    ratio: totalP50 / TARGET_P50_MS,
+    note: `${run.decisions.length} decisions, ${about}; p99 ${fmt(quantile(total, 0.99))} ms; pi's own part (reply end → gateway sees the run settle) p50 ${fmt(piP50)} ms = ${pct(piP50, totalP50)} of it; pi settled → capsule 'call' p50 ${fmt(oursP50)} ms`,
+  };
 }
 
 /** Round trips of a bare `ws` echo on loopback, in ms. */
