@@ -1,7 +1,8 @@
-// The pilot (src/agent/pilot) driving a village character through the REAL pi (0.73, and 1.x when installed) behind the
-// gateway, against a local stub model (bench/pilot.world.ts). Two questions: how much time the
-// path model reply → pi → gateway → PeersClient → pilot → capsule adds to a decision, and how many
-// prompt tokens the pilot's briefing and digests cost against the raw AICC JSON of the same news.
+// The pilot (src/agent/pilot) driving a village character through the REAL pi (0.73; 1.x too when
+// installed) behind the gateway, against a local stub model (bench/pilot.world.ts). Two questions:
+// how much time the path model reply → pi → gateway → PeersClient → pilot → capsule adds to a
+// decision, and how many prompt tokens the pilot's briefing and digests cost against the raw AICC
+// JSON of the same news.
 
 import { encode } from 'gpt-tokenizer';
 import { performance } from 'node:perf_hooks';
