@@ -2,6 +2,7 @@
 // (Node 20 passes `ws`'s class, which implements the same API).
 
 import { CapsuleError } from '../runtime/errors.js';
+import { closeReason } from './closeReason.js';
 import type { Frame } from './codec.js';
 import { LinkInbox } from './inbox.js';
 import type { Link, LinkHandlers } from './link.js';
@@ -86,8 +87,11 @@ class WebSocketLink implements Link {
   close(reason = 'closed'): void {
     if (this.closeReason !== undefined) return;
     this.closeReason = reason;
-    // 1000 is a normal closure; browsers allow at most 123 bytes of reason.
-    this.socket.close(1000, reason.slice(0, 120));
+    try {
+      // 1000 is a normal closure. The reason is bounded in bytes, so a socket cannot refuse it; a
+      // socket that throws anyway (one already torn down) must not stop the close.
+      this.socket.close(1000, closeReason(reason));
+    } catch {}
     this.inbox.closed(reason);
   }
 

@@ -11,6 +11,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer, type RawData } from 'ws';
+import { closeReason } from '../links/closeReason.js';
 import { clip, CLOSE, DAEMON_SUBPROTOCOL, KEY_PREFIX, parseProtocols, SUBPROTOCOL } from './gateway/access.js';
 
 /** The gateway's own frame limit: a larger message could not pass it anyway. */
@@ -156,12 +157,5 @@ function sendable(code: number): number {
 
 function closeSocket(socket: WebSocket, code: number, reason: string): void {
   if (socket.readyState === WebSocket.CONNECTING) socket.terminate();
-  else if (socket.readyState === WebSocket.OPEN) socket.close(code, truncate(reason));
-}
-
-/** A close reason may hold at most 123 bytes. */
-function truncate(reason: string): string {
-  let text = reason;
-  while (Buffer.byteLength(text) > 123) text = `${text.slice(0, -2)}…`;
-  return text;
+  else if (socket.readyState === WebSocket.OPEN) socket.close(code, closeReason(reason));
 }

@@ -14,7 +14,12 @@ export type StreamReport =
   /** An event from a reported gap came after all: delivered, out of order. */
   | { kind: 'late'; sessionId: string; generation: number; sequence: number }
   /** Dropped: from another host instance, an older generation, or a session not attached. */
-  | { kind: 'stale'; sessionId: string; generation: number; sequence: number; reason: 'host' | 'generation' | 'unattached' };
+  | { kind: 'stale'; sessionId: string; generation: number; sequence: number; reason: 'host' | 'generation' | 'unattached' }
+  /**
+   * Dropped: a sequence or generation above Number.MAX_SAFE_INTEGER, where one number can no longer
+   * be told from the next (the schema admits any integer; no host counts that far).
+   */
+  | { kind: 'invalid'; sessionId: string; generation: number; sequence: number };
 
 export interface StreamVerdict {
   deliver: boolean;
@@ -81,6 +86,7 @@ export class EventStreams {
   accept(event: DaemonEvent): StreamVerdict {
     const { sessionId, generation, sequence } = event;
     const stale = (reason: 'host' | 'generation' | 'unattached'): StreamVerdict => ({ deliver: false, report: { kind: 'stale', sessionId, generation, sequence, reason } });
+    if (!Number.isSafeInteger(sequence) || !Number.isSafeInteger(generation)) return { deliver: false, report: { kind: 'invalid', sessionId, generation, sequence } };
     if (event.hostInstanceId !== this.host) return stale('host');
     const stream = this.streams.get(sessionId);
     if (stream === undefined) return stale('unattached');
@@ -98,7 +104,8 @@ export class EventStreams {
     if (sequence > stream.last) {
       const from = stream.last + 1;
       const to = sequence - 1;
-      // Only the newest maxMissing are remembered: an older straggler then reads as a duplicate.
+      // Only the newest maxMissing are remembered (an older straggler then reads as a duplicate), so
+      // the loop runs at most maxMissing times however wide the gap.
       for (let n = Math.max(from, to - this.maxMissing + 1); n <= to; n++) stream.missing.add(n);
       while (stream.missing.size > this.maxMissing) stream.missing.delete(stream.missing.values().next().value as number);
       stream.last = sequence;

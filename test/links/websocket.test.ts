@@ -288,3 +288,69 @@ describe('a capsule and an AgentClient over a real WebSocket', { timeout: 10_000
     await callOnce(agent, codec, frames);
   });
 });
+
+// A WebSocket close reason may hold 123 bytes: 60 Cyrillic letters are 120 UTF-16 units but 120
+// bytes plus whatever precedes them, and `ws` throws a RangeError past 123.
+describe('close reasons over a real WebSocket are bounded in bytes', { timeout: 10_000 }, () => {
+  const cyrillic = 'ж'.repeat(60);
+  const byteLength = (text: string) => Buffer.byteLength(text);
+
+  it('closes with a long non-ASCII reason without throwing, and the peer gets at most 123 bytes of it', async () => {
+    const { client, serverSide } = await pair();
+    const atServer = new Receiver(serverSide);
+    new Receiver(client);
+    expect(() => client.close(`agent done: ${cyrillic}`)).not.toThrow();
+    const reason = await within(atServer.closed, 'the server close');
+    expect(reason.startsWith('agent done: жжж')).toBe(true);
+    expect(byteLength(reason.replace(/ \(code 1000\)$/, ''))).toBeLessThanOrEqual(123);
+  });
+
+  it("refuses a bad first frame on capsule.accept() and closes: one frame cannot crash the game", async () => {
+    const capsule = createCapsule({ world: { name: 'w', kind: 'abstract' }, tickMode: 'event' });
+    server.on('connection', (socket) => capsule.accept(webSocketLink(socket)));
+    const raw = new WebSocket(url);
+    const frames: string[] = [];
+    raw.on('message', (data) => frames.push(String(data)));
+    const closed = new Promise<[number, string]>((resolve) => raw.on('close', (code, reason) => resolve([code, reason.toString()])));
+    await within(new Promise((resolve) => raw.on('open', resolve)), 'the raw socket to open');
+    // The refusal names the undeclared field, and the close reason repeats the refusal.
+    raw.send(JSON.stringify({ protocol: 'aicc/0.1', type: 'session_resume', session_id: '00000000-0000-0000-0000-000000000000', message_id: '00000000-0000-0000-0000-000000000000', [cyrillic]: 1 }));
+    const [code, reason] = await within(closed, 'the close after the refusal');
+    expect(code).toBe(1000);
+    expect(byteLength(reason)).toBeLessThanOrEqual(123);
+    expect(JSON.parse(frames[0]!)).toMatchObject({ type: 'error', error: { code: 'invalid_input' } });
+    capsule.dispose();
+  });
+
+  it("closes a session for an agent's session_close with a long non-ASCII reason, and the agent's close() resolves", async () => {
+    const capsule = createCapsule({ world: { name: 'w', kind: 'abstract' }, tickMode: 'event' });
+    const errors: unknown[] = [];
+    capsule.on('error', (error) => errors.push(error));
+    server.on('connection', (socket) => capsule.connect(webSocketLink(socket), { character: 'hero' }));
+    const link = await within(connectWebSocket(url, { WebSocket: WS }), 'connectWebSocket');
+    const client = await within(AgentClient.connect(link), 'session_init');
+    await within(client.close(cyrillic), "the agent's close");
+    expect(client.state).toBe('closed');
+    await within(
+      (async () => {
+        while (capsule.sessions().length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      })(),
+      'the session to close',
+    );
+    expect(errors).toEqual([]);
+    capsule.dispose();
+  });
+
+  it('session.close(reason) and capsule.dispose(reason) take any text', async () => {
+    const capsule = createCapsule({ world: { name: 'w', kind: 'abstract' }, tickMode: 'event' });
+    const sessions: Array<ReturnType<Capsule['connect']>> = [];
+    server.on('connection', (socket) => sessions.push(capsule.connect(webSocketLink(socket), { character: `hero${sessions.length}` })));
+    const clients = await Promise.all([0, 1].map(async () => within(AgentClient.connect(await within(connectWebSocket(url, { WebSocket: WS }), 'connectWebSocket')), 'session_init')));
+    const closes = clients.map((client) => new Promise<string>((resolve) => client.on('close', ({ reason }) => resolve(reason))));
+    expect(() => sessions[0]!.close(cyrillic)).not.toThrow();
+    expect(() => capsule.dispose(`${cyrillic}😀`)).not.toThrow();
+    // The full reason travels in session_close; the socket's own reason is only its clipped copy.
+    expect(await within(closes[0]!, 'the first close')).toBe(cyrillic);
+    expect(await within(closes[1]!, 'the second close')).toBe(`${cyrillic}😀`);
+  });
+});

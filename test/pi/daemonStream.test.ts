@@ -1,3 +1,5 @@
+import { Worker } from 'node:worker_threads';
+import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import type { DaemonEvent } from '../../src/pi/index.js';
 import { EventStreams } from '../../src/pi/daemonStream.js';
@@ -60,4 +62,37 @@ describe('EventStreams', () => {
     expect(s.attached()).toEqual([]);
     expect(s.accept(ev(1, { hostInstanceId: 'h2' }))).toMatchObject({ deliver: false, report: { reason: 'unattached' } });
   });
+
+  // The schema admits any integer sequence. Past 2^53 `n + 1 === n`, so a gap counted one number
+  // at a time never ends: the check runs in a worker, so that a frozen thread fails the test
+  // instead of hanging the run.
+  it('drops a sequence or generation above 2^53 − 1 at once, as invalid, and goes on', async () => {
+    const bundled = buildSync({ entryPoints: [new URL('../../src/pi/daemonStream.ts', import.meta.url).pathname], bundle: true, format: 'iife', globalName: 'daemonStream', write: false });
+    const source = `${bundled.outputFiles[0]!.text}
+      const { parentPort } = require('node:worker_threads');
+      {
+        const { EventStreams } = daemonStream;
+        const s = new EventStreams(2, 3);
+        s.setHost('h1');
+        s.begin({ sessionId: 's', generation: 1 }, 0);
+        const ev = (sequence, generation = 1) => ({ protocolVersion: '2.0', kind: 'event', event: 'messageUpdate', hostInstanceId: 'h1', sessionId: 's', generation, sequence });
+        parentPort.postMessage([s.accept(ev(2 ** 53 + 10)), s.accept(ev(1, 2 ** 60)), s.accept(ev(1)), s.accept(ev(Number.MAX_SAFE_INTEGER))]);
+      }`;
+    const worker = new Worker(source, { eval: true });
+    try {
+      const verdicts = await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('EventStreams.accept froze on a sequence above 2^53')), 5000);
+        worker.once('message', (value) => (clearTimeout(timer), resolve(value)));
+        worker.once('error', (error) => (clearTimeout(timer), reject(error)));
+      });
+      expect(verdicts).toEqual([
+        { deliver: false, report: { kind: 'invalid', sessionId: 's', generation: 1, sequence: 2 ** 53 + 10 } },
+        { deliver: false, report: { kind: 'invalid', sessionId: 's', generation: 2 ** 60, sequence: 1 } },
+        { deliver: true },
+        { deliver: true, report: { kind: 'gap', sessionId: 's', generation: 1, from: 2, to: Number.MAX_SAFE_INTEGER - 1 } },
+      ]);
+    } finally {
+      await worker.terminate();
+    }
+  }, 10_000);
 });

@@ -2,6 +2,7 @@
 // code and a reason, and the facts for the connection's single log line.
 
 import type { WebSocket } from 'ws';
+import { closeReason } from '../../links/closeReason.js';
 import { CLOSE } from './access.js';
 
 export interface BrowserHandlers {
@@ -81,16 +82,8 @@ export class BrowserConnection {
   close(code: number, reason: string): void {
     if (this.closing !== undefined) return;
     this.closing = { code, reason };
-    // The WebSocket protocol caps a close reason at 123 bytes.
-    this.socket.close(code, truncateUtf8(reason, 123));
+    this.socket.close(code, closeReason(reason));
   }
-}
-
-function truncateUtf8(text: string, maxBytes: number): string {
-  if (Buffer.byteLength(text) <= maxBytes) return text;
-  let cut = text.slice(0, maxBytes);
-  while (Buffer.byteLength(cut) > maxBytes - 3) cut = cut.slice(0, -1);
-  return `${cut}...`;
 }
 
 function closeName(code: number): string {
