@@ -92,7 +92,7 @@ export function readOpen(data: unknown): Read<OpenResult> {
 
 export function readAttach(data: unknown): Read<AttachResult> {
   if (!isObject(data) || !isCount(data['generation']) || !isCount(data['sequence'])) return { ok: false, message: 'attach data must be { attached, generation, sequence } with whole numbers up to 2^53 − 1' };
-  return { ok: true, value: { attached: data['attached'] !== false, generation: data['generation'], sequence: data['sequence'] as number } };
+  return { ok: true, value: { attached: data['attached'] !== false, generation: data['generation'] as number, sequence: data['sequence'] as number } };
 }
 
 /** wake data (waitForTerminal true): `{ result: { text, … }, session }`. */
