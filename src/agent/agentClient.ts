@@ -39,6 +39,15 @@ export interface AgentClientOptions extends WireOptions {
   connectTimeoutMs?: number;
   /** Most calls waiting for results at once. Default 256. */
   maxPendingCalls?: number;
+  /** How long `resume` waits for the bridge to confirm. Default 10,000 ms. */
+  resumeTimeoutMs?: number;
+  /**
+   * The largest step between two bridge message sequence numbers taken as genuine. A bridge numbers
+   * its messages one by one; the only holes are the bare heartbeats a dropped link lost, which are
+   * not replayed. A bigger jump would make every later message read as a duplicate, so that message
+   * is dropped and reported as an `error` instead. Default 1,024.
+   */
+  maxSequenceJump?: number;
 }
 
 export interface CallOptions {
@@ -95,7 +104,8 @@ export class AgentClient {
   private readonly ids: SequencedIds;
   private sent = 0;
   private onInit: ((error?: Error) => void) | undefined;
-  private onResumed: (() => void) | undefined;
+  /** The resume under way: settled once, by its confirmation, a refusal, a drop or its timeout. */
+  private resuming: { settle(error?: Error): void } | undefined;
 
   private constructor(
     link: Link,
@@ -108,6 +118,8 @@ export class AgentClient {
       callTimeoutMs: options.callTimeoutMs ?? 30_000,
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
       maxPendingCalls: options.maxPendingCalls ?? 256,
+      resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
+      maxSequenceJump: options.maxSequenceJump ?? 1024,
     };
     this.lastHeardAt = this.clock.now();
     this.ids = new SequencedIds(options.randomBytes ?? cryptoBytes);
@@ -185,25 +197,41 @@ export class AgentClient {
 
   /**
    * Continues the session on a new link: names the last message held, receives exactly the missed
-   * ones, and resolves when the bridge confirms. Rejects if the bridge cannot resume it.
+   * ones, and resolves when the bridge confirms. Rejects (AICC_SESSION_CLOSED) if the bridge cannot
+   * resume the session, and (AICC_NOT_CONNECTED) if the new link drops first or no confirmation
+   * comes within `resumeTimeoutMs`; the client is then disconnected and may resume again.
    */
   resume(link: Link): Promise<void> {
     if (this.state === 'closed') return Promise.reject(new CapsuleError('AICC_SESSION_CLOSED', 'AgentClient.resume: the session is closed'));
+    this.resuming?.settle(new CapsuleError('AICC_NOT_CONNECTED', 'AgentClient.resume: superseded by a later resume'));
     if (this.wire.open) this.wire.close('resuming on a new link');
+    this.stopHeartbeat();
     this.wire = new Wire(link, checkBridgeMessage, this.options);
     this.listen(this.wire);
     this.state = 'connecting';
     return new Promise((resolve, reject) => {
+      const wire = this.wire;
       const offError = this.on('error', (error) => {
-        if (error.code !== 'session_expired') return;
-        this.onResumed = undefined;
-        offError();
-        reject(new CapsuleError('AICC_SESSION_CLOSED', `AgentClient.resume: ${error.message}`));
+        if (error.code === 'session_expired') attempt.settle(new CapsuleError('AICC_SESSION_CLOSED', `AgentClient.resume: ${error.message}`));
       });
-      this.onResumed = () => {
-        offError();
-        resolve();
+      const timer = this.clock.setTimeout(() => {
+        attempt.settle(new CapsuleError('AICC_NOT_CONNECTED', `AgentClient.resume: the bridge did not confirm within ${this.settings.resumeTimeoutMs} ms`));
+        if (this.wire === wire) {
+          if (this.state === 'connecting') this.state = 'disconnected';
+          wire.close('no resume confirmation');
+        }
+      }, this.settings.resumeTimeoutMs);
+      const attempt = {
+        settle: (error?: Error): void => {
+          if (this.resuming !== attempt) return;
+          this.resuming = undefined;
+          offError();
+          this.clock.clearTimeout(timer);
+          if (error === undefined) resolve();
+          else reject(error);
+        },
       };
+      this.resuming = attempt;
       this.wire.send({ protocol: PROTOCOL, type: 'session_resume', session_id: this.sessionId, message_id: this.lastId });
     });
   }
@@ -274,6 +302,15 @@ export class AgentClient {
     if (id.startsWith(this.prefix) || id.toLowerCase().startsWith(this.prefix)) {
       const sequence = sequenceOfId(id);
       if (sequence <= this.lastSequence) return;
+      if (sequence - this.lastSequence > this.settings.maxSequenceJump) {
+        // Taken as the newest, it would make every genuine message after it read as a duplicate.
+        this.bus.emit('error', {
+          code: 'invalid_input',
+          message: `bridge message ${message.type} jumps from sequence ${this.lastSequence} to ${sequence} (more than maxSequenceJump ${this.settings.maxSequenceJump}); dropped`,
+          retryable: false,
+        });
+        return;
+      }
       this.lastId = id;
       this.lastSequence = sequence;
     }
@@ -292,12 +329,10 @@ export class AgentClient {
         this.bus.emit(message.topic, message.payload as AgentEvents[typeof message.topic]);
         return;
       case 'heartbeat':
-        if (this.state === 'connecting' && this.onResumed) {
+        if (this.state === 'connecting' && this.resuming !== undefined) {
           this.state = 'open';
           this.startHeartbeat();
-          const done = this.onResumed;
-          this.onResumed = undefined;
-          done();
+          this.resuming.settle();
         }
         if (message.manifest_update !== undefined) {
           const { protocol: _p, type: _t, ...manifest } = message.manifest_update;
@@ -334,6 +369,7 @@ export class AgentClient {
       return;
     }
     this.state = 'disconnected';
+    this.resuming?.settle(new CapsuleError('AICC_NOT_CONNECTED', `AgentClient.resume: the new link closed before the bridge confirmed (${reason})`));
     this.bus.emit('disconnect', { reason });
   }
 
@@ -347,6 +383,7 @@ export class AgentClient {
       pending.resolve({ ok: false, error: { code: 'session_expired', message: `session closed: ${reason}`, retryable: false }, meta: {}, callId, local: true });
     }
     this.pending.clear();
+    this.resuming?.settle(new CapsuleError('AICC_SESSION_CLOSED', `AgentClient.resume: the session closed (${reason})`));
     if (this.wire.open) this.wire.close(reason);
     this.bus.emit('close', { reason });
   }

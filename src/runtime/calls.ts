@@ -124,13 +124,14 @@ class CallRun implements ToolContext {
 
   private succeed(output: unknown): void {
     const { host, call, tool } = this;
+    const isObject = typeof output === 'object' && output !== null && !Array.isArray(output);
+    const checked = isObject ? tool!.validateOutput(output) : { ok: false as const, message: 'output must be an object' };
     if (this.settled) {
-      host.hostError({ code: 'handler_late', tool: call.tool, sessionId: this.sessionId, message: `${call.tool}: the handler finished after its ${this.timeoutMs} ms timeout; its result was dropped` });
+      host.hostError({ code: 'handler_late', tool: call.tool, sessionId: this.sessionId, message: `${call.tool}: the handler finished after its ${this.timeoutMs} ms timeout; the agent had \`timeout\`, and a retry with call_id ${call.call_id} gets this result` });
+      if (checked.ok) this.keepLate({ ok: true, output: output as JsonObject });
       return;
     }
     this.settle();
-    const isObject = typeof output === 'object' && output !== null && !Array.isArray(output);
-    const checked = isObject ? tool!.validateOutput(output) : { ok: false as const, message: 'output must be an object' };
     if (!checked.ok) {
       host.hostError({ code: 'output_invalid', tool: call.tool, sessionId: this.sessionId, message: `tool "${call.tool}" returned an output that breaks its output_schema: ${checked.message}` });
       return this.refuse('output_invalid', `${call.tool} produced an invalid result; the game has been told`);
@@ -139,7 +140,7 @@ class CallRun implements ToolContext {
   }
 
   private fail(error: unknown): void {
-    if (this.settled) return;
+    if (this.settled) return this.keepLate({ ok: false, error: handlerError(this.call.tool, error) });
     this.settle();
     if (!(error instanceof ToolError)) {
       this.host.hostError({ code: 'handler_threw', tool: this.call.tool, sessionId: this.sessionId, message: `tool "${this.call.tool}" threw: ${firstLine(error)}`, cause: error });
@@ -163,6 +164,13 @@ class CallRun implements ToolContext {
 
   private refuse(kind: RefusalKind, message: string): void {
     this.finish({ ok: false, error: refusal(kind, message) }, 'bridge');
+  }
+
+  /** A result made after the call timed out: kept for a retry of its call_id, not sent. */
+  private keepLate(result: Omit<CallResult, 'call_id' | 'meta'>): void {
+    const { host, session, call } = this;
+    if (session.state === 'closed') return;
+    session.keepLateResult({ call_id: call.call_id, ...result, meta: { tick: host.tick, latency_ms: Math.max(0, Math.round(host.clock.now() - this.arrivedAt)), source: 'handler' } });
   }
 
   private finish(result: Omit<CallResult, 'call_id' | 'meta'>, source: string): void {

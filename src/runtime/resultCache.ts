@@ -1,5 +1,13 @@
 // The results a session keeps so that a repeated call_id is answered without running the handler
 // twice: bounded, oldest finished results forgotten first, running calls never.
+//
+// What a retry with the same call_id gets (docs/PROTOCOL.md, "Repeated call_id"):
+// - after a result, or a refusal that is not retryable: that answer again;
+// - after a retryable refusal (rate_limited, queue_full, tool_disabled, a retryable ToolError): a
+//   fresh evaluation, since the call_id was forgotten — answering the refusal forever would make
+//   the retry the protocol recommends useless;
+// - after `timeout`: `timeout` again while the handler may still run, and the handler's own late
+//   result once it has one. So one call_id never runs its handler twice.
 
 import type { Meta, WireError } from './protocol.js';
 
@@ -30,9 +38,21 @@ export class ResultCache {
     return undefined;
   }
 
-  /** Keeps the result of a claimed call. */
+  /** Keeps the result of a claimed call; a retryable refusal (but a timeout) frees its call_id instead. */
   store(result: CallResult): void {
-    if (this.results?.has(result.call_id) === true) this.results.set(result.call_id, result);
+    if (this.results?.has(result.call_id) !== true) return;
+    if (isRetryable(result)) this.results.delete(result.call_id);
+    else this.results.set(result.call_id, result);
+  }
+
+  /**
+   * A handler that answered after its call timed out: its result replaces the kept `timeout`, so a
+   * retry with the call_id learns what happened (a retryable failure frees the call_id instead).
+   */
+  storeLate(result: CallResult): void {
+    if (this.results?.get(result.call_id)?.error?.code !== 'timeout') return;
+    if (isRetryable(result)) this.results.delete(result.call_id);
+    else this.results.set(result.call_id, result);
   }
 
   /** Trims in batches once the cache is a little over its bound: one pass per batch, not per call. */
@@ -44,4 +64,9 @@ export class ResultCache {
       if (this.results.size <= this.capacity) return;
     }
   }
+}
+
+/** A refusal a retry may overturn, made before or instead of a handler run that could still be going. */
+function isRetryable(result: CallResult): boolean {
+  return !result.ok && result.error?.retryable === true && result.error.code !== 'timeout';
 }

@@ -291,6 +291,11 @@ export class Session {
     this.sendResult(result);
   }
 
+  /** A result that came after its call's timeout: kept for a retry, never sent (the agent had `timeout`). */
+  keepLateResult(result: CallResult): void {
+    this.results.storeLate(result);
+  }
+
   sendResult(result: CallResult): void {
     this.send({ type: 'tool_result', ...result });
   }

@@ -158,4 +158,83 @@ describe('AgentClient', () => {
     expect(drops).toEqual(['bridge silent for 3000 ms']);
     expect(agent.state).toBe('disconnected');
   });
+
+  describe('resume ends one way or another', () => {
+    async function connected(options: { resumeTimeoutMs?: number } = {}) {
+      const clock = new ManualClock();
+      const bridge = scriptedBridge();
+      const connecting = AgentClient.connect(bridge.agentEnd, { clock, ...options });
+      bridge.init();
+      return { clock, bridge, agent: await connecting };
+    }
+    const outcome = (promise: Promise<void>) => promise.then(() => 'resolved', (error: { code?: string; message: string }) => `${error.code}: ${error.message}`);
+
+    it('rejects when the new link drops before the bridge confirms, and may resume again', async () => {
+      const { bridge, agent } = await connected();
+      const [first, firstAgentEnd] = createMemoryLinkPair();
+      first.listen({ message: () => {}, close: () => {} });
+      const resumed = outcome(agent.resume(firstAgentEnd));
+      await settle();
+      first.close('dropped mid-resume');
+      expect(await resumed).toMatch(/^AICC_NOT_CONNECTED: .*closed before the bridge confirmed/);
+      expect(agent.state).toBe('disconnected');
+      const [second, secondAgentEnd] = createMemoryLinkPair();
+      second.listen({ message: () => {}, close: () => {} });
+      const again = agent.resume(secondAgentEnd);
+      second.send(JSON.stringify({ protocol: PROTOCOL, type: 'heartbeat', session_id: SESSION, message_id: bridge.ids.idOf(2) }));
+      await again;
+      expect(agent.state).toBe('open');
+    });
+
+    it('rejects when the session_resume or its answer is lost, after resumeTimeoutMs', async () => {
+      const { clock, agent } = await connected({ resumeTimeoutMs: 2000 });
+      const [bridgeEnd, agentEnd] = createMemoryLinkPair();
+      const closes: string[] = [];
+      bridgeEnd.listen({ message: () => {}, close: (reason) => closes.push(reason) });
+      const resumed = outcome(agent.resume(agentEnd));
+      await settle();
+      clock.advance(1999);
+      await settle();
+      expect(agent.state).toBe('connecting');
+      clock.advance(1);
+      expect(await resumed).toBe('AICC_NOT_CONNECTED: AgentClient.resume: the bridge did not confirm within 2000 ms');
+      await settle();
+      expect(agent.state).toBe('disconnected');
+      expect(closes).toEqual(['no resume confirmation']);
+    });
+
+    it('rejects a resume that a later one supersedes, and one whose session closes', async () => {
+      const { agent } = await connected();
+      const [a, aEnd] = createMemoryLinkPair();
+      const [b, bEnd] = createMemoryLinkPair();
+      for (const end of [a, b]) end.listen({ message: () => {}, close: () => {} });
+      const first = outcome(agent.resume(aEnd));
+      const second = outcome(agent.resume(bEnd));
+      expect(await first).toBe('AICC_NOT_CONNECTED: AgentClient.resume: superseded by a later resume');
+      b.send(JSON.stringify({ protocol: PROTOCOL, type: 'session_close', session_id: SESSION, message_id: new SequencedIds().idOf(1), reason: 'world over' }));
+      expect(await second).toMatch(/^AICC_SESSION_CLOSED: .*world over/);
+    });
+  });
+
+  it('drops and reports a bridge message whose sequence jumps too far, and goes on with the genuine ones', async () => {
+    const bridge = scriptedBridge();
+    const connecting = AgentClient.connect(bridge.agentEnd, { clock: new ManualClock(), maxSequenceJump: 8 });
+    bridge.init();
+    const agent = await connecting;
+    const sounds: string[] = [];
+    const errors: string[] = [];
+    agent.on('audio', (a) => sounds.push(a.sound));
+    agent.on('error', (e) => errors.push(`${e.code}: ${e.message}`));
+    const audio = (sound: string) => ({ type: 'event', topic: 'audio', payload: { source: 's', sound } });
+    bridge.send(2, audio('two'));
+    bridge.send(2 ** 40, audio('forged'));
+    bridge.send(3, audio('three'));
+    bridge.send(3 + 8, audio('after a lost stretch of heartbeats'));
+    const call = agent.call('look', {});
+    await settle();
+    bridge.send(12, { type: 'tool_result', call_id: 'c1', ok: true, output: { seen: 'x' } });
+    expect(await call).toMatchObject({ ok: true, output: { seen: 'x' } });
+    expect(sounds).toEqual(['two', 'three', 'after a lost stretch of heartbeats']);
+    expect(errors).toEqual([`invalid_input: bridge message event jumps from sequence 2 to ${2 ** 40} (more than maxSequenceJump 8); dropped`]);
+  });
 });

@@ -198,6 +198,104 @@ describe('tool_call pipeline', () => {
     expect(peer.ofType('tool_result')).toHaveLength(1);
   });
 
+  it('evaluates a retry with the same call_id afresh after a retryable refusal: rate_limited is not cached', async () => {
+    const { capsule, clock } = makeCapsule({ deadPeerTimeoutMs: 120_000 });
+    let runs = 0;
+    capsule.registerTool({ ...echoTool, limits: { calls_per_minute: 1 }, handler: (input) => ({ echo: { ...input, run: ++runs } }) });
+    const peer = await connectRaw(capsule);
+    peer.send({ type: 'tool_call', call_id: 'first', tool: 'echo', input: { text: 'a' } });
+    peer.send({ type: 'tool_call', call_id: 'retry', tool: 'echo', input: { text: 'b' } });
+    await settle();
+    clock.advance(60_000);
+    peer.send({ type: 'tool_call', call_id: 'retry', tool: 'echo', input: { text: 'b' } });
+    await settle();
+    // And a result, once had, is cached as before.
+    peer.send({ type: 'tool_call', call_id: 'retry', tool: 'echo', input: { text: 'b' } });
+    await settle();
+    const results = peer.ofType('tool_result').map((r) => [r.call_id, r.ok, r.error?.code ?? r.output?.['echo'], r.meta?.source]);
+    expect(results).toEqual([
+      ['first', true, { text: 'a', run: 1 }, 'handler'],
+      ['retry', false, 'tool_unavailable', 'bridge'],
+      ['retry', true, { text: 'b', run: 2 }, 'handler'],
+      ['retry', true, { text: 'b', run: 2 }, 'cache'],
+    ]);
+  });
+
+  it('evaluates a retry afresh after tool_disabled and a retryable ToolError; a final refusal stays cached', async () => {
+    const { capsule } = makeCapsule();
+    let failNext = true;
+    const handle = capsule.registerTool({
+      ...echoTool,
+      handler: (input) => {
+        if (failNext) throw new ToolError('the well is busy', { retryable: true });
+        return { echo: input };
+      },
+    });
+    capsule.registerTool({ ...echoTool, id: 'grumpy', handler: () => { throw new ToolError('never', { retryable: false }); } });
+    const peer = await connectRaw(capsule);
+    handle.disable();
+    peer.send({ type: 'tool_call', call_id: 'a', tool: 'echo', input: { text: 'x' } });
+    await settle();
+    handle.enable();
+    peer.send({ type: 'tool_call', call_id: 'a', tool: 'echo', input: { text: 'x' } });
+    await settle();
+    failNext = false;
+    peer.send({ type: 'tool_call', call_id: 'a', tool: 'echo', input: { text: 'x' } });
+    peer.send({ type: 'tool_call', call_id: 'g', tool: 'grumpy', input: { text: 'x' } });
+    await settle();
+    peer.send({ type: 'tool_call', call_id: 'g', tool: 'grumpy', input: { text: 'x' } });
+    await settle();
+    expect(peer.ofType('tool_result').map((r) => [r.call_id, r.ok ? 'ok' : r.error?.message, r.meta?.source])).toEqual([
+      ['a', 'echo is disabled for now', 'bridge'],
+      ['a', 'the well is busy', 'handler'],
+      ['a', 'ok', 'handler'],
+      ['g', 'never', 'handler'],
+      ['g', 'never', 'cache'],
+    ]);
+  });
+
+  it('evaluates a retry afresh after queue_full', async () => {
+    const { capsule } = makeCapsule({ tickMode: 'fixed', callQueueSize: 1 });
+    capsule.registerTool(echoTool);
+    const peer = await connectRaw(capsule);
+    peer.send({ type: 'tool_call', call_id: 'one', tool: 'echo', input: { text: '1' } });
+    peer.send({ type: 'tool_call', call_id: 'two', tool: 'echo', input: { text: '2' } });
+    await settle();
+    capsule.step(100);
+    peer.send({ type: 'tool_call', call_id: 'two', tool: 'echo', input: { text: '2' } });
+    await settle();
+    capsule.step(100);
+    await settle();
+    expect(peer.ofType('tool_result').map((r) => [r.call_id, r.ok ? 'ok' : r.error?.code])).toEqual([
+      ['two', 'tool_unavailable'],
+      ['one', 'ok'],
+      ['two', 'ok'],
+    ]);
+  });
+
+  it("after a timeout, answers a retry with timeout while the handler may still run, then with the handler's own late result: it never runs twice", async () => {
+    const { capsule, clock } = makeCapsule();
+    let runs = 0;
+    let release!: () => void;
+    capsule.registerTool({ ...echoTool, timeout_ms: 1000, handler: (input) => (runs++, new Promise((resolve) => (release = () => resolve({ echo: input })))) });
+    const peer = await connectRaw(capsule);
+    peer.send({ type: 'tool_call', call_id: 'slow', tool: 'echo', input: { text: 'a' } });
+    await settle();
+    clock.advance(1000);
+    peer.send({ type: 'tool_call', call_id: 'slow', tool: 'echo', input: { text: 'a' } });
+    await settle();
+    release();
+    await settle();
+    peer.send({ type: 'tool_call', call_id: 'slow', tool: 'echo', input: { text: 'a' } });
+    await settle();
+    expect(runs).toBe(1);
+    expect(peer.ofType('tool_result').map((r) => [r.ok ? r.output : r.error?.code, r.meta?.source])).toEqual([
+      ['timeout', 'bridge'],
+      ['timeout', 'cache'],
+      [{ echo: { text: 'a' } }, 'cache'],
+    ]);
+  });
+
   it('puts tick, latency and source in every result meta', async () => {
     const { capsule, clock } = makeCapsule();
     capsule.registerTool({ ...echoTool, handler: async (input) => { clock.advance(25); return { echo: input }; } });
