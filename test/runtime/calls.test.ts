@@ -277,7 +277,7 @@ describe('tool_call pipeline', () => {
     const { capsule, clock } = makeCapsule();
     let runs = 0;
     let release!: () => void;
-    capsule.registerTool({ ...echoTool, timeout_ms: 1000, handler: (input) => (runs++, new Promise((resolve) => (release = () => resolve({ echo: input })))) });
+    capsule.registerTool({ ...echoTool, timeout_ms: 1000, handler: (input) => (runs++, new Promise<{ echo: unknown }>((resolve) => (release = () => resolve({ echo: input })))) });
     const peer = await connectRaw(capsule);
     peer.send({ type: 'tool_call', call_id: 'slow', tool: 'echo', input: { text: 'a' } });
     await settle();
