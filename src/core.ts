@@ -24,7 +24,7 @@ export { Wire } from './links/wire.js';
 export { AgentClient } from './agent/agentClient.js';
 export { Memory, ScriptedAgent, runRules } from './agent/scripted.js';
 
-export type { Capsule, CapsuleEvents, EmitOptions, SessionChange, TappedMessage } from './runtime/capsule.js';
+export type { AcceptOptions, Capsule, CapsuleEvents, EmitOptions, SessionChange, TappedMessage } from './runtime/capsule.js';
 export type { CapsuleOptions, ConnectOptions } from './runtime/options.js';
 export type { CallRecord, HostError } from './runtime/calls.js';
 export type { Clock, TimerId } from './runtime/clock.js';
@@ -44,7 +44,7 @@ export type { AjvErrorLike, SchemaValidator, Validation, ValidatorFactory, Valid
 export type { Codec, Frame } from './links/codec.js';
 export type { Link, LinkHandlers } from './links/link.js';
 export type { MemoryLinkOptions } from './links/memory.js';
-export type { ConnectWebSocketOptions, WebSocketConstructor, WebSocketLike } from './links/websocket.js';
+export type { ConnectWebSocketOptions, WebSocketConstructor, WebSocketLike, WebSocketLinkOptions } from './links/websocket.js';
 export type { InvalidFrame, WireHandlers, WireOptions } from './links/wire.js';
 export type { AgentClientOptions, AgentEvents, CallOptions, CallOutcome } from './agent/agentClient.js';
 export type { Rule } from './agent/scripted.js';

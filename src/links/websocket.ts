@@ -22,7 +22,20 @@ export type WebSocketConstructor = new (url: string, protocols?: string | string
 const OPEN = 1;
 const CONNECTING = 0;
 
-export interface ConnectWebSocketOptions {
+/** Bytes a WebSocket link lets wait unsent before it takes the peer as not reading and closes. */
+export const DEFAULT_MAX_OUTBOUND_BYTES = 8 * 1024 * 1024;
+
+export interface WebSocketLinkOptions {
+  /**
+   * Bytes the socket may hold unsent (its `bufferedAmount`) before a send closes the link instead:
+   * a peer that stops reading must not make this side hold everything it is sent. Default 8 MiB.
+   * (A capsule pauses event deliveries far earlier, at its `maxBufferedBytes`; this bound is for
+   * everything else: results, replays, manifests.)
+   */
+  maxOutboundBytes?: number;
+}
+
+export interface ConnectWebSocketOptions extends WebSocketLinkOptions {
   /** The WebSocket class; defaults to `globalThis.WebSocket`. */
   WebSocket?: WebSocketConstructor;
   protocols?: string | string[];
@@ -42,7 +55,7 @@ export function connectWebSocket(url: string, options: ConnectWebSocketOptions =
   return new Promise((resolve, reject) => {
     // A refused connection fires 'error' then 'close'; the rejection happens on 'close'.
     socket.addEventListener('error', () => {});
-    socket.addEventListener('open', () => resolve(webSocketLink(socket)));
+    socket.addEventListener('open', () => resolve(webSocketLink(socket, options)));
     socket.addEventListener('close', (event: { code?: number }) => {
       if (socket.readyState !== OPEN) reject(new CapsuleError('AICC_NOT_CONNECTED', `connectWebSocket: could not connect to ${url} (close code ${event.code ?? 'unknown'})`));
     });
@@ -50,15 +63,20 @@ export function connectWebSocket(url: string, options: ConnectWebSocketOptions =
 }
 
 /** Wraps a WebSocket that is open or opening (a server's accepted socket, for example). */
-export function webSocketLink(socket: WebSocketLike): Link {
-  return new WebSocketLink(socket);
+export function webSocketLink(socket: WebSocketLike, options: WebSocketLinkOptions = {}): Link {
+  const max = options.maxOutboundBytes ?? DEFAULT_MAX_OUTBOUND_BYTES;
+  if (!(Number.isFinite(max) && max > 0)) throw new CapsuleError('AICC_INVALID_OPTION', `webSocketLink: maxOutboundBytes must be a number > 0, got ${max}`);
+  return new WebSocketLink(socket, max);
 }
 
 class WebSocketLink implements Link {
   private readonly inbox = new LinkInbox((reason) => this.close(`webSocketLink: ${reason}`));
   private closeReason: string | undefined;
 
-  constructor(private readonly socket: WebSocketLike) {
+  constructor(
+    private readonly socket: WebSocketLike,
+    private readonly maxOutboundBytes: number,
+  ) {
     socket.binaryType = 'arraybuffer';
     socket.addEventListener('message', (event: { data: unknown }) => this.receive(toFrame(event.data)));
     socket.addEventListener('close', (event: { code?: number; reason?: string }) => {
@@ -81,7 +99,12 @@ class WebSocketLink implements Link {
     if (typeof frame === 'object' && !(frame instanceof Uint8Array)) {
       throw new CapsuleError('AICC_INVALID_OPTION', 'webSocketLink.send: a message object cannot cross a socket; use jsonCodec or binaryCodec on WebSocket links (objectCodec is for in-process links)');
     }
-    if (this.socket.readyState === OPEN) this.socket.send(frame);
+    if (this.socket.readyState !== OPEN || this.closeReason !== undefined) return;
+    if (this.socket.bufferedAmount > this.maxOutboundBytes) {
+      this.close(`webSocketLink: the peer left more than ${this.maxOutboundBytes} bytes unread; closed`);
+      return;
+    }
+    this.socket.send(frame);
   }
 
   close(reason = 'closed'): void {

@@ -14,6 +14,8 @@ import { CapsuleError } from '../runtime/errors.js';
 export interface SocketLinkOptions {
   /** Longest line accepted, in bytes, without its "\n" (default 1 MiB). A longer one closes the link. */
   maxLineBytes?: number;
+  /** Bytes written and not yet taken by the peer before a send closes the link instead (default 8 MiB). */
+  maxOutboundBytes?: number;
 }
 
 export interface ConnectSocketLinkOptions extends SocketLinkOptions {
@@ -22,6 +24,7 @@ export interface ConnectSocketLinkOptions extends SocketLinkOptions {
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_OUTBOUND_BYTES = 8 * 1024 * 1024;
 const NEWLINE = 0x0a;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -66,6 +69,7 @@ class NdjsonLink implements Link {
   private partial: Buffer[] = [];
   private partialBytes = 0;
   private readonly maxLineBytes: number;
+  private readonly maxOutboundBytes: number;
 
   constructor(
     input: Readable,
@@ -74,8 +78,9 @@ class NdjsonLink implements Link {
     options: SocketLinkOptions,
   ) {
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-    if (!Number.isSafeInteger(this.maxLineBytes) || this.maxLineBytes < 1) {
-      throw new CapsuleError('AICC_INVALID_OPTION', `socketLink: maxLineBytes must be a whole number above 0, got ${String(options.maxLineBytes)}`);
+    this.maxOutboundBytes = options.maxOutboundBytes ?? DEFAULT_MAX_OUTBOUND_BYTES;
+    for (const [name, value] of [['maxLineBytes', this.maxLineBytes], ['maxOutboundBytes', this.maxOutboundBytes]] as const) {
+      if (!Number.isSafeInteger(value) || value < 1) throw new CapsuleError('AICC_INVALID_OPTION', `socketLink: ${name} must be a whole number above 0, got ${String(value)}`);
     }
     input.on('data', (chunk: Buffer | string) => this.receive(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
     input.on('end', () => this.ended(this.partialBytes > 0 ? 'stream ended inside a line' : 'stream ended by the peer'));
@@ -102,6 +107,10 @@ class NdjsonLink implements Link {
       throw new CapsuleError('AICC_INVALID_OPTION', 'socketLink.send: a frame must be one line; JSON.stringify never emits a raw newline');
     }
     if (this.closeReason !== undefined || this.output.writableEnded || this.output.destroyed) return;
+    if (this.output.writableLength > this.maxOutboundBytes) {
+      this.close(`socketLink: the peer left more than ${this.maxOutboundBytes} bytes unread; closed`);
+      return;
+    }
     this.output.write(`${frame}\n`);
   }
 

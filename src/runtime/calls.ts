@@ -3,6 +3,7 @@
 // handler under a timeout → output. Every refusal comes back to the agent as data.
 
 import type { Clock, TimerId } from './clock.js';
+import { clip, MAX_QUOTED_NAME } from './clip.js';
 import { refusal, ToolError, type RefusalKind } from './errors.js';
 import type { JsonObject, Meta, Topic, ToolCall, WireError } from './protocol.js';
 import type { CallResult } from './resultCache.js';
@@ -89,7 +90,7 @@ class CallRun implements ToolContext {
   run(): void {
     const { host, session, call } = this;
     const tool = (this.tool = host.tool(call.tool));
-    if (tool === undefined) return this.refuse('tool_unknown', `no tool "${call.tool}" in this world; request the manifest for the current catalog`);
+    if (tool === undefined) return this.refuse('tool_unknown', `no tool "${clip(call.tool, MAX_QUOTED_NAME)}" in this world; request the manifest for the current catalog`);
     if (!tool.enabled) return this.refuse('tool_disabled', `${call.tool} is disabled for now`);
     const { descriptor } = tool;
     const capability = descriptor.requires_capability;

@@ -3,7 +3,7 @@
 
 import mitt, { type Emitter } from 'mitt';
 import { runCall, type CallHost, type CallRecord, type HostError } from './calls.js';
-import { isManualClock, realClock, type Clock } from './clock.js';
+import { isManualClock, realClock, type Clock, type TimerId } from './clock.js';
 import { CapsuleError, refusal } from './errors.js';
 import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js';
 import { cryptoBytes, randomUuid, type RandomBytes } from './ids.js';
@@ -61,8 +61,11 @@ export interface Capsule {
   tools(): readonly ToolDescriptor[];
   /** Opens a session for an agent on this link; sends session_init at once. */
   connect(link: Link, options: ConnectOptions): Session;
-  /** Takes a link on which an agent will resume a session (its first message: session_resume). */
-  accept(link: Link, options?: WireOptions): void;
+  /**
+   * Takes a link on which an agent will resume a session (its first message: session_resume). A
+   * link with no first message within `firstMessageTimeoutMs` (default 10,000) is closed.
+   */
+  accept(link: Link, options?: AcceptOptions): void;
   /** Sends a world event to every session subscribed to its topic (or to the `to` characters). */
   emit<T extends Topic>(topic: T, payload: EventPayloads[T], options?: EmitOptions): void;
   on<K extends keyof CapsuleEvents>(type: K, handler: (event: CapsuleEvents[K]) => void): () => void;
@@ -74,6 +77,11 @@ export interface Capsule {
   sessions(): Session[];
   /** Closes every session and stops all timers. */
   dispose(reason?: string): void;
+}
+
+export interface AcceptOptions extends WireOptions {
+  /** How long the link may stay silent before its session_resume, on the capsule's clock. Default 10,000 ms. */
+  firstMessageTimeoutMs?: number;
 }
 
 interface QueuedCall {
@@ -206,15 +214,27 @@ class CapsuleImpl implements Capsule, CallHost {
     return session;
   }
 
-  accept(link: Link, options: WireOptions = {}): void {
+  accept(link: Link, options: AcceptOptions = {}): void {
     this.alive('accept');
+    const waitMs = options.firstMessageTimeoutMs ?? 10_000;
+    if (!(Number.isFinite(waitMs) && waitMs > 0)) throw new CapsuleError('AICC_INVALID_OPTION', `accept: firstMessageTimeoutMs must be a number > 0, got ${waitMs}`);
     const wire = new Wire(link, checkAgentMessage, options);
+    let timer: TimerId | undefined = this.clock.setTimeout(() => {
+      timer = undefined;
+      wire.close(`accept: no session_resume within ${waitMs} ms`);
+    }, waitMs);
+    const heard = (): void => {
+      if (timer !== undefined) this.clock.clearTimeout(timer);
+      timer = undefined;
+    };
     const refuse = (kind: 'unknown_session' | 'schema_violation' | 'protocol_mismatch' | 'malformed_frame', message: string, sessionId = NIL_UUID): void => {
-      wire.send({ protocol: PROTOCOL, type: 'error', session_id: sessionId, message_id: randomUuid(this.randomBytes), error: refusal(kind, message) });
-      wire.close(message);
+      const error = refusal(kind, message);
+      wire.send({ protocol: PROTOCOL, type: 'error', session_id: sessionId, message_id: randomUuid(this.randomBytes), error });
+      wire.close(error.message);
     };
     wire.listen({
       message: (message) => {
+        heard();
         if (message.type !== 'session_resume') return refuse('schema_violation', `accept: the first message on a resumed link must be session_resume, got ${message.type}`);
         const session = this.live.get(message.session_id);
         if (session === undefined || session.state === 'closed') {
@@ -222,8 +242,11 @@ class CapsuleImpl implements Capsule, CallHost {
         }
         session.resume(wire, message.message_id);
       },
-      invalid: (problem) => refuse(problem.kind === 'protocol_mismatch' ? 'protocol_mismatch' : 'malformed_frame', problem.message),
-      close: () => {},
+      invalid: (problem) => {
+        heard();
+        refuse(problem.kind === 'protocol_mismatch' ? 'protocol_mismatch' : 'malformed_frame', problem.message);
+      },
+      close: heard,
     });
   }
 

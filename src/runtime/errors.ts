@@ -1,3 +1,4 @@
+import { clip, MAX_REFUSAL_MESSAGE } from './clip.js';
 import type { ErrorCode, WireError } from './protocol.js';
 
 /** Stable codes of the errors a host program gets for misusing the API (thrown at once). */
@@ -65,8 +66,8 @@ export const REFUSALS = {
 
 export type RefusalKind = keyof typeof REFUSALS;
 
-/** The wire error for a refusal of this kind. */
+/** The wire error for a refusal of this kind; its message is cut to MAX_REFUSAL_MESSAGE. */
 export function refusal(kind: RefusalKind, message: string, retryable?: boolean): WireError {
   const entry = REFUSALS[kind];
-  return { code: entry.code, message, retryable: retryable ?? entry.retryable };
+  return { code: entry.code, message: clip(message, MAX_REFUSAL_MESSAGE) || entry.code, retryable: retryable ?? entry.retryable };
 }

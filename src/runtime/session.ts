@@ -6,7 +6,7 @@ import type { TimerId } from './clock.js';
 import { refusal, type RefusalKind } from './errors.js';
 import { EventDelivery } from './delivery.js';
 import type { QueuedEvent } from './events.js';
-import { SequencedIds } from './ids.js';
+import { randomUuid, SequencedIds } from './ids.js';
 import { ToolUsage } from './limits.js';
 import {
   PROTOCOL,
@@ -24,6 +24,9 @@ import type { InvalidFrame, Wire } from '../links/wire.js';
 import type { SessionHost } from './sessionHost.js';
 
 export type SessionState = 'open' | 'detached' | 'closed';
+
+/** The least time between two session_resume messages on a live link (each may replay a whole buffer). */
+export const LIVE_RESUME_INTERVAL_MS = 1000;
 
 export interface SessionStats {
   /** Mean time from a delivery of news to the agent's next call (EWMA), in ms. */
@@ -63,6 +66,7 @@ export class Session {
   private readonly results: ResultCache;
   private controllers: Set<AbortController> | undefined;
   private lastHeardAt: number;
+  private lastLiveResumeAt = -Infinity;
   private heartbeatTimer: TimerId | undefined;
   private graceTimer: TimerId | undefined;
   private counters = { calls: 0, refusals: 0, sent: 0 };
@@ -242,10 +246,18 @@ export class Session {
       case 'session_close':
         this.close(`closed by agent${message.reason ? `: ${message.reason}` : ''}`);
         return;
-      case 'session_resume':
+      case 'session_resume': {
         // A resume on the live link: the agent thinks it missed something; replay from its mark.
+        // Each replays up to replayBufferSize messages, so they are rationed.
+        const now = this.host.clock.now();
+        if (now - this.lastLiveResumeAt < LIVE_RESUME_INTERVAL_MS) {
+          this.refuse(message, 'rate_limited', `session_resume on the live link: at most one each ${LIVE_RESUME_INTERVAL_MS} ms; retry in ${Math.ceil(this.lastLiveResumeAt + LIVE_RESUME_INTERVAL_MS - now)} ms`);
+          return;
+        }
+        this.lastLiveResumeAt = now;
         if (this.wire !== undefined) this.resume(this.wire, message.message_id);
         return;
+      }
       default:
         return;
     }
@@ -350,8 +362,12 @@ export class Session {
     }
   }
 
+  /**
+   * An error for a resume that failed: not sequenced, since it may go to a link other than the
+   * session's, and a sequence spent there would be a hole in the session's own stream.
+   */
   private sendError(wire: Wire, error: WireError): void {
-    wire.send({ protocol: PROTOCOL, type: 'error', session_id: this.id, message_id: this.ids.idOf(++this.sequence), error });
+    wire.send({ protocol: PROTOCOL, type: 'error', session_id: this.id, message_id: randomUuid(this.host.randomBytes), error });
   }
 
   private startHeartbeat(): void {

@@ -1,6 +1,7 @@
 // One small interface between the capsule and whatever checks JSON Schemas: ajv compiling at run
 // time (aicc-capsule/ajv) or validators generated ahead of time (aicc-capsule/precompiled).
 
+import { clip, MAX_QUOTED_NAME } from './clip.js';
 import type { JsonObject } from './protocol.js';
 
 export type Validation = { ok: true } | { ok: false; message: string };
@@ -35,17 +36,17 @@ export interface AjvErrorLike {
 export function describeAjvError(root: string, error: AjvErrorLike | undefined): string {
   if (error === undefined) return `${root} is invalid`;
   const path = root + error.instancePath.replace(/\/([^/]*)/g, (_m, part: string) => {
-    const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+    const key = clip(part.replace(/~1/g, '/').replace(/~0/g, '~'), MAX_QUOTED_NAME);
     return /^\d+$/.test(key) ? `[${key}]` : `.${key}`;
   });
   const p = error.params;
   switch (error.keyword) {
     case 'required':
-      return `${path}.${String(p['missingProperty'])} is required`;
+      return `${path}.${clip(String(p['missingProperty']), MAX_QUOTED_NAME)} is required`;
     case 'additionalProperties':
-      return `${path}.${String(p['additionalProperty'])} is not a declared field`;
+      return `${path}.${clip(String(p['additionalProperty']), MAX_QUOTED_NAME)} is not a declared field`;
     case 'unevaluatedProperties':
-      return `${path}.${String(p['unevaluatedProperty'])} is not a declared field`;
+      return `${path}.${clip(String(p['unevaluatedProperty']), MAX_QUOTED_NAME)} is not a declared field`;
     case 'enum':
       return `${path} must be one of ${JSON.stringify(p['allowedValues'])}`;
     case 'const':

@@ -354,3 +354,38 @@ describe('close reasons over a real WebSocket are bounded in bytes', { timeout: 
     expect(await within(closes[1]!, 'the second close')).toBe(`${cyrillic}😀`);
   });
 });
+
+describe('an agent that stops reading cannot make the game hold unbounded bytes', { timeout: 20_000 }, () => {
+  it('closes the link once more than maxOutboundBytes wait unsent, whatever fills it (here: manifests)', async () => {
+    const capsule = createCapsule({ world: { name: 'w', kind: 'abstract' }, tickMode: 'event' });
+    capsule.registerTool({
+      id: 'look',
+      class: 'sensor',
+      description: 'x'.repeat(4000), // a 4 KB manifest per manifest_request
+      input_schema: { type: 'object' },
+      output_schema: { type: 'object' },
+      handler: () => ({}),
+    });
+    const max = 256 * 1024;
+    let highest = 0;
+    const detached = new Promise<string>((resolve) => capsule.on('session', ({ change, reason }) => change === 'detached' && resolve(reason)));
+    server.on('connection', (socket) => {
+      const link = webSocketLink(socket, { maxOutboundBytes: max });
+      const send = link.send.bind(link);
+      link.send = (frame) => ((highest = Math.max(highest, socket.bufferedAmount)), send(frame));
+      capsule.connect(link, { character: 'hero' });
+    });
+    const raw = new WebSocket(url);
+    const first = new Promise<string>((resolve) => raw.once('message', (data) => resolve(String(data))));
+    await within(new Promise((resolve) => raw.on('open', resolve)), 'the raw socket to open');
+    const init = JSON.parse(await within(first, 'session_init'));
+    (raw as unknown as { _socket: { pause(): void } })._socket.pause(); // reads nothing more
+    const request = (n: number) => JSON.stringify({ protocol: 'aicc/0.1', type: 'manifest_request', session_id: init.session_id, message_id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}` });
+    // Enough manifests to fill loopback's kernel buffers several times over (bounded: 8,000 frames).
+    for (let n = 0; n < 8000 && raw.readyState === WebSocket.OPEN; n++) raw.send(request(n));
+    expect(await within(detached, 'the session to detach', 15_000)).toBe(`link closed: webSocketLink: the peer left more than ${max} bytes unread; closed`);
+    expect(highest).toBeLessThanOrEqual(max + 8 * 1024);
+    raw.terminate();
+    capsule.dispose();
+  });
+});

@@ -61,6 +61,23 @@ describe('malformed frames', () => {
 
   it('binary garbage on a JSON link', () => expectRefusedAndAlive(new Uint8Array([0xff, 0xfe, 0x00]), 'invalid_input', /not valid UTF-8/));
 
+  it('quotes peer-supplied names only briefly: refusals stay short however long the name', async () => {
+    const { capsule } = makeCapsule();
+    capsule.registerTool({ ...echoTool, strict_input: true });
+    const peer = await connectRaw(capsule);
+    const long = 'a'.repeat(100_000);
+    peer.send({ type: 'tool_call', call_id: 'c1', tool: long, input: {} });
+    peer.send({ type: 'tool_call', call_id: 'c2', tool: 'echo', input: { text: 'x', [long]: 1 } });
+    peer.send({ type: 'manifest_request', [long]: 1 });
+    await settle();
+    const messages = peer.received.slice(1).map((m) => ('error' in m && m.error ? m.error.message : ''));
+    expect(messages).toHaveLength(3);
+    for (const message of messages) expect(message.length).toBeLessThanOrEqual(512);
+    expect(messages[0]).toBe(`no tool "${'a'.repeat(63)}…" in this world; request the manifest for the current catalog`);
+    expect(messages[1]).toBe(`echo: input.${'a'.repeat(63)}… is not a declared field`);
+    expect(messages[2]).toMatch(/^manifest_request\.a+… is not a declared field$/);
+  });
+
   it('a flood of bad frames neither throws nor stops the tick loop', async () => {
     const { capsule } = makeCapsule({ tickMode: 'fixed' });
     capsule.registerTool(echoTool);

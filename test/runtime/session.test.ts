@@ -226,6 +226,54 @@ describe('sessions', () => {
       await expect(agent.resume(newEnd)).rejects.toMatchObject({ code: 'AICC_SESSION_CLOSED' });
     });
 
+    it('closes an accepted link on which no session_resume comes within firstMessageTimeoutMs', async () => {
+      const { capsule, clock } = makeCapsule();
+      const [bridgeEnd, agentEnd] = createMemoryLinkPair();
+      const peer = new RawPeer(agentEnd);
+      capsule.accept(bridgeEnd, { firstMessageTimeoutMs: 3000 });
+      clock.advance(2999);
+      await settle();
+      expect(peer.closedWith).toBeUndefined();
+      clock.advance(1);
+      await settle();
+      expect(peer.closedWith).toBe('accept: no session_resume within 3000 ms');
+      // The default is 10 s, and a link that spoke in time is not closed by it.
+      const [quiet, quietEnd] = createMemoryLinkPair();
+      const silent = new RawPeer(quietEnd);
+      capsule.accept(quiet);
+      const { agent, agentEnd: firstEnd } = await connectAgent(capsule, clock);
+      firstEnd.close('drop');
+      await settle();
+      const [bridge2, end2] = createMemoryLinkPair();
+      capsule.accept(bridge2);
+      await agent.resume(end2);
+      await pass(clock, 10_000);
+      expect(silent.closedWith).toBe('accept: no session_resume within 10000 ms');
+      expect(agent.state).toBe('open');
+    });
+
+    it('rations session_resume on the live link: one each second, the next refused as retryable', async () => {
+      const { capsule, clock } = makeCapsule();
+      const peer = await connectRaw(capsule);
+      const init = peer.received[0]!;
+      const resumes = () => peer.send({ type: 'session_resume' }, { message_id: init.message_id });
+      resumes();
+      await settle();
+      resumes();
+      await settle();
+      clock.advance(1000);
+      resumes();
+      await settle();
+      expect(peer.received.slice(1).map((m) => (m.type === 'error' ? `error ${m.error.code} ${m.error.retryable}: ${m.error.message}` : m.type))).toEqual([
+        'heartbeat',
+        'error tool_unavailable true: session_resume on the live link: at most one each 1000 ms; retry in 1000 ms',
+        // The third resume, a second later, replays what followed session_init: that refusal.
+        'error tool_unavailable true: session_resume on the live link: at most one each 1000 ms; retry in 1000 ms',
+        'heartbeat',
+      ]);
+      expect(peer.closedWith).toBeUndefined();
+    });
+
     it('refuses when the replay buffer no longer holds what the agent missed', async () => {
       const { capsule, clock } = makeCapsule({ replayBufferSize: 2 });
       const { agent, agentEnd } = await connectAgent(capsule, clock, { subscriptions: ['audio'], agentModel: { class: 'edge_small' } });
