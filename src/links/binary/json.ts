@@ -7,12 +7,21 @@ import { Counted, Malformed, TooDeep, f64, frameReader, readLength, text, writeL
 const [NULL, FALSE, TRUE, INT32, FLOAT64, STRING, ARRAY, OBJECT, FLOAT32] = [0, 1, 2, 3, 4, 5, 6, 7, 8] as const;
 const isInt32 = (v: number) => (v | 0) === v && !Object.is(v, -0);
 // Game engines mostly hand out float32 positions already: exact in half the bytes.
-const isFloat32 = (v: number) => Math.fround(v) === v || Number.isNaN(v);
+const isFloat32 = (v: number) => Math.fround(v) === v;
 // As JSON.stringify does, so both codecs deliver the same value: toJSON applied; undefined,
 // functions and symbols dropped from objects and null in arrays.
 const toJson = (v: object | null): unknown => (typeof (v as { toJSON?: unknown } | null)?.toJSON === 'function' ? (v as { toJSON(): unknown }).toJSON() : v);
 const dropped = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
 type Container = unknown[] | Record<string, unknown>;
+
+/**
+ * A number a JSON text could carry: NaN and ±Infinity are refused (no JSON text holds them, and a
+ * handler that trusts its schema's "number" would meet them), -0 is read as 0.
+ */
+function jsonNumber(v: number): number {
+  if (!Number.isFinite(v)) throw new Malformed(`a number that JSON cannot carry (${v})`);
+  return v === 0 ? 0 : v;
+}
 
 /** Any JSON value; `depth` is where it sits in the message, so reading stops exactly at maxDepth. */
 export class Json extends Counted<unknown> {
@@ -23,6 +32,9 @@ export class Json extends Counted<unknown> {
     const v = typeof value === 'object' ? toJson(value) : value;
     if (v === null || typeof v === 'boolean') return out.writeUint8(v === null ? NULL : v ? TRUE : FALSE);
     if (typeof v === 'number') {
+      // As JSON.stringify: NaN and ±Infinity become null, -0 becomes 0.
+      if (!Number.isFinite(v)) return out.writeUint8(NULL);
+      if (v === 0) return out.writeUint8(INT32), out.writeInt32(0);
       if (isInt32(v)) return out.writeUint8(INT32), out.writeInt32(v);
       return isFloat32(v) ? (out.writeUint8(FLOAT32), out.writeFloat32(v)) : (out.writeUint8(FLOAT64), f64.write(out, v));
     }
@@ -52,8 +64,7 @@ export class Json extends Counted<unknown> {
       let count = 0;
       if (tag === NULL || tag === FALSE || tag === TRUE) value = tag === NULL ? null : tag === TRUE;
       else if (tag === INT32) value = r.readInt32();
-      else if (tag === FLOAT64) value = f64.read(r);
-      else if (tag === FLOAT32) value = r.readFloat32();
+      else if (tag === FLOAT64 || tag === FLOAT32) value = jsonNumber(tag === FLOAT64 ? f64.read(r) : r.readFloat32());
       else if (tag === STRING) value = text.read(r);
       else if (tag === ARRAY || tag === OBJECT) {
         if (this.depth + open.length > r.maxDepth) throw new TooDeep();
