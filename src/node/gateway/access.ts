@@ -104,9 +104,17 @@ export class AccessPolicy {
   }
 }
 
-/** Picks the subprotocol to answer with: the one served (pi-peers.v1 by default) when offered, never the key. */
+/**
+ * Picks the subprotocol to answer with: the one served (pi-peers.v1 by default) when offered. A
+ * client that offered subprotocols fails the handshake itself if none is selected, and would never
+ * see the gateway's close code; so a connection about to be refused for a missing one gets another
+ * of its offers, to carry the 4400. Never the key: a client that offered only `aicc-key.…` sees
+ * the handshake fail (1006), and the gateway's log says why.
+ */
 export function selectSubprotocol(protocols: Set<string>, served: string = SUBPROTOCOL): string | false {
-  return protocols.has(served) ? served : false;
+  if (protocols.has(served)) return served;
+  for (const protocol of protocols) if (!protocol.startsWith(KEY_PREFIX)) return protocol;
+  return false;
 }
 
 /** Parses a Sec-WebSocket-Protocol header into its tokens. */

@@ -89,8 +89,9 @@ export function readFrame(frame: string | Buffer, maxLineBytes: number): ReadFra
   let value: unknown;
   try {
     value = JSON.parse(frame);
-  } catch (error) {
-    return { ok: false, code: 'invalid_json', message: `not JSON (${error instanceof Error ? error.message : String(error)}); send one JSON object per text frame` };
+  } catch {
+    // JSON.parse's message quotes the text, which may hold anything (a pasted key): never repeated.
+    return { ok: false, code: 'invalid_json', message: 'not JSON; send one JSON object per text frame' };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, code: 'invalid_json', message: 'a record must be a JSON object; send one command object per text frame' };

@@ -2,6 +2,7 @@
 // commands; `idle` and `settled` come from pi's events (RunTracker); deliveries are deduplicated
 // by id (DeliveryLedger) and refused past the hop limit.
 
+import { clip } from './access.js';
 import { hostname } from 'node:os';
 import { DeliveryLedger } from './deliveryLedger.js';
 import { PiProcess, type PiProcessOptions, type RpcResponse } from './piProcess.js';
@@ -149,7 +150,7 @@ export class PiHost {
       case 'hello':
         return failure(id, 'hello', 'invalid_request', 'hello is sent once, first');
       default:
-        return failure(id, record.type, 'unsupported_command', `"${record.type}" is not a pi-peers command this agent serves`);
+        return failure(id, clip(record.type, 40), 'unsupported_command', `"${clip(record.type, 40)}" is not a pi-peers command this agent serves`);
     }
   }
 

@@ -1,6 +1,8 @@
 // pi-peers 1.0 records as the gateway reads and writes them (schemas/pi-peers-1.0.schema.json):
 // parsing a browser's record, the hello check, version negotiation and the response shape.
 
+import { clip } from './access.js';
+
 /** The protocol range this gateway speaks. */
 export const PROTOCOL = { version: '1.0', minVersion: '1.0' } as const;
 
@@ -75,14 +77,15 @@ export function parseRecord(frame: unknown): Parsed {
   let value: unknown;
   try {
     value = JSON.parse(frame);
-  } catch (error) {
-    return refuse(undefined, 'parse', `not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  } catch {
+    // JSON.parse's message quotes the text, which may hold anything (a pasted key): never repeated.
+    return refuse(undefined, 'parse', 'not JSON; send one JSON object per text frame');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return refuse(undefined, 'parse', 'a record must be a JSON object');
   const record = value as Record<string, unknown>;
   const id = typeof record.id === 'string' ? record.id : undefined;
   if (typeof record.type !== 'string') return refuse(id, 'parse', 'a record needs a string "type"');
-  if (id === undefined) return refuse(undefined, record.type, `a "${record.type}" record needs a string "id" to answer to`);
+  if (id === undefined) return refuse(undefined, clip(record.type, 40), `a "${clip(record.type, 40)}" record needs a string "id" to answer to`);
   return { ok: true, record: record as BrowserRecord };
 }
 

@@ -5,7 +5,7 @@
 
 import type { Link } from '../../links/link.js';
 import { connectSocketLink } from '../socketLink.js';
-import { CLOSE } from './access.js';
+import { clip, CLOSE } from './access.js';
 import type { BrowserConnection } from './browser.js';
 import { findAgent, type AgentEntry } from './discovery.js';
 import { checkHello, failure, isResponse, parseRecord, type BrowserRecord, type Hello, type Response } from './records.js';
@@ -29,7 +29,9 @@ const MAX_BACKLOG = 256;
 
 /** Serves one browser as a relay to the agent `agentId`; resolves nothing, closes both ends itself. */
 export function relayBrowser(browser: BrowserConnection, agentId: string, options: RelayOptions): void {
-  browser.role = `relay to agent ${agentId}`;
+  // The id comes from the URL, where anything can be typed (a key, by mistake): the log names an
+  // agent only once it is found, and the page is never sent back what it asked for.
+  browser.role = 'relay to an agent not yet found';
   let agent: Link | undefined;
   let token: string | undefined;
   /** Records from the browser that arrived before the agent's socket was open, in order. */
@@ -92,8 +94,10 @@ export function relayBrowser(browser: BrowserConnection, agentId: string, option
       return refuse(failure(hello.id, 'hello', 'internal_error', error instanceof Error ? error.message : String(error), true), CLOSE.agentGone);
     }
     if (entry === undefined) {
-      return refuse(failure(hello.id, 'hello', 'agent_not_found', `no agent "${agentId}" in the gateway's PI_PEERS_HOME; list the agents with \`pi-peers list\``), CLOSE.notFound);
+      browser.role = `relay to an unknown agent (an id of ${agentId.length} characters)`;
+      return refuse(failure(hello.id, 'hello', 'agent_not_found', "no agent by that id in the gateway's PI_PEERS_HOME; list the agents with `pi-peers list`"), CLOSE.notFound);
     }
+    browser.role = `relay to agent ${clip(entry.id, 60)}`;
     token = entry.token;
     stage = 'connecting';
     backlog = [];
@@ -110,7 +114,7 @@ export function relayBrowser(browser: BrowserConnection, agentId: string, option
       });
     } catch {
       // The error names the socket path; the browser needs only to know the agent is not there.
-      if (stage === 'connecting') refuse(failure(hello.id, 'hello', 'agent_unavailable', `agent "${agentId}" is not reachable; it may have exited`, true), CLOSE.agentGone);
+      if (stage === 'connecting') refuse(failure(hello.id, 'hello', 'agent_unavailable', `agent "${clip(entry.id, 60)}" is not reachable; it may have exited`, true), CLOSE.agentGone);
       return;
     }
     if (stage !== 'connecting') return link.close('the browser left before the agent answered');

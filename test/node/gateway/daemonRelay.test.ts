@@ -90,12 +90,20 @@ describe('daemon mode: access', () => {
     expect(daemon.connections).toBe(0);
   });
 
-  it('refuses a client that offers pi-peers.v1 instead of pi-daemon.v2 (4400 in the log)', async () => {
+  it('refuses a client that offers pi-peers.v1 instead of pi-daemon.v2 with a 4400 it receives', async () => {
     const client = connect({ protocols: [SUBPROTOCOL, `${KEY_PREFIX}${KEY}`] });
-    // The server selects no subprotocol; a client that offered some then fails the handshake itself.
-    await expect(within(client.opened, 'the open')).rejects.toThrow(/no subprotocol/i);
+    // The gateway selects the other offer to carry the refusal: with none selected, a client that
+    // offered some fails the handshake itself and never sees the code.
+    expect(await within(client.closed, 'the close')).toEqual({ code: CLOSE.badRequest, reason: 'offer the subprotocol "pi-daemon.v2" too' });
     expect(await logLine(1)).toBe('aicc gateway: #1 origin http://localhost:5173 refused (4400): offer the subprotocol "pi-daemon.v2" too');
     expect(daemon.connections).toBe(0);
+  });
+
+  it('never selects the key: a client that offered only the key sees its handshake fail, and the log says why', async () => {
+    const client = connect({ protocols: [`${KEY_PREFIX}${KEY}`] });
+    await expect(within(client.opened, 'the open')).rejects.toThrow(/no subprotocol/i);
+    expect(await logLine(1)).toBe('aicc gateway: #1 origin http://localhost:5173 refused (4400): offer the subprotocol "pi-daemon.v2" too');
+    expect(logs.join('\n')).not.toContain(KEY);
   });
 
   it('refuses any path but / with 4404', async () => {
@@ -196,7 +204,7 @@ describe('daemon mode: relaying', () => {
 
 describe('daemon mode: bad frames', () => {
   it.each([
-    ['not JSON', '{"requestId": "r1", oops}', /^aicc gateway: not JSON \(.+\); send one JSON object per text frame$/],
+    ['not JSON', '{"requestId": "r1", oops}', /^aicc gateway: not JSON; send one JSON object per text frame$/],
     ['an array', '[1,2]', /^aicc gateway: a record must be a JSON object; send one command object per text frame$/],
     ['a string', '"handshake"', /^aicc gateway: a record must be a JSON object/],
     ['null', 'null', /^aicc gateway: a record must be a JSON object/],

@@ -84,7 +84,7 @@ describe('aicc gateway', () => {
     await within(client.closed, 'the close');
     r.stop();
     expect(await r.code).toBe(0);
-    expect(r.err()).toMatch(/aicc gateway: #1 origin http:\/\/localhost:5173 relay to agent nobody: closed \(4404\)/);
+    expect(r.err()).toMatch(/aicc gateway: #1 origin http:\/\/localhost:5173 relay to an unknown agent \(an id of 6 characters\): closed \(4404\)/);
     expect(r.out() + r.err()).not.toContain(KEY);
     peers.remove();
   });

@@ -113,6 +113,31 @@ describe('relay mode', () => {
     expect(client.records[0]).toMatchObject({ id: 'h', success: false, errorCode: 'agent_not_found' });
   });
 
+  it('never quotes the agent id a page typed into the URL, in the log or back to the page: it may be a key pasted by mistake', async () => {
+    const pasted = 'AICC-KEY-0123456789abcdef0123456789abcdef';
+    const client = connect(`/agents/${pasted}`);
+    client.send({ id: 'h', type: 'hello', protocol: { version: '1.0', minVersion: '1.0' } });
+    const closed = await within(client.closed, 'the close');
+    expect(closed.code).toBe(CLOSE.notFound);
+    await within(
+      (async () => {
+        while (logs.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      })(),
+      'the log line',
+    );
+    expect(logs.at(-1)).toMatch(/relay to an unknown agent \(an id of 41 characters\): closed \(4404\)/);
+    expect(everythingSeen()).not.toContain('0123456789abcdef');
+    expect(closed.reason).not.toContain('0123456789abcdef');
+  });
+
+  it('answers a broken first record without quoting it', async () => {
+    const client = connect();
+    client.send('{"id": "h", "type": "hello", "secret-ish": 0123456789abcdef}');
+    expect((await within(client.closed, 'the close')).code).toBe(CLOSE.badRequest);
+    expect(client.records[0]).toMatchObject({ success: false, errorCode: 'hello_required', error: 'not JSON; send one JSON object per text frame' });
+    expect(everythingSeen()).not.toContain('0123456789abcdef');
+  });
+
   it('answers agent_unavailable (retryable) when the agent socket is gone, naming no path', async () => {
     writeEntry(home.path, agentEntry('ghost', join(home.path, 'ghost.sock'), TOKEN));
     const client = connect('/agents/ghost');
