@@ -1,0 +1,122 @@
+// Hostile frames an agent could send a capsule: near-valid messages (which reach deep into the
+// checks and the call pipeline), and text and bytes that are not messages at all.
+
+import fc from 'fast-check';
+import { binaryCodec } from '../../../src/links/binaryCodec.js';
+import type { AiccMessage } from '../../../src/runtime/protocol.js';
+
+/** Tools the fuzzed capsule registers (see capsule.ts); the rest of the names are unknown. */
+export const TOOL_NAMES = ['echo', 'step', 'slow', 'boom'];
+
+const uuid = fc.uuid();
+const weirdText = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'grapheme' }),
+  fc.string({ unit: 'binary', maxLength: 80 }), // lone surrogates included
+  fc.constantFrom('', ' ', '\u0000', '__proto__', 'constructor', 'toString', 'ж'.repeat(70), '😀'.repeat(40), '\u202e\u2066', 'a'.repeat(5000)),
+);
+/** Message ids: random, sequenced-looking with any sequence, or not ids at all. */
+const messageId = (prefixes: string[]) =>
+  fc.oneof(
+    uuid,
+    fc.tuple(fc.constantFrom(...prefixes), fc.bigInt({ min: 0n, max: (1n << 48n) - 1n })).map(([prefix, n]) => `${prefix}${n.toString(16).padStart(12, '0')}`),
+    weirdText,
+  );
+const jsonish = fc.oneof(
+  { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
+  fc.dictionary(weirdText, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 }),
+  fc.constantFrom({ dir: 'east' }, { dir: 'west' }, { text: 'hi' }, { ms: 5 }, {}, [], null, 1e308, -0),
+);
+
+/** A message object close to what an agent sends, with any field replaced, dropped or added. */
+export function nearValidMessage(sessionIds: () => string[], prefixes: string[] = ['00000000-0000-8000-8000-']): fc.Arbitrary<Record<string, unknown>> {
+  return fc
+    .record(
+      {
+        protocol: fc.oneof({ weight: 9, arbitrary: fc.constant('aicc/0.1') }, fc.constantFrom('aicc/0.2', 'AICC/0.1', 1, null), weirdText),
+        type: fc.oneof(
+          { weight: 6, arbitrary: fc.constantFrom('tool_call', 'tool_call', 'tool_call', 'heartbeat', 'manifest_request', 'session_resume') },
+          fc.constantFrom('session_close', 'session_init', 'tool_result', 'event', 'error', 'nope', ''),
+          weirdText,
+        ),
+        session_id: fc.oneof({ weight: 8, arbitrary: fc.constant(null).map(() => sessionIds()[0] ?? '') }, uuid, weirdText),
+        message_id: messageId(prefixes),
+        call_id: fc.oneof({ weight: 3, arbitrary: fc.constantFrom('c1', 'c2', '!c3', 'c4', '!c5') }, fc.string({ maxLength: 12 }).map((s) => `!${s}`), weirdText),
+        tool: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...TOOL_NAMES) }, weirdText),
+        input: jsonish,
+        reason: weirdText,
+        manifest_update: fc.oneof(
+          jsonish,
+          fc.record({
+            protocol: fc.constant('aicc/0.1'),
+            type: fc.constant('session_init'),
+            tick_rate_hz: fc.constantFrom(10, 0, -1, 1e9),
+            tick_mode: fc.constantFrom('fixed', 'event', 'hybrid', 'warp'),
+            world: fc.constant({ name: 'w', kind: 'abstract' }),
+            capabilities: fc.constant({ sensors: [], actuators: ['legs'], generators: [] }),
+            tools: fc.constant([]),
+            agent_model: fc.record({ class: fc.constantFrom('edge_small', 'cloud_large', 'quantum') }),
+            event_subscriptions: fc.array(fc.constantFrom('tick', 'audio', 'state_change', 'nope'), { maxLength: 4 }),
+          }),
+        ),
+        extra: jsonish,
+      },
+      { requiredKeys: ['protocol', 'type'] },
+    )
+    .chain((m) => fc.nat(19).map((die) => ({ m, die })))
+    // A session_close that would end the session is kept one time in twenty: the rest of the run
+    // should reach further than a fresh session.
+    .filter(({ m, die }) => !(m['type'] === 'session_close' && m['session_id'] === sessionIds()[0] && die !== 0))
+    .map(({ m }) => m);
+}
+
+/** Structures that attack the parser: depth, prototypes, size. */
+const hostileText = fc.oneof(
+  fc.integer({ min: 30, max: 20_000 }).map((n) => `${'['.repeat(n)}${']'.repeat(n)}`),
+  fc.integer({ min: 30, max: 5_000 }).map((n) => `{"protocol":"aicc/0.1","type":"tool_call","input":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}`),
+  fc.constantFrom(
+    '{"protocol":"aicc/0.1","type":"tool_call","__proto__":{"polluted":1}}',
+    '{"protocol":"aicc/0.1","type":"tool_call","input":{"constructor":{"prototype":{"polluted":1}}}}',
+    '{"protocol":"aicc/0.1","type":"tool_call","input":{"__proto__":{"x":1}}}',
+    '{"protocol":"aicc/0.1","type":"heartbeat","manifest_update":{"__proto__":null}}',
+    'null', 'true', '0', '""', '[]', '{}', '{', '\uFEFF{}', '{"a":1}{"b":2}', '\u0000',
+  ),
+  fc.integer({ min: 256 * 1024 - 64, max: 256 * 1024 + 64 }).map((n) => `{"protocol":"aicc/0.1","type":"heartbeat","pad":"${'x'.repeat(n)}"}`),
+);
+
+/** JSON text frames: near-valid messages as JSON, cut or corrupted, or text that attacks the parser. */
+export function jsonFrames(sessionIds: () => string[], prefixes?: string[]): fc.Arbitrary<string | Uint8Array> {
+  const message = nearValidMessage(sessionIds, prefixes).map((m) => JSON.stringify(m));
+  return fc.oneof(
+    { weight: 12, arbitrary: message },
+    { weight: 2, arbitrary: fc.tuple(message, fc.nat()).map(([text, n]) => text.slice(0, n % (text.length + 1))) },
+    { weight: 2, arbitrary: fc.tuple(message, fc.nat(), fc.string({ minLength: 1, maxLength: 3 })).map(([text, n, junk]) => { const at = n % (text.length + 1); return text.slice(0, at) + junk + text.slice(at + 1); }) },
+    { weight: 1, arbitrary: hostileText },
+    { weight: 1, arbitrary: fc.string({ unit: 'binary' }) },
+    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }) },
+  );
+}
+
+/** Binary frames: near-valid messages encoded, with bytes flipped, cut or appended, and garbage. */
+export function binaryFrames(sessionIds: () => string[], prefixes?: string[]): fc.Arbitrary<string | Uint8Array> {
+  const encoded = nearValidMessage(sessionIds, prefixes).map((m) => {
+    try {
+      return binaryCodec.encode(m as unknown as AiccMessage) as Uint8Array;
+    } catch {
+      return new TextEncoder().encode(JSON.stringify(m)); // not encodable: garbage to a binary link
+    }
+  });
+  return fc.oneof(
+    { weight: 10, arbitrary: encoded },
+    { weight: 4, arbitrary: fc.tuple(encoded, fc.nat(), fc.integer({ min: 0, max: 255 })).map(([bytes, n, b]) => { const copy = new Uint8Array(bytes); if (copy.length > 0) copy[n % copy.length] = b; return copy; }) },
+    { weight: 2, arbitrary: fc.tuple(encoded, fc.nat()).map(([bytes, n]) => bytes.slice(0, n % (bytes.length + 1))) },
+    { weight: 1, arbitrary: fc.tuple(encoded, fc.uint8Array({ minLength: 1, maxLength: 8 })).map(([bytes, tail]) => { const out = new Uint8Array(bytes.length + tail.length); out.set(bytes); out.set(tail, bytes.length); return out; }) },
+    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }) },
+    { weight: 1, arbitrary: fc.string() },
+  );
+}
+
+/** Draws `count` values from `arbitrary`, reproducibly from `seed` and the batch number. */
+export function draw<T>(arbitrary: fc.Arbitrary<T>, seed: number, batch: number, count: number): T[] {
+  return fc.sample(arbitrary, { seed: (seed * 7919 + batch) | 0, numRuns: count });
+}

@@ -1,0 +1,3 @@
+import { capsuleTarget } from './capsule.js';
+
+export const target = capsuleTarget('json');
