@@ -14,6 +14,8 @@ export interface FuzzContext {
   secret(value: string): void;
   /** Something the target promises that did not hold. */
   problem(what: string): void;
+  /** Counts an outcome (`tool_result ok`, `error invalid_input`…): shows how deep the frames reached. */
+  tally(outcome: string): void;
   /** Lets timers and I/O run: call between batches so the watchdog hears progress. */
   breathe(): Promise<void>;
 }

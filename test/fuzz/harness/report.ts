@@ -19,6 +19,8 @@ export interface FuzzReport {
   heapWarmMiB: number;
   heapEndMiB: number;
   ms: number;
+  /** Outcomes counted by the target, for the log: how deep the frames reached. */
+  tallies: Record<string, number>;
   /** The first escape's message, for the log. */
   firstEscape?: string;
 }

@@ -42,10 +42,11 @@ export async function fuzzInWorker(name: string, file: string, options: FuzzRunO
   try {
     return await new Promise<FuzzReport>((resolve, reject) => {
       let watchdog: ReturnType<typeof setTimeout>;
-      const hung = (): void => resolve({ target: name, seed: options.seed, frames, escapes: 0, hangs: 1, undocumented: [], secrets: [], problems: [`no progress for ${stallMs} ms after ${frames} frames`], heapWarmMiB: 0, heapEndMiB: 0, ms: 0 });
+      const hung = (why = `no progress for ${stallMs} ms after ${frames} frames`): void =>
+        resolve({ target: name, seed: options.seed, frames, escapes: 0, hangs: 1, undocumented: [], secrets: [], problems: [why], heapWarmMiB: 0, heapEndMiB: 0, ms: 0, tallies: {} });
       const arm = (): void => {
         clearTimeout(watchdog);
-        watchdog = setTimeout(hung, stallMs);
+        watchdog = setTimeout(() => hung(), stallMs);
       };
       arm();
       worker.on('message', (message: { kind: 'progress'; frames: number } | { kind: 'report'; report: FuzzReport }) => {
@@ -63,7 +64,9 @@ export async function fuzzInWorker(name: string, file: string, options: FuzzRunO
       });
       worker.on('exit', (code) => {
         clearTimeout(watchdog);
-        reject(new Error(`fuzz worker ${name} exited (${code}) before its report`));
+        // 13: the worker's event loop emptied while its top-level await still waited.
+        if (code === 13) hung(`the target waited on a promise that never settles, after ${frames} frames`);
+        else reject(new Error(`fuzz worker ${name} exited (${code}) before its report`));
       });
     });
   } finally {

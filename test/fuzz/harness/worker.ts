@@ -22,7 +22,7 @@ const heapMiB = (): number => {
 export async function serve(name: string, target: FuzzTarget): Promise<void> {
   const { frames, seed } = workerData as { frames: number; seed: number };
   const started = Date.now();
-  const report: FuzzReport = { target: name, seed, frames: 0, escapes: 0, hangs: 0, undocumented: [], secrets: [], problems: [], heapWarmMiB: 0, heapEndMiB: 0, ms: 0 };
+  const report: FuzzReport = { target: name, seed, frames: 0, escapes: 0, hangs: 0, undocumented: [], secrets: [], problems: [], heapWarmMiB: 0, heapEndMiB: 0, ms: 0, tallies: {} };
   const escaped = (error: unknown): void => {
     report.escapes++;
     report.firstEscape ??= error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 300) : String(error).slice(0, 300);
@@ -61,6 +61,9 @@ export async function serve(name: string, target: FuzzTarget): Promise<void> {
     },
     problem(what) {
       once(report.problems, what);
+    },
+    tally(outcome) {
+      if (outcome in report.tallies || Object.keys(report.tallies).length < 64) report.tallies[outcome] = (report.tallies[outcome] ?? 0) + 1;
     },
     breathe: () => new Promise((resolve) => setImmediate(resolve)),
   };

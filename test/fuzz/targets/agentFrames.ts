@@ -7,6 +7,8 @@ import type { AiccMessage } from '../../../src/runtime/protocol.js';
 
 /** Tools the fuzzed capsule registers (see capsule.ts); the rest of the names are unknown. */
 export const TOOL_NAMES = ['echo', 'step', 'slow', 'boom'];
+/** Calls those tools accept, so that many calls reach a handler. */
+const GOOD_USES: Array<[string, unknown]> = [['echo', { text: 'hi' }], ['step', { dir: 'east' }], ['slow', { ms: 5 }], ['slow', { ms: 80 }], ['boom', {}], ['boom', { a: 1 }]];
 
 const uuid = fc.uuid();
 const weirdText = fc.oneof(
@@ -18,51 +20,73 @@ const weirdText = fc.oneof(
 /** Message ids: random, sequenced-looking with any sequence, or not ids at all. */
 const messageId = (prefixes: string[]) =>
   fc.oneof(
-    uuid,
+    { weight: 6, arbitrary: uuid },
     fc.tuple(fc.constantFrom(...prefixes), fc.bigInt({ min: 0n, max: (1n << 48n) - 1n })).map(([prefix, n]) => `${prefix}${n.toString(16).padStart(12, '0')}`),
     weirdText,
   );
 const jsonish = fc.oneof(
-  { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
+  { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
   fc.dictionary(weirdText, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 }),
-  fc.constantFrom({ dir: 'east' }, { dir: 'west' }, { text: 'hi' }, { ms: 5 }, {}, [], null, 1e308, -0),
+  { weight: 4, arbitrary: fc.constantFrom({ dir: 'east' }, { dir: 'west' }, { text: 'hi' }, { ms: 5 }, { ms: 80 }, {}, [], null, 1e308, -0) },
 );
 
-/** A message object close to what an agent sends, with any field replaced, dropped or added. */
+/**
+ * Adds a stray field one time in six and drops a field one time in six: most messages keep their
+ * type's shape, so they pass the schema and reach the call pipeline; the rest test the checks.
+ */
+export function mutated(shape: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<Record<string, unknown>> {
+  return fc.tuple(shape, fc.nat(5), fc.nat(5), fc.nat(), fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 })).map(([m, add, drop, which, key, value]) => {
+    const out: Record<string, unknown> = { ...m };
+    if (drop === 0) {
+      const keys = Object.keys(out);
+      delete out[keys[which % keys.length]!];
+    }
+    if (add === 0) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    return out;
+  });
+}
+
+/** A message object close to what an agent sends, in the shape of its type, sometimes broken. */
 export function nearValidMessage(sessionIds: () => string[], prefixes: string[] = ['00000000-0000-8000-8000-']): fc.Arbitrary<Record<string, unknown>> {
-  return fc
-    .record(
-      {
-        protocol: fc.oneof({ weight: 9, arbitrary: fc.constant('aicc/0.1') }, fc.constantFrom('aicc/0.2', 'AICC/0.1', 1, null), weirdText),
-        type: fc.oneof(
-          { weight: 6, arbitrary: fc.constantFrom('tool_call', 'tool_call', 'tool_call', 'heartbeat', 'manifest_request', 'session_resume') },
-          fc.constantFrom('session_close', 'session_init', 'tool_result', 'event', 'error', 'nope', ''),
-          weirdText,
-        ),
-        session_id: fc.oneof({ weight: 8, arbitrary: fc.constant(null).map(() => sessionIds()[0] ?? '') }, uuid, weirdText),
-        message_id: messageId(prefixes),
-        call_id: fc.oneof({ weight: 3, arbitrary: fc.constantFrom('c1', 'c2', '!c3', 'c4', '!c5') }, fc.string({ maxLength: 12 }).map((s) => `!${s}`), weirdText),
-        tool: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...TOOL_NAMES) }, weirdText),
-        input: jsonish,
-        reason: weirdText,
-        manifest_update: fc.oneof(
-          jsonish,
-          fc.record({
-            protocol: fc.constant('aicc/0.1'),
-            type: fc.constant('session_init'),
-            tick_rate_hz: fc.constantFrom(10, 0, -1, 1e9),
-            tick_mode: fc.constantFrom('fixed', 'event', 'hybrid', 'warp'),
-            world: fc.constant({ name: 'w', kind: 'abstract' }),
-            capabilities: fc.constant({ sensors: [], actuators: ['legs'], generators: [] }),
-            tools: fc.constant([]),
-            agent_model: fc.record({ class: fc.constantFrom('edge_small', 'cloud_large', 'quantum') }),
-            event_subscriptions: fc.array(fc.constantFrom('tick', 'audio', 'state_change', 'nope'), { maxLength: 4 }),
-          }),
-        ),
-        extra: jsonish,
-      },
-      { requiredKeys: ['protocol', 'type'] },
-    )
+  const envelope = {
+    protocol: fc.oneof({ weight: 30, arbitrary: fc.constant('aicc/0.1') }, fc.constantFrom('aicc/0.2', 'AICC/0.1', 1, null), weirdText),
+    session_id: fc.oneof({ weight: 20, arbitrary: fc.constant(null).map(() => sessionIds()[0] ?? '') }, uuid, weirdText),
+    message_id: messageId(prefixes),
+  };
+  // Mostly fresh ids (in hybrid mode, `!` asks for evaluation at once), some repeated, some odd.
+  const callId = fc.oneof(
+    { weight: 6, arbitrary: fc.tuple(fc.boolean(), fc.nat(1_000_000)).map(([now, n]) => `${now ? '!' : ''}c${n}`) },
+    { weight: 2, arbitrary: fc.constantFrom('c1', 'c2', '!c3') },
+    fc.string({ maxLength: 12 }).map((s) => `!${s}`),
+    weirdText,
+  );
+  const tool = fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...TOOL_NAMES) }, weirdText);
+  const manifest = fc.record({
+    protocol: fc.constant('aicc/0.1'),
+    type: fc.constant('session_init'),
+    tick_rate_hz: fc.constantFrom(10, 0, -1, 1e9),
+    tick_mode: fc.constantFrom('fixed', 'event', 'hybrid', 'warp'),
+    world: fc.constant({ name: 'w', kind: 'abstract' }),
+    capabilities: fc.constant({ sensors: [], actuators: ['legs'], generators: [] }),
+    tools: fc.constant([]),
+    agent_model: fc.record({ class: fc.constantFrom('edge_small', 'cloud_large', 'quantum') }),
+    event_subscriptions: fc.array(fc.constantFrom('tick', 'audio', 'state_change', 'nope'), { maxLength: 4 }),
+  });
+  const shapes = fc.oneof(
+    {
+      weight: 8,
+      arbitrary: fc
+        .record({ ...envelope, type: fc.constant('tool_call'), call_id: callId, use: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...GOOD_USES) }, fc.tuple(tool, jsonish)) })
+        .map(({ use: [tool, input], ...m }) => ({ ...m, tool, input })),
+    },
+    { weight: 2, arbitrary: fc.record({ ...envelope, type: fc.constant('heartbeat') }) },
+    { weight: 1, arbitrary: fc.record({ ...envelope, type: fc.constant('heartbeat'), manifest_update: fc.oneof(manifest, jsonish) }) },
+    { weight: 1, arbitrary: fc.record({ ...envelope, type: fc.constant('manifest_request') }) },
+    { weight: 1, arbitrary: fc.record({ ...envelope, type: fc.constant('session_resume') }) },
+    { weight: 1, arbitrary: fc.record({ ...envelope, type: fc.constant('session_close'), reason: weirdText }, { requiredKeys: ['protocol', 'type', 'session_id', 'message_id'] }) },
+    { weight: 1, arbitrary: fc.record({ ...envelope, type: fc.constantFrom('session_init', 'tool_result', 'event', 'error', 'nope', ''), call_id: callId, ok: fc.boolean(), topic: weirdText, payload: jsonish }, { requiredKeys: ['protocol', 'type'] }) },
+  );
+  return mutated(shapes)
     .chain((m) => fc.nat(19).map((die) => ({ m, die })))
     // A session_close that would end the session is kept one time in twenty: the rest of the run
     // should reach further than a fresh session.

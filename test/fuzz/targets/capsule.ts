@@ -67,6 +67,7 @@ class Peer {
     if (message.type === 'session_init') this.sessionId = message.session_id;
     if (message.type === 'error') this.context.code(message.error.code, PEER_CODES, `${this.where} error`);
     if (message.type === 'tool_result' && !message.ok) this.context.code(message.error?.code, PEER_CODES, `${this.where} tool_result`);
+    this.context.tally(message.type === 'tool_result' ? `result ${message.ok ? 'ok' : message.error?.code}` : message.type === 'error' ? `error ${message.error.code}` : message.type);
     if (this.received.length > 64) this.received.splice(0, 32);
     this.received.push(message);
   }
