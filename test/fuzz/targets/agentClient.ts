@@ -128,7 +128,7 @@ export const target: FuzzTarget = async (context) => {
       bridge.answer(callId);
       await settle();
       const outcome = await Promise.race([probe, settle().then(() => undefined)]);
-      if (agent.state !== 'closed' && (outcome === undefined || !outcome.ok || (outcome.output as { genuine?: boolean }).genuine !== true)) {
+      if ((agent.state as string) !== 'closed' && (outcome === undefined || !outcome.ok || (outcome.output as { genuine?: boolean }).genuine !== true)) {
         context.problem(`AgentClient: a genuine result did not resolve its call after hostile frames (batch ${batch}): ${JSON.stringify(outcome)?.slice(0, 200)}`);
       }
     }

@@ -34,7 +34,7 @@ export function fuzzCapsule(clock: ManualClock, context: FuzzContext, tickMode: 
     input_schema: { type: 'object', properties: { ms: { type: 'integer', minimum: 0, maximum: 1000 } } },
     output_schema: { type: 'object' },
     timeout_ms: 50,
-    handler: (input: { ms?: number }) => new Promise((resolve) => clock.setTimeout(() => resolve({ waited: input.ms ?? 0 }), input.ms ?? 0)),
+    handler: (input: { ms?: number }) => new Promise<{ waited: number }>((resolve) => clock.setTimeout(() => resolve({ waited: input.ms ?? 0 }), input.ms ?? 0)),
   });
   capsule.registerTool({ id: 'boom', class: 'sensor', description: 'Fails.', input_schema: { type: 'object' }, output_schema: { type: 'object' }, handler: (input: Record<string, unknown>) => { throw Object.keys(input).length % 2 === 0 ? new ToolError('no', { retryable: true }) : new Error('boom'); } });
   capsule.on('error', (error) => {
