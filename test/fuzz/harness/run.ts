@@ -16,6 +16,8 @@ export interface FuzzRunOptions {
   seed: number;
   /** No progress for this long is a hang. Default 15 s. */
   stallMs?: number;
+  /** A run still going after this long is stopped and reported as a hang. Default: none. */
+  deadlineMs?: number;
 }
 
 /** Runs the target exported as `target` from `file` (a path under test/fuzz/). */
@@ -49,6 +51,7 @@ export async function fuzzInWorker(name: string, file: string, options: FuzzRunO
         watchdog = setTimeout(() => hung(), stallMs);
       };
       arm();
+      if (options.deadlineMs !== undefined) setTimeout(() => hung(`did not finish within ${options.deadlineMs} ms (${frames} frames)`), options.deadlineMs).unref();
       worker.on('message', (message: { kind: 'progress'; frames: number } | { kind: 'report'; report: FuzzReport }) => {
         if (message.kind === 'progress') {
           frames = message.frames;

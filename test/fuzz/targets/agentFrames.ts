@@ -13,6 +13,8 @@ const GOOD_USES: Array<[string, unknown]> = [['echo', { text: 'hi' }], ['step', 
 const uuid = fc.uuid();
 const weirdText = fc.oneof(
   fc.string(),
+  // Long and far from ASCII: a close reason or a refusal quoting it must still fit its bounds.
+  fc.string({ unit: fc.constantFrom('ж', '中', '😀', 'é', '\u0301'), minLength: 30, maxLength: 120 }),
   fc.string({ unit: 'grapheme' }),
   fc.string({ unit: 'binary', maxLength: 80 }), // lone surrogates included
   fc.constantFrom('', ' ', '\u0000', '__proto__', 'constructor', 'toString', 'ж'.repeat(70), '😀'.repeat(40), '\u202e\u2066', 'a'.repeat(5000)),
@@ -35,7 +37,7 @@ const jsonish = fc.oneof(
  * type's shape, so they pass the schema and reach the call pipeline; the rest test the checks.
  */
 export function mutated(shape: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<Record<string, unknown>> {
-  return fc.tuple(shape, fc.nat(5), fc.nat(5), fc.nat(), fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 })).map(([m, add, drop, which, key, value]) => {
+  return fc.tuple(shape, fc.nat(5), fc.nat(5), fc.nat(), fc.oneof(fc.string({ maxLength: 8 }), weirdText), fc.jsonValue({ maxDepth: 2 })).map(([m, add, drop, which, key, value]) => {
     const out: Record<string, unknown> = { ...m };
     if (drop === 0) {
       const keys = Object.keys(out);
