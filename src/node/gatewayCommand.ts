@@ -91,6 +91,8 @@ Close codes a page may see
   4404 unknown path or agent      4408 no hello within 10 s      4502 the agent or pi went away
   With --daemon: 4400 invalid_json (or no ${DAEMON_SUBPROTOCOL} subprotocol), 1009 line_too_large,
   4502 the daemon is not reachable or ended the connection.
+  A page that offered only its key as a subprotocol sees the handshake fail (1006) instead of 4400:
+  the gateway never echoes the key, and a browser fails a handshake that selects none of its offers.
 
 Exit codes: 0 stopped by a signal, 1 failed (port taken, pi would not start or exited), 2 bad usage.
 `;
