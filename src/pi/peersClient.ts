@@ -135,7 +135,7 @@ export class PeersClient {
     const record = wait === undefined ? { id: this.newId(), type: 'get_state' as const } : { id: this.newId(), type: 'get_state' as const, ...wait };
     const response = await this.request(record, 'PeersClient.getState');
     const read = readAgentState(response.data);
-    if (!read.ok) throw localError('invalid_response', `PeersClient.getState: ${read.message}`, { requestId: response.id, command: response.command });
+    if (!read.ok) throw localError('invalid_response', `PeersClient.getState: ${read.message}`, { requestId: response.id, command: this.redact(response.command) });
     return read.state;
   }
 
@@ -143,7 +143,7 @@ export class PeersClient {
   async getLastAssistantText(): Promise<string | null> {
     const response = await this.request({ id: this.newId(), type: 'get_last_assistant_text' }, 'PeersClient.getLastAssistantText');
     const read = readLastText(response.data);
-    if (!read.ok) throw localError('invalid_response', 'PeersClient.getLastAssistantText: data must be { text: string | null }', { requestId: response.id, command: response.command });
+    if (!read.ok) throw localError('invalid_response', 'PeersClient.getLastAssistantText: data must be { text: string | null }', { requestId: response.id, command: this.redact(response.command) });
     return read.text;
   }
 
@@ -238,7 +238,7 @@ export class PeersClient {
 
   private acceptHello(response: PeersResponse): void {
     const read = readHelloProtocol(response.data);
-    if (!read.ok) throw localError('invalid_response', `PeersClient.connect: ${read.message}`, { requestId: response.id, command: response.command });
+    if (!read.ok) throw localError('invalid_response', `PeersClient.connect: ${read.message}`, { requestId: response.id, command: this.redact(response.command) });
     if (read.range === undefined) {
       this.peerProtocol = undefined;
       this.protocolVersion = PEERS_PROTOCOL.version;
@@ -248,7 +248,7 @@ export class PeersClient {
     if (version === undefined) {
       const theirs = `${read.range.minVersion}–${read.range.version}`;
       const ours = `${PEERS_PROTOCOL.minVersion}–${PEERS_PROTOCOL.version}`;
-      throw localError('incompatible_version', `PeersClient.connect: the agent speaks pi-peers ${theirs}, this client ${ours}`, { requestId: response.id, command: response.command, data: { protocol: read.range } });
+      throw localError('incompatible_version', `PeersClient.connect: the agent speaks pi-peers ${theirs}, this client ${ours}`, { requestId: response.id, command: this.redact(response.command), data: { protocol: read.range } });
     }
     this.peerProtocol = read.range;
     this.protocolVersion = version;

@@ -107,11 +107,22 @@ export function localError(code: PeersErrorCode, message: string, details: Peers
   return new PeersError(code, `${message} (${PEERS_ERRORS[code].fix})`, retryable, details);
 }
 
+/**
+ * Every string and key of `data` as it is: a JSON text would escape quotes, backslashes and control
+ * characters, and hide a secret holding one. `data` comes from a record that passed the depth bound.
+ */
 function isClean(data: unknown, redact: Redact): boolean {
-  try {
-    const text = JSON.stringify(data) ?? '';
-    return redact(text) === text;
-  } catch {
-    return false;
+  const stack: unknown[] = [data];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === 'string') {
+      if (redact(item) !== item) return false;
+    } else if (item !== null && typeof item === 'object') {
+      for (const [key, inner] of Object.entries(item)) {
+        if (redact(key) !== key) return false;
+        stack.push(inner);
+      }
+    }
   }
+  return true;
 }

@@ -64,6 +64,7 @@ export function normalizeOrigin(text: string): string | Error {
 export class AccessPolicy {
   private readonly origins: Set<string>;
   private readonly keyDigest: Buffer;
+  private readonly key: string;
 
   /**
    * `origins` must already be normalized; `key` already checked with checkKeyFormat; `subprotocol`
@@ -76,6 +77,15 @@ export class AccessPolicy {
   ) {
     this.origins = new Set(origins);
     this.keyDigest = digest(key);
+    this.key = key;
+  }
+
+  /**
+   * An Origin header as a close reason or the log may name it: clipped, and not quoted at all when
+   * it holds the key (pasted there by mistake), which neither may ever show.
+   */
+  describeOrigin(origin: string): string {
+    return origin.includes(this.key) ? 'an origin that holds the gateway key' : `origin ${clip(origin, 60)}`;
   }
 
   /**
@@ -87,7 +97,7 @@ export class AccessPolicy {
     if (origin !== undefined) {
       const normalized = normalizeOrigin(origin);
       if (typeof normalized !== 'string' || !this.origins.has(normalized)) {
-        return { code: CLOSE.badOrigin, reason: `origin ${clip(origin, 60)} is not in the gateway's --origin list` };
+        return { code: CLOSE.badOrigin, reason: `${this.describeOrigin(origin)} is not in the gateway's --origin list` };
       }
     }
     let offered: string | undefined;
@@ -109,11 +119,12 @@ export class AccessPolicy {
  * client that offered subprotocols fails the handshake itself if none is selected, and would never
  * see the gateway's close code; so a connection about to be refused for a missing one gets another
  * of its offers, to carry the 4400. Never the key: a client that offered only `aicc-key.…` sees
- * the handshake fail (1006), and the gateway's log says why.
+ * the handshake fail (1006), and the gateway's log says why. Nor any offer that holds `key`
+ * (the key bare, or after a mistyped prefix such as `AICC-KEY.`): the answer would echo it.
  */
-export function selectSubprotocol(protocols: Set<string>, served: string = SUBPROTOCOL): string | false {
+export function selectSubprotocol(protocols: Set<string>, served: string = SUBPROTOCOL, key?: string): string | false {
   if (protocols.has(served)) return served;
-  for (const protocol of protocols) if (!protocol.startsWith(KEY_PREFIX)) return protocol;
+  for (const protocol of protocols) if (!protocol.startsWith(KEY_PREFIX) && (key === undefined || !protocol.includes(key))) return protocol;
   return false;
 }
 

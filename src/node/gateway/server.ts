@@ -76,7 +76,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: options.maxPayload ?? (target.kind === 'daemon' ? 2 * (target.maxLineBytes ?? DEFAULT_MAX_PAYLOAD) : DEFAULT_MAX_PAYLOAD),
-    handleProtocols: (protocols) => selectSubprotocol(protocols, subprotocol),
+    handleProtocols: (protocols) => selectSubprotocol(protocols, subprotocol, options.key),
   });
 
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -90,7 +90,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       (sockets.size >= maxConnections ? { code: CLOSE.tryAgainLater, reason: `the gateway has ${maxConnections} connections open; try again later` } : undefined);
     wss.handleUpgrade(request, socket, head, (ws) => {
       const browser = new BrowserConnection(ws, number);
-      const who = `#${number} ${origin === undefined ? 'no origin' : `origin ${clip(origin, 60)}`}`;
+      const who = `#${number} ${origin === undefined ? 'no origin' : policy.describeOrigin(origin)}`;
       if (refusal !== undefined) {
         browser.close(refusal.code, refusal.reason);
         log(`aicc gateway: ${who} refused (${refusal.code}): ${refusal.reason}`);
@@ -98,7 +98,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       }
       sockets.add(ws);
       ws.once('close', (code: number, reason: Buffer) => {
-        sockets.delete(ws);
+        if (browser.recordsIn < 3) sockets.delete(ws);
         const seconds = ((Date.now() - started) / 1000).toFixed(1);
         const why = browser.closeReason ?? (reason.length > 0 ? reason.toString('utf8') : 'no reason');
         log(`aicc gateway: ${who} ${browser.role}: closed (${browser.closeCode ?? code}): ${clip(why, 160)}; ${browser.recordsIn} records in, ${browser.recordsOut} out, ${seconds} s`);

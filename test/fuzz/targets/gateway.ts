@@ -160,6 +160,7 @@ export class FuzzPage {
         this.closeCode = code;
         this.closeReason = reason.toString('utf8');
         context.code(String(code), CLOSE_CODES, `${where}: a close code`);
+        context.tally(`close ${code}`);
         context.seen(this.closeReason, `${where}: a close reason`);
         for (const watcher of [...this.watchers]) watcher.done(undefined);
         resolve();
@@ -402,6 +403,8 @@ export interface ModeUnderFuzz {
   greeting(n: string): Exchange;
   /** A request that goes all the way to the peer and back. */
   request(n: string): Exchange;
+  /** Frames sent before the event loop runs (default CHUNK): fewer where many frames end the connection. */
+  chunk?: number;
   /** Every request gets exactly one answer while the connection stays open (else: at most one). */
   exactAnswers: boolean;
   /** Told of every text frame a page sends (a fake peer checks it got only what pages sent). */
@@ -413,7 +416,7 @@ export interface ModeUnderFuzz {
 }
 
 const BATCH = 150;
-/** Frames sent before letting the event loop run: a close the gateway sent is then seen. */
+/** Frames sent before letting the event loop run, so that a close the gateway sent is seen. */
 const CHUNK = 25;
 const HANDSHAKES_PER_BATCH = 2;
 /** A fresh fuzz connection every so many batches, so that no one connection's state decides the run. */
@@ -443,11 +446,13 @@ export function checkedLog(context: FuzzContext, name: string): (line: string) =
 export async function fuzzGateway(context: FuzzContext, mode: ModeUnderFuzz): Promise<void> {
   const { name, gateway } = mode;
   const protocols = [mode.subprotocol, `${KEY_PREFIX}${KEY}`];
+  const chunk = mode.chunk ?? CHUNK;
   let pages = 0;
   const send = (page: FuzzPage, frame: PageFrame | Record_): void => {
     if (page.send(frame)) {
       const text = typeof frame === 'string' ? frame : frame instanceof Uint8Array || 'invalidUtf8' in frame || 'ping' in frame ? undefined : JSON.stringify(frame);
-      if (text !== undefined) mode.sending?.(text);
+      // As the gateway reads it: a lone surrogate crossed the wire as U+FFFD.
+      if (text !== undefined) mode.sending?.(Buffer.from(text, 'utf8').toString('utf8'));
     }
   };
 
@@ -505,10 +510,11 @@ export async function fuzzGateway(context: FuzzContext, mode: ModeUnderFuzz): Pr
     }
     const frames = draw(mode.frames, context.seed, batch, BATCH);
     for (let i = 0; i < frames.length; i++) {
-      if (page.isClosed) page = await open();
+      // CLOSING already: the gateway's close is in, the connection takes no more.
+      if (page.socket.readyState !== WebSocket.OPEN) page = await open();
       send(page, frames[i]!);
       context.sent();
-      if (i % CHUNK === CHUNK - 1) await sleep(0);
+      if (i % chunk === chunk - 1) await sleep(0);
     }
     for (const [i, shake] of draw(mode.handshakes, context.seed + 1, batch, HANDSHAKES_PER_BATCH).entries()) {
       await rawHandshake(gateway.port, shake, context, `${name} handshake`);
@@ -567,14 +573,14 @@ async function hostileWsHandshake(context: FuzzContext, mode: ModeUnderFuzz, bat
 // pi-peers frames (relay and host mode)
 
 const peersId = fc.oneof(
-  { weight: 8, arbitrary: fc.nat(9999).map((n) => `r${n}`) },
+  { weight: 30, arbitrary: fc.nat(9999).map((n) => `r${n}`) },
   fc.constantFrom(undefined, '', 'r1', '__proto__', 'hello-1', 'x'.repeat(100_000)),
   fc.integer(),
   fc.constantFrom(null, true, [], {}),
   weird,
 );
 const peersType = fc.oneof(
-  { weight: 10, arbitrary: fc.constantFrom('get_state', 'get_state', 'get_last_assistant_text', 'prompt', 'prompt', 'steer', 'follow_up', 'abort') },
+  { weight: 30, arbitrary: fc.constantFrom('get_state', 'get_state', 'get_last_assistant_text', 'prompt', 'prompt', 'steer', 'follow_up', 'abort') },
   fc.constantFrom(undefined, 'hello', 'response', 'event', 'list', 'GET_STATE', '__proto__', 'toString'),
   weird,
   fc.integer(),
@@ -582,18 +588,18 @@ const peersType = fc.oneof(
 );
 const version = fc.oneof({ weight: 3, arbitrary: fc.constant('1.0') }, fc.constantFrom('1.1', '1.10', '0.9', '2.0', '01.0', '1.0.0', '1', '', '1e3', '99999999999999999999.0', '-1.0'), fc.integer(), fc.constant(null), weird);
 // fakePi.mjs exits on the prompt "die": a page cannot know that, and the run must go on.
-const message = fc.oneof({ weight: 4, arbitrary: fc.string({ maxLength: 60 }) }, weird, json).map((m) => (m === 'die' ? 'die?' : m));
+const message = fc.oneof({ weight: 8, arbitrary: fc.string({ minLength: 1, maxLength: 60 }) }, fc.constant(undefined), weird, json).map((m) => (m === 'die' ? 'die?' : m));
 
 /** A pi-peers record close to a real one: any field replaced, dropped or added, a token now and then. */
 export const peersRecord: fc.Arbitrary<Record<string, unknown>> = fc
   .record({
     id: peersId,
     type: peersType,
-    message: sometimes(message, 1),
+    message,
     protocol: sometimes(fc.oneof(fc.record({ version, minVersion: version }, { requiredKeys: [] }), json), 3),
     from: sometimes(fc.oneof(fc.record({ id: weird, label: weird, host: weird }), fc.record({ id: weird }), json), 4),
     hops: sometimes(fc.oneof(fc.integer({ min: -1, max: 5 }), fc.constantFrom(0, 1.5, 2 ** 53, 1e300, '2', null)), 4),
-    awaitsReply: sometimes(fc.oneof(fc.boolean(), json), 6),
+    awaitsReply: sometimes(fc.oneof({ weight: 3, arbitrary: fc.boolean() }, json), 6),
     // A get_state with settledAbove is held until a run settles, 20 s without holdMs: kept rare.
     settledAbove: sometimes(fc.oneof(fc.nat(3), fc.constantFrom(-1, 0.5, 2 ** 53, '1', null)), 10),
     holdMs: sometimes(fc.constantFrom(0, 1, 5, 20, -5, 'x', null), 1),
@@ -650,6 +656,8 @@ export function peersFrames(maxPayload: number): fc.Arbitrary<PageFrame> {
 export function inspectPeers(context: FuzzContext): RecordCheck {
   return (record, where) => {
     if (record['type'] !== 'response') return false;
+    const deliveredAs = (record['data'] as Record_ | undefined)?.['deliveredAs'];
+    context.tally(record['success'] !== true ? `answer ${String(record['errorCode'])}` : typeof deliveredAs === 'string' ? `delivered as ${deliveredAs}` : 'answer ok');
     if (record['success'] === false) context.code(record['errorCode'], PEERS_CODES, `${where}: an errorCode`);
     else if (record['success'] !== true) context.problem(`${where}: a response without a boolean success: ${JSON.stringify(record).slice(0, 120)}`);
     return true;

@@ -14,6 +14,8 @@ import { DEFAULT_MAX_PAYLOAD, startGateway } from '../../../src/node/gateway/ser
 import { agentEntry, tempDir, writeEntry, type Record_ } from '../../node/gateway/helpers.js';
 import { checkedLog, FuzzPage, fuzzGateway, handshakes, inspectPeers, KEY, ORIGIN, peersFrames, TOKEN, until, type Exchange } from './gateway.js';
 
+const KNOWN = new Set(['get_state', 'get_last_assistant_text', 'prompt', 'steer', 'follow_up', 'abort']);
+
 interface FuzzAgent {
   /** Connections open at the agent. */
   readonly open: number;
@@ -64,6 +66,7 @@ async function startFuzzAgent(endpoint: string, context: FuzzContext, expected: 
         greeted = true;
         return reply(r, { success: true, data: { version: '1.0', protocol: { version: '1.0', minVersion: '1.0' }, agent: { id: 'ada' } } });
       }
+      context.tally(`agent got ${typeof r['type'] === 'string' && KNOWN.has(r['type']) ? r['type'] : 'another type'}`);
       if (Object.hasOwn(r, 'token')) context.problem('relay: a record with a token reached the agent');
       if (r['type'] === 'hello') context.problem('relay: a second hello reached the agent');
       if (!expected.has(line)) context.problem(`relay: the agent got a record no page sent: ${line.slice(0, 80)}`);
