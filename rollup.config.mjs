@@ -18,6 +18,7 @@ const entries = {
   text: 'src/adapters/text/index.ts', // "./text"
   headless: 'src/adapters/headless/index.ts', // "./headless"
   recording: 'src/recording/index.ts', // "./recording"
+  conformance: 'src/conformance/index.ts', // "./conformance"
   pi: 'src/pi/index.ts', // "./pi"
   pilot: 'src/agent/pilot/index.ts', // "./pilot"
   inspector: 'src/inspector/index.ts', // "./inspector"

@@ -5,6 +5,7 @@
 import { jsonCodec, type Codec } from '../links/codec.js';
 import type { Link } from '../links/link.js';
 import { createMemoryLinkPair } from '../links/memory.js';
+import { connectWebSocket, type WebSocketConstructor } from '../links/websocket.js';
 import type { Capsule, EmitOptions } from '../runtime/capsule.js';
 import type { EventPayloads } from '../runtime/events.js';
 import type { ConnectOptions } from '../runtime/options.js';
@@ -78,4 +79,27 @@ export function capsuleBridge(capsule: Capsule, options: CapsuleBridgeOptions = 
     emit: (topic, payload, emitOptions) => capsule.emit(topic, payload, emitOptions),
     close: () => capsule.dispose('conformance run over'),
   };
+}
+
+export interface WebSocketBridgeOptions {
+  /** Where the bridge takes resumed sessions (its accept()), when it has such a place. */
+  resumeUrl?: string;
+  /** Default jsonCodec. */
+  codec?: Codec;
+  /** Subprotocols to offer. */
+  protocols?: string | string[];
+  /** The WebSocket class (in Node 20: the `ws` package's). Default globalThis.WebSocket. */
+  WebSocket?: WebSocketConstructor;
+}
+
+/**
+ * A bridge behind a WebSocket: each connection to `url` is a new session, as the bridge decides
+ * (who the character is, what it may do). It lends no clock and takes no tools, so the checks that
+ * need those do not apply; the rest run as they would against a capsule.
+ */
+export function webSocketBridge(url: string, options: WebSocketBridgeOptions = {}): ConformanceBridge {
+  const connect = (target: string) => connectWebSocket(target, { ...(options.WebSocket ? { WebSocket: options.WebSocket } : {}), ...(options.protocols ? { protocols: options.protocols } : {}) });
+  const bridge: ConformanceBridge = { name: url, codec: options.codec ?? jsonCodec, open: () => connect(url) };
+  const resumeUrl = options.resumeUrl;
+  return resumeUrl === undefined ? bridge : { ...bridge, reopen: () => connect(resumeUrl) };
 }

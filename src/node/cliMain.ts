@@ -20,6 +20,7 @@ Commands:
   validate          check a recording line by line
   compile-schemas   precompile tool schemas into CSP-safe validators (no ajv compiler in your bundle)
   gateway           join browser pages to the pi coding agent (pi-peers 1.0 or pi-daemon v2, over WebSocket)
+  conformance       check an aicc/0.1 bridge (a ws:// URL or a module), level by level
 
 Options:
   -h, --help        show this help, or a command's help with \`aicc <command> --help\`
@@ -35,6 +36,7 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   'compile-schemas': compileSchemasCommand,
   // Loaded on demand: only the gateway needs `ws`.
   gateway: (argv, io) => import('./gatewayCommand.js').then((m) => m.gatewayCommand(argv, io)),
+  conformance: (argv, io) => import('./conformanceCommand.js').then((m) => m.conformanceCommand(argv, io)),
 };
 
 /** Runs one `aicc` invocation and resolves with its exit code; never throws. */

@@ -56,3 +56,11 @@ describe('conformance: a bridge that breaks the rules', () => {
     expect(text).toMatch(/not conformant: \d+ check\(s\) failed; the first is L1\.not_json/);
   }, 60_000);
 });
+
+describe('conformance: one seed, one stream', () => {
+  it('fails L3.same_seed for a capsule whose ids come from crypto: two runs differ', async () => {
+    const unseeded = () => capsuleBridge(createCapsule({ world: { name: 'unseeded', kind: 'abstract' }, validators: ajvValidators(), tickMode: 'event', clock: new ManualClock() }));
+    const report = await runConformance(unseeded, { only: 'same_seed' });
+    expect(report.results).toMatchObject([{ id: 'L3.same_seed', outcome: 'failed', detail: expect.stringMatching(/different streams/) }]);
+  });
+});

@@ -98,7 +98,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       }
       sockets.add(ws);
       ws.once('close', (code: number, reason: Buffer) => {
-        if (browser.recordsIn < 3) sockets.delete(ws);
+        sockets.delete(ws);
         const seconds = ((Date.now() - started) / 1000).toFixed(1);
         const why = browser.closeReason ?? (reason.length > 0 ? reason.toString('utf8') : 'no reason');
         log(`aicc gateway: ${who} ${browser.role}: closed (${browser.closeCode ?? code}): ${clip(why, 160)}; ${browser.recordsIn} records in, ${browser.recordsOut} out, ${seconds} s`);
