@@ -116,7 +116,7 @@ export function relayDaemon(browser: BrowserConnection, options: DaemonRelayOpti
     close(code, reason) {
       if (stage === 'closed') return;
       stage = 'closed';
-
+      daemon?.close(`the browser left (${code}: ${reason})`);
     },
   });
 
