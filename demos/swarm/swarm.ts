@@ -56,7 +56,8 @@ export async function buildSwarm(options: SwarmOptions = {}): Promise<Swarm> {
   for (let i = 0; i < config.foragers; i++) {
     const [bridgeEnd, agentEnd] = createMemoryLinkPair();
     const codec = options.codec ?? jsonCodec;
-    const connecting = AgentClient.connect(agentEnd, { clock, codec, randomBytes: random.fork(`agent ids ${i}`).bytes });
+    // The capsule is in this process: its messages need no second check (AgentClientOptions.trustBridge).
+    const connecting = AgentClient.connect(agentEnd, { clock, codec, randomBytes: random.fork(`agent ids ${i}`).bytes, trustBridge: true });
     capsule.connect(bridgeEnd, {
       codec,
       character: foragerName(i),

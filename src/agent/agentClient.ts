@@ -39,6 +39,14 @@ export interface AgentClientOptions extends WireOptions {
   connectTimeoutMs?: number;
   /** Most calls waiting for results at once. Default 256. */
   maxPendingCalls?: number;
+  /**
+   * Take the bridge's messages without checking them against the schema. Only for a capsule in this
+   * process, on a memory link (any other link throws AICC_INVALID_OPTION): what it sends it built
+   * itself, and checking it again was about half of an in-process agent's cost. The bridge always
+   * checks what agents send, and across a socket both sides check. Default false; the project's
+   * own headless worlds (the village, the swarm, replays) set it.
+   */
+  trustBridge?: boolean;
   /** How long `resume` waits for the bridge to confirm. Default 10,000 ms. */
   resumeTimeoutMs?: number;
   /**
@@ -88,7 +96,7 @@ export class AgentClient {
 
   private readonly bus: Emitter<AgentEvents> = mitt<AgentEvents>();
   private readonly clock: Clock;
-  private readonly settings: Required<Omit<AgentClientOptions, keyof WireOptions | 'clock' | 'randomBytes'>>;
+  private readonly settings: Required<Omit<AgentClientOptions, keyof WireOptions | 'clock' | 'randomBytes' | 'trustBridge'>>;
   private wire: Wire;
   private prefix = '';
   private lastId = '';
@@ -123,8 +131,12 @@ export class AgentClient {
     };
     this.lastHeardAt = this.clock.now();
     this.ids = new SequencedIds(options.randomBytes ?? cryptoBytes);
-    this.wire = new Wire(link, checkBridgeMessage, options);
+    this.wire = this.wireFor(link);
     this.listen(this.wire);
+  }
+
+  private wireFor(link: Link): Wire {
+    return new Wire(link, this.options.trustBridge === true ? 'trusted' : checkBridgeMessage, this.options);
   }
 
   /** Waits on this link for the bridge's session_init. */
@@ -206,7 +218,7 @@ export class AgentClient {
     this.resuming?.settle(new CapsuleError('AICC_NOT_CONNECTED', 'AgentClient.resume: superseded by a later resume'));
     if (this.wire.open) this.wire.close('resuming on a new link');
     this.stopHeartbeat();
-    this.wire = new Wire(link, checkBridgeMessage, this.options);
+    this.wire = this.wireFor(link);
     this.listen(this.wire);
     this.state = 'connecting';
     return new Promise((resolve, reject) => {

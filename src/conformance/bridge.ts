@@ -36,8 +36,8 @@ export interface ConformanceBridge {
 
 export interface OpenOptions {
   character: string;
-  agentModel?: ConnectOptions['agentModel'];
-  capabilities?: ConnectOptions['capabilities'];
+  agentModel?: NonNullable<ConnectOptions['agentModel']>;
+  capabilities?: NonNullable<ConnectOptions['capabilities']>;
   subscriptions?: readonly string[];
 }
 

@@ -17,6 +17,11 @@ export interface Link {
   /** Frames (or bytes) written but not yet taken by the peer: how far behind the peer is. */
   readonly bufferedAmount: number;
   /**
+   * True when the peer lives in this process (both ends of createMemoryLinkPair): the one kind of
+   * link on which an agent may trust its bridge's messages unchecked (AgentClientOptions.trustBridge).
+   */
+  readonly inProcess?: boolean;
+  /**
    * Sets the receiver, replacing any earlier one. Frames arriving before the first receiver are
    * held and delivered after listen() returns, never from inside it.
    */

@@ -22,6 +22,7 @@ export function createMemoryLinkPair(options: MemoryLinkOptions = {}): [Link, Li
 
 class MemoryEnd implements Link {
   peer!: MemoryEnd;
+  readonly inProcess = true;
   private handlers: LinkHandlers | undefined;
   private inbox: Frame[] = [];
   private draining = false;

@@ -21,6 +21,9 @@ export function wrapLink(link: Link, wrappers: LinkWrappers): Link {
     get bufferedAmount() {
       return link.bufferedAmount;
     },
+    get inProcess() {
+      return link.inProcess === true;
+    },
     listen: (handlers) => {
       const deliver = (frame: Frame): void => handlers.message(frame);
       link.listen({

@@ -2,7 +2,7 @@
 // inbound frames pass the size, depth and key bounds and the schema, and whatever fails is
 // reported as a typed refusal instead of thrown.
 
-import type { RefusalKind } from '../runtime/errors.js';
+import { CapsuleError, type RefusalKind } from '../runtime/errors.js';
 import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from '../runtime/inbound.js';
 import type { MessageChecker } from '../runtime/messageCheck.js';
 import type { AiccMessage } from '../runtime/protocol.js';
@@ -34,20 +34,42 @@ export class Wire {
 
   constructor(
     readonly link: Link,
-    /** Checks inbound messages as ones the other end sends (checkAgentMessage or checkBridgeMessage). */
-    private readonly check: MessageChecker,
+    /**
+     * Checks inbound messages as ones the other end sends (checkAgentMessage or checkBridgeMessage).
+     * `'trusted'`: no message check, for an agent whose bridge is in this process on a memory link —
+     * what arrives is what that bridge built from checked parts (with objectCodec, the very
+     * objects). Frames are still decoded. Refused on any link that is not in-process.
+     */
+    private readonly check: MessageChecker | 'trusted',
     options: WireOptions = {},
   ) {
     this.codec = options.codec ?? jsonCodec;
     this.limits = { ...DEFAULT_INBOUND_LIMITS, ...options.limits };
+    if (check === 'trusted' && link.inProcess !== true) {
+      throw new CapsuleError('AICC_INVALID_OPTION', 'trustBridge: only a bridge in this process (on a memory link) may go unchecked; across a socket both sides check');
+    }
   }
 
   listen(handlers: WireHandlers): void {
+    const check = this.check;
+    if (check === 'trusted') {
+      const objects = this.codec.name === 'object';
+      this.link.listen({
+        message: (frame) => {
+          if (objects) return handlers.message(frame as AiccMessage);
+          const decoded = this.codec.decode(frame, this.limits);
+          if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
+          handlers.message(decoded.value as AiccMessage);
+        },
+        close: (reason) => handlers.close(reason),
+      });
+      return;
+    }
     this.link.listen({
       message: (frame) => {
         const decoded = this.codec.decode(frame, this.limits);
         if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
-        const checked = this.check(decoded.value);
+        const checked = check(decoded.value);
         if (!checked.ok) return handlers.invalid({ kind: checked.kind, message: checked.message, value: decoded.value });
         handlers.message(checked.value);
       },

@@ -138,7 +138,7 @@ export class DaemonClient {
     const payload = { prompt: options.prompt, waitForTerminal: terminal, ...(options.source !== undefined && { source: options.source }) };
     const response = await this.request('wake', payload, { ...ref, idempotencyKey }, 'DaemonClient.wake', terminal ? this.wakeTimeoutMs : this.requestTimeoutMs);
     if (!terminal) return { terminal, requestId: response.requestId, idempotencyKey, data: response.data };
-    const read = this.read(response, 'wake', readWake(response.data));
+    const read = this.read(response, 'wake', readWake(response.data), idempotencyKey);
     return { terminal, requestId: response.requestId, idempotencyKey, ...read };
   }
 
@@ -186,8 +186,9 @@ export class DaemonClient {
   // ── requests ───────────────────────────────────────────────────────────────────────────────
 
   private async queued(operation: 'steer' | 'followUp', ref: SessionRef, message: string, idempotencyKey: string | undefined): Promise<void> {
-    const response = await this.request(operation, { message }, { ...ref, idempotencyKey: idempotencyKey ?? this.newKey() }, `DaemonClient.${operation}`);
-    this.read(response, operation, readFlag(response.data, 'queued'));
+    const key = idempotencyKey ?? this.newKey();
+    const response = await this.request(operation, { message }, { ...ref, idempotencyKey: key }, `DaemonClient.${operation}`);
+    this.read(response, operation, readFlag(response.data, 'queued'), key);
   }
 
   private request(operation: DaemonOperation, payload: Record<string, unknown>, fields: Partial<SessionRef> & { idempotencyKey?: string }, place: string, timeoutMs = this.requestTimeoutMs): Promise<DaemonResponse> {
@@ -221,9 +222,10 @@ export class DaemonClient {
     }
   }
 
-  private read<T>(response: DaemonResponse, operation: string, read: { ok: true; value: T } | { ok: false; message: string }): T {
+  /** `idempotencyKey`: the request ran on the host, so the caller needs the key to retry it (wake, steer, followUp). */
+  private read<T>(response: DaemonResponse, operation: string, read: { ok: true; value: T } | { ok: false; message: string }, idempotencyKey?: string): T {
     if (read.ok) return read.value;
-    throw daemonError('invalid_response', `DaemonClient.${operation}: ${read.message}`, { requestId: response.requestId, operation });
+    throw daemonError('invalid_response', `DaemonClient.${operation}: ${read.message}`, { requestId: response.requestId, operation, ...(idempotencyKey !== undefined && { idempotencyKey }) });
   }
 
   // ── the link ───────────────────────────────────────────────────────────────────────────────

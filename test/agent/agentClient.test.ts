@@ -238,3 +238,29 @@ describe('AgentClient', () => {
     expect(errors).toEqual([`invalid_input: bridge message event jumps from sequence 2 to ${2 ** 40} (more than maxSequenceJump 8); dropped`]);
   });
 });
+
+describe('AgentClient trustBridge', () => {
+  it("takes an in-process bridge's messages unchecked: an invalid one gets through, unlike by default", async () => {
+    for (const trustBridge of [false, true]) {
+      const bridge = scriptedBridge();
+      const connecting = AgentClient.connect(bridge.agentEnd, { clock: new ManualClock(), trustBridge });
+      bridge.init();
+      const agent = await connecting;
+      const errors: string[] = [];
+      const heard: unknown[] = [];
+      agent.on('error', (e) => errors.push(e.message));
+      agent.on('audio', (payload) => heard.push(payload));
+      // An audio event without its required `sound`, and an undeclared field: the schema refuses both.
+      bridge.send(2, { type: 'event', topic: 'audio', payload: { source: 's' }, extra: 1 });
+      await settle();
+      expect([trustBridge, heard.length, errors.length]).toEqual([trustBridge, trustBridge ? 1 : 0, trustBridge ? 0 : 1]);
+    }
+  });
+
+  it('refuses trustBridge at once on a link that is not in this process', async () => {
+    const { createMemoryLinkPair: pair } = await import('../../src/links/memory.js');
+    const [, end] = pair();
+    const socketLike = { send: end.send.bind(end), close: end.close.bind(end), listen: end.listen.bind(end), open: true, bufferedAmount: 0 };
+    expect(() => AgentClient.connect(socketLike, { trustBridge: true })).toThrow(expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringMatching(/across a socket both sides check/) }));
+  });
+});
