@@ -2,7 +2,7 @@
 // ends of a link must use the same one.
 
 import { oversizedFrame, parseJsonFrame, type InboundLimits, type Verdict } from '../runtime/inbound.js';
-import type { AiccMessage } from '../runtime/protocol.js';
+import type { AiccMessage, EventMessage } from '../runtime/protocol.js';
 
 /**
  * What a link carries: text, bytes, or — on in-process links only, with `objectCodec` — the message
@@ -10,9 +10,24 @@ import type { AiccMessage } from '../runtime/protocol.js';
  */
 export type Frame = string | Uint8Array | AiccMessage;
 
+/**
+ * Where the encodings of one event's payload are kept, by codec: the event object one emit makes,
+ * which reaches every subscribed session. Written by codecs only.
+ */
+export interface SharedEncodings {
+  encodings?: { json?: string };
+}
+
 export interface Codec {
   readonly name: string;
   encode(message: AiccMessage): Frame;
+  /**
+   * The same frame as `encode(message)` for an event whose payload reaches many sessions: the
+   * payload is encoded once, kept on `shared`, and the frame built around it. `message` must be
+   * built in envelope order (protocol, type, session_id, message_id, topic, payload, meta), as
+   * sessions build events. Absent: `encode`.
+   */
+  encodeEvent?(message: EventMessage, shared: SharedEncodings): Frame;
   /** Never throws: a frame that is too large, malformed, too deep or hostile gets a verdict. */
   decode(frame: Frame, limits: InboundLimits): Verdict<unknown>;
 }
@@ -21,6 +36,13 @@ export interface Codec {
 export const jsonCodec: Codec = {
   name: 'json',
   encode: (message) => JSON.stringify(message),
+  encodeEvent(message, shared) {
+    const encodings = (shared.encodings ??= {});
+    const payload = (encodings.json ??= JSON.stringify(message.payload));
+    const meta = message.meta === undefined ? '' : `,"meta":${JSON.stringify(message.meta)}`;
+    // What JSON.stringify(message) makes, byte for byte, with the payload's text reused.
+    return `{"protocol":${JSON.stringify(message.protocol)},"type":"event","session_id":${JSON.stringify(message.session_id)},"message_id":${JSON.stringify(message.message_id)},"topic":${JSON.stringify(message.topic)},"payload":${payload}${meta}}`;
+  },
   decode: (frame, limits) => parseJsonFrame(frame, limits, { what: 'frame', notText: 'a JSON link got a message object; both ends must use jsonCodec' }),
 };
 

@@ -5,8 +5,8 @@
 import { CapsuleError, type RefusalKind } from '../runtime/errors.js';
 import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from '../runtime/inbound.js';
 import type { MessageChecker } from '../runtime/messageCheck.js';
-import type { AiccMessage } from '../runtime/protocol.js';
-import { jsonCodec, type Codec } from './codec.js';
+import type { AiccMessage, EventMessage } from '../runtime/protocol.js';
+import { jsonCodec, type Codec, type SharedEncodings } from './codec.js';
 import type { Link } from './link.js';
 
 export interface WireOptions {
@@ -79,6 +79,11 @@ export class Wire {
 
   send(message: AiccMessage): void {
     this.link.send(this.codec.encode(message));
+  }
+
+  /** Sends an event whose payload `shared` also goes to other sessions: encoded once, where the codec can. */
+  sendEvent(message: EventMessage, shared: SharedEncodings): void {
+    this.link.send(this.codec.encodeEvent === undefined ? this.codec.encode(message) : this.codec.encodeEvent(message, shared));
   }
 
   close(reason?: string): void {

@@ -244,7 +244,10 @@ export class DaemonClient {
     });
     const command: DaemonCommand = { protocolVersion: DAEMON_PROTOCOL_VERSION, requestId: `r${++this.sent}`, operation: 'handshake', payload: {} };
     try {
-      this.acceptHandshake(await this.exchange(command, 'DaemonClient.connect', this.requestTimeoutMs));
+      const response = await this.exchange(command, 'DaemonClient.connect', this.requestTimeoutMs);
+      // A link that closed in the turn its answer came found no handshake waiting: it is gone all the same.
+      if (this.link !== link) throw daemonError('closed', 'DaemonClient.connect: the link closed as the handshake was answered', { requestId: command.requestId, operation: 'handshake' });
+      this.acceptHandshake(response);
       this.ready = true;
     } catch (error) {
       if (this.link === link) {

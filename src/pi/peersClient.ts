@@ -225,7 +225,10 @@ export class PeersClient {
     if (this.options.token !== undefined) hello.token = this.options.token;
     if (this.options.from !== undefined) hello.from = { ...this.options.from };
     try {
-      this.acceptHello(await this.exchange(hello, 'PeersClient.connect'));
+      const response = await this.exchange(hello, 'PeersClient.connect');
+      // A link that closed in the turn its answer came found no hello waiting: it is gone all the same.
+      if (this.link !== link) throw localError('closed', 'PeersClient.connect: the link closed as hello was answered', { requestId: hello.id, command: 'hello' });
+      this.acceptHello(response);
       this.ready = true;
     } catch (error) {
       if (this.link === link) {

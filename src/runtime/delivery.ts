@@ -5,6 +5,7 @@ import { deliveryIntervalMs, LatencyTracker } from './cadence.js';
 import type { Clock, TimerId } from './clock.js';
 import { EventQueue, type QueuedEvent } from './events.js';
 import type { AgentModel, EventMessage } from './protocol.js';
+import type { SharedEncodings } from '../links/codec.js';
 
 /** What a delivery needs from its session. */
 export interface DeliveryTarget {
@@ -14,7 +15,8 @@ export interface DeliveryTarget {
   /** The link's backlog, or undefined while the session has no link. */
   backlog(): number | undefined;
   model(): AgentModel;
-  sendEvent(event: Pick<EventMessage, 'topic' | 'payload' | 'meta'>): void;
+  /** `event` is shared with the other sessions it reaches: its encodings are kept on it. */
+  sendEvent(event: Pick<EventMessage, 'topic' | 'payload' | 'meta'> & SharedEncodings): void;
   /** Runs a task after the current work (SessionHost.soon). */
   soon(task: () => void): void;
 }

@@ -1,6 +1,7 @@
 // World events and the per-session queue that holds them until the session's next delivery.
 // What piles up while an agent is slow is coalesced, and the queue never grows past its bound.
 
+import type { SharedEncodings } from '../links/codec.js';
 import type { JsonObject, Meta, Topic } from './protocol.js';
 
 /** Payloads of the reserved topics (docs/PROTOCOL.md, "Events"). Extra fields are allowed. */
@@ -13,7 +14,7 @@ export interface EventPayloads {
   agent_message: { from: string; text: string; to?: string } & JsonObject;
 }
 
-export interface QueuedEvent {
+export interface QueuedEvent extends SharedEncodings {
   topic: Topic;
   payload: JsonObject;
   meta?: Meta;

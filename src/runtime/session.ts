@@ -21,6 +21,7 @@ import {
 import { ReplayBuffer } from './replay.js';
 import { ResultCache, type CallResult } from './resultCache.js';
 import type { InvalidFrame, Wire } from '../links/wire.js';
+import type { SharedEncodings } from '../links/codec.js';
 import type { SessionHost } from './sessionHost.js';
 
 export type SessionState = 'open' | 'detached' | 'closed';
@@ -342,15 +343,23 @@ export class Session {
     this.dispatch(sequence, { protocol: PROTOCOL, session_id: this.id, message_id: this.ids.idOf(sequence), ...body } as AiccMessage);
   }
 
-  /** send() for the commonest message, built in one fixed shape: an event delivery is the hot path. */
-  private sendEvent(event: Pick<EventMessage, 'topic' | 'payload' | 'meta'>): void {
+  /**
+   * send() for the commonest message, built in one fixed shape: an event delivery is the hot path.
+   * `event` is shared with every session it reaches, so its payload is encoded once for them all.
+   */
+  private sendEvent(event: Pick<EventMessage, 'topic' | 'payload' | 'meta'> & SharedEncodings): void {
     if (this.state === 'closed') return;
     const sequence = ++this.sequence;
     const message: EventMessage =
       event.meta === undefined
         ? { protocol: PROTOCOL, type: 'event', session_id: this.id, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload }
         : { protocol: PROTOCOL, type: 'event', session_id: this.id, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload, meta: event.meta };
-    this.dispatch(sequence, message);
+    this.replay.push(sequence, message);
+    this.host.tap(this, 'out', message);
+    if (this.wire !== undefined) {
+      this.counters.sent++;
+      this.wire.sendEvent(message, event);
+    }
   }
 
   private dispatch(sequence: number, message: AiccMessage): void {
@@ -362,10 +371,6 @@ export class Session {
     }
   }
 
-  /**
-   * An error for a resume that failed: not sequenced, since it may go to a link other than the
-   * session's, and a sequence spent there would be a hole in the session's own stream.
-   */
   private sendError(wire: Wire, error: WireError): void {
     wire.send({ protocol: PROTOCOL, type: 'error', session_id: this.id, message_id: randomUuid(this.host.randomBytes), error });
   }

@@ -91,3 +91,29 @@ describe('jsonCodec', () => {
     expect(kindOf('{"constructor": {"name": "x"}}')).toBe('ok');
   });
 });
+
+describe('jsonCodec.encodeEvent', () => {
+  it('makes the frame JSON.stringify makes, byte for byte, whatever the payload and meta', async () => {
+    const fc = await import('fast-check');
+    const { TOPICS } = await import('../../src/runtime/protocol.js');
+    fc.assert(
+      fc.property(fc.uuid(), fc.uuid(), fc.constantFrom(...TOPICS), fc.dictionary(fc.string(), fc.jsonValue()), fc.option(fc.dictionary(fc.string(), fc.jsonValue()), { nil: undefined }), (sid, mid, topic, payload, meta) => {
+        const message = meta === undefined ? { protocol: 'aicc/0.1' as const, type: 'event' as const, session_id: sid, message_id: mid, topic, payload } : { protocol: 'aicc/0.1' as const, type: 'event' as const, session_id: sid, message_id: mid, topic, payload, meta };
+        expect(jsonCodec.encodeEvent!(message, {})).toBe(JSON.stringify(message));
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+  });
+
+  it('encodes a payload once for every session it reaches', async () => {
+    const { makeCapsule, connectRaw, settle } = await import('../helpers.js');
+    const { capsule } = makeCapsule();
+    const peers = await Promise.all([1, 2, 3].map((n) => connectRaw(capsule, { character: `c${n}`, agentModel: { class: 'edge_small' }, subscriptions: ['state_change'] })));
+    let encodings = 0;
+    const payload = { entity: 'w', field: 'x', value: { toJSON: () => (encodings++, 7) } };
+    capsule.emit('state_change', payload as never);
+    await settle();
+    expect(peers.map((p) => p.ofType('event').map((e) => e.payload))).toEqual([[{ entity: 'w', field: 'x', value: 7 }], [{ entity: 'w', field: 'x', value: 7 }], [{ entity: 'w', field: 'x', value: 7 }]]);
+    expect(encodings).toBe(1);
+  });
+});

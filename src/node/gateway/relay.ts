@@ -67,7 +67,7 @@ export function relayBrowser(browser: BrowserConnection, agentId: string, option
       }
       // Anything else that is a record goes on: the relay stays transparent to later minor versions.
       const record = parsed.record;
-      if (stage === 'hello' && browser.number > 30) return; if (stage === 'hello') return start(record);
+      if (stage === 'hello') return start(record);
       if (record.type === 'hello') return browser.send(failure(record.id, 'hello', 'invalid_request', 'hello is sent once, first'));
       if ('token' in record) return browser.send(failure(record.id, record.type, 'auth_failed', 'a browser must not send a token'));
       const line = JSON.stringify(record);

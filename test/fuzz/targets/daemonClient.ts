@@ -215,7 +215,6 @@ class HostileHost {
 
   connect(): Promise<Link> {
     const next = this.honest ? { kind: 'ok' as const } : (this.connects.shift() ?? { kind: 'ok' as const });
-    if (process.env.DBG) console.log('CONNECT', next.kind);
     if (next.kind !== 'ok') this.act();
     switch (next.kind) {
       case 'ok':
@@ -259,7 +258,6 @@ class HostileHost {
   }
 
   private fromClient(tap: Tap, frame: Frame): void {
-    if (process.env.DBG) console.log('C->', String(frame).slice(0, 160), 'honest', this.honest, 'open', tap.client.open);
     if (typeof frame !== 'string') return this.context.problem('DaemonClient sent a line that is not text');
     let record: Record<string, unknown>;
     try {
@@ -304,7 +302,6 @@ class HostileHost {
   }
 
   private fromHost(tap: Tap, frame: Frame): void {
-    if (process.env.DBG) console.log('H->', String(frame).slice(0, 160), tap.fates.get(JSON.parse(frame as string).requestId)?.kind);
     const record = JSON.parse(frame as string) as Record<string, unknown>;
     if (record['kind'] === 'event') return this.event(tap, frame, record);
     const id = String(record['requestId']);
@@ -521,24 +518,29 @@ export const target: FuzzTarget = async (context) => {
     if (plan.reconnect !== undefined) options.reconnect = { ...plan.reconnect, connect: () => host.connect() };
     if (plan.keys === 'counter') options.newIdempotencyKey = () => (last = `k${++made}`);
 
+    // A hostile first handshake: refused with a documented code (the link closed), or accepted,
+    // and then the client it gave must work like any other.
+    let client: DaemonClient | undefined;
     if (plan.handshake.kind !== 'pass') {
       host.fates.push(plan.handshake);
       const link = host.link();
       const hostile = watch(DaemonClient.connect(link, options));
       if (!(await runClock(clock, () => hostile.settled, TIMEOUT_MS / 4, 3 * TIMEOUT_MS))) context.problem('DaemonClient.connect never settled after a hostile handshake');
-      if (hostile.value !== undefined) hostile.value.disconnect();
-      else if (hostile.settled) {
+      client = hostile.value;
+      if (hostile.settled && client === undefined) {
         const problem = failed('DaemonClient.connect')(hostile.error);
         if (problem !== undefined) context.problem(problem);
         if (link.open) context.problem('DaemonClient.connect rejected and left its link open');
+        host.newClient();
       }
       host.calm();
-      host.newClient();
     }
-    const connected = watch(DaemonClient.connect(host.link(), options));
-    await runClock(clock, () => connected.settled, TIMEOUT_MS / 4, 2 * TIMEOUT_MS);
-    const client = connected.value;
-    if (client === undefined) throw new Error(`DaemonClient.connect to an honest host did not resolve: ${kindOf(connected.error)}`);
+    if (client === undefined) {
+      const connected = watch(DaemonClient.connect(host.link(), options));
+      await runClock(clock, () => connected.settled, TIMEOUT_MS / 4, 2 * TIMEOUT_MS);
+      client = connected.value;
+      if (client === undefined) throw new Error(`DaemonClient.connect to an honest host did not resolve: ${kindOf(connected.error)}`);
+    }
     const session: Session = { client, host, plan, lastKey: () => last, usedKey: undefined, attachedEver: new Set([PROBE]), closedByUs: false, closed: false };
     listen(session);
     return session;
@@ -577,7 +579,6 @@ export const target: FuzzTarget = async (context) => {
         if (problem !== undefined) context.problem(problem);
       }
     });
-    if (process.env.DBG) for (const e of ['disconnect', 'reconnect', 'close', 'host'] as const) client.on(e, (x: unknown) => console.log('EVENT', e, JSON.stringify(x).slice(0, 200)));
     client.on('disconnect', ({ reason }) => {
       context.tally('disconnect');
       context.seen(reason, 'disconnect reason');
@@ -733,7 +734,6 @@ export const target: FuzzTarget = async (context) => {
       session = await fresh(clients++);
       session.host.honest = true;
     }
-    if (process.env.DBG) console.log('PROBE', batch, session.client.state);
     await probe(session);
     session.host.honest = false;
     const sim = session.host.sim;

@@ -122,6 +122,16 @@ function rawText(data: WebSocket.RawData): string {
 export type RecordCheck = (record: Record_, where: string) => boolean;
 
 /**
+ * Closes that ws makes for a broken frame (1002 protocol error, 1007 invalid UTF-8, 1009 too big),
+ * counted as the pages saw them and as the log named them: the log must name the code the page
+ * got. One run per worker, so one count per run.
+ */
+const WS_CLOSES = [1002, 1007, 1009];
+const closesSeen = new Map<number, number>();
+const closesLogged = new Map<number, number>();
+const count = (map: Map<number, number>, code: number): void => void map.set(code, (map.get(code) ?? 0) + 1);
+
+/**
  * A page that sends whatever it is given and checks everything it gets back as it arrives; it
  * keeps no frames, only counts: the requests it made and the answers it got.
  */
@@ -161,6 +171,7 @@ export class FuzzPage {
         this.closeReason = reason.toString('utf8');
         context.code(String(code), CLOSE_CODES, `${where}: a close code`);
         context.tally(`close ${code}`);
+        count(closesSeen, code);
         context.seen(this.closeReason, `${where}: a close reason`);
         for (const watcher of [...this.watchers]) watcher.done(undefined);
         resolve();
@@ -438,8 +449,9 @@ export async function until(ok: () => boolean, ms: number): Promise<boolean> {
 export function checkedLog(context: FuzzContext, name: string): (line: string) => void {
   return (line) => {
     context.seen(line, `${name}: a log line`);
-    const code = /(?:refused|closed) \((\d+)\)/.exec(line)?.[1];
+    const [, how, code] = /(refused|closed) \((\d+)\)/.exec(line) ?? [];
     if (code !== undefined) context.code(code, CLOSE_CODES, `${name}: a close code in the log`);
+    if (how === 'closed') count(closesLogged, Number(code));
   };
 }
 
@@ -543,6 +555,11 @@ export async function fuzzGateway(context: FuzzContext, mode: ModeUnderFuzz): Pr
   await page.close();
   if (!(await until(() => gateway.connections === 0, 3000))) context.problem(`${name}: the gateway holds ${gateway.connections} connections after every page closed`);
   await mode.checkPeer(0, -1);
+  for (const code of WS_CLOSES) {
+    const seen = closesSeen.get(code) ?? 0;
+    const logged = closesLogged.get(code) ?? 0;
+    if (seen !== logged) context.problem(`${name}: pages saw ${seen} closes with ${code}, the log names ${logged}`);
+  }
 }
 
 /**
