@@ -95,7 +95,8 @@ export async function capsuleOverMemory(codec?: Codec): Promise<CallPeer> {
   const place: Place = { x: 0, y: 0 };
   const capsule = benchCapsule(place);
   const [gameSide, agentSide] = createMemoryLinkPair();
-  const connecting = AgentClient.connect(agentSide, codec ? { codec } : {});
+  // The agent trusts its in-process capsule's messages (AgentClientOptions.trustBridge).
+  const connecting = AgentClient.connect(agentSide, { trustBridge: true, ...(codec ? { codec } : {}) });
   capsule.connect(gameSide, sessionOptions(codec));
   const agent = await connecting;
   return {

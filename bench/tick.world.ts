@@ -115,7 +115,8 @@ export async function capsuleSide(settings: TickSettings, codec: Codec): Promise
   const inboxes: Inbox[] = [];
   for (let i = 0; i < settings.sessions; i++) {
     const [bridgeEnd, agentEnd] = createMemoryLinkPair();
-    const pending = AgentClient.connect(agentEnd, { clock, codec, randomBytes: random.fork(`agent ${i} ids`).bytes });
+    // In-process agents trust their capsule's messages (AgentClientOptions.trustBridge), as the village and swarm do.
+    const pending = AgentClient.connect(agentEnd, { clock, codec, randomBytes: random.fork(`agent ${i} ids`).bytes, trustBridge: true });
     capsule.connect(bridgeEnd, { character: `npc${i}`, agentModel: { class: 'edge_small' }, subscriptions: ['tick', 'state_change'], codec });
     const agent = await pending;
     const inbox = new Inbox();
