@@ -5,7 +5,7 @@
 import { createMemoryLinkPair } from '../links/memory.js';
 import type { Link } from '../links/link.js';
 import type { Capsule } from '../runtime/capsule.js';
-import { isManualClock } from '../runtime/clock.js';
+import { isSteppedClock } from '../runtime/clock.js';
 import { CapsuleError } from '../runtime/errors.js';
 import type { AiccMessage, MessageType } from '../runtime/protocol.js';
 import type { Recording, RecordingHeader } from './recording.js';
@@ -46,7 +46,7 @@ function settle(): Promise<void> {
 export async function replay(recording: Recording, build: WorldBuilder): Promise<ReplayReport> {
   const world = await build(recording.header);
   const { capsule } = world;
-  if (!isManualClock(capsule.clock)) {
+  if (!isSteppedClock(capsule.clock)) {
     throw new CapsuleError('AICC_INVALID_OPTION', 'replay: the world must run on a ManualClock so the recorded ticks can be replayed exactly');
   }
   const interval = 1000 / capsule.tickRateHz;

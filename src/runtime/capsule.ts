@@ -3,7 +3,7 @@
 
 import mitt, { type Emitter } from 'mitt';
 import { runCall, type CallHost, type CallRecord, type HostError } from './calls.js';
-import { isManualClock, realClock, type Clock, type TimerId } from './clock.js';
+import { isSteppedClock, realClock, type Clock, type TimerId } from './clock.js';
 import { CapsuleError, refusal } from './errors.js';
 import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js';
 import { cryptoBytes, randomUuid, type RandomBytes } from './ids.js';
@@ -69,7 +69,7 @@ export interface Capsule {
   /** Sends a world event to every session subscribed to its topic (or to the `to` characters). */
   emit<T extends Topic>(topic: T, payload: EventPayloads[T], options?: EmitOptions): void;
   on<K extends keyof CapsuleEvents>(type: K, handler: (event: CapsuleEvents[K]) => void): () => void;
-  /** Advances time by dtMs: moves a ManualClock, and runs the fixed ticks that fall due. */
+  /** Advances time by dtMs: moves a clock that has `advance` (ManualClock), and runs the fixed ticks that fall due. */
   step(dtMs: number): void;
   /** Runs one tick now (how an event-mode world advances on its own triggers). */
   trigger(): void;
@@ -367,7 +367,7 @@ class CapsuleImpl implements Capsule, CallHost {
     this.alive('step');
     if (!(dtMs >= 0) || !Number.isFinite(dtMs)) throw new CapsuleError('AICC_INVALID_OPTION', `step: expected a finite number of ms >= 0, got ${dtMs}`);
     const clock = this.clock;
-    const wait = isManualClock(clock) ? (ms: number) => clock.advance(ms) : () => {};
+    const wait = isSteppedClock(clock) ? (ms: number) => clock.advance(ms) : () => {};
     if (this.tickMode === 'event') return wait(dtMs);
     this.loop.advance(dtMs, wait, () => this.runTick());
   }

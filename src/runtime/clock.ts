@@ -8,6 +8,12 @@ export interface Clock {
   now(): number;
   setTimeout(callback: () => void, delayMs: number): TimerId;
   clearTimeout(id: TimerId): void;
+  /**
+   * Moves time on by `ms`, firing the timers it passes — for clocks that move only when told
+   * (ManualClock, a test's or a simulation's own). `capsule.step` calls it between ticks; wall
+   * time has none.
+   */
+  advance?(ms: number): void;
 }
 
 /** Wall time: `performance.now()` and the platform's timers. */
@@ -137,4 +143,9 @@ export class ManualClock implements Clock {
 
 export function isManualClock(clock: Clock): clock is ManualClock {
   return clock instanceof ManualClock;
+}
+
+/** Whether time on `clock` moves only when told (it has `advance`), as headless runs need. */
+export function isSteppedClock(clock: Clock): clock is Clock & { advance(ms: number): void } {
+  return typeof clock.advance === 'function';
 }

@@ -246,3 +246,18 @@ describe('ManualClock against a simple model (property)', () => {
     );
   });
 });
+
+describe('capsule.step and the clock', () => {
+  it('moves any clock that has advance (not only a ManualClock), and never wall time', async () => {
+    const { createCapsule } = await import('../../src/runtime/capsule.js');
+    const { ajvValidators } = await import('../../src/validators/ajv.js');
+    const inner = new ManualClock();
+    const moved: number[] = [];
+    // A simulation's own clock: the capsule knows it only by the Clock interface.
+    const clock = { now: () => inner.now(), setTimeout: inner.setTimeout.bind(inner), clearTimeout: inner.clearTimeout.bind(inner), advance: (ms: number) => (moved.push(ms), inner.advance(ms)) };
+    const capsule = createCapsule({ world: { name: 'w', kind: 'abstract' }, validators: ajvValidators(), clock, tickRateHz: 10 });
+    capsule.step(250);
+    expect([capsule.tick, clock.now(), moved.reduce((a, b) => a + b, 0)]).toEqual([2, 250, 250]);
+    capsule.dispose();
+  });
+});

@@ -3,7 +3,7 @@
 // only to report speed; it never reaches the simulation, so a run is reproducible from its seed.
 
 import type { Capsule } from '../../runtime/capsule.js';
-import { isManualClock } from '../../runtime/clock.js';
+import { isSteppedClock } from '../../runtime/clock.js';
 import { CapsuleError } from '../../runtime/errors.js';
 
 export interface HeadlessOptions {
@@ -72,10 +72,10 @@ export async function runHeadless(options: HeadlessOptions): Promise<HeadlessRes
 }
 
 function checkRunnable(capsule: Capsule, ticks: number): void {
-  if (!isManualClock(capsule.clock)) {
+  if (!isSteppedClock(capsule.clock)) {
     throw new CapsuleError(
       'AICC_INVALID_OPTION',
-      'runHeadless: the capsule runs on wall time; a headless run moves simulated time itself, tick by tick, as fast as it can. Create the capsule with `clock: new ManualClock()`.',
+      'runHeadless: the capsule runs on wall time; a headless run moves simulated time itself, tick by tick, as fast as it can. Create the capsule with `clock: new ManualClock()` (or any clock with `advance`).',
     );
   }
   if (capsule.tickMode === 'event') {

@@ -7,7 +7,7 @@ export { briefing, replyFormat, REPLY_FENCE } from './briefing.js';
 export { Digest, isUrgent } from './digest.js';
 export { parseReply, describeUnreadable, replyFeedback, isUsable, MAX_REPLY_CHARS } from './replyParser.js';
 export { toolLine, typeText, usable, catalogChanges } from './catalog.js';
-export { compact } from './compact.js';
+export { compact } from '../../runtime/compact.js';
 export { Cadence } from './cadence.js';
 export { LoopGuards } from './guards.js';
 export { Quotas } from './quotas.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CallOutcome } from '../../../src/agent/agentClient.js';
-import { compact } from '../../../src/agent/pilot/compact.js';
+import { compact } from '../../../src/runtime/compact.js';
 import { Digest, isUrgent } from '../../../src/agent/pilot/digest.js';
 import { PROTOCOL, type EventMessage, type JsonObject, type Topic } from '../../../src/runtime/protocol.js';
 import { aicc } from './fakeBackend.js';

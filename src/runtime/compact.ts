@@ -1,6 +1,10 @@
-// A compact text notation for JSON values, for digests a model reads: bare keys, bare words,
-// `{id, name}` references folded to one token, long strings and lists cut. A model reads it as
-// easily as JSON and it costs far fewer characters (and tokens) than the wire's JSON.
+// A compact text notation for JSON values, for digests a model reads (the pilot) and panels a
+// person reads (the inspector): bare keys, bare words, `{id, name}` references folded to one
+// token, long strings and lists cut. It reads as easily as JSON in far fewer characters.
+
+import { clip } from './clip.js';
+
+export { clip };
 
 export interface CompactOptions {
   /** Longest string kept whole; longer ones end in "…". Default 240. */
@@ -27,11 +31,6 @@ export function compact(value: unknown, options: CompactOptions = {}): string {
     alias: options.alias,
   };
   return clip(render(value, settings, 0, true), settings.maxLength);
-}
-
-/** `text` cut to `max` characters, ending in "…" when cut. */
-export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
 }
 
 /** A string shown without quotes when that cannot be misread as structure or another type. */
