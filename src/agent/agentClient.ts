@@ -2,7 +2,7 @@
 // to events, keep the link alive with heartbeats, and resume on a new link after a drop without
 // losing or repeating a message.
 
-import mitt, { type Emitter } from 'mitt';
+import { createEmitter, type Emitter } from '../runtime/emitter.js';
 import type { Link } from '../links/link.js';
 import { Wire, type InvalidFrame, type WireOptions } from '../links/wire.js';
 import { realClock, type Clock, type TimerId } from '../runtime/clock.js';
@@ -94,7 +94,7 @@ export class AgentClient {
   manifest!: Manifest;
   state: 'connecting' | 'open' | 'disconnected' | 'closed' = 'connecting';
 
-  private readonly bus: Emitter<AgentEvents> = mitt<AgentEvents>();
+  private readonly bus: Emitter<AgentEvents> = createEmitter<AgentEvents>();
   private readonly clock: Clock;
   private readonly settings: Required<Omit<AgentClientOptions, keyof WireOptions | 'clock' | 'randomBytes' | 'trustBridge'>>;
   private wire: Wire;

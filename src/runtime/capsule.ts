@@ -1,7 +1,7 @@
 // The capsule: one game world. It owns the tool catalog, the clock and tick loop, the event bus and
 // the sessions, and routes each tool call through the pipeline in calls.ts.
 
-import mitt, { type Emitter } from 'mitt';
+import { createEmitter, type Emitter } from './emitter.js';
 import { runCall, type CallHost, type CallRecord, type HostError } from './calls.js';
 import { isSteppedClock, realClock, type Clock, type TimerId } from './clock.js';
 import { CapsuleError, refusal } from './errors.js';
@@ -104,7 +104,7 @@ class CapsuleImpl implements Capsule, CallHost {
   readonly randomBytes: RandomBytes;
   tick = 0;
 
-  private readonly bus: Emitter<CapsuleEvents> = mitt<CapsuleEvents>();
+  private readonly bus: Emitter<CapsuleEvents> = createEmitter<CapsuleEvents>();
   private readonly registry: ToolRegistry;
   private readonly loop: TickLoop;
   private readonly live = new Map<string, Session>();

@@ -3,7 +3,7 @@
 // go to the capsule as ordinary tool_calls through the AgentClient. It is driven by events and
 // timers only; the capsule's tick loop never waits for it, nor it for the tick loop.
 
-import mitt, { type Emitter } from 'mitt';
+import { createEmitter, type Emitter } from '../../runtime/emitter.js';
 import type { AgentClient } from '../agentClient.js';
 import { realClock, type Clock } from '../../runtime/clock.js';
 import type { EventMessage, Manifest } from '../../runtime/protocol.js';
@@ -55,7 +55,7 @@ export type PilotEvents = {
 export class Pilot {
   private statusNow: PilotStatus = 'new';
   private pausedFor: PauseReason | undefined;
-  private readonly bus: Emitter<PilotEvents> = mitt<PilotEvents>();
+  private readonly bus: Emitter<PilotEvents> = createEmitter<PilotEvents>();
   private readonly clock: Clock;
   private readonly digest: Digest;
   private readonly quotas: Quotas;
