@@ -51,7 +51,7 @@ export async function serve(name: string, target: FuzzTarget): Promise<void> {
       }
     },
     code(code, documented, where) {
-      if (typeof code !== 'string' || !documented.has(code)) once(report.undocumented, `${String(code)} at ${where}`);
+      if (typeof code !== 'string' || !documented.has(code)) once(report.undocumented, `${String(code).slice(0, 80)} at ${where}`);
     },
     seen(text, where) {
       for (const secret of secrets) if (text.includes(secret)) once(report.secrets, where);

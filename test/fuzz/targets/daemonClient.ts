@@ -21,7 +21,7 @@ import { validateDaemonCommand } from '../../../src/pi/generated/daemon-validato
 import { DAEMON_WIRE_ERROR_CODES, DaemonClient, DaemonError, DEFAULT_DAEMON_LIMITS, type DaemonClientOptions, type DaemonEvent, type DaemonLocalErrorCode, type DaemonProblemKind, type SessionRef, type StreamReport } from '../../../src/pi/index.js';
 import { DaemonSimulator } from '../../pi/daemonSimulator.js';
 import { draw } from './agentFrames.js';
-import { anyNumber, Calls, hostileJson, hostileText, kindOf, materialize, plainText, rawFrame, REMOVE, resolve, runClock, seenIn, setPath, settle, stringify, Sym, watch, type RawFrame } from './peersClient.js';
+import { anyNumber, Calls, codeOf, hostileJson, hostileText, kindOf, materialize, plainText, rawFrame, REMOVE, resolve, runClock, seenIn, setPath, settle, stringify, Sym, watch, type RawFrame } from './peersClient.js';
 
 // ── what the docs allow DaemonClient to say ────────────────────────────────────────────────────
 
@@ -62,9 +62,12 @@ type Fate =
 /** What becomes of one event the host sends. */
 type EventFate = { kind: 'pass' | 'swallow' | 'twice' | 'late' } | { kind: 'change'; changes: Change[] } | { kind: 'shift'; by: number };
 
-type ConnectFate = { kind: 'ok' | 'reject' | 'never' | 'closed' };
+/** `flaky`: the link drops in the turn the handshake is answered (a host that dies as it accepts). */
+type ConnectFate = { kind: 'ok' | 'reject' | 'never' | 'closed' | 'flaky' };
 
 const PASS: Fate = { kind: 'pass' };
+/** The answer goes out, and the link drops in the same turn. */
+const DIES_AS_IT_ANSWERS: Fate = { kind: 'drop', when: 'sent', reason: 'died as it answered' };
 
 const idChoice: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: fc.nat(7).map((n) => new Sym('pending', n)) },
@@ -228,12 +231,15 @@ class HostileHost {
         this.close(this.tap!, 'closed before the handshake');
         return Promise.resolve(link);
       }
+      case 'flaky':
+        this.fates.unshift(DIES_AS_IT_ANSWERS);
+        return Promise.resolve(this.link());
     }
   }
 
   unsolicited(frame: { record: Record<string, unknown> } | RawFrame): void {
     const tap = this.tap;
-    if (tap === undefined) return;
+    if (tap === undefined || !tap.client.open) return; // a link that dropped takes nothing: not counted as sent
     this.act();
     if ('record' in frame) this.send(tap, frame.record, undefined);
     else tap.client.send(this.raw(frame, undefined));
@@ -454,7 +460,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 160, arbitrary: fc.oneof({ weight: 4, arbitrary: unsolicited.map((record) => ({ record })) }, rawFrame).map((frame) => ({ kind: 'frame' as const, frame })) },
   { weight: 160, arbitrary: fc.record({ call: daemonCall, fate }).map((call) => ({ kind: 'call' as const, ...call })) },
   { weight: 40, arbitrary: fc.array(eventFate, { minLength: 1, maxLength: 6 }).map((fates) => ({ kind: 'events' as const, fates })) },
-  { weight: 16, arbitrary: fc.constantFrom({ kind: 'ok' as const }, { kind: 'reject' as const }, { kind: 'never' as const }, { kind: 'closed' as const }).map((next) => ({ kind: 'connect' as const, fate: next })) },
+  { weight: 16, arbitrary: fc.constantFrom({ kind: 'ok' as const }, { kind: 'reject' as const }, { kind: 'never' as const }, { kind: 'closed' as const }, { kind: 'flaky' as const }).map((next) => ({ kind: 'connect' as const, fate: next })) },
   { weight: 64, arbitrary: fc.constant({ kind: 'settle' as const }) },
   { weight: 32, arbitrary: fc.integer({ min: 1, max: 2 * TIMEOUT_MS }).map((ms) => ({ kind: 'tick' as const, ms })) },
   { weight: 16, arbitrary: fc.constant({ kind: 'flush' as const }) },
@@ -469,7 +475,7 @@ const clientPlan = fc.record({
   maxAttached: fc.constantFrom(SESSIONS.length + 1, 256),
   limits: fc.option(fc.record({ maxFrameBytes: fc.integer({ min: 2_048, max: 65_536 }), maxDepth: fc.integer({ min: 6, max: 40 }) }), { nil: undefined, freq: 2 }),
   keys: fc.constantFrom('counter', 'default'),
-  handshake: fc.oneof({ weight: 3, arbitrary: fc.constant(PASS) }, fate),
+  handshake: fc.oneof({ weight: 6, arbitrary: fc.constant(PASS) }, { weight: 3, arbitrary: fate }, fc.constant(DIES_AS_IT_ANSWERS)),
 });
 type ClientPlan = typeof clientPlan extends fc.Arbitrary<infer T> ? T : never;
 
@@ -652,7 +658,7 @@ export const target: FuzzTarget = async (context) => {
     const ask = async <T>(promise: Promise<T>, what: string, maxMs: number): Promise<T | undefined> => {
       const watched = watch(promise);
       await runClock(clock, () => watched.settled, TIMEOUT_MS / 2, maxMs);
-      if (!watched.settled || watched.error !== undefined) context.problem(`${what} after hostile records was not answered (${watched.settled ? kindOf(watched.error) : 'no answer'})`);
+      if (!watched.settled || watched.error !== undefined) context.problem(`${what} after hostile records was not answered (${watched.settled ? codeOf(watched.error) : 'no answer'})`);
       return watched.value;
     };
     if ((await ask(client.status(), 'a status', 2 * TIMEOUT_MS)) === undefined) return;
@@ -675,6 +681,22 @@ export const target: FuzzTarget = async (context) => {
     } finally {
       offEvent();
       offStream();
+    }
+  };
+
+  /** The batch sessions open and attached, so that the next batch's wakes bring events for the hostile fates to act on. */
+  const stage = async (session: Session): Promise<void> => {
+    for (const sessionId of SESSIONS) {
+      const current = session.host.sim.session(sessionId);
+      if (current !== undefined && current.attached > 0 && !current.running) continue;
+      // A batch may have opened it at 2^53, past which there is no next generation: closed, it starts again at 1.
+      const past = current !== undefined && !Number.isSafeInteger(current.generation + 1);
+      const ref = { sessionId, generation: past ? 1 : (current?.generation ?? 0) + 1 };
+      session.attachedEver.add(sessionId);
+      const closed = past ? session.client.close({ sessionId, generation: current.generation }) : Promise.resolve(true);
+      const staged = watch(closed.then(() => session.client.open(ref, OPEN)).then(() => session.client.attach(ref)));
+      await runClock(clock, () => staged.settled, TIMEOUT_MS / 2, 2 * TIMEOUT_MS);
+      if (staged.error !== undefined) context.problem(`an open and attach with an honest host failed (${codeOf(staged.error)})`);
     }
   };
 
@@ -735,6 +757,7 @@ export const target: FuzzTarget = async (context) => {
       session.host.honest = true;
     }
     await probe(session);
+    await stage(session);
     session.host.honest = false;
     const sim = session.host.sim;
     sim.received.length = 0;
