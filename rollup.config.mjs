@@ -47,7 +47,7 @@ const ts = (extra = {}) =>
     ...extra,
   });
 
-// Every non-relative import stays external (ajv/…, mitt, typed-binary, fast-deep-equal, ws, node:*),
+// Every non-relative import stays external (ajv/…, typed-binary, fast-deep-equal, ws, node:*),
 // except tslib: the typescript plugin forces `importHelpers` and resolves tslib itself, so any helper
 // gets bundled (tslib is not a runtime dependency).
 const external = (id) => !id.startsWith('.') && !isAbsolute(id) && !id.startsWith('\0') && id !== 'tslib';

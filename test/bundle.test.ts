@@ -19,7 +19,7 @@ const IIFE = 'aicc.iife.js';
 const NODE_BUILTIN = /^(node:|(fs|path|net|os|child_process|crypto|http|https|stream|url|util|events|buffer|worker_threads|tls|zlib)(\/|$))/;
 const WS = /^ws(\/|$)/;
 /** The only packages a browser build may import; the bundler of the app resolves them. */
-const ALLOWED_EXTERNAL = /^(ajv|ajv\/dist\/.+|ajv-formats|mitt|typed-binary|fast-deep-equal)$/;
+const ALLOWED_EXTERNAL = /^(ajv|ajv\/dist\/.+|ajv-formats|typed-binary|fast-deep-equal)$/;
 /** An engine an adapter entry may import (an optional peer dependency), allowed in that entry alone. */
 const ENGINE_OF: Record<string, RegExp> = { three: /^three$/ };
 /** ajv's compiler (ajv/dist/runtime/* are small helpers that generated validators import). */

@@ -5,7 +5,7 @@
 // handshakes and attaches again — telling the caller when the host itself is a new instance.
 // Browser-safe: a browser reaches a daemon through a gateway; Node reaches its socket directly.
 
-import mitt, { type Emitter } from 'mitt';
+import { createEmitter, type Emitter } from '../runtime/emitter.js';
 import type { Frame } from '../links/codec.js';
 import type { Link } from '../links/link.js';
 import { realClock, type Clock } from '../runtime/clock.js';
@@ -43,7 +43,7 @@ const PENDING_ERRORS: PendingErrors<DaemonError> = {
 
 export class DaemonClient {
   private hostInfo: DaemonHostInfo | undefined;
-  private readonly bus: Emitter<DaemonClientEvents> = mitt<DaemonClientEvents>();
+  private readonly bus: Emitter<DaemonClientEvents> = createEmitter<DaemonClientEvents>();
   private readonly clock: Clock;
   private readonly pending: PendingRequests<Answer, DaemonError>;
   private readonly streams: EventStreams;

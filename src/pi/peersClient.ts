@@ -2,7 +2,7 @@
 // matched to answers by id, typed errors, timeouts that restart on progress, and reconnection with
 // backoff. Browser-safe: a browser reaches an agent through a gateway, which adds the token.
 
-import mitt, { type Emitter } from 'mitt';
+import { createEmitter, type Emitter } from '../runtime/emitter.js';
 import type { Frame } from '../links/codec.js';
 import type { Link } from '../links/link.js';
 import { realClock, type Clock } from '../runtime/clock.js';
@@ -78,7 +78,7 @@ export class PeersClient {
   /** The agent's range, when its hello answer gave one. */
   peerProtocol: VersionRange | undefined;
 
-  private readonly bus: Emitter<PeersClientEvents> = mitt<PeersClientEvents>();
+  private readonly bus: Emitter<PeersClientEvents> = createEmitter<PeersClientEvents>();
   private readonly clock: Clock;
   private readonly pending: PendingRequests;
   private readonly limits: InboundLimits;

@@ -10,8 +10,8 @@ const entry = fileURLToPath(new URL('../../src/pi/index.ts', import.meta.url));
 describe('src/pi is browser-safe', () => {
   const { files, bare } = importGraph(entry);
 
-  it('imports no package but mitt (and nothing from node: or ws)', () => {
-    expect([...bare]).toEqual(['mitt']);
+  it('imports no package (nothing from node: or ws either)', () => {
+    expect([...bare]).toEqual([]);
   });
 
   it('touches no Node or DOM global', () => {

@@ -11,6 +11,14 @@ export interface BrowserHandlers {
   close(code: number, reason: string): void;
 }
 
+/** The status ws closes with for each error of a broken frame (ws/lib/receiver.js); the others are 1002. */
+const WS_ERROR_CLOSE: Readonly<Record<string, number>> = {
+  WS_ERR_UNSUPPORTED_MESSAGE_LENGTH: CLOSE.tooBig,
+  WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH: CLOSE.tooBig,
+  WS_ERR_INVALID_UTF8: 1007,
+  WS_ERR_TOO_MANY_BUFFERED_PARTS: 1008,
+};
+
 /** Bytes queued toward a browser beyond which it is taken as not reading, and dropped. */
 export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
@@ -28,10 +36,10 @@ export class BrowserConnection {
   ) {
     // Listened for from the start: an 'error' with no listener would crash the gateway, and a
     // refused socket (never listen()ed) can still get a bad frame before it is closed. ws has then
-    // already closed with a status (1009 for a message over maxPayload) but its 'close' event
-    // reports 1006, so the status is kept here.
+    // already closed with a status (1009 for a message over maxPayload, 1007 for text that is not
+    // UTF-8) but its 'close' event reports 1006, so the status is kept here, for the log.
     socket.on('error', (error: Error & { code?: string }) => {
-      this.closing ??= { code: error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? CLOSE.tooBig : 1002, reason: error.message };
+      this.closing ??= { code: WS_ERROR_CLOSE[error.code ?? ''] ?? 1002, reason: error.message };
     });
   }
 

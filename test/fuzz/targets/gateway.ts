@@ -32,9 +32,9 @@ export const TOKEN = 'fuzz-agent-token-93d0b6e1a7c4f258';
  * Close codes a page (or the log) may show: the gateway's own (CLOSE, listed in `aicc gateway
  * --help`) and the standard ones ws and the peers use — 1001 going away, 1002 protocol error,
  * 1005 no status (a page that closes without a code, in the log), 1006 dropped, 1007 invalid
- * UTF-8, 1011 internal error.
+ * UTF-8, 1008 policy (ws: too many fragments), 1011 internal error.
  */
-export const CLOSE_CODES: ReadonlySet<string> = new Set([...Object.values(CLOSE), 1001, 1002, 1005, 1006, 1007, 1011].map(String));
+export const CLOSE_CODES: ReadonlySet<string> = new Set([...Object.values(CLOSE), 1001, 1002, 1005, 1006, 1007, 1008, 1011].map(String));
 
 /**
  * pi-peers error codes (the schema's ErrorCode enum) but internal_error: the schema documents it,
@@ -74,7 +74,7 @@ export function dropUndefined(record: Record<string, unknown>): Record<string, u
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
 }
 
-/** Text nested `depth` levels deep inside a record of `type`: deep enough, it breaks a recursive serializer. */
+/** A record with `fields` and a value nested `depth` levels deep: deep enough, it breaks a recursive serializer. */
 export function deepRecord(fields: string, depth: number, arrays: boolean): string {
   return arrays ? `{${fields},"deep":${'['.repeat(depth)}${']'.repeat(depth)}}` : `{${fields},"deep":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
 }
@@ -85,7 +85,7 @@ export const depth = fc.oneof(fc.constantFrom(64, 1_000, 5_000, 20_000, 60_000, 
 /** Frames that are not records, shared by both protocols: bytes, broken UTF-8, pings. */
 export const notText: fc.Arbitrary<PageFrame> = fc.oneof(
   fc.uint8Array({ maxLength: 64 }),
-  fc.string({ maxLength: 80 }).map((text) => new TextEncoder().encode(text)), // JSON-ish text in a binary frame
+  fc.string({ maxLength: 80 }).map((text) => new TextEncoder().encode(text)), // text, in a binary frame
   fc.tuple(fc.uint8Array({ maxLength: 30 }), fc.integer({ min: 0x80, max: 0xff })).map(([bytes, bad]) => ({ invalidUtf8: Uint8Array.from([...bytes.filter((b) => b < 0x80), bad, 0xff]) })),
   fc.uint8Array({ maxLength: 125 }).map((bytes) => ({ ping: bytes })),
 );
@@ -144,6 +144,8 @@ export class FuzzPage {
   closeReason = '';
   asked = 0;
   answered = 0;
+  /** Told of every text frame sent, as the gateway reads it (a lone surrogate crosses the wire as U+FFFD). */
+  onText: ((text: string) => void) | undefined;
   private readonly watchers = new Set<{ match: (record: Record_) => boolean; done: (record: Record_ | undefined) => void }>();
 
   constructor(
@@ -200,6 +202,7 @@ export class FuzzPage {
     if (this.socket.readyState !== WebSocket.OPEN) return false;
     const wire = typeof frame === 'string' || frame instanceof Uint8Array || 'invalidUtf8' in frame || 'ping' in frame ? (frame as PageFrame) : JSON.stringify(frame);
     if (asks(wire)) this.asked++;
+    if (typeof wire === 'string') this.onText?.(Buffer.from(wire, 'utf8').toString('utf8'));
     sendFrame(this.socket, wire);
     return true;
   }
@@ -419,7 +422,7 @@ export interface ModeUnderFuzz {
   /** Every request gets exactly one answer while the connection stays open (else: at most one). */
   exactAnswers: boolean;
   /** Told of every text frame a page sends (a fake peer checks it got only what pages sent). */
-  sending?(text: string): void;
+  sending?: (text: string) => void;
   /** After each batch: the peer is still well and holds at most `open` connections. */
   checkPeer(open: number, batch: number): Promise<void>;
   /** Extra rounds of the mode's own (a peer that goes away, an agent id that is the key…). */
@@ -460,13 +463,6 @@ export async function fuzzGateway(context: FuzzContext, mode: ModeUnderFuzz): Pr
   const protocols = [mode.subprotocol, `${KEY_PREFIX}${KEY}`];
   const chunk = mode.chunk ?? CHUNK;
   let pages = 0;
-  const send = (page: FuzzPage, frame: PageFrame | Record_): void => {
-    if (page.send(frame)) {
-      const text = typeof frame === 'string' ? frame : frame instanceof Uint8Array || 'invalidUtf8' in frame || 'ping' in frame ? undefined : JSON.stringify(frame);
-      // As the gateway reads it: a lone surrogate crossed the wire as U+FFFD.
-      if (text !== undefined) mode.sending?.(Buffer.from(text, 'utf8').toString('utf8'));
-    }
-  };
 
   /**
    * A fuzz connection: well-formed handshake, then (usually) the greeting, waited for. One in five
@@ -475,13 +471,14 @@ export async function fuzzGateway(context: FuzzContext, mode: ModeUnderFuzz): Pr
   const open = async (): Promise<FuzzPage> => {
     const n = ++pages;
     const page = new FuzzPage(`${gateway.url}${mode.path}`, protocols, ORIGIN, context, mode.inspect, `${name} page`);
+    page.onText = mode.sending;
     if (!(await page.opened)) {
       context.problem(`${name}: a well-formed handshake was refused (${page.closeCode}: ${page.closeReason})`);
       return page;
     }
     const greeting = mode.greeting(`hello-${n}`);
     const answer = page.next(greeting.answers, 5000);
-    send(page, greeting.record);
+    page.send(greeting.record);
     if (n % 5 !== 0 && (await answer) === undefined && !page.isClosed) context.problem(`${name}: a greeting on a fresh connection was not answered within 5 s`);
     return page;
   };
@@ -524,7 +521,7 @@ export async function fuzzGateway(context: FuzzContext, mode: ModeUnderFuzz): Pr
     for (let i = 0; i < frames.length; i++) {
       // CLOSING already: the gateway's close is in, the connection takes no more.
       if (page.socket.readyState !== WebSocket.OPEN) page = await open();
-      send(page, frames[i]!);
+      page.send(frames[i]!);
       context.sent();
       if (i % chunk === chunk - 1) await sleep(0);
     }
@@ -537,7 +534,7 @@ export async function fuzzGateway(context: FuzzContext, mode: ModeUnderFuzz): Pr
     if (!page.isClosed) {
       const mark = mode.request(`mark-${batch}`);
       const answer = page.next(mark.answers, 10_000);
-      send(page, mark.record);
+      page.send(mark.record);
       const answered = await answer;
       if (answered === undefined && !page.isClosed) context.problem(`${name}: the connection stopped answering during batch ${batch}`);
       if (answered !== undefined && !page.isClosed && (mode.exactAnswers ? page.answered !== page.asked : page.answered > page.asked)) {

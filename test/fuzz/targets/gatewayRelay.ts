@@ -12,7 +12,7 @@ import type { FuzzContext, FuzzTarget } from '../harness/context.js';
 import { DAEMON_SUBPROTOCOL, SUBPROTOCOL } from '../../../src/node/gateway/access.js';
 import { DEFAULT_MAX_PAYLOAD, startGateway } from '../../../src/node/gateway/server.js';
 import { agentEntry, tempDir, writeEntry, type Record_ } from '../../node/gateway/helpers.js';
-import { checkedLog, FuzzPage, fuzzGateway, handshakes, inspectPeers, KEY, ORIGIN, peersFrames, TOKEN, until, type Exchange } from './gateway.js';
+import { checkedLog, FuzzPage, fuzzGateway, handshakes, inspectPeers, KEY, ORIGIN, peersFrames, sleep, TOKEN, until, type Exchange } from './gateway.js';
 
 const KNOWN = new Set(['get_state', 'get_last_assistant_text', 'prompt', 'steer', 'follow_up', 'abort']);
 
@@ -125,7 +125,7 @@ export const target: FuzzTarget = async (context) => {
       const answer = page.next((r) => r['id'] === 'h', 5000);
       page.send(hello('h').record);
       const refused = await answer;
-      await Promise.race([page.closed, until(() => false, 3000)]);
+      await Promise.race([page.closed, sleep(3000)]);
       if (refused?.['errorCode'] !== errorCode || page.closeCode !== code) context.problem(`relay: ${path.slice(0, 30)}… was answered ${String(refused?.['errorCode'])} and closed ${page.closeCode}, not ${errorCode} and ${code}`);
     }
     await page.close();
@@ -148,7 +148,7 @@ export const target: FuzzTarget = async (context) => {
         served: (r) => r['success'] === true && (r['data'] as Record_ | undefined)?.['id'] === 'ada',
       }),
       exactAnswers: true,
-      sending(text) {
+      sending: (text) => {
         try {
           expected.add(JSON.stringify(JSON.parse(text)));
         } catch {

@@ -3,7 +3,8 @@
 //   which threw out of the WebSocket's message handler and would take the gateway down;
 // - an offer holding the key without the exact `aicc-key.` prefix (`AICC-KEY.<key>`, the key bare)
 //   was selected as the subprotocol when pi-peers.v1 was missing, echoing the key in the handshake;
-// - an Origin header holding the key was quoted in the 4403 close reason and in the log line.
+// - an Origin header holding the key was quoted in the 4403 close reason and in the log line;
+// - a text frame that is not UTF-8 closed the page with 1007, but the log line said 1002.
 
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -124,5 +125,25 @@ describe('the key is never echoed back', () => {
     );
     // An origin without the key is still named, clipped.
     expect(new AccessPolicy([ORIGIN], KEY).check('http://evil.example', [SUBPROTOCOL, `${KEY_PREFIX}${KEY}`])?.reason).toBe("origin http://evil.example is not in the gateway's --origin list");
+  });
+});
+
+describe('the log names the close code the page got', () => {
+  it('1007 for a text frame that is not UTF-8', async () => {
+    const logs: string[] = [];
+    const gateway = await startGateway({ target: { kind: 'relay', peersHome: join(tmpdir(), 'aicc-no-agents') }, origins: [ORIGIN], key: KEY, log: (line) => logs.push(line) });
+    const client = BrowserClient.connect(`${gateway.url}/agents/ada`);
+    await within(client.opened, 'the open');
+    // ws sends a Buffer given as text as is: what a broken client puts on the wire.
+    client.socket.send(Buffer.from([0x7b, 0xff, 0x7d]), { binary: false });
+    expect((await within(client.closed, 'the close')).code).toBe(1007);
+    await within(
+      (async () => {
+        while (!logs.some((line) => line.includes('#1 '))) await new Promise((resolve) => setTimeout(resolve, 5));
+      })(),
+      'the log line',
+    );
+    expect(logs.find((line) => line.includes('#1 '))).toContain('closed (1007): ');
+    await gateway.close();
   });
 });
