@@ -1,6 +1,7 @@
 // pi-peers 1.0 records as the gateway reads and writes them (schemas/pi-peers-1.0.schema.json):
 // parsing a browser's record, the hello check, version negotiation and the response shape.
 
+import { checkStructure } from '../../runtime/inbound.js';
 import { clip } from './access.js';
 
 /** The protocol range this gateway speaks. */
@@ -86,34 +87,18 @@ export function parseRecord(frame: unknown): Parsed {
   const id = typeof record.id === 'string' ? record.id : undefined;
   if (typeof record.type !== 'string') return refuse(id, 'parse', 'a record needs a string "type"');
   if (id === undefined) return refuse(undefined, clip(record.type, 40), `a "${clip(record.type, 40)}" record needs a string "id" to answer to`);
-  if (nestsDeeperThan(record, MAX_RECORD_DEPTH)) return refuse(id, clip(record.type, 40), `a record may nest objects and arrays at most ${MAX_RECORD_DEPTH} levels deep`);
+  const structure = checkStructure(record, MAX_RECORD_DEPTH);
+  if (!structure.ok) return refuse(id, clip(record.type, 40), structure.kind === 'too_deep' ? `a record may nest objects and arrays at most ${MAX_RECORD_DEPTH} levels deep` : `${structure.message}; such a key could pollute a prototype where the record is merged`);
   return { ok: true, record: record as BrowserRecord };
 }
 
 /**
  * Deepest nesting of objects and arrays a browser's record may have. The relay re-serializes every
  * record, and JSON.stringify recurses: a few thousand levels (a 10 KB frame) overflow the stack
- * and would throw out of the WebSocket's message handler, taking the gateway down.
+ * and would throw out of the WebSocket's message handler, taking the gateway down. The check is
+ * the runtime's checkStructure, which also refuses `__proto__` keys.
  */
 export const MAX_RECORD_DEPTH = 32;
-
-/** Walks `value` with an explicit stack, so no depth, however large, can exhaust the real one. */
-function nestsDeeperThan(value: object, max: number): boolean {
-  const nodes: object[] = [value];
-  const depths: number[] = [1];
-  while (nodes.length > 0) {
-    const node = nodes.pop()!;
-    const depth = depths.pop()!;
-    if (depth > max) return true;
-    for (const inner of Object.values(node)) {
-      if (inner !== null && typeof inner === 'object') {
-        nodes.push(inner as object);
-        depths.push(depth + 1);
-      }
-    }
-  }
-  return false;
-}
 
 export function isResponse(value: { type: string }): value is Response {
   return value.type === 'response';
