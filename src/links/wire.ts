@@ -44,7 +44,8 @@ export class Wire {
     options: WireOptions = {},
   ) {
     this.codec = options.codec ?? jsonCodec;
-    this.limits = { ...DEFAULT_INBOUND_LIMITS, ...options.limits };
+    // Shared when not changed: a capsule holds a Wire per session.
+    this.limits = options.limits === undefined ? DEFAULT_INBOUND_LIMITS : { ...DEFAULT_INBOUND_LIMITS, ...options.limits };
     if (check === 'trusted' && link.inProcess !== true) {
       throw new CapsuleError('AICC_INVALID_OPTION', 'trustBridge: only a bridge in this process (on a memory link) may go unchecked; across a socket both sides check');
     }

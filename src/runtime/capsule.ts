@@ -7,7 +7,7 @@ import { isSteppedClock, realClock, type Clock, type TimerId } from './clock.js'
 import { CapsuleError, refusal } from './errors.js';
 import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js';
 import { cryptoBytes, randomUuid, type RandomBytes } from './ids.js';
-import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AiccMessage, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type ToolDescriptor, type Topic, type World } from './protocol.js';
+import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AiccMessage, type Capabilities, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type ToolDescriptor, type Topic, type World } from './protocol.js';
 import { Session } from './session.js';
 import { microtaskBatch, runAround } from './soon.js';
 import { HEARTBEAT_DEFAULTS, type SessionSettings } from './sessionHost.js';
@@ -89,6 +89,12 @@ interface QueuedCall {
   call: ToolCall;
   arrivedAt: number;
 }
+
+const ALL_TOPICS: ReadonlySet<string> = new Set(TOPICS);
+const ALL_TOPICS_LIST = Object.freeze([...TOPICS]) as unknown as string[];
+
+/** The grants of a session given none: one frozen object for them all. */
+const NO_CAPABILITIES: Capabilities = Object.freeze({ sensors: Object.freeze([]) as unknown as string[], actuators: Object.freeze([]) as unknown as string[], generators: Object.freeze([]) as unknown as string[] });
 
 export function createCapsule(options: CapsuleOptions): Capsule {
   return new CapsuleImpl(options);
@@ -172,7 +178,7 @@ class CapsuleImpl implements Capsule, CallHost {
       tools: this.registry.enabledDescriptors(),
       agent_model: session.agentModel,
     };
-    if (session.subscriptions.size > 0) manifest.event_subscriptions = [...session.subscriptions];
+    if (session.subscriptions.size > 0) manifest.event_subscriptions = session.subscriptions === ALL_TOPICS ? ALL_TOPICS_LIST : [...session.subscriptions];
     return manifest;
   }
 
@@ -194,15 +200,17 @@ class CapsuleImpl implements Capsule, CallHost {
     if (typeof options?.character !== 'string' || options.character.length === 0) {
       throw new CapsuleError('AICC_INVALID_OPTION', 'connect: options.character must name the character this agent controls');
     }
-    const subscriptions = options.subscriptions ?? TOPICS;
+    // Most sessions take the default: they share one set (a session's set is replaced, never changed).
+    const subscriptions = options.subscriptions === undefined ? ALL_TOPICS : new Set(options.subscriptions);
+    const given = options.capabilities;
     const session = new Session(this, {
       id: randomUuid(this.randomBytes),
       character: options.character,
-      capabilities: {
-        sensors: [...(options.capabilities?.sensors ?? [])],
-        actuators: [...(options.capabilities?.actuators ?? [])],
-        generators: [...(options.capabilities?.generators ?? [])],
-      },
+      // Copied, so the game's later edits do not change a session's grants; none given costs nothing.
+      capabilities:
+        given === undefined
+          ? NO_CAPABILITIES
+          : { sensors: [...(given.sensors ?? [])], actuators: [...(given.actuators ?? [])], generators: [...(given.generators ?? [])] },
       agentModel: options.agentModel ?? { class: 'cloud_medium' },
       subscriptions,
     });

@@ -10,7 +10,7 @@ export interface InboundLimits {
   maxDepth: number;
 }
 
-export const DEFAULT_INBOUND_LIMITS: InboundLimits = { maxFrameBytes: 256 * 1024, maxDepth: 32 };
+export const DEFAULT_INBOUND_LIMITS: InboundLimits = Object.freeze({ maxFrameBytes: 256 * 1024, maxDepth: 32 });
 
 export type Verdict<T> = { ok: true; value: T } | { ok: false; kind: RefusalKind; message: string };
 

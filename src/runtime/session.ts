@@ -53,7 +53,8 @@ export class Session {
   state: SessionState = 'open';
   capabilities: Capabilities;
   agentModel: AgentModel;
-  subscriptions: Set<string>;
+  /** The topics delivered; replaced (never changed in place) when the agent declares others. */
+  subscriptions: ReadonlySet<string>;
   /** The catalog version of the last manifest this agent was sent. */
   manifestVersion = -1;
 
@@ -74,13 +75,13 @@ export class Session {
 
   constructor(
     private readonly host: SessionHost,
-    init: { id: string; character: string; capabilities: Capabilities; agentModel: AgentModel; subscriptions: Iterable<string> },
+    init: { id: string; character: string; capabilities: Capabilities; agentModel: AgentModel; subscriptions: ReadonlySet<string> },
   ) {
     this.id = init.id;
     this.character = init.character;
     this.capabilities = init.capabilities;
     this.agentModel = init.agentModel;
-    this.subscriptions = new Set(init.subscriptions);
+    this.subscriptions = init.subscriptions;
     this.ids = new SequencedIds(host.randomBytes);
     this.replay = new ReplayBuffer(host.settings.replayBufferSize);
     this.results = new ResultCache(host.settings.resultCacheSize);
