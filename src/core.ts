@@ -20,7 +20,7 @@ export { createMemoryLinkPair } from './links/memory.js';
 export { connectWebSocket, webSocketLink } from './links/websocket.js';
 export { tapLink, wrapLink } from './links/tap.js';
 export type { LinkWrappers } from './links/tap.js';
-export { Wire } from './links/wire.js';
+export { Wire, BATCHED_SUBPROTOCOL, MAX_BATCH_MESSAGES } from './links/wire.js';
 export { AgentClient } from './agent/agentClient.js';
 export { Memory, ScriptedAgent, runRules } from './agent/scripted.js';
 

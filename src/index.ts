@@ -54,6 +54,8 @@ export {
   tapLink,
   wrapLink,
   Wire,
+  BATCHED_SUBPROTOCOL,
+  MAX_BATCH_MESSAGES,
   AgentClient,
   Memory,
   ScriptedAgent,

@@ -6,14 +6,28 @@ import { CapsuleError, type RefusalKind } from '../runtime/errors.js';
 import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from '../runtime/inbound.js';
 import type { MessageChecker } from '../runtime/messageCheck.js';
 import type { AiccMessage, EventMessage } from '../runtime/protocol.js';
-import { jsonCodec, type Codec, type SharedEncodings } from './codec.js';
+import { jsonCodec, type Codec, type Frame, type SharedEncodings } from './codec.js';
 import type { Link } from './link.js';
 
 export interface WireOptions {
   /** Default: JSON text frames. */
   codec?: Codec;
   limits?: Partial<InboundLimits>;
+  /**
+   * `'batched'`: a frame may carry several aicc/0.1 messages, as a JSON array of them, and a
+   * delivery of k events goes out as one frame. Only where both ends agreed — over a WebSocket,
+   * by the subprotocol BATCHED_SUBPROTOCOL — and only with jsonCodec. Every message inside is a
+   * valid aicc/0.1 message, checked as if it came alone. Default `'single'`: one message a frame.
+   */
+  framing?: 'single' | 'batched';
 }
+
+/** The WebSocket subprotocol by which both ends agree on batched framing (WireOptions.framing). */
+export const BATCHED_SUBPROTOCOL = 'aicc.batched.v1';
+/** Most messages one batched frame carries; a larger batch goes out as several frames. */
+export const MAX_BATCH_MESSAGES = 512;
+/** Most characters of JSON one batched frame carries (under every side's default frame bound). */
+export const MAX_BATCH_CHARS = 64 * 1024;
 
 export interface InvalidFrame {
   kind: RefusalKind;
@@ -31,6 +45,10 @@ export interface WireHandlers {
 export class Wire {
   readonly codec: Codec;
   readonly limits: InboundLimits;
+  readonly batched: boolean;
+  /** Frames held between cork() and uncork(), to go out as one (batched framing only). */
+  private held: string[] | undefined;
+  private heldChars = 0;
 
   constructor(
     readonly link: Link,
@@ -46,6 +64,13 @@ export class Wire {
     this.codec = options.codec ?? jsonCodec;
     // Shared when not changed: a capsule holds a Wire per session.
     this.limits = options.limits === undefined ? DEFAULT_INBOUND_LIMITS : { ...DEFAULT_INBOUND_LIMITS, ...options.limits };
+    this.batched = options.framing === 'batched';
+    if (options.framing !== undefined && options.framing !== 'single' && options.framing !== 'batched') {
+      throw new CapsuleError('AICC_INVALID_OPTION', `framing must be 'single' or 'batched', got ${JSON.stringify(options.framing)}`);
+    }
+    if (this.batched && this.codec.name !== 'json') {
+      throw new CapsuleError('AICC_INVALID_OPTION', `framing 'batched' carries JSON text: use jsonCodec, not ${this.codec.name}`);
+    }
     if (check === 'trusted' && link.inProcess !== true) {
       throw new CapsuleError('AICC_INVALID_OPTION', 'trustBridge: only a bridge in this process (on a memory link) may go unchecked; across a socket both sides check');
     }
@@ -66,25 +91,61 @@ export class Wire {
       });
       return;
     }
+    const one = (value: unknown): void => {
+      const checked = check(value);
+      if (!checked.ok) return handlers.invalid({ kind: checked.kind, message: checked.message, value });
+      handlers.message(checked.value);
+    };
     this.link.listen({
       message: (frame) => {
-        const decoded = this.codec.decode(frame, this.limits);
+        const decoded = this.codec.decode(frame, this.batched ? { ...this.limits, maxDepth: this.limits.maxDepth + 1 } : this.limits);
         if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
-        const checked = check(decoded.value);
-        if (!checked.ok) return handlers.invalid({ kind: checked.kind, message: checked.message, value: decoded.value });
-        handlers.message(checked.value);
+        if (!this.batched || !Array.isArray(decoded.value)) return one(decoded.value);
+        const batch = decoded.value;
+        if (batch.length === 0 || batch.length > MAX_BATCH_MESSAGES) {
+          return handlers.invalid({ kind: 'malformed_frame', message: `a batched frame carries 1 to ${MAX_BATCH_MESSAGES} messages, not ${batch.length}` });
+        }
+        for (const value of batch) one(value);
       },
       close: (reason) => handlers.close(reason),
     });
   }
 
   send(message: AiccMessage): void {
-    this.link.send(this.codec.encode(message));
+    this.out(this.codec.encode(message));
   }
 
   /** Sends an event whose payload `shared` also goes to other sessions: encoded once, where the codec can. */
   sendEvent(message: EventMessage, shared: SharedEncodings): void {
-    this.link.send(this.codec.encodeEvent === undefined ? this.codec.encode(message) : this.codec.encodeEvent(message, shared));
+    this.out(this.codec.encodeEvent === undefined ? this.codec.encode(message) : this.codec.encodeEvent(message, shared));
+  }
+
+  /** With batched framing, holds what is sent until uncork(), to go out as one frame (a delivery). */
+  cork(): void {
+    if (this.batched) this.held ??= [];
+  }
+
+  uncork(): void {
+    const held = this.held;
+    this.held = undefined;
+    this.heldChars = 0;
+    if (held !== undefined && held.length > 0) this.flush(held);
+  }
+
+  private out(frame: Frame): void {
+    const held = this.held;
+    if (held === undefined) return this.link.send(frame);
+    const text = frame as string; // batched framing is JSON text
+    if (held.length > 0 && (held.length >= MAX_BATCH_MESSAGES || this.heldChars + text.length > MAX_BATCH_CHARS)) {
+      this.flush(held.splice(0));
+      this.heldChars = 0;
+    }
+    held.push(text);
+    this.heldChars += text.length + 1;
+  }
+
+  private flush(frames: string[]): void {
+    this.link.send(frames.length === 1 ? frames[0]! : `[${frames.join(',')}]`);
   }
 
   close(reason?: string): void {

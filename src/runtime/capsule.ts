@@ -200,6 +200,8 @@ class CapsuleImpl implements Capsule, CallHost {
     if (typeof options?.character !== 'string' || options.character.length === 0) {
       throw new CapsuleError('AICC_INVALID_OPTION', 'connect: options.character must name the character this agent controls');
     }
+    // First, so that a bad link option throws before any session exists.
+    const wire = new Wire(link, checkAgentMessage, options);
     // Most sessions take the default: they share one set (a session's set is replaced, never changed).
     const subscriptions = options.subscriptions === undefined ? ALL_TOPICS : new Set(options.subscriptions);
     const given = options.capabilities;
@@ -217,7 +219,7 @@ class CapsuleImpl implements Capsule, CallHost {
     this.live.set(session.id, session);
     index(this.byCharacter, session.character, session);
     for (const topic of session.subscriptions) index(this.byTopic, topic, session);
-    session.open(new Wire(link, checkAgentMessage, options));
+    session.open(wire);
     this.bus.emit('session', { session, change: 'open', reason: 'connected' });
     return session;
   }

@@ -4,8 +4,7 @@
 import { deliveryIntervalMs, LatencyTracker } from './cadence.js';
 import type { Clock, TimerId } from './clock.js';
 import { EventQueue, type QueuedEvent } from './events.js';
-import type { AgentModel, EventMessage } from './protocol.js';
-import type { SharedEncodings } from '../links/codec.js';
+import type { AgentModel } from './protocol.js';
 
 /** What a delivery needs from its session. */
 export interface DeliveryTarget {
@@ -15,8 +14,11 @@ export interface DeliveryTarget {
   /** The link's backlog, or undefined while the session has no link. */
   backlog(): number | undefined;
   model(): AgentModel;
-  /** `event` is shared with the other sessions it reaches: its encodings are kept on it. */
-  sendEvent(event: Pick<EventMessage, 'topic' | 'payload' | 'meta'> & SharedEncodings): void;
+  /**
+   * Sends one delivery: `batch` in order, the first carrying `dropped` (when above 0) as
+   * `meta.dropped_events`. Its events are shared with the other sessions they reach.
+   */
+  sendEvents(batch: readonly QueuedEvent[], dropped: number): void;
   /** Runs a task after the current work (SessionHost.soon). */
   soon(task: () => void): void;
 }
@@ -98,11 +100,7 @@ export class EventDelivery {
     const now = this.target.clock.now();
     this.lastDeliveryAt = now;
     this.newsSince ??= now;
-    for (let index = 0; index < batch.length; index++) {
-      const event = batch[index]!;
-      // Only the batch's first event ever changes (to carry the count of dropped events).
-      this.target.sendEvent(index === 0 && dropped > 0 ? { topic: event.topic, payload: event.payload, meta: { ...event.meta, dropped_events: dropped } } : event);
-    }
+    this.target.sendEvents(batch, dropped);
   }
 
   private retryIn(ms: number): void {

@@ -92,7 +92,7 @@ export class Session {
         maxBufferedBytes: host.settings.maxBufferedBytes,
         backlog: () => this.wire?.link.bufferedAmount,
         model: () => this.agentModel,
-        sendEvent: (event) => this.sendEvent(event),
+        sendEvents: (batch, dropped) => this.sendEvents(batch, dropped),
         soon: (task) => host.soon(task),
       },
       host.settings.eventQueueSize,
@@ -342,6 +342,17 @@ export class Session {
     if (this.state === 'closed') return;
     const sequence = ++this.sequence;
     this.dispatch(sequence, { protocol: PROTOCOL, session_id: this.id, message_id: this.ids.idOf(sequence), ...body } as AiccMessage);
+  }
+
+  /** One delivery: on a batched wire, one frame. */
+  private sendEvents(batch: readonly QueuedEvent[], dropped: number): void {
+    this.wire?.cork();
+    for (let index = 0; index < batch.length; index++) {
+      const event = batch[index]!;
+      // Only the batch's first event ever changes (to carry the count of dropped events).
+      this.sendEvent(index === 0 && dropped > 0 ? { topic: event.topic, payload: event.payload, meta: { ...event.meta, dropped_events: dropped } } : event);
+    }
+    this.wire?.uncork();
   }
 
   /**

@@ -137,3 +137,29 @@ function isBareHeartbeat(frame: string, sessionId: string): boolean {
     return false;
   }
 }
+
+describe('batched framing (WireOptions.framing)', () => {
+  it('checks each message of a batched frame as if it came alone, and bounds the batch', async () => {
+    const { MAX_BATCH_MESSAGES } = await import('../../src/links/wire.js');
+    const { capsule } = makeCapsule();
+    capsule.registerTool(echoTool);
+    const peer = await connectRaw(capsule, { framing: 'batched' });
+    const call = (id: string, input: unknown) => ({ protocol: 'aicc/0.1', type: 'tool_call', session_id: peer.sessionId, message_id: '6f9619ff-8b86-4d11-b42d-00c04fc964ff', call_id: id, tool: 'echo', input });
+    peer.sendFrame(JSON.stringify([call('a', { text: 'one' }), { protocol: 'aicc/0.1', type: 'teleport' }, call('b', { text: 'two' })]));
+    peer.sendFrame(JSON.stringify(Array.from({ length: MAX_BATCH_MESSAGES + 1 }, (_, i) => call(`x${i}`, { text: 'x' }))));
+    peer.sendFrame('[]');
+    await settle();
+    const answers = peer.received.slice(1).map((m) => (m.type === 'tool_result' ? `${m.call_id} ${m.ok}` : m.type === 'error' ? `error ${m.error.message}` : m.type));
+    expect(answers).toEqual(['a true', 'error type "teleport" is not an aicc/0.1 message type', 'b true', `error a batched frame carries 1 to ${MAX_BATCH_MESSAGES} messages, not ${MAX_BATCH_MESSAGES + 1}`, `error a batched frame carries 1 to ${MAX_BATCH_MESSAGES} messages, not 0`]);
+  });
+
+  it('refuses an array on a single-message link, as before', () => expectRefusedAndAlive(JSON.stringify([{ protocol: 'aicc/0.1', type: 'heartbeat' }]), 'invalid_input', /must be a JSON object/));
+
+  it('takes batched framing only with jsonCodec', async () => {
+    const { binaryCodec } = await import('../../src/links/binaryCodec.js');
+    const { createMemoryLinkPair } = await import('../../src/links/memory.js');
+    const { capsule } = makeCapsule();
+    expect(() => capsule.connect(createMemoryLinkPair()[0], { character: 'x', codec: binaryCodec, framing: 'batched' })).toThrow(/framing 'batched' carries JSON text: use jsonCodec, not binary/);
+    expect(capsule.sessions()).toEqual([]); // nothing half-made is left listed
+  });
+});
