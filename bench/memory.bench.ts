@@ -25,6 +25,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { MemoryKind, MemoryReading } from './memory.child.js';
+
+/** Events each session of the active measurement hears. */
+const ACTIVE_EVENTS = 2000;
+
+/** The bound an active session's resume state should stay under (issue #14): 24 KiB. */
+const RESUME_STATE_TARGET = 24 * 1024;
 import { repoRoot, type BenchOptions, type BenchRow } from './row.js';
 
 const root = repoRoot(import.meta.url);
@@ -35,11 +41,14 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'aicc-memory-'));
   let capsule: MemoryReading;
   let baseline: MemoryReading;
+  let busy: MemoryReading;
+  const activeCount = options.quick ? 50 : 200;
   try {
     const script = join(dir, 'memory.child.mjs');
     await build({ entryPoints: [child], outfile: script, bundle: true, format: 'esm', platform: 'node', target: `node${process.versions.node}`, keepNames: false, logLevel: 'silent' });
     capsule = await measure(script, 'capsule', count);
     baseline = await measure(script, 'baseline', count);
+    busy = await measure(script, 'active', activeCount, ACTIVE_EVENTS);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -51,7 +60,15 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       baseline: baseline.bytesPerSession,
       unit: 'B/session',
       ratio: capsule.bytesPerSession / baseline.bytesPerSession,
-      note: `heap used after GC, ${mib(capsule.beforeBytes)} → ${mib(capsule.afterBytes)} (baseline: memory link pair + mitt listener, ${mib(baseline.beforeBytes)} → ${mib(baseline.afterBytes)}); no target`,
+      note: `heap used after GC, ${mib(capsule.beforeBytes)} → ${mib(capsule.afterBytes)} (baseline: memory link pair + mitt listener, ${mib(baseline.beforeBytes)} → ${mib(baseline.afterBytes)}); target ≤ 2,000 B`,
+    },
+    {
+      name: `resume state per active session after ${ACTIVE_EVENTS.toLocaleString('en-US')} events (${activeCount})`,
+      capsule: busy.bytesPerSession,
+      baseline: RESUME_STATE_TARGET,
+      unit: 'B/session',
+      ratio: busy.bytesPerSession / RESUME_STATE_TARGET,
+      note: `heap growth per session while each heard ${ACTIVE_EVENTS.toLocaleString('en-US')} state_changes (the replay ring of 1,024; events kept once for all sessions, counted in), ${mib(busy.beforeBytes)} → ${mib(busy.afterBytes)}; baseline = the 24 KiB target`,
     },
   ];
 }
@@ -60,9 +77,9 @@ function mib(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-function measure(script: string, kind: MemoryKind, count: number): Promise<MemoryReading> {
+function measure(script: string, kind: MemoryKind, count: number, events?: number): Promise<MemoryReading> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--expose-gc', script, kind, String(count)], { cwd: root, timeout: 60_000, maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--expose-gc', script, kind, String(count), ...(events === undefined ? [] : [String(events)])], { cwd: root, timeout: 60_000, maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) return reject(new Error(`bench/memory: the ${kind} measurement failed: ${stderr.trim() || error.message}`));
       try {
         const reading = JSON.parse(stdout.trim().split('\n')[0] ?? '') as MemoryReading;

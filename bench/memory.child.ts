@@ -3,6 +3,7 @@
 // keepNames adds a property dictionary to every closure):
 //
 //   node --expose-gc <bundle> <capsule|baseline> <count>
+//   node --expose-gc <bundle> active <count> <events>
 //
 // Builds `count` idle sessions (capsule) or bare memory link pairs with a mitt listener each
 // (baseline), and prints one JSON line: the heap used after a forced GC before and after, and the
@@ -17,7 +18,7 @@ import { createCapsule } from '../src/runtime/capsule.js';
 import { ManualClock } from '../src/runtime/clock.js';
 import { precompiledValidators } from '../src/validators/precompiled.js';
 
-export type MemoryKind = 'capsule' | 'baseline';
+export type MemoryKind = 'capsule' | 'baseline' | 'active';
 
 export interface MemoryReading {
   kind: MemoryKind;
@@ -70,11 +71,45 @@ function baselineBuilder(kept: unknown[]): () => void {
   };
 }
 
+/**
+ * `count` sessions that each hear `events` state_changes, one delivery a tick: what a session
+ * keeps to replay on a resume grows, and the reading is that growth per session (the events
+ * themselves, kept once for every session they reached, counted in).
+ */
+async function active(count: number, events: number): Promise<MemoryReading> {
+  const clock = new ManualClock();
+  // Heartbeats and the dead-peer drop kept out of the way: the peers only listen.
+  const capsule = createCapsule({ world: { name: 'Memory bench', kind: '2d' }, validators: precompiledValidators({ validators: {} }), tickMode: 'fixed', clock, heartbeatIntervalMs: 1e9, deadPeerTimeoutMs: 1e9 });
+  const kept: unknown[] = [capsule];
+  for (let n = 0; n < count; n++) {
+    const [bridgeEnd, agentEnd] = createMemoryLinkPair();
+    quietPeer(agentEnd);
+    capsule.connect(bridgeEnd, { character: `npc${n}`, agentModel: { class: 'edge_small' }, subscriptions: ['state_change'] });
+    kept.push(agentEnd);
+  }
+  await turn();
+  const beforeBytes = heapUsed();
+  for (let i = 0; i < events; i++) {
+    capsule.emit('state_change', { entity: `e${i % 100}`, field: 'x', value: i });
+    capsule.step(100);
+    await turn();
+  }
+  const afterBytes = heapUsed();
+  const delivered = capsule.sessions()[0]!.stats.sent;
+  if (delivered < events) throw new Error(`bench/memory.child: a session was sent ${delivered} messages, fewer than ${events}`);
+  if (kept.length === 0) process.stdout.write('\n');
+  return { kind: 'active', count, beforeBytes, afterBytes, bytesPerSession: (afterBytes - beforeBytes) / count };
+}
+
 async function main(argv: string[]): Promise<void> {
   const kind = argv[0];
   const count = Number(argv[1]);
-  if ((kind !== 'capsule' && kind !== 'baseline') || !Number.isInteger(count) || count < 1) {
-    throw new Error('usage: node --expose-gc memory.child.mjs <capsule|baseline> <count>');
+  if ((kind !== 'capsule' && kind !== 'baseline' && kind !== 'active') || !Number.isInteger(count) || count < 1) {
+    throw new Error('usage: node --expose-gc memory.child.mjs <capsule|baseline|active> <count>');
+  }
+  if (kind === 'active') {
+    process.stdout.write(`${JSON.stringify(await active(count, Number(argv[2])))}\n`);
+    return;
   }
   const warm: unknown[] = [];
   const warmBuild = kind === 'capsule' ? capsuleBuilder(warm) : baselineBuilder(warm);

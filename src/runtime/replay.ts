@@ -1,55 +1,76 @@
 // What a session has sent, kept so that an agent resuming after a dropped link gets every message
 // it missed exactly once (docs/PROTOCOL.md, "Resume").
+//
+// An event reaching many sessions is kept once, capsule-wide, as the event the capsule emitted: a
+// session's ring holds only a reference to it and the sequence number it went out under, and its
+// envelope is built again on a resume — message ids are the session's prefix and that number, so
+// the rebuilt message is the one that was sent. The session's own messages (results, errors,
+// manifests) are kept whole.
 
-import { sequenceOfId } from './ids.js';
-import type { AiccMessage } from './protocol.js';
+import type { AiccMessage, EventMessage } from './protocol.js';
+
+/** An event as a session delivered it: shared with every session it reached. */
+export type SentEvent = Pick<EventMessage, 'topic' | 'payload' | 'meta'>;
+
+/** Builds the envelope an event went out in, from its sequence number (the session's sendEvent shape). */
+export type EventEnvelope = (sequence: number, event: SentEvent) => EventMessage;
 
 export class ReplayBuffer {
   // A ring, filled by push until it holds `capacity`, then overwritten oldest first: no copying, and
-  // an idle session pays only for what it sent. A message's sequence is read back from its id
-  // (SequencedIds) when a resume needs it, rather than kept beside it.
-  private readonly messages: AiccMessage[] = [];
-  /** Where the oldest retained message sits once the ring is full. */
+  // an idle session pays only for what it sent. One array, each slot two cells: the sequence number,
+  // then what was sent (one array costs an idle session half what two would).
+  private readonly cells: Array<number | AiccMessage | SentEvent> = [];
+  /** The slot of the oldest retained entry, once the ring is full. */
   private oldest = 0;
   private readonly slots: number;
-  /** The newest message no longer retained (its sequence is read only when a resume asks). */
-  private lastEvicted: AiccMessage | undefined;
-
   /** The highest sequence number no longer retained; 0 while nothing was evicted. */
-  get evictedUpTo(): number {
-    return this.lastEvicted === undefined ? 0 : sequenceOfId(this.lastEvicted.message_id);
-  }
+  evictedUpTo = 0;
 
   constructor(readonly capacity: number) {
     this.slots = Math.max(1, Math.floor(capacity));
   }
 
-  /** Keeps `message`, whose message_id carries `sequence`. */
-  push(_sequence: number, message: AiccMessage): void {
-    if (this.messages.length < this.slots) {
-      this.messages.push(message);
-      return;
-    }
-    const at = this.oldest;
-    this.lastEvicted = this.messages[at];
-    this.messages[at] = message;
-    this.oldest = at + 1 === this.slots ? 0 : at + 1;
+  /** Keeps a message of the session's own, whole. */
+  push(sequence: number, message: AiccMessage): void {
+    this.keep(sequence, message);
   }
 
-  /** Every retained message after `sequence`, in order; undefined if some of them were evicted. */
-  after(sequence: number): AiccMessage[] | undefined {
-    const evictedUpTo = this.evictedUpTo;
-    if (sequence < evictedUpTo) return undefined;
+  /** Keeps an event by reference: `event` is the one the capsule emitted, shared with other sessions. */
+  pushEvent(sequence: number, event: SentEvent): void {
+    this.keep(sequence, event);
+  }
+
+  /**
+   * Every retained message after `sequence`, in order, events in envelopes `envelope` builds;
+   * undefined if some of them were evicted.
+   */
+  after(sequence: number, envelope: EventEnvelope): AiccMessage[] | undefined {
+    if (sequence < this.evictedUpTo) return undefined;
     const out: AiccMessage[] = [];
-    const count = this.messages.length;
+    const count = this.size;
     for (let i = 0; i < count; i++) {
-      const at = (this.oldest + i) % count;
-      if (sequenceOfId(this.messages[at]!.message_id) > sequence) out.push(this.messages[at]!);
+      const at = 2 * ((this.oldest + i) % count);
+      const kept = this.cells[at] as number;
+      if (kept <= sequence) continue;
+      const entry = this.cells[at + 1] as AiccMessage | SentEvent;
+      out.push('protocol' in entry ? entry : envelope(kept, entry));
     }
     return out;
   }
 
   get size(): number {
-    return this.messages.length;
+    return this.cells.length / 2;
+  }
+
+  private keep(sequence: number, entry: AiccMessage | SentEvent): void {
+    if (this.size < this.slots) {
+      this.cells.push(sequence, entry);
+      return;
+    }
+    const at = this.oldest;
+    this.evictedUpTo = this.cells[2 * at] as number;
+    this.cells[2 * at] = sequence;
+    this.cells[2 * at + 1] = entry;
+    this.oldest = at + 1 === this.slots ? 0 : at + 1;
   }
 }

@@ -18,7 +18,7 @@ import {
   type ToolClass,
   type WireError,
 } from './protocol.js';
-import { ReplayBuffer } from './replay.js';
+import { ReplayBuffer, type SentEvent } from './replay.js';
 import { ResultCache, type CallResult } from './resultCache.js';
 import type { InvalidFrame, Wire } from '../links/wire.js';
 import type { SharedEncodings } from '../links/codec.js';
@@ -155,7 +155,7 @@ export class Session {
       wire.close('bad resume');
       return false;
     }
-    const missed = this.replay.after(known ?? 0);
+    const missed = this.replay.after(known ?? 0, (sequence, event) => this.envelope(sequence, event));
     if (missed === undefined) {
       this.sendError(wire, refusal('replay_gap', `session_resume: messages after ${lastMessageId} are no longer retained (replay buffer holds ${this.host.settings.replayBufferSize}); open a new session`));
       wire.close('replay gap');
@@ -359,19 +359,23 @@ export class Session {
    * send() for the commonest message, built in one fixed shape: an event delivery is the hot path.
    * `event` is shared with every session it reaches, so its payload is encoded once for them all.
    */
-  private sendEvent(event: Pick<EventMessage, 'topic' | 'payload' | 'meta'> & SharedEncodings): void {
+  private sendEvent(event: SentEvent & SharedEncodings): void {
     if (this.state === 'closed') return;
     const sequence = ++this.sequence;
-    const message: EventMessage =
-      event.meta === undefined
-        ? { protocol: PROTOCOL, type: 'event', session_id: this.id, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload }
-        : { protocol: PROTOCOL, type: 'event', session_id: this.id, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload, meta: event.meta };
-    this.replay.push(sequence, message);
+    const message = this.envelope(sequence, event);
+    this.replay.pushEvent(sequence, event);
     this.host.tap(this, 'out', message);
     if (this.wire !== undefined) {
       this.counters.sent++;
       this.wire.sendEvent(message, event);
     }
+  }
+
+  /** The envelope of an event sent under `sequence`: how it went out, and how a replay rebuilds it. */
+  private envelope(sequence: number, event: SentEvent): EventMessage {
+    return event.meta === undefined
+      ? { protocol: PROTOCOL, type: 'event', session_id: this.id, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload }
+      : { protocol: PROTOCOL, type: 'event', session_id: this.id, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload, meta: event.meta };
   }
 
   private dispatch(sequence: number, message: AiccMessage): void {
