@@ -12,6 +12,7 @@ export { DEFAULT_INBOUND_LIMITS } from './runtime/inbound.js';
 export { checkAgentMessage, checkBridgeMessage, checkMessage } from './runtime/messageCheck.js';
 export { PROTOCOL, TOPICS, MESSAGE_TYPES, ERROR_CODES, IMMEDIATE_MARK, NIL_UUID } from './runtime/protocol.js';
 export { Session } from './runtime/session.js';
+export { ReplayBuffer } from './runtime/replay.js';
 export { describeAjvError, schemaFingerprint, strictSchema, validatorKey } from './runtime/validator.js';
 export { jsonCodec } from './links/codec.js';
 export { binaryCodec } from './links/binaryCodec.js';
@@ -26,6 +27,7 @@ export { Memory, ScriptedAgent, runRules } from './agent/scripted.js';
 
 export type { AcceptOptions, Capsule, CapsuleEvents, EmitOptions, SessionChange, TappedMessage } from './runtime/capsule.js';
 export type { CapsuleOptions, ConnectOptions } from './runtime/options.js';
+export type { ReplayStore, SentEvent, EventEnvelope } from './runtime/replay.js';
 export type { CallRecord, HostError } from './runtime/calls.js';
 export type { Clock, TimerId } from './runtime/clock.js';
 export type { Steppable, StopDriver } from './runtime/drivers.js';

@@ -41,6 +41,7 @@ export {
   IMMEDIATE_MARK,
   NIL_UUID,
   Session,
+  ReplayBuffer,
   describeAjvError,
   schemaFingerprint,
   strictSchema,

@@ -8,6 +8,7 @@ import { CapsuleError, refusal } from './errors.js';
 import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js';
 import { cryptoBytes, randomUuid, type RandomBytes } from './ids.js';
 import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AiccMessage, type Capabilities, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type ToolDescriptor, type Topic, type World } from './protocol.js';
+import { ReplayBuffer, type ReplayStore } from './replay.js';
 import { Session } from './session.js';
 import { microtaskBatch, runAround } from './soon.js';
 import { HEARTBEAT_DEFAULTS, type SessionSettings } from './sessionHost.js';
@@ -124,6 +125,7 @@ class CapsuleImpl implements Capsule, CallHost {
   private disposed = false;
   private readonly deferred: (task: () => void) => void;
   private readonly measureWork: ((work: () => void) => void) | undefined;
+  private readonly makeReplayStore: CapsuleOptions['replayStore'];
 
   constructor(options: CapsuleOptions) {
     checkOptions(options);
@@ -148,6 +150,7 @@ class CapsuleImpl implements Capsule, CallHost {
     this.registry = new ToolRegistry(options.validators, () => this.catalogChanged());
     this.lastTickAt = this.clock.now();
     this.measureWork = options.measureWork;
+    this.makeReplayStore = options.replayStore;
     this.deferred = microtaskBatch(options.measureWork);
   }
 
@@ -164,6 +167,11 @@ class CapsuleImpl implements Capsule, CallHost {
 
   tools(): readonly ToolDescriptor[] {
     return this.registry.enabledDescriptors();
+  }
+
+  replayStore(sessionId: string): ReplayStore {
+    const capacity = this.settings.replayBufferSize;
+    return this.makeReplayStore === undefined ? new ReplayBuffer(capacity) : this.makeReplayStore(sessionId, capacity);
   }
 
   manifestFor(session: Session): ManifestUpdate {

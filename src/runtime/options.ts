@@ -6,6 +6,7 @@ import type { AgentModel, Capabilities, TickMode, World } from './protocol.js';
 import type { Clock } from './clock.js';
 import type { RandomBytes } from './ids.js';
 import type { ValidatorFactory } from './validator.js';
+import type { ReplayStore } from './replay.js';
 import type { WireOptions } from '../links/wire.js';
 
 export interface CapsuleOptions {
@@ -30,6 +31,11 @@ export interface CapsuleOptions {
   resumeGraceMs?: number;
   /** Messages kept per session for replay on resume. Default 1,024. */
   replayBufferSize?: number;
+  /**
+   * Makes each session's replay store. Default: a ReplayBuffer of replayBufferSize in memory. A host
+   * may keep resume state elsewhere; the store must keep ReplayStore's promise.
+   */
+  replayStore?: (sessionId: string, capacity: number) => ReplayStore;
   /** Events waiting per session before the oldest droppable one goes. Default 256. */
   eventQueueSize?: number;
   /** Results of finished calls kept per session to answer a repeated call_id. Default 256. */
@@ -74,6 +80,7 @@ export function checkOptions(options: CapsuleOptions): void {
   const mode = options.tickMode;
   if (mode !== undefined && !['fixed', 'event', 'hybrid'].includes(mode)) fail(`tickMode must be fixed, event or hybrid, got ${JSON.stringify(mode)}`);
   if (options.measureWork !== undefined && typeof options.measureWork !== 'function') fail('measureWork must be a function (work) => void');
+  if (options.replayStore !== undefined && typeof options.replayStore !== 'function') fail('replayStore must be a function (sessionId, capacity) => ReplayStore');
   for (const key of ['toolTimeoutMs', 'heartbeatIntervalMs', 'deadPeerTimeoutMs', 'resumeGraceMs', 'replayBufferSize', 'eventQueueSize', 'resultCacheSize', 'callQueueSize', 'maxBufferedBytes', 'maxCatchUpTicks'] as const) {
     const value = options[key];
     if (value !== undefined && !(Number.isFinite(value) && value > 0)) fail(`${key} must be a number > 0, got ${value}`);

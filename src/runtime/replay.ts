@@ -15,7 +15,21 @@ export type SentEvent = Pick<EventMessage, 'topic' | 'payload' | 'meta'>;
 /** Builds the envelope an event went out in, from its sequence number (the session's sendEvent shape). */
 export type EventEnvelope = (sequence: number, event: SentEvent) => EventMessage;
 
-export class ReplayBuffer {
+/**
+ * Where a session keeps what it sent for a resume (the MCP SDK's EventStore has this shape: store,
+ * replay after). `ReplayBuffer` is the default; a host may keep resume state elsewhere
+ * (CapsuleOptions.replayStore) as long as it keeps the promise: `after` gives every message kept
+ * after a sequence, in order, or undefined when some are gone.
+ */
+export interface ReplayStore {
+  /** Keeps a message of the session's own. */
+  push(sequence: number, message: AiccMessage): void;
+  /** Keeps an event shared with other sessions; `envelope` rebuilds its message in `after`. */
+  pushEvent(sequence: number, event: SentEvent): void;
+  after(sequence: number, envelope: EventEnvelope): AiccMessage[] | undefined;
+}
+
+export class ReplayBuffer implements ReplayStore {
   // A ring, filled by push until it holds `capacity`, then overwritten oldest first: no copying, and
   // an idle session pays only for what it sent. One array, each slot two cells: the sequence number,
   // then what was sent (one array costs an idle session half what two would).

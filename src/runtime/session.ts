@@ -18,7 +18,7 @@ import {
   type ToolClass,
   type WireError,
 } from './protocol.js';
-import { ReplayBuffer, type SentEvent } from './replay.js';
+import type { ReplayStore, SentEvent } from './replay.js';
 import { ResultCache, type CallResult } from './resultCache.js';
 import type { InvalidFrame, Wire } from '../links/wire.js';
 import type { SharedEncodings } from '../links/codec.js';
@@ -61,7 +61,7 @@ export class Session {
   private wire: Wire | undefined;
   private readonly ids: SequencedIds;
   private sequence = 0;
-  private readonly replay: ReplayBuffer;
+  private readonly replay: ReplayStore;
   private readonly delivery: EventDelivery;
   // Made on first use: most of a large population of sessions sits idle, and an empty Map is not free.
   private usage: Map<string, ToolUsage> | undefined;
@@ -83,7 +83,7 @@ export class Session {
     this.agentModel = init.agentModel;
     this.subscriptions = init.subscriptions;
     this.ids = new SequencedIds(host.randomBytes);
-    this.replay = new ReplayBuffer(host.settings.replayBufferSize);
+    this.replay = host.replayStore(this.id);
     this.results = new ResultCache(host.settings.resultCacheSize);
     this.delivery = new EventDelivery(
       {

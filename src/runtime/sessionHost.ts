@@ -5,6 +5,7 @@ import type { HostError } from './calls.js';
 import type { Clock } from './clock.js';
 import type { RandomBytes } from './ids.js';
 import type { AiccMessage, ManifestUpdate, ToolCall } from './protocol.js';
+import type { ReplayStore } from './replay.js';
 import type { Session } from './session.js';
 
 /** Heartbeat timings both sides use unless told otherwise (docs/PROTOCOL.md, "heartbeat"). */
@@ -28,6 +29,8 @@ export interface SessionHost {
   readonly randomBytes: RandomBytes;
   readonly settings: SessionSettings;
   manifestFor(session: Session): ManifestUpdate;
+  /** The replay store of a new session (CapsuleOptions.replayStore, or a ReplayBuffer). */
+  replayStore(sessionId: string): ReplayStore;
   toolCall(session: Session, call: ToolCall): void;
   changed(session: Session, change: 'detached' | 'resumed' | 'closed', reason: string): void;
   subscriptionsChanged(session: Session, before: ReadonlySet<string>): void;

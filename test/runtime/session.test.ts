@@ -337,3 +337,40 @@ describe('read-only views for inspectors', () => {
     ]);
   });
 });
+
+describe('a replay store of the host’s own (CapsuleOptions.replayStore)', () => {
+  it('is made per session and given what the session sends; a resume replays from it', async () => {
+    const { ReplayBuffer } = await import('../../src/runtime/replay.js');
+    const made: string[] = [];
+    const kept: string[] = [];
+    const { capsule, clock } = makeCapsule({
+      replayStore: (sessionId, capacity) => {
+        made.push(`${sessionId.length}:${capacity}`);
+        const inner = new ReplayBuffer(capacity);
+        return {
+          push: (sequence, message) => (kept.push(message.type), inner.push(sequence, message)),
+          pushEvent: (sequence, event) => (kept.push(`event ${event.topic}`), inner.pushEvent(sequence, event)),
+          after: (sequence, envelope) => inner.after(sequence, envelope),
+        };
+      },
+    });
+    const { agent, agentEnd } = await connectAgent(capsule, clock, { subscriptions: ['audio'], agentModel: { class: 'edge_small' } });
+    agentEnd.close('drop');
+    await settle();
+    capsule.emit('audio', { source: 'bell', sound: 'ding' });
+    await pass(clock, 100, 20);
+    const heard: string[] = [];
+    agent.on('audio', (a) => heard.push(a.sound));
+    const [bridgeEnd, newEnd] = createMemoryLinkPair();
+    capsule.accept(bridgeEnd);
+    await agent.resume(newEnd);
+    await settle();
+    expect(made).toEqual(['36:1024']);
+    expect(kept).toEqual(['session_init', 'event audio']);
+    expect(heard).toEqual(['ding']);
+  });
+
+  it('must be a function', () => {
+    expect(() => makeCapsule({ replayStore: {} as never })).toThrow(/replayStore must be a function/);
+  });
+});
