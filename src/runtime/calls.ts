@@ -32,13 +32,22 @@ export interface HostError {
   cause?: unknown;
 }
 
+/** What a finished call tells its host, beside its result. */
+export interface FinishedCall {
+  readonly sessionId: string;
+  readonly character: string;
+  readonly callId: string;
+  readonly call: ToolCall;
+}
+
 export interface CallHost {
   readonly clock: Clock;
   readonly tick: number;
   readonly toolTimeoutMs: number;
   tool(id: string): RegisteredTool | undefined;
   directEvent(session: Session, topic: Topic, payload: JsonObject, meta?: Meta): void;
-  completed(record: CallRecord, tool: RegisteredTool | undefined): void;
+  /** A call has its result; the host builds a CallRecord from `call` only for listeners (most calls have none). */
+  completed(call: FinishedCall, result: CallResult, tool: RegisteredTool | undefined): void;
   hostError(error: HostError): void;
   /** Runs work the capsule does outside a step or a message of its own (see CapsuleOptions.measureWork). */
   measure(work: () => void): void;
@@ -68,7 +77,7 @@ class CallRun implements ToolContext {
   constructor(
     private readonly host: CallHost,
     private readonly session: Session,
-    private readonly call: ToolCall,
+    readonly call: ToolCall,
     private readonly arrivedAt: number,
   ) {
     this.sessionId = session.id;
@@ -180,7 +189,7 @@ class CallRun implements ToolContext {
     const meta: Meta = { tick: host.tick, latency_ms: Math.max(0, Math.round(host.clock.now() - this.arrivedAt)), source };
     const full: CallResult = { call_id: call.call_id, ...result, meta };
     session.finishCall(full);
-    host.completed({ sessionId: this.sessionId, character: this.character, tool: call.tool, callId: call.call_id, input: call.input, result: full }, this.tool);
+    host.completed(this, full, this.tool);
   }
 }
 

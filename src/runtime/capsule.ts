@@ -2,7 +2,8 @@
 // the sessions, and routes each tool call through the pipeline in calls.ts.
 
 import { createEmitter, type Emitter } from './emitter.js';
-import { runCall, type CallHost, type CallRecord, type HostError } from './calls.js';
+import { runCall, type CallHost, type CallRecord, type FinishedCall, type HostError } from './calls.js';
+import type { CallResult } from './resultCache.js';
 import { isSteppedClock, realClock, type Clock, type TimerId } from './clock.js';
 import { CapsuleError, refusal } from './errors.js';
 import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js';
@@ -322,10 +323,10 @@ class CapsuleImpl implements Capsule, CallHost {
     }
   }
 
-  completed(record: CallRecord, tool: ReturnType<CapsuleImpl['tool']>): void {
-    this.bus.emit('call', record);
+  completed(done: FinishedCall, result: CallResult, tool: ReturnType<CapsuleImpl['tool']>): void {
+    if (this.bus.all.has('call')) this.bus.emit('call', { sessionId: done.sessionId, character: done.character, tool: done.call.tool, callId: done.callId, input: done.call.input, result });
     // In event mode the world advances once per successful action.
-    if (this.tickMode === 'event' && record.result.ok && tool !== undefined && tool.descriptor.class !== 'sensor') this.runTick();
+    if (this.tickMode === 'event' && result.ok && tool !== undefined && tool.descriptor.class !== 'sensor') this.runTick();
   }
 
   hostError(error: HostError): void {

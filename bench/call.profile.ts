@@ -1,0 +1,59 @@
+// Profiles the in-memory tool call of bench/toolCall.bench.ts (objectCodec unless told): bundles a
+// run of it with esbuild, runs that under `node --cpu-prof`, and prints where the time went.
+//
+//   npx tsx bench/call.profile.ts [--calls 300000] [--codec object|json] [--top 30]
+
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { profileBundle } from './profileRun.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function option(argv: string[], name: string, fallback: string): string {
+  const at = argv.indexOf(name);
+  return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1]! : fallback;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const calls = Number(option(argv, '--calls', '300000'));
+  const top = Number(option(argv, '--top', '30'));
+  const codec = option(argv, '--codec', 'object');
+  if (!Number.isInteger(calls) || calls < 1 || !Number.isInteger(top) || top < 1) throw new Error('bench/call.profile: --calls and --top must be whole numbers >= 1');
+  if (codec !== 'object' && codec !== 'json') throw new Error('bench/call.profile: --codec must be object or json');
+  // Inside the project, so the bundle's bare imports (ajv, ws) resolve from node_modules.
+  mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true });
+  const dir = mkdtempSync(join(root, 'node_modules', '.cache', 'aicc-call-profile-'));
+  try {
+    const bundle = join(dir, 'call.mjs');
+    await build({
+      stdin: {
+        contents: `import { capsuleOverMemory } from ${JSON.stringify(join(root, 'bench/capsulePeer.ts'))};
+import { ${codec}Codec as codec } from ${JSON.stringify(join(root, codec === 'object' ? 'src/links/objectCodec.ts' : 'src/links/codec.ts'))};
+const peer = await capsuleOverMemory(codec);
+for (let n = 0; n < ${calls}; n++) await peer.call(n);
+console.log('calls', ${calls});
+await peer.close();`,
+        resolveDir: root,
+        loader: 'ts',
+      },
+      outfile: bundle,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      sourcemap: 'external',
+      logLevel: 'warning',
+    });
+    const run = profileBundle(bundle, { top, root, place: 'bench/call.profile' });
+    console.log(run.report.join('\n'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+});
