@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { buildVillage } from '../demos/village/world.js';
+import { buildVillage } from '../src/worlds/village/world.js';
 import { AgentClient } from '../src/agent/agentClient.js';
 import { PeersBackend, type PeersClientLike } from '../src/agent/pilot/peersBackend.js';
 import { Pilot } from '../src/agent/pilot/pilot.js';

@@ -2,7 +2,7 @@
 // headless runner drives (stepped as runHeadless steps it). Each builds its own bridge per run.
 
 import { describe, expect, it } from 'vitest';
-import { buildVillage } from '../../demos/village/world.js';
+import { buildVillage } from '../../src/worlds/village/world.js';
 import { bindTextWorld, TextWorld } from '../../src/adapters/text/index.js';
 import { capsuleBridge, formatConformance, runConformance, type BridgeFactory } from '../../src/conformance/index.js';
 import { createCapsule } from '../../src/runtime/capsule.js';

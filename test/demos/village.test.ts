@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runVillage } from '../../demos/village/run.js';
-import { buildVillage } from '../../demos/village/world.js';
+import { runVillage } from '../../src/worlds/village/run.js';
+import { buildVillage } from '../../src/worlds/village/world.js';
 import { parseRecording } from '../../src/recording/recording.js';
 import { replay } from '../../src/recording/replay.js';
 import { main } from '../../src/node/cliMain.js';

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildVillage, type Village } from '../../demos/village/world.js';
+import { buildVillage, type Village } from '../../src/worlds/village/world.js';
 import { AgentClient } from '../../src/agent/agentClient.js';
 import { PeersBackend } from '../../src/agent/pilot/peersBackend.js';
 import { Pilot } from '../../src/agent/pilot/pilot.js';

@@ -1,4 +1,4 @@
-// The pilot over pi-daemon, end to end: Bram of Millbrook (demos/village) played by the daemon
+// The pilot over pi-daemon, end to end: Bram of Millbrook (src/worlds/village) played by the daemon
 // simulator's scripted model, reached through DaemonClient and DaemonBackend over a memory link;
 // every call a real AICC tool_call, the capsule stepped on its ManualClock. Several decisions, an
 // invalid call the model corrects, and a steer while a wake runs.
@@ -10,7 +10,7 @@ import { DaemonBackend, Pilot } from '../../../src/agent/pilot/index.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
 import { DaemonClient } from '../../../src/pi/index.js';
 import type { CallRecord } from '../../../src/runtime/calls.js';
-import { buildVillage } from '../../../demos/village/world.js';
+import { buildVillage } from '../../../src/worlds/village/world.js';
 import { DaemonSimulator, type TurnView } from '../../pi/daemonSimulator.js';
 import { aicc } from './fakeBackend.js';
 

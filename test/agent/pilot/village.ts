@@ -1,4 +1,4 @@
-// One villager of Millbrook (demos/village) driven by a Pilot over a scripted backend, the others
+// One villager of Millbrook (src/worlds/village) driven by a Pilot over a scripted backend, the others
 // left idle or driven by hand. The capsule runs on its ManualClock; `run` steps it tick by tick
 // with runHeadless, letting the pilot and the links react between ticks.
 
@@ -7,7 +7,7 @@ import { AgentClient } from '../../../src/agent/agentClient.js';
 import { Pilot, type PilotOptions } from '../../../src/agent/pilot/pilot.js';
 import type { Frame } from '../../../src/links/codec.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
-import { buildVillage, type Village } from '../../../demos/village/world.js';
+import { buildVillage, type Village } from '../../../src/worlds/village/world.js';
 import { ScriptedBackend, type ScriptStep } from './fakeBackend.js';
 import { tapLink } from '../../../src/links/tap.js';
 

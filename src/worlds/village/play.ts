@@ -2,11 +2,11 @@
 // a real AICC tool call through the same AgentClient an agent uses; then the world moves on for a
 // simulated second and the player hears what happened around them.
 
-import type { TextWorld } from '../../src/adapters/text/world.js';
-import { runHeadless, type HeadlessResult } from '../../src/adapters/headless/runner.js';
-import type { AgentClient, CallOutcome } from '../../src/agent/agentClient.js';
-import type { Capsule } from '../../src/runtime/capsule.js';
-import type { EventMessage, JsonObject } from '../../src/runtime/protocol.js';
+import type { TextWorld } from '../../adapters/text/world.js';
+import { runHeadless, type HeadlessResult } from '../../adapters/headless/runner.js';
+import type { AgentClient, CallOutcome } from '../../agent/agentClient.js';
+import type { Capsule } from '../../runtime/capsule.js';
+import type { EventMessage, JsonObject } from '../../runtime/protocol.js';
 
 export interface PlayerIo {
   /** The player's lines, as typed. */

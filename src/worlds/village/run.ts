@@ -1,14 +1,14 @@
 // One run of the village, headless: three villagers driven by scripted agents (or one of them by a
 // person at the terminal), every action a real AICC tool call. Returns the story and the summary.
 
-import { runHeadless, type HeadlessResult } from '../../src/adapters/headless/runner.js';
-import { RunSummary, type RunSummaryJSON } from '../../src/adapters/headless/summary.js';
-import { AgentClient } from '../../src/agent/agentClient.js';
-import { createMemoryLinkPair } from '../../src/links/memory.js';
-import { Recorder } from '../../src/recording/recorder.js';
-import { RECORDING_FORMAT } from '../../src/recording/recording.js';
-import type { ChatBackend } from '../../src/agent/pilot/backend.js';
-import { Pilot } from '../../src/agent/pilot/pilot.js';
+import { runHeadless, type HeadlessResult } from '../../adapters/headless/runner.js';
+import { RunSummary, type RunSummaryJSON } from '../../adapters/headless/summary.js';
+import { AgentClient } from '../../agent/agentClient.js';
+import { createMemoryLinkPair } from '../../links/memory.js';
+import { Recorder } from '../../recording/recorder.js';
+import { RECORDING_FORMAT } from '../../recording/recording.js';
+import type { ChatBackend } from '../../agent/pilot/backend.js';
+import { Pilot } from '../../agent/pilot/pilot.js';
 import { Player, type PlayerIo } from './play.js';
 import { Bard, Baker, Farmer } from './roles.js';
 import { Narrator } from './story.js';

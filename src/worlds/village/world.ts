@@ -1,15 +1,15 @@
 // The village: eight rooms, three characters with their own goals, and things worth trading. The
 // world has no randomness of its own; the seed only decides ids and the agents' choices.
 
-import { bindTextWorld } from '../../src/adapters/text/bind.js';
-import type { TextWorldSpec } from '../../src/adapters/text/spec.js';
-import { TextWorld } from '../../src/adapters/text/world.js';
-import { SeededRandom } from '../../src/adapters/headless/random.js';
-import type { Link } from '../../src/links/link.js';
-import { createCapsule, type Capsule } from '../../src/runtime/capsule.js';
-import { ManualClock } from '../../src/runtime/clock.js';
-import type { ConnectOptions } from '../../src/runtime/options.js';
-import { ajvValidators } from '../../src/validators/ajv.js';
+import { bindTextWorld } from '../../adapters/text/bind.js';
+import type { TextWorldSpec } from '../../adapters/text/spec.js';
+import { TextWorld } from '../../adapters/text/world.js';
+import { SeededRandom } from '../../adapters/headless/random.js';
+import type { Link } from '../../links/link.js';
+import { createCapsule, type Capsule } from '../../runtime/capsule.js';
+import { ManualClock } from '../../runtime/clock.js';
+import type { ConnectOptions } from '../../runtime/options.js';
+import { ajvValidators } from '../../validators/ajv.js';
 
 export const VILLAGE_SPEC: TextWorldSpec = {
   rooms: [

@@ -1,11 +1,11 @@
 // What every villager agent knows how to do: look and remember the map, find its way, explore,
 // and keep track of who and what it has seen. Roles (roles.ts) add goals and rules on top.
 
-import type { LookOutput, Person } from '../../src/adapters/text/sensors.js';
-import type { SeededRandom } from '../../src/adapters/headless/random.js';
-import type { AgentClient } from '../../src/agent/agentClient.js';
-import { ScriptedAgent } from '../../src/agent/scripted.js';
-import type { EventMessage } from '../../src/runtime/protocol.js';
+import type { LookOutput, Person } from '../../adapters/text/sensors.js';
+import type { SeededRandom } from '../../adapters/headless/random.js';
+import type { AgentClient } from '../../agent/agentClient.js';
+import { ScriptedAgent } from '../../agent/scripted.js';
+import type { EventMessage } from '../../runtime/protocol.js';
 
 interface Place {
   id: string;

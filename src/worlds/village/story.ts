@@ -1,9 +1,9 @@
 // Tells what happens in the village as readable lines, from the world's own changes and from the
 // calls the capsule refused. Only simulated time appears, so the same seed tells the same story.
 
-import type { WorldChange } from '../../src/adapters/text/change.js';
-import type { TextWorld } from '../../src/adapters/text/world.js';
-import type { Capsule } from '../../src/runtime/capsule.js';
+import type { WorldChange } from '../../adapters/text/change.js';
+import type { TextWorld } from '../../adapters/text/world.js';
+import type { Capsule } from '../../runtime/capsule.js';
 
 export class Narrator {
   readonly lines: string[] = [];
