@@ -6,26 +6,30 @@ import type { Clock, TimerId } from './clock.js';
 import { EventQueue, type QueuedEvent } from './events.js';
 import type { AgentModel } from './protocol.js';
 
-/** What a delivery needs from its session. */
-export interface DeliveryTarget {
+/** What a delivery needs from the capsule: one for all its sessions (the SessionHost). */
+export interface DeliveryHost {
   readonly clock: Clock;
-  readonly tickIntervalMs: number;
-  readonly maxBufferedBytes: number;
+  readonly settings: { readonly tickIntervalMs: number; readonly maxBufferedBytes: number; readonly eventQueueSize: number };
+  /** Runs a task after the current work. */
+  soon(task: () => void): void;
+}
+
+/** What a delivery needs from its session. */
+export interface DeliverySession {
+  readonly agentModel: AgentModel;
   /** The link's backlog, or undefined while the session has no link. */
-  backlog(): number | undefined;
-  model(): AgentModel;
+  readonly backlog: number | undefined;
   /**
    * Sends one delivery: `batch` in order, the first carrying `dropped` (when above 0) as
    * `meta.dropped_events`. Its events are shared with the other sessions they reach.
    */
-  sendEvents(batch: readonly QueuedEvent[], dropped: number): void;
-  /** Runs a task after the current work (SessionHost.soon). */
-  soon(task: () => void): void;
+  deliver(batch: readonly QueuedEvent[], dropped: number): void;
 }
 
 export class EventDelivery {
-  private readonly queue: EventQueue;
-  private readonly latency = new LatencyTracker();
+  // Made on first use: most of a large population of sessions sits idle.
+  private queue: EventQueue | undefined;
+  private latency: LatencyTracker | undefined;
   private lastDeliveryAt = -Infinity;
   /** When the agent was last given news it has not acted on yet. */
   private newsSince: number | undefined;
@@ -34,42 +38,41 @@ export class EventDelivery {
   droppedTotal = 0;
 
   constructor(
-    private readonly target: DeliveryTarget,
-    capacity: number,
-  ) {
-    this.queue = new EventQueue(capacity);
-  }
+    private readonly host: DeliveryHost,
+    private readonly session: DeliverySession,
+  ) {}
 
   get waiting(): number {
-    return this.queue.size;
+    return this.queue?.size ?? 0;
   }
 
   get decisionLatencyMs(): number | undefined {
-    return this.latency.value;
+    return this.latency?.value;
   }
 
   push(event: QueuedEvent): void {
-    const before = this.queue.dropped;
-    this.queue.push(event);
-    this.droppedTotal += this.queue.dropped - before;
+    const queue = (this.queue ??= new EventQueue(this.host.settings.eventQueueSize));
+    const before = queue.dropped;
+    queue.push(event);
+    this.droppedTotal += queue.dropped - before;
     this.schedule();
   }
 
   /** The agent acted: the time since its news is one sample of its decision latency. */
   noteDecision(): void {
     if (this.newsSince === undefined) return;
-    this.latency.add(this.target.clock.now() - this.newsSince);
+    (this.latency ??= new LatencyTracker()).add(this.host.clock.now() - this.newsSince);
     this.newsSince = undefined;
   }
 
   /** Plans the next delivery if events wait and a link is there to take them. */
   schedule(): void {
-    if (this.queue.size === 0 || this.queued || this.timer !== undefined || this.target.backlog() === undefined) return;
-    const wait = this.lastDeliveryAt + this.interval() - this.target.clock.now();
+    if (this.waiting === 0 || this.queued || this.timer !== undefined || this.session.backlog === undefined) return;
+    const wait = this.lastDeliveryAt + this.interval() - this.host.clock.now();
     if (wait <= 0) {
       // After the current tick's work, so one tick's events go out together.
       this.queued = true;
-      this.target.soon(this.deliverQueued);
+      this.host.soon(this.deliverQueued);
     } else {
       this.retryIn(wait);
     }
@@ -77,7 +80,7 @@ export class EventDelivery {
 
   /** The link went away: deliveries wait for the next one. */
   stop(): void {
-    if (this.timer !== undefined) this.target.clock.clearTimeout(this.timer);
+    if (this.timer !== undefined) this.host.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 
@@ -87,30 +90,31 @@ export class EventDelivery {
   };
 
   private deliver(): void {
-    const backlog = this.target.backlog();
-    if (backlog === undefined || this.queue.size === 0) return;
-    if (backlog > this.target.maxBufferedBytes) {
+    const backlog = this.session.backlog;
+    const queue = this.queue;
+    if (backlog === undefined || queue === undefined || queue.size === 0) return;
+    if (backlog > this.host.settings.maxBufferedBytes) {
       // The agent is not keeping up: let events coalesce and look again an interval later.
-      this.retryIn(Math.max(this.target.tickIntervalMs, this.interval()));
+      this.retryIn(Math.max(this.host.settings.tickIntervalMs, this.interval()));
       return;
     }
-    const dropped = this.queue.dropped;
-    const batch = this.queue.take();
-    this.queue.dropped = 0;
-    const now = this.target.clock.now();
+    const dropped = queue.dropped;
+    const batch = queue.take();
+    queue.dropped = 0;
+    const now = this.host.clock.now();
     this.lastDeliveryAt = now;
     this.newsSince ??= now;
-    this.target.sendEvents(batch, dropped);
+    this.session.deliver(batch, dropped);
   }
 
   private retryIn(ms: number): void {
-    this.timer = this.target.clock.setTimeout(() => {
+    this.timer = this.host.clock.setTimeout(() => {
       this.timer = undefined;
       this.deliver();
     }, ms);
   }
 
   private interval(): number {
-    return deliveryIntervalMs(this.target.model(), this.latency.value);
+    return deliveryIntervalMs(this.session.agentModel, this.latency?.value);
   }
 }

@@ -85,18 +85,7 @@ export class Session {
     this.ids = new SequencedIds(host.randomBytes);
     this.replay = host.replayStore(this.id);
     this.results = new ResultCache(host.settings.resultCacheSize);
-    this.delivery = new EventDelivery(
-      {
-        clock: host.clock,
-        tickIntervalMs: host.settings.tickIntervalMs,
-        maxBufferedBytes: host.settings.maxBufferedBytes,
-        backlog: () => this.wire?.link.bufferedAmount,
-        model: () => this.agentModel,
-        sendEvents: (batch, dropped) => this.sendEvents(batch, dropped),
-        soon: (task) => host.soon(task),
-      },
-      host.settings.eventQueueSize,
-    );
+    this.delivery = new EventDelivery(host, this);
     this.lastHeardAt = host.clock.now();
   }
 
@@ -344,8 +333,16 @@ export class Session {
     this.dispatch(sequence, { protocol: PROTOCOL, session_id: this.id, message_id: this.ids.idOf(sequence), ...body } as AiccMessage);
   }
 
-  /** One delivery: on a batched wire, one frame. */
-  private sendEvents(batch: readonly QueuedEvent[], dropped: number): void {
+  /** Bytes waiting unsent on the session's link; undefined while it has none (detached or closed). */
+  get backlog(): number | undefined {
+    return this.wire?.link.bufferedAmount;
+  }
+
+  /**
+   * Sends one delivery of queued events (EventDelivery calls it at the session's cadence): on a
+   * batched wire, one frame. The first carries `dropped` as meta.dropped_events when above 0.
+   */
+  deliver(batch: readonly QueuedEvent[], dropped: number): void {
     this.wire?.cork();
     for (let index = 0; index < batch.length; index++) {
       const event = batch[index]!;
