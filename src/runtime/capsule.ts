@@ -117,7 +117,8 @@ class CapsuleImpl implements Capsule, CallHost {
   private readonly loop: TickLoop;
   private readonly live = new Map<string, Session>();
   private readonly byTopic = new Map<string, Set<Session>>();
-  private readonly byCharacter = new Map<string, Set<Session>>();
+  /** A character's session, or its sessions when several control it (rare: a Set costs more than a session). */
+  private readonly byCharacter = new Map<string, Session | Set<Session>>();
   private queue: QueuedCall[] = [];
   private readonly queuedPerSession = new Map<Session, number>();
   private readonly callQueueSize: number;
@@ -226,7 +227,10 @@ class CapsuleImpl implements Capsule, CallHost {
       subscriptions,
     });
     this.live.set(session.id, session);
-    index(this.byCharacter, session.character, session);
+    const same = this.byCharacter.get(session.character);
+    if (same === undefined) this.byCharacter.set(session.character, session);
+    else if (same instanceof Set) same.add(session);
+    else this.byCharacter.set(session.character, new Set([same, session]));
     for (const topic of session.subscriptions) index(this.byTopic, topic, session);
     session.open(wire);
     this.bus.emit('session', { session, change: 'open', reason: 'connected' });
@@ -272,7 +276,12 @@ class CapsuleImpl implements Capsule, CallHost {
   changed(session: Session, change: 'detached' | 'resumed' | 'closed', reason: string): void {
     if (change === 'closed') {
       this.live.delete(session.id);
-      unindex(this.byCharacter, session.character, session);
+      const same = this.byCharacter.get(session.character);
+      if (same === session) this.byCharacter.delete(session.character);
+      else if (same instanceof Set) {
+        same.delete(session);
+        if (same.size === 1) this.byCharacter.set(session.character, same.values().next().value!);
+      }
       for (const topic of session.subscriptions) unindex(this.byTopic, topic, session);
     }
     this.bus.emit('session', { session, change, reason });
@@ -367,7 +376,10 @@ class CapsuleImpl implements Capsule, CallHost {
       return;
     }
     for (const character of typeof to === 'string' ? [to] : to) {
-      for (const session of this.byCharacter.get(character) ?? []) if (subscribers.has(session)) session.enqueue(event);
+      const sessions = this.byCharacter.get(character);
+      if (sessions instanceof Set) {
+        for (const session of sessions) if (subscribers.has(session)) session.enqueue(event);
+      } else if (sessions !== undefined && subscribers.has(sessions)) sessions.enqueue(event);
     }
   }
 

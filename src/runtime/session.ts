@@ -65,13 +65,16 @@ export class Session {
   private readonly delivery: EventDelivery;
   // Made on first use: most of a large population of sessions sits idle, and an empty Map is not free.
   private usage: Map<string, ToolUsage> | undefined;
-  private readonly results: ResultCache;
+  // Made on the first call: most of a large population of sessions sits idle.
+  private results: ResultCache | undefined;
   private controllers: Set<AbortController> | undefined;
   private lastHeardAt: number;
   private lastLiveResumeAt = -Infinity;
   private heartbeatTimer: TimerId | undefined;
   private graceTimer: TimerId | undefined;
-  private counters = { calls: 0, refusals: 0, sent: 0 };
+  private calls = 0;
+  private refusals = 0;
+  private sent = 0;
 
   constructor(
     private readonly host: SessionHost,
@@ -84,7 +87,6 @@ export class Session {
     this.subscriptions = init.subscriptions;
     this.ids = new SequencedIds(host.randomBytes);
     this.replay = host.replayStore(this.id);
-    this.results = new ResultCache(host.settings.resultCacheSize);
     this.delivery = new EventDelivery(host, this);
     this.lastHeardAt = host.clock.now();
   }
@@ -92,11 +94,11 @@ export class Session {
   get stats(): SessionStats {
     return {
       decisionLatencyMs: this.delivery.decisionLatencyMs,
-      calls: this.counters.calls,
-      refusals: this.counters.refusals,
+      calls: this.calls,
+      refusals: this.refusals,
       eventsQueued: this.delivery.waiting,
       eventsDropped: this.delivery.droppedTotal,
-      sent: this.counters.sent,
+      sent: this.sent,
     };
   }
 
@@ -270,7 +272,7 @@ export class Session {
 
   /** A malformed tool_call with a usable call_id is answered as a failed call; anything else gets `error`. */
   private refuse(value: unknown, kind: RefusalKind, message: string): void {
-    this.counters.refusals++;
+    this.refusals++;
     const record = (value ?? {}) as Record<string, unknown>;
     const callId = record['call_id'];
     if (record['type'] === 'tool_call' && typeof callId === 'string' && callId.length > 0 && kind !== 'protocol_mismatch') {
@@ -284,19 +286,19 @@ export class Session {
 
   /** undefined: a new call_id (now marked running). Otherwise the call was seen: its result, or null while it runs. */
   claimCall(callId: string): CallResult | null | undefined {
-    return this.results.claim(callId);
+    return (this.results ??= new ResultCache(this.host.settings.resultCacheSize)).claim(callId);
   }
 
   finishCall(result: CallResult): void {
-    this.counters.calls++;
-    if (!result.ok) this.counters.refusals++;
-    this.results.store(result);
+    this.calls++;
+    if (!result.ok) this.refusals++;
+    this.results?.store(result);
     this.sendResult(result);
   }
 
   /** A result that came after its call's timeout: kept for a retry, never sent (the agent had `timeout`). */
   keepLateResult(result: CallResult): void {
-    this.results.storeLate(result);
+    this.results?.storeLate(result);
   }
 
   sendResult(result: CallResult): void {
@@ -363,7 +365,7 @@ export class Session {
     this.replay.pushEvent(sequence, event);
     this.host.tap(this, 'out', message);
     if (this.wire !== undefined) {
-      this.counters.sent++;
+      this.sent++;
       this.wire.sendEvent(message, event);
     }
   }
@@ -379,7 +381,7 @@ export class Session {
     if (!(message.type === 'heartbeat' && message.manifest_update === undefined)) this.replay.push(sequence, message);
     this.host.tap(this, 'out', message);
     if (this.wire !== undefined) {
-      this.counters.sent++;
+      this.sent++;
       this.wire.send(message);
     }
   }

@@ -213,3 +213,25 @@ describe('EventQueue', () => {
     );
   });
 });
+
+describe('emit to a character that several sessions control', () => {
+  it('reaches each of its sessions, and the one left after another closes', async () => {
+    const { makeCapsule, connectRaw, pass } = await import('../helpers.js');
+    const { capsule, clock } = makeCapsule();
+    const settle = () => pass(clock, 20, 20); // past an edge_small agent's 12.5 ms between deliveries
+    const options = { agentModel: { class: 'edge_small' as const }, subscriptions: ['agent_message'] };
+    const [ada1, ada2, bo] = [await connectRaw(capsule, { character: 'ada', ...options }), await connectRaw(capsule, { character: 'ada', ...options }), await connectRaw(capsule, { character: 'bo', ...options })];
+    const heard = () => [ada1, ada2, bo].map((peer) => peer.ofType('event').map((e) => e.payload['text']));
+    capsule.emit('agent_message', { from: 'x', text: 'one' }, { to: 'ada' });
+    await settle();
+    expect(heard()).toEqual([['one'], ['one'], []]);
+    capsule.session(ada1.sessionId)!.close('gone');
+    capsule.emit('agent_message', { from: 'x', text: 'two' }, { to: ['ada', 'bo'] });
+    await settle();
+    expect(heard()).toEqual([['one'], ['one', 'two'], ['two']]);
+    capsule.session(ada2.sessionId)!.close('gone');
+    capsule.emit('agent_message', { from: 'x', text: 'three' }, { to: 'ada' });
+    await settle();
+    expect(heard()).toEqual([['one'], ['one', 'two'], ['two']]);
+  });
+});
