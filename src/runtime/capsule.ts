@@ -9,6 +9,7 @@ import { CapsuleError, refusal } from './errors.js';
 import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js';
 import { cryptoBytes, randomUuid, type RandomBytes } from './ids.js';
 import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AiccMessage, type Capabilities, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type ToolDescriptor, type Topic, type World } from './protocol.js';
+import { Heartbeats } from './heartbeats.js';
 import { ReplayBuffer, type ReplayStore } from './replay.js';
 import { Session } from './session.js';
 import { microtaskBatch, runAround } from './soon.js';
@@ -110,6 +111,7 @@ class CapsuleImpl implements Capsule, CallHost {
   readonly toolTimeoutMs: number;
   readonly settings: SessionSettings;
   readonly randomBytes: RandomBytes;
+  readonly heartbeats: Heartbeats;
   tick = 0;
 
   private readonly bus: Emitter<CapsuleEvents> = createEmitter<CapsuleEvents>();
@@ -149,6 +151,7 @@ class CapsuleImpl implements Capsule, CallHost {
       maxBufferedBytes: options.maxBufferedBytes ?? 256 * 1024,
       tickIntervalMs: this.loop.intervalMs,
     };
+    this.heartbeats = new Heartbeats(this.clock, this.settings.heartbeatIntervalMs);
     this.registry = new ToolRegistry(options.validators, () => this.catalogChanged());
     this.lastTickAt = this.clock.now();
     this.measureWork = options.measureWork;

@@ -70,7 +70,6 @@ export class Session {
   private controllers: Set<AbortController> | undefined;
   private lastHeardAt: number;
   private lastLiveResumeAt = -Infinity;
-  private heartbeatTimer: TimerId | undefined;
   private graceTimer: TimerId | undefined;
   private calls = 0;
   private refusals = 0;
@@ -186,7 +185,7 @@ export class Session {
   private dropWire(reason: string): void {
     const wire = this.wire;
     this.wire = undefined;
-    this.clearTimer('heartbeatTimer');
+    this.host.heartbeats.stop(this);
     this.delivery.stop();
     wire?.close(reason);
   }
@@ -391,22 +390,21 @@ export class Session {
   }
 
   private startHeartbeat(): void {
-    this.clearTimer('heartbeatTimer');
-    const beat = (): void => {
-      this.heartbeatTimer = undefined;
-      if (this.wire === undefined) return;
-      const silentFor = this.host.clock.now() - this.lastHeardAt;
-      if (silentFor >= this.host.settings.deadPeerTimeoutMs) {
-        this.detach(`agent silent for ${Math.round(silentFor)} ms`);
-        return;
-      }
-      this.send({ type: 'heartbeat' });
-      this.heartbeatTimer = this.host.clock.setTimeout(beat, this.host.settings.heartbeatIntervalMs);
-    };
-    this.heartbeatTimer = this.host.clock.setTimeout(beat, this.host.settings.heartbeatIntervalMs);
+    this.host.heartbeats.start(this);
   }
 
-  private clearTimer(name: 'heartbeatTimer' | 'graceTimer'): void {
+  /** A heartbeat: sent to a live agent, or the link dropped when the agent has been silent too long. */
+  beat(): void {
+    if (this.wire === undefined) return this.host.heartbeats.stop(this);
+    const silentFor = this.host.clock.now() - this.lastHeardAt;
+    if (silentFor >= this.host.settings.deadPeerTimeoutMs) {
+      this.detach(`agent silent for ${Math.round(silentFor)} ms`);
+      return;
+    }
+    this.send({ type: 'heartbeat' });
+  }
+
+  private clearTimer(name: 'graceTimer'): void {
     const id = this[name];
     if (id !== undefined) this.host.clock.clearTimeout(id);
     this[name] = undefined;

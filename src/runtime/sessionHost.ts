@@ -5,6 +5,7 @@ import type { HostError } from './calls.js';
 import type { Clock } from './clock.js';
 import type { RandomBytes } from './ids.js';
 import type { AiccMessage, ManifestUpdate, ToolCall } from './protocol.js';
+import type { Heartbeats } from './heartbeats.js';
 import type { ReplayStore } from './replay.js';
 import type { Session } from './session.js';
 
@@ -28,6 +29,8 @@ export interface SessionHost {
   readonly clock: Clock;
   readonly randomBytes: RandomBytes;
   readonly settings: SessionSettings;
+  /** Beats every linked session of the capsule (one timer for them all). */
+  readonly heartbeats: Heartbeats;
   manifestFor(session: Session): ManifestUpdate;
   /** The replay store of a new session (CapsuleOptions.replayStore, or a ReplayBuffer). */
   replayStore(sessionId: string): ReplayStore;
