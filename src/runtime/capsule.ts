@@ -8,7 +8,7 @@ import { isSteppedClock, realClock, type Clock, type TimerId } from './clock.js'
 import { CapsuleError, refusal } from './errors.js';
 import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js';
 import { cryptoBytes, randomUuid, type RandomBytes } from './ids.js';
-import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AiccMessage, type Capabilities, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type ToolDescriptor, type Topic, type World } from './protocol.js';
+import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AgentModel, type AiccMessage, type Capabilities, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type ToolDescriptor, type Topic, type World } from './protocol.js';
 import { Heartbeats } from './heartbeats.js';
 import { ReplayBuffer, type ReplayStore } from './replay.js';
 import { Session } from './session.js';
@@ -94,6 +94,8 @@ interface QueuedCall {
 }
 
 const ALL_TOPICS: ReadonlySet<string> = new Set(TOPICS);
+/** What a session's agent is taken to be when it declares nothing: one frozen object for all. */
+const DEFAULT_AGENT_MODEL: AgentModel = Object.freeze({ class: 'cloud_medium' });
 const ALL_TOPICS_LIST = Object.freeze([...TOPICS]) as unknown as string[];
 
 /** The grants of a session given none: one frozen object for them all. */
@@ -226,7 +228,7 @@ class CapsuleImpl implements Capsule, CallHost {
         given === undefined
           ? NO_CAPABILITIES
           : { sensors: [...(given.sensors ?? [])], actuators: [...(given.actuators ?? [])], generators: [...(given.generators ?? [])] },
-      agentModel: options.agentModel ?? { class: 'cloud_medium' },
+      agentModel: options.agentModel ?? DEFAULT_AGENT_MODEL,
       subscriptions,
     });
     this.live.set(session.id, session);

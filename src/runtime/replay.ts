@@ -33,7 +33,7 @@ export class ReplayBuffer implements ReplayStore {
   // A ring, filled by push until it holds `capacity`, then overwritten oldest first: no copying, and
   // an idle session pays only for what it sent. One array, each slot two cells: the sequence number,
   // then what was sent (one array costs an idle session half what two would).
-  private readonly cells: Array<number | AiccMessage | SentEvent> = [];
+  private cells: Array<number | AiccMessage | SentEvent> | undefined;
   /** The slot of the oldest retained entry, once the ring is full. */
   private oldest = 0;
   private readonly slots: number;
@@ -64,19 +64,25 @@ export class ReplayBuffer implements ReplayStore {
     const count = this.size;
     for (let i = 0; i < count; i++) {
       const at = 2 * ((this.oldest + i) % count);
-      const kept = this.cells[at] as number;
+      const kept = this.cells![at] as number;
       if (kept <= sequence) continue;
-      const entry = this.cells[at + 1] as AiccMessage | SentEvent;
+      const entry = this.cells![at + 1] as AiccMessage | SentEvent;
       out.push('protocol' in entry ? entry : envelope(kept, entry));
     }
     return out;
   }
 
   get size(): number {
-    return this.cells.length / 2;
+    return (this.cells?.length ?? 0) / 2;
   }
 
   private keep(sequence: number, entry: AiccMessage | SentEvent): void {
+    // The first entry makes an array of exactly two cells: most sessions of a large population
+    // hold only their session_init, and an array grown by push reserves room for seventeen.
+    if (this.cells === undefined) {
+      this.cells = [sequence, entry];
+      return;
+    }
     if (this.size < this.slots) {
       this.cells.push(sequence, entry);
       return;
