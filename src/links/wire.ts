@@ -7,7 +7,7 @@ import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from '../runtime/inbound.j
 import type { MessageChecker } from '../runtime/messageCheck.js';
 import type { AiccMessage, EventMessage } from '../runtime/protocol.js';
 import { jsonCodec, type Codec, type Frame, type SharedEncodings } from './codec.js';
-import type { Link } from './link.js';
+import type { Link, LinkHandlers } from './link.js';
 
 export interface WireOptions {
   /** Default: JSON text frames. */
@@ -77,38 +77,27 @@ export class Wire {
   }
 
   listen(handlers: WireHandlers): void {
+    // One small object rather than closures: a capsule holds a listening Wire per session.
+    this.link.listen(new WireReader(this, handlers));
+  }
+
+  /** Decodes one inbound frame and hands what it holds to `handlers` (the Wire's own link listener calls it). */
+  read(frame: Frame, handlers: WireHandlers): void {
     const check = this.check;
     if (check === 'trusted') {
-      const objects = this.codec.name === 'object';
-      this.link.listen({
-        message: (frame) => {
-          if (objects) return handlers.message(frame as AiccMessage);
-          const decoded = this.codec.decode(frame, this.limits);
-          if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
-          handlers.message(decoded.value as AiccMessage);
-        },
-        close: (reason) => handlers.close(reason),
-      });
-      return;
+      if (this.codec.name === 'object') return handlers.message(frame as AiccMessage);
+      const decoded = this.codec.decode(frame, this.limits);
+      if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
+      return handlers.message(decoded.value as AiccMessage);
     }
-    const one = (value: unknown): void => {
-      const checked = check(value);
-      if (!checked.ok) return handlers.invalid({ kind: checked.kind, message: checked.message, value });
-      handlers.message(checked.value);
-    };
-    this.link.listen({
-      message: (frame) => {
-        const decoded = this.codec.decode(frame, this.batched ? { ...this.limits, maxDepth: this.limits.maxDepth + 1 } : this.limits);
-        if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
-        if (!this.batched || !Array.isArray(decoded.value)) return one(decoded.value);
-        const batch = decoded.value;
-        if (batch.length === 0 || batch.length > MAX_BATCH_MESSAGES) {
-          return handlers.invalid({ kind: 'malformed_frame', message: `a batched frame carries 1 to ${MAX_BATCH_MESSAGES} messages, not ${batch.length}` });
-        }
-        for (const value of batch) one(value);
-      },
-      close: (reason) => handlers.close(reason),
-    });
+    const decoded = this.codec.decode(frame, this.batched ? { ...this.limits, maxDepth: this.limits.maxDepth + 1 } : this.limits);
+    if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
+    if (!this.batched || !Array.isArray(decoded.value)) return checkOne(check, decoded.value, handlers);
+    const batch = decoded.value;
+    if (batch.length === 0 || batch.length > MAX_BATCH_MESSAGES) {
+      return handlers.invalid({ kind: 'malformed_frame', message: `a batched frame carries 1 to ${MAX_BATCH_MESSAGES} messages, not ${batch.length}` });
+    }
+    for (const value of batch) checkOne(check, value, handlers);
   }
 
   send(message: AiccMessage): void {
@@ -154,5 +143,28 @@ export class Wire {
 
   get open(): boolean {
     return this.link.open;
+  }
+}
+
+/** One decoded message, checked: handed on, or refused as invalid. */
+function checkOne(check: MessageChecker, value: unknown, handlers: WireHandlers): void {
+  const checked = check(value);
+  if (!checked.ok) return handlers.invalid({ kind: checked.kind, message: checked.message, value });
+  handlers.message(checked.value);
+}
+
+/** What a Wire gives its link to listen with. */
+class WireReader implements LinkHandlers {
+  constructor(
+    private readonly wire: Wire,
+    private readonly handlers: WireHandlers,
+  ) {}
+
+  message(frame: Frame): void {
+    this.wire.read(frame, this.handlers);
+  }
+
+  close(reason: string): void {
+    this.handlers.close(reason);
   }
 }
