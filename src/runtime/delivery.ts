@@ -72,7 +72,9 @@ export class EventDelivery {
     if (wait <= 0) {
       // After the current tick's work, so one tick's events go out together.
       this.queued = true;
-      this.host.soon(this.deliverQueued);
+      // A closure per delivery rather than one kept per session: most sessions of a large
+      // population sit idle, and a delivery costs far more than its closure.
+      this.host.soon(() => this.deliverQueued());
     } else {
       this.retryIn(wait);
     }
@@ -84,10 +86,10 @@ export class EventDelivery {
     this.timer = undefined;
   }
 
-  private readonly deliverQueued = (): void => {
+  private deliverQueued(): void {
     this.queued = false;
     this.deliver();
-  };
+  }
 
   private deliver(): void {
     const backlog = this.session.backlog;
