@@ -30,7 +30,8 @@ export class EventDelivery {
   // Made on first use: most of a large population of sessions sits idle.
   private queue: EventQueue | undefined;
   private latency: LatencyTracker | undefined;
-  private lastDeliveryAt = -Infinity;
+  /** Undefined before the first delivery (a field holding -Infinity would cost a boxed number). */
+  private lastDeliveryAt: number | undefined;
   /** When the agent was last given news it has not acted on yet. */
   private newsSince: number | undefined;
   private timer: TimerId | undefined;
@@ -68,7 +69,7 @@ export class EventDelivery {
   /** Plans the next delivery if events wait and a link is there to take them. */
   schedule(): void {
     if (this.waiting === 0 || this.queued || this.timer !== undefined || this.session.backlog === undefined) return;
-    const wait = this.lastDeliveryAt + this.interval() - this.host.clock.now();
+    const wait = this.lastDeliveryAt === undefined ? 0 : this.lastDeliveryAt + this.interval() - this.host.clock.now();
     if (wait <= 0) {
       // After the current tick's work, so one tick's events go out together.
       this.queued = true;

@@ -20,7 +20,7 @@ import {
 } from './protocol.js';
 import type { ReplayStore, SentEvent } from './replay.js';
 import { ResultCache, type CallResult } from './resultCache.js';
-import type { InvalidFrame, Wire } from '../links/wire.js';
+import type { InvalidFrame, Wire, WireHandlers } from '../links/wire.js';
 import type { SharedEncodings } from '../links/codec.js';
 import type { SessionHost } from './sessionHost.js';
 
@@ -69,7 +69,7 @@ export class Session {
   private results: ResultCache | undefined;
   private controllers: Set<AbortController> | undefined;
   private lastHeardAt: number;
-  private lastLiveResumeAt = -Infinity;
+  private lastLiveResumeAt: number | undefined;
   private graceTimer: TimerId | undefined;
   private calls = 0;
   private refusals = 0;
@@ -166,15 +166,12 @@ export class Session {
     this.state = 'open';
     this.lastHeardAt = this.host.clock.now();
     this.clearTimer('graceTimer');
-    wire.listen({
-      message: (message) => this.wire === wire && this.receiveSafely(message),
-      invalid: (problem) => this.wire === wire && this.refuseFrame(problem),
-      close: (reason) => this.wire === wire && this.detach(`link closed: ${reason}`),
-    });
+    wire.listen(new SessionListener(this, wire));
     this.startHeartbeat();
   }
 
-  private detach(reason: string): void {
+  /** @internal Drops the link and waits for a resume (its Wire listener calls it when the link closes). */
+  detach(reason: string): void {
     if (this.state !== 'open') return;
     this.dropWire(reason);
     this.state = 'detached';
@@ -205,7 +202,13 @@ export class Session {
   // ── inbound ────────────────────────────────────────────────────────────────────────────────
 
   /** Nothing a peer sends may throw out of the capsule: a failure here is ours, reported both ways. */
-  private receiveSafely(message: AiccMessage): void {
+  /** Whether `wire` is the session's link now (a superseded one's messages are ignored). @internal */
+  linkedBy(wire: Wire): boolean {
+    return this.wire === wire;
+  }
+
+  /** @internal The session's Wire listener hands it each message. */
+  receiveSafely(message: AiccMessage): void {
     try {
       this.receive(message);
     } catch (error) {
@@ -242,7 +245,7 @@ export class Session {
         // A resume on the live link: the agent thinks it missed something; replay from its mark.
         // Each replays up to replayBufferSize messages, so they are rationed.
         const now = this.host.clock.now();
-        if (now - this.lastLiveResumeAt < LIVE_RESUME_INTERVAL_MS) {
+        if (this.lastLiveResumeAt !== undefined && now - this.lastLiveResumeAt < LIVE_RESUME_INTERVAL_MS) {
           this.refuse(message, 'rate_limited', `session_resume on the live link: at most one each ${LIVE_RESUME_INTERVAL_MS} ms; retry in ${Math.ceil(this.lastLiveResumeAt + LIVE_RESUME_INTERVAL_MS - now)} ms`);
           return;
         }
@@ -264,7 +267,8 @@ export class Session {
     this.host.subscriptionsChanged(this, before);
   }
 
-  private refuseFrame(problem: InvalidFrame): void {
+  /** @internal The session's Wire listener hands it each frame it could not read. */
+  refuseFrame(problem: InvalidFrame): void {
     this.lastHeardAt = this.host.clock.now();
     this.refuse(problem.value, problem.kind, problem.message);
   }
@@ -414,3 +418,23 @@ export class Session {
 /** A bridge message before its envelope (protocol, session_id, message_id) is added. */
 export type OutboundBody = DistributiveOmit<AiccMessage, 'protocol' | 'session_id' | 'message_id'>;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** What a session listens to its Wire with: one small object rather than closures (a capsule holds many). */
+class SessionListener implements WireHandlers {
+  constructor(
+    private readonly session: Session,
+    private readonly wire: Wire,
+  ) {}
+
+  message(message: AiccMessage): void {
+    if (this.session.linkedBy(this.wire)) this.session.receiveSafely(message);
+  }
+
+  invalid(problem: InvalidFrame): void {
+    if (this.session.linkedBy(this.wire)) this.session.refuseFrame(problem);
+  }
+
+  close(reason: string): void {
+    if (this.session.linkedBy(this.wire)) this.session.detach(`link closed: ${reason}`);
+  }
+}
