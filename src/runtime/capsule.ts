@@ -121,6 +121,8 @@ class CapsuleImpl implements Capsule, CallHost {
   private readonly loop: TickLoop;
   private readonly live = new Map<string, Session>();
   private readonly byTopic = new Map<string, Set<Session>>();
+  /** Sessions subscribed to every topic (the default): one entry each rather than one per topic. */
+  private readonly everyTopic = new Set<Session>();
   /** A character's session, or its sessions when several control it (rare: a Set costs more than a session). */
   private readonly byCharacter = new Map<string, Session | Set<Session>>();
   private queue: QueuedCall[] = [];
@@ -236,7 +238,7 @@ class CapsuleImpl implements Capsule, CallHost {
     if (same === undefined) this.byCharacter.set(session.character, session);
     else if (same instanceof Set) same.add(session);
     else this.byCharacter.set(session.character, new Set([same, session]));
-    for (const topic of session.subscriptions) index(this.byTopic, topic, session);
+    this.indexTopics(session, session.subscriptions);
     session.open(wire);
     this.bus.emit('session', { session, change: 'open', reason: 'connected' });
     return session;
@@ -287,14 +289,24 @@ class CapsuleImpl implements Capsule, CallHost {
         same.delete(session);
         if (same.size === 1) this.byCharacter.set(session.character, same.values().next().value!);
       }
-      for (const topic of session.subscriptions) unindex(this.byTopic, topic, session);
+      this.unindexTopics(session, session.subscriptions);
     }
     this.bus.emit('session', { session, change, reason });
   }
 
   subscriptionsChanged(session: Session, before: ReadonlySet<string>): void {
-    for (const topic of before) unindex(this.byTopic, topic, session);
-    for (const topic of session.subscriptions) index(this.byTopic, topic, session);
+    this.unindexTopics(session, before);
+    this.indexTopics(session, session.subscriptions);
+  }
+
+  private indexTopics(session: Session, topics: ReadonlySet<string>): void {
+    if (topics === ALL_TOPICS) this.everyTopic.add(session);
+    else for (const topic of topics) index(this.byTopic, topic, session);
+  }
+
+  private unindexTopics(session: Session, topics: ReadonlySet<string>): void {
+    if (topics === ALL_TOPICS) this.everyTopic.delete(session);
+    else for (const topic of topics) unindex(this.byTopic, topic, session);
   }
 
   session(id: string): Session | undefined {
@@ -371,20 +383,21 @@ class CapsuleImpl implements Capsule, CallHost {
     }
     this.bus.emit(topic, payload as CapsuleEvents[T]);
     const subscribers = this.byTopic.get(topic);
-    if (subscribers === undefined || subscribers.size === 0) return;
+    if ((subscribers === undefined || subscribers.size === 0) && this.everyTopic.size === 0) return;
     // One event object for every subscriber: its coalescing key is worked out once, here.
     const key = coalescingKey({ topic, payload });
     const event: QueuedEvent = options.meta === undefined ? { topic, payload, key } : { topic, payload, meta: options.meta, key };
     const to = typeof options.to === 'function' ? options.to() : options.to;
     if (to === undefined) {
-      for (const session of subscribers) session.enqueue(event);
+      for (const session of this.everyTopic) session.enqueue(event);
+      if (subscribers !== undefined) for (const session of subscribers) session.enqueue(event);
       return;
     }
     for (const character of typeof to === 'string' ? [to] : to) {
       const sessions = this.byCharacter.get(character);
       if (sessions instanceof Set) {
-        for (const session of sessions) if (subscribers.has(session)) session.enqueue(event);
-      } else if (sessions !== undefined && subscribers.has(sessions)) sessions.enqueue(event);
+        for (const session of sessions) if (session.subscriptions.has(topic)) session.enqueue(event);
+      } else if (sessions !== undefined && sessions.subscriptions.has(topic)) sessions.enqueue(event);
     }
   }
 
