@@ -21,7 +21,8 @@ export { createMemoryLinkPair } from './links/memory.js';
 export { connectWebSocket, webSocketLink } from './links/websocket.js';
 export { tapLink, wrapLink } from './links/tap.js';
 export type { LinkWrappers } from './links/tap.js';
-export { Wire, BATCHED_SUBPROTOCOL, MAX_BATCH_MESSAGES } from './links/wire.js';
+export { Wire } from './links/wire.js';
+export { batchedFraming, BATCHED_SUBPROTOCOL, MAX_BATCH_MESSAGES } from './links/batchedFraming.js';
 export { AgentClient } from './agent/agentClient.js';
 export { Memory, ScriptedAgent, runRules } from './agent/scripted.js';
 
@@ -47,6 +48,6 @@ export type { Codec, Frame } from './links/codec.js';
 export type { Link, LinkHandlers } from './links/link.js';
 export type { MemoryLinkOptions } from './links/memory.js';
 export type { ConnectWebSocketOptions, WebSocketConstructor, WebSocketLike, WebSocketLinkOptions } from './links/websocket.js';
-export type { InvalidFrame, WireHandlers, WireOptions } from './links/wire.js';
+export type { Framing, InvalidFrame, WireHandlers, WireOptions } from './links/wire.js';
 export type { AgentClientOptions, AgentEvents, CallOptions, CallOutcome } from './agent/agentClient.js';
 export type { Rule } from './agent/scripted.js';

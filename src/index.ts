@@ -55,6 +55,7 @@ export {
   tapLink,
   wrapLink,
   Wire,
+  batchedFraming,
   BATCHED_SUBPROTOCOL,
   MAX_BATCH_MESSAGES,
   AgentClient,

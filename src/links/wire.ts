@@ -14,20 +14,22 @@ export interface WireOptions {
   codec?: Codec;
   limits?: Partial<InboundLimits>;
   /**
-   * `'batched'`: a frame may carry several aicc/0.1 messages, as a JSON array of them, and a
-   * delivery of k events goes out as one frame. Only where both ends agreed — over a WebSocket,
-   * by the subprotocol BATCHED_SUBPROTOCOL — and only with jsonCodec. Every message inside is a
-   * valid aicc/0.1 message, checked as if it came alone. Default `'single'`: one message a frame.
+   * How messages share frames, where both ends agreed: `batchedFraming` (a delivery of k events is
+   * one frame; ./batchedFraming.ts). Default: one message a frame.
    */
-  framing?: 'single' | 'batched';
+  framing?: Framing;
 }
 
-/** The WebSocket subprotocol by which both ends agree on batched framing (WireOptions.framing). */
-export const BATCHED_SUBPROTOCOL = 'aicc.batched.v1';
-/** Most messages one batched frame carries; a larger batch goes out as several frames. */
-export const MAX_BATCH_MESSAGES = 512;
-/** Most characters of JSON one batched frame carries (under every side's default frame bound). */
-export const MAX_BATCH_CHARS = 64 * 1024;
+/** Several messages to a frame, as both ends of a link agreed. */
+export interface Framing {
+  readonly name: string;
+  /** The codec it frames for. */
+  readonly codec: string;
+  /** The messages a decoded frame holds, or why it is refused. */
+  split(value: unknown): readonly unknown[] | string;
+  /** The encoded messages of one delivery, as frames to send. */
+  join(texts: string[]): string[];
+}
 
 export interface InvalidFrame {
   kind: RefusalKind;
@@ -45,10 +47,9 @@ export interface WireHandlers {
 export class Wire {
   readonly codec: Codec;
   readonly limits: InboundLimits;
-  readonly batched: boolean;
-  /** Frames held between cork() and uncork(), to go out as one (batched framing only). */
+  readonly framing: Framing | undefined;
+  /** Frames held between cork() and uncork(), to go out together (with a framing only). */
   private held: string[] | undefined;
-  private heldChars = 0;
 
   constructor(
     readonly link: Link,
@@ -64,12 +65,9 @@ export class Wire {
     this.codec = options.codec ?? jsonCodec;
     // Shared when not changed: a capsule holds a Wire per session.
     this.limits = options.limits === undefined ? DEFAULT_INBOUND_LIMITS : { ...DEFAULT_INBOUND_LIMITS, ...options.limits };
-    this.batched = options.framing === 'batched';
-    if (options.framing !== undefined && options.framing !== 'single' && options.framing !== 'batched') {
-      throw new CapsuleError('AICC_INVALID_OPTION', `framing must be 'single' or 'batched', got ${JSON.stringify(options.framing)}`);
-    }
-    if (this.batched && this.codec.name !== 'json') {
-      throw new CapsuleError('AICC_INVALID_OPTION', `framing 'batched' carries JSON text: use jsonCodec, not ${this.codec.name}`);
+    this.framing = options.framing;
+    if (this.framing !== undefined && this.framing.codec !== this.codec.name) {
+      throw new CapsuleError('AICC_INVALID_OPTION', `framing '${this.framing.name}' frames ${this.framing.codec}: use that codec, not ${this.codec.name}`);
     }
     if (check === 'trusted' && link.inProcess !== true) {
       throw new CapsuleError('AICC_INVALID_OPTION', 'trustBridge: only a bridge in this process (on a memory link) may go unchecked; across a socket both sides check');
@@ -90,14 +88,14 @@ export class Wire {
       if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
       return handlers.message(decoded.value as AiccMessage);
     }
-    const decoded = this.codec.decode(frame, this.batched ? { ...this.limits, maxDepth: this.limits.maxDepth + 1 } : this.limits);
+    const framing = this.framing;
+    // A batch nests its messages one level deeper than they would stand alone.
+    const decoded = this.codec.decode(frame, framing === undefined ? this.limits : { ...this.limits, maxDepth: this.limits.maxDepth + 1 });
     if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
-    if (!this.batched || !Array.isArray(decoded.value)) return checkOne(check, decoded.value, handlers);
-    const batch = decoded.value;
-    if (batch.length === 0 || batch.length > MAX_BATCH_MESSAGES) {
-      return handlers.invalid({ kind: 'malformed_frame', message: `a batched frame carries 1 to ${MAX_BATCH_MESSAGES} messages, not ${batch.length}` });
-    }
-    for (const value of batch) checkOne(check, value, handlers);
+    if (framing === undefined) return checkOne(check, decoded.value, handlers);
+    const values = framing.split(decoded.value);
+    if (typeof values === 'string') return handlers.invalid({ kind: 'malformed_frame', message: values });
+    for (const value of values) checkOne(check, value, handlers);
   }
 
   send(message: AiccMessage): void {
@@ -109,32 +107,20 @@ export class Wire {
     this.out(this.codec.encodeEvent === undefined ? this.codec.encode(message) : this.codec.encodeEvent(message, shared));
   }
 
-  /** With batched framing, holds what is sent until uncork(), to go out as one frame (a delivery). */
+  /** With a framing, holds what is sent until uncork(), to go out in as few frames as it allows (a delivery). */
   cork(): void {
-    if (this.batched) this.held ??= [];
+    if (this.framing !== undefined) this.held ??= [];
   }
 
   uncork(): void {
     const held = this.held;
     this.held = undefined;
-    this.heldChars = 0;
-    if (held !== undefined && held.length > 0) this.flush(held);
+    if (held !== undefined && held.length > 0) for (const frame of this.framing!.join(held)) this.link.send(frame);
   }
 
   private out(frame: Frame): void {
-    const held = this.held;
-    if (held === undefined) return this.link.send(frame);
-    const text = frame as string; // batched framing is JSON text
-    if (held.length > 0 && (held.length >= MAX_BATCH_MESSAGES || this.heldChars + text.length > MAX_BATCH_CHARS)) {
-      this.flush(held.splice(0));
-      this.heldChars = 0;
-    }
-    held.push(text);
-    this.heldChars += text.length + 1;
-  }
-
-  private flush(frames: string[]): void {
-    this.link.send(frames.length === 1 ? frames[0]! : `[${frames.join(',')}]`);
+    if (this.held === undefined) this.link.send(frame);
+    else this.held.push(frame as string); // a framing frames text
   }
 
   close(reason?: string): void {

@@ -117,3 +117,17 @@ describe('jsonCodec.encodeEvent', () => {
     expect(encodings).toBe(1);
   });
 });
+
+describe('batchedFraming.join', () => {
+  it('packs a delivery into as few frames as its bounds allow, in order', async () => {
+    const { batchedFraming, MAX_BATCH_MESSAGES, MAX_BATCH_CHARS } = await import('../../src/links/batchedFraming.js');
+    expect(batchedFraming.join(['{"a":1}'])).toEqual(['{"a":1}']);
+    expect(batchedFraming.join(['{"a":1}', '{"b":2}'])).toEqual(['[{"a":1},{"b":2}]']);
+    const many = Array.from({ length: MAX_BATCH_MESSAGES + 1 }, (_, i) => `{"n":${i}}`);
+    const frames = batchedFraming.join(many);
+    expect(frames.map((f) => (f.startsWith('[') ? JSON.parse(f).length : 1))).toEqual([MAX_BATCH_MESSAGES, 1]);
+    const big = 'x'.repeat(MAX_BATCH_CHARS / 2);
+    expect(batchedFraming.join([`"${big}"`, `"${big}"`, '1']).length).toBe(2);
+    expect(frames.flatMap((f) => (f.startsWith('[') ? JSON.parse(f) : [JSON.parse(f)])).map((m: { n: number }) => m.n)).toEqual(many.map((_, i) => i));
+  });
+});

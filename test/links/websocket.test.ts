@@ -392,19 +392,19 @@ describe('an agent that stops reading cannot make the game hold unbounded bytes'
 
 describe('batched framing over a real WebSocket (aicc.batched.v1)', { timeout: 10_000 }, () => {
   it('sends a delivery of k events as one frame where both ends agreed, and the agent hears every event in order', async () => {
-    const { BATCHED_SUBPROTOCOL } = await import('../../src/links/wire.js');
+    const { BATCHED_SUBPROTOCOL, batchedFraming } = await import('../../src/links/batchedFraming.js');
     const capsule = createCapsule({ world: { name: 'w', kind: 'abstract' }, tickMode: 'event' });
     const batching = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: (offered) => (offered.has(BATCHED_SUBPROTOCOL) ? BATCHED_SUBPROTOCOL : false) });
     await within(new Promise((resolve) => batching.once('listening', resolve)), 'the server to listen');
     const frames: number[] = [];
-    batching.on('connection', (socket) => capsule.connect(webSocketLink(socket), { character: 'hero', agentModel: { class: 'cloud_large' }, subscriptions: ['agent_message'], ...(socket.protocol === BATCHED_SUBPROTOCOL ? { framing: 'batched' as const } : {}) }));
+    batching.on('connection', (socket) => capsule.connect(webSocketLink(socket), { character: 'hero', agentModel: { class: 'cloud_large' }, subscriptions: ['agent_message'], ...(socket.protocol === BATCHED_SUBPROTOCOL ? { framing: batchedFraming } : {}) }));
     try {
       const port = (batching.address() as { port: number }).port;
       const socket = new WebSocket(`ws://127.0.0.1:${port}`, [BATCHED_SUBPROTOCOL]);
       socket.on('message', (data) => frames.push(String(data).startsWith('[') ? JSON.parse(String(data)).length : 1));
       const link = await within(new Promise<Link>((resolve) => socket.once('open', () => resolve(webSocketLink(socket as unknown as Parameters<typeof webSocketLink>[0])))), 'the socket to open');
       expect(socket.protocol).toBe(BATCHED_SUBPROTOCOL);
-      const agent = await within(AgentClient.connect(link, { framing: 'batched' }), 'session_init');
+      const agent = await within(AgentClient.connect(link, { framing: batchedFraming }), 'session_init');
       const heard: string[] = [];
       agent.on('agent_message', (m) => heard.push(m.text));
       frames.length = 0;

@@ -140,10 +140,10 @@ function isBareHeartbeat(frame: string, sessionId: string): boolean {
 
 describe('batched framing (WireOptions.framing)', () => {
   it('checks each message of a batched frame as if it came alone, and bounds the batch', async () => {
-    const { MAX_BATCH_MESSAGES } = await import('../../src/links/wire.js');
+    const { MAX_BATCH_MESSAGES, batchedFraming } = await import('../../src/links/batchedFraming.js');
     const { capsule } = makeCapsule();
     capsule.registerTool(echoTool);
-    const peer = await connectRaw(capsule, { framing: 'batched' });
+    const peer = await connectRaw(capsule, { framing: batchedFraming });
     const call = (id: string, input: unknown) => ({ protocol: 'aicc/0.1', type: 'tool_call', session_id: peer.sessionId, message_id: '6f9619ff-8b86-4d11-b42d-00c04fc964ff', call_id: id, tool: 'echo', input });
     peer.sendFrame(JSON.stringify([call('a', { text: 'one' }), { protocol: 'aicc/0.1', type: 'teleport' }, call('b', { text: 'two' })]));
     peer.sendFrame(JSON.stringify(Array.from({ length: MAX_BATCH_MESSAGES + 1 }, (_, i) => call(`x${i}`, { text: 'x' }))));
@@ -157,9 +157,10 @@ describe('batched framing (WireOptions.framing)', () => {
 
   it('takes batched framing only with jsonCodec', async () => {
     const { binaryCodec } = await import('../../src/links/binaryCodec.js');
+    const { batchedFraming } = await import('../../src/links/batchedFraming.js');
     const { createMemoryLinkPair } = await import('../../src/links/memory.js');
     const { capsule } = makeCapsule();
-    expect(() => capsule.connect(createMemoryLinkPair()[0], { character: 'x', codec: binaryCodec, framing: 'batched' })).toThrow(/framing 'batched' carries JSON text: use jsonCodec, not binary/);
+    expect(() => capsule.connect(createMemoryLinkPair()[0], { character: 'x', codec: binaryCodec, framing: batchedFraming })).toThrow(/framing 'batched' frames json: use that codec, not binary/);
     expect(capsule.sessions()).toEqual([]); // nothing half-made is left listed
   });
 });
