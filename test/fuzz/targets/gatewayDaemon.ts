@@ -1,4 +1,4 @@
-// The gateway in daemon mode under hostile pages (the run is in gateway.ts): pi-daemon protocol v2
+// The gateway in daemon mode under hostile pages (the run is in gatewayRun.ts): pi-daemon protocol v2
 // records relayed byte for byte to a fake daemon on a Unix socket (test/node/gateway/daemonHelpers.ts),
 // which answers every line. After each batch the daemon's lines are checked: each one a frame a
 // page sent (raw CR and LF turned to spaces, nothing split off, nothing added), and none an `open`
@@ -12,8 +12,13 @@ import { DAEMON_WIRE_ERROR_CODES } from '../../../src/pi/daemonError.js';
 import { DAEMON_SUBPROTOCOL, KEY_PREFIX, SUBPROTOCOL } from '../../../src/node/gateway/access.js';
 import { startGateway } from '../../../src/node/gateway/server.js';
 import { startFakeDaemon, type FakeDaemon } from '../../node/gateway/daemonHelpers.js';
-import { tempDir, type Record_ } from '../../node/gateway/helpers.js';
-import { checkedLog, deepRecord, depth, dropUndefined, FuzzPage, fuzzGateway, handshakes, json, KEY, notText, ORIGIN, sizedFrame, sleep, sometimes, until, weird, type Exchange, type PageFrame, type RecordCheck } from './gateway.js';
+import { KEY, ORIGIN, tempDir, type Record_ } from '../../node/gateway/helpers.js';
+import { checkedLog } from './gatewayCloses.js';
+import { handshakes } from './gatewayHandshakes.js';
+import { FuzzPage, type RecordCheck } from './gatewayPage.js';
+import { deepRecord, depth, dropUndefined, json, notText, sizedFrame, sometimes, weird, type PageFrame } from './gatewayPageFrames.js';
+import { fuzzGateway, type Exchange } from './gatewayRun.js';
+import { sleep, until } from './gatewayWaits.js';
 
 /** The daemon's line limit here; the gateway then takes WebSocket messages up to twice that. */
 const MAX_LINE_BYTES = 64 * 1024;

@@ -1,33 +1,43 @@
-// The gateway in host mode under hostile pages (the run is in gateway.ts): the gateway hosts a fake
+// The gateway in host mode under hostile pages (the run is in gatewayRun.ts): the gateway hosts a fake
 // `pi --mode rpc` (test/node/gateway/fakePi.mjs, pi 0.73's dialect, 2 ms runs) and serves it as a
 // pi-peers agent, so hostile prompts, steers, aborts and held get_states reach a real child
 // process's pipes. The child must live through the run with its memory bounded; at the end it is
 // killed under an open page, which must then be closed with 4502, and a later request on a new
 // page answered agent_unavailable.
 
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { FuzzContext, FuzzTarget } from '../harness/context.js';
 import { DAEMON_SUBPROTOCOL, KEY_PREFIX, SUBPROTOCOL } from '../../../src/node/gateway/access.js';
 import { PiHost } from '../../../src/node/gateway/piHost.js';
 import { DEFAULT_MAX_PAYLOAD, startGateway, type Gateway } from '../../../src/node/gateway/server.js';
-import { tempDir, type Record_ } from '../../node/gateway/helpers.js';
-import { checkedLog, FuzzPage, fuzzGateway, handshakes, inspectPeers, KEY, ORIGIN, peersFrames, projectRoot, sleep, until, type Exchange } from './gateway.js';
+import { KEY, ORIGIN, tempDir, type Record_ } from '../../node/gateway/helpers.js';
+import { checkedLog } from './gatewayCloses.js';
+import { handshakes } from './gatewayHandshakes.js';
+import { FuzzPage } from './gatewayPage.js';
+import { inspectPeers, peersFrames, peersGreeting } from './gatewayPeersFrames.js';
+import { fuzzGateway, type Exchange } from './gatewayRun.js';
+import { sleep, until } from './gatewayWaits.js';
 
 /** More resident memory than this in the fake pi is taken as a leak the gateway feeds. */
 const MAX_PI_RSS_MIB = 256;
 
-const hello = (id: string): Exchange => ({
-  record: { id, type: 'hello', protocol: { version: '1.0', minVersion: '1.0' } },
-  answers: (r) => r['type'] === 'response' && r['id'] === id,
-  served: (r) => r['success'] === true,
-});
 /** Reaches pi itself: the gateway asks it over RPC and shapes its answer. */
 const lastText = (id: string): Exchange => ({
   record: { id, type: 'get_last_assistant_text' },
   answers: (r) => r['type'] === 'response' && r['id'] === id,
   served: (r) => r['success'] === true,
 });
+
+/** The project's root, found from this file whether it runs from source or from the fuzz bundle. */
+function projectRoot(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'aicc-capsule') return dir;
+  }
+  throw new Error('projectRoot: no aicc-capsule package.json above this file');
+}
 
 function alive(pid: number): boolean {
   try {
@@ -50,8 +60,8 @@ async function piGone(context: FuzzContext, gateway: Gateway, pid: number): Prom
   const open = async (where: string): Promise<FuzzPage> => {
     const page = new FuzzPage(`${gateway.url}/`, protocols, ORIGIN, context, inspect, where);
     await page.opened;
-    const answer = page.next(hello('h').answers, 5000);
-    page.send(hello('h').record);
+    const answer = page.next(peersGreeting('h').answers, 5000);
+    page.send(peersGreeting('h').record);
     await answer;
     return page;
   };
@@ -84,7 +94,7 @@ export const target: FuzzTarget = async (context) => {
       frames: peersFrames(DEFAULT_MAX_PAYLOAD),
       handshakes: handshakes(SUBPROTOCOL, DAEMON_SUBPROTOCOL, '/'),
       inspect: inspectPeers(context),
-      greeting: hello,
+      greeting: peersGreeting,
       request: lastText,
       // Held get_states are answered when a run settles, after later requests: counted, not matched.
       exactAnswers: false,

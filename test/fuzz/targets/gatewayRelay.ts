@@ -1,4 +1,4 @@
-// The gateway in relay mode under hostile pages (the run is in gateway.ts): pi-peers records relayed
+// The gateway in relay mode under hostile pages (the run is in gatewayRun.ts): pi-peers records relayed
 // to a fake agent on a Unix socket, found by its PI_PEERS_HOME entry, which holds its token. The
 // agent checks every line it gets: one JSON object with no raw CR (a readline reader splits there
 // too), first the gateway's hello carrying the token, then only records a page sent, as re-serialized,
@@ -11,8 +11,16 @@ import { join } from 'node:path';
 import type { FuzzContext, FuzzTarget } from '../harness/context.js';
 import { DAEMON_SUBPROTOCOL, SUBPROTOCOL } from '../../../src/node/gateway/access.js';
 import { DEFAULT_MAX_PAYLOAD, startGateway } from '../../../src/node/gateway/server.js';
-import { agentEntry, tempDir, writeEntry, type Record_ } from '../../node/gateway/helpers.js';
-import { checkedLog, FuzzPage, fuzzGateway, handshakes, inspectPeers, KEY, ORIGIN, peersFrames, sleep, TOKEN, until, type Exchange } from './gateway.js';
+import { agentEntry, KEY, ORIGIN, tempDir, writeEntry, type Record_ } from '../../node/gateway/helpers.js';
+import { checkedLog } from './gatewayCloses.js';
+import { handshakes } from './gatewayHandshakes.js';
+import { FuzzPage } from './gatewayPage.js';
+import { inspectPeers, peersFrames, peersGreeting } from './gatewayPeersFrames.js';
+import { fuzzGateway } from './gatewayRun.js';
+import { sleep, until } from './gatewayWaits.js';
+
+/** The fake agent's token: the gateway adds it to the hello; no page or log line may ever show it. */
+const TOKEN = 'fuzz-agent-token-93d0b6e1a7c4f258';
 
 const KNOWN = new Set(['get_state', 'get_last_assistant_text', 'prompt', 'steer', 'follow_up', 'abort']);
 
@@ -98,12 +106,6 @@ async function startFuzzAgent(endpoint: string, context: FuzzContext, expected: 
   };
 }
 
-const hello = (id: string): Exchange => ({
-  record: { id, type: 'hello', protocol: { version: '1.0', minVersion: '1.0' } },
-  answers: (r) => r['type'] === 'response' && r['id'] === id,
-  served: (r) => r['success'] === true,
-});
-
 export const target: FuzzTarget = async (context) => {
   context.secret(KEY);
   context.secret(TOKEN);
@@ -123,7 +125,7 @@ export const target: FuzzTarget = async (context) => {
     const page = new FuzzPage(`${gateway.url}${path}`, [SUBPROTOCOL, `aicc-key.${KEY}`], ORIGIN, context, inspect, 'relay wrong-agent page');
     if (await page.opened) {
       const answer = page.next((r) => r['id'] === 'h', 5000);
-      page.send(hello('h').record);
+      page.send(peersGreeting('h').record);
       const refused = await answer;
       await Promise.race([page.closed, sleep(3000)]);
       if (refused?.['errorCode'] !== errorCode || page.closeCode !== code) context.problem(`relay: ${path.slice(0, 30)}… was answered ${String(refused?.['errorCode'])} and closed ${page.closeCode}, not ${errorCode} and ${code}`);
@@ -141,7 +143,7 @@ export const target: FuzzTarget = async (context) => {
       frames: peersFrames(DEFAULT_MAX_PAYLOAD),
       handshakes: handshakes(SUBPROTOCOL, DAEMON_SUBPROTOCOL, '/agents/ada'),
       inspect,
-      greeting: hello,
+      greeting: peersGreeting,
       request: (id) => ({
         record: { id, type: 'get_state' },
         answers: (r) => r['type'] === 'response' && r['id'] === id,
