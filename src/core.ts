@@ -26,7 +26,8 @@ export { batchedFraming, BATCHED_SUBPROTOCOL, MAX_BATCH_MESSAGES } from './links
 export { AgentClient } from './agent/agentClient.js';
 export { Memory, ScriptedAgent, runRules } from './agent/scripted.js';
 
-export type { AcceptOptions, Capsule, CapsuleEvents, EmitOptions, SessionChange, TappedMessage } from './runtime/capsule.js';
+export type { Capsule, CapsuleEvents, EmitOptions, SessionChange, TappedMessage } from './runtime/capsule.js';
+export type { AcceptOptions } from './runtime/resumeLink.js';
 export type { CapsuleOptions, ConnectOptions } from './runtime/options.js';
 export type { ReplayStore, SentEvent, EventEnvelope } from './runtime/replay.js';
 export type { CallRecord, HostError } from './runtime/calls.js';

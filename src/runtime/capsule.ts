@@ -4,12 +4,15 @@
 import { createEmitter, type Emitter } from './emitter.js';
 import { runCall, type CallHost, type CallRecord, type FinishedCall, type HostError } from './calls.js';
 import type { CallResult } from './resultCache.js';
-import { isSteppedClock, realClock, type Clock, type TimerId } from './clock.js';
+import { isSteppedClock, realClock, type Clock } from './clock.js';
 import { CapsuleError, refusal } from './errors.js';
 import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js';
 import { cryptoBytes, randomUuid, type RandomBytes } from './ids.js';
-import { NIL_UUID, PROTOCOL, TOPICS, IMMEDIATE_MARK, type AgentModel, type AiccMessage, type Capabilities, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type ToolDescriptor, type Topic, type World } from './protocol.js';
+import { PROTOCOL, TOPICS, IMMEDIATE_MARK, type AgentModel, type AiccMessage, type Capabilities, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type ToolDescriptor, type Topic, type World } from './protocol.js';
+import { ALL_TOPICS, Audience } from './audience.js';
 import { Heartbeats } from './heartbeats.js';
+import { acceptResume, type AcceptOptions } from './resumeLink.js';
+import { TickQueue } from './tickQueue.js';
 import { ReplayBuffer, type ReplayStore } from './replay.js';
 import { Session } from './session.js';
 import { microtaskBatch, runAround } from './soon.js';
@@ -19,7 +22,7 @@ import { ToolRegistry, type ToolDefinition, type ToolHandle } from './tool.js';
 import type { Link } from '../links/link.js';
 import { checkAgentMessage } from './messageCheck.js';
 import { checkOptions, type CapsuleOptions, type ConnectOptions } from './options.js';
-import { Wire, type WireOptions } from '../links/wire.js';
+import { Wire } from '../links/wire.js';
 
 export interface EmitOptions {
   /**
@@ -82,18 +85,6 @@ export interface Capsule {
   dispose(reason?: string): void;
 }
 
-export interface AcceptOptions extends WireOptions {
-  /** How long the link may stay silent before its session_resume, on the capsule's clock. Default 10,000 ms. */
-  firstMessageTimeoutMs?: number;
-}
-
-interface QueuedCall {
-  session: Session;
-  call: ToolCall;
-  arrivedAt: number;
-}
-
-const ALL_TOPICS: ReadonlySet<string> = new Set(TOPICS);
 /** What a session's agent is taken to be when it declares nothing: one frozen object for all. */
 const DEFAULT_AGENT_MODEL: AgentModel = Object.freeze({ class: 'cloud_medium' });
 const ALL_TOPICS_LIST = Object.freeze([...TOPICS]) as unknown as string[];
@@ -120,14 +111,8 @@ class CapsuleImpl implements Capsule, CallHost {
   private readonly registry: ToolRegistry;
   private readonly loop: TickLoop;
   private readonly live = new Map<string, Session>();
-  private readonly byTopic = new Map<string, Set<Session>>();
-  /** Sessions subscribed to every topic (the default): one entry each rather than one per topic. */
-  private readonly everyTopic = new Set<Session>();
-  /** A character's session, or its sessions when several control it (rare: a Set costs more than a session). */
-  private readonly byCharacter = new Map<string, Session | Set<Session>>();
-  private queue: QueuedCall[] = [];
-  private readonly queuedPerSession = new Map<Session, number>();
-  private readonly callQueueSize: number;
+  private readonly audience = new Audience();
+  private readonly waiting: TickQueue;
   private manifestUpdateQueued = false;
   private lastTickAt: number;
   private disposed = false;
@@ -143,7 +128,7 @@ class CapsuleImpl implements Capsule, CallHost {
     this.clock = options.clock ?? realClock();
     this.randomBytes = options.randomBytes ?? cryptoBytes;
     this.toolTimeoutMs = options.toolTimeoutMs ?? 5000;
-    this.callQueueSize = options.callQueueSize ?? 64;
+    this.waiting = new TickQueue(options.callQueueSize ?? 64);
     this.loop = new TickLoop(this.tickRateHz, options.maxCatchUpTicks ?? 5);
     this.settings = {
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? HEARTBEAT_DEFAULTS.intervalMs,
@@ -234,11 +219,7 @@ class CapsuleImpl implements Capsule, CallHost {
       subscriptions,
     });
     this.live.set(session.id, session);
-    const same = this.byCharacter.get(session.character);
-    if (same === undefined) this.byCharacter.set(session.character, session);
-    else if (same instanceof Set) same.add(session);
-    else this.byCharacter.set(session.character, new Set([same, session]));
-    this.indexTopics(session, session.subscriptions);
+    this.audience.add(session);
     session.open(wire);
     this.bus.emit('session', { session, change: 'open', reason: 'connected' });
     return session;
@@ -246,67 +227,20 @@ class CapsuleImpl implements Capsule, CallHost {
 
   accept(link: Link, options: AcceptOptions = {}): void {
     this.alive('accept');
-    const waitMs = options.firstMessageTimeoutMs ?? 10_000;
-    if (!(Number.isFinite(waitMs) && waitMs > 0)) throw new CapsuleError('AICC_INVALID_OPTION', `accept: firstMessageTimeoutMs must be a number > 0, got ${waitMs}`);
-    const wire = new Wire(link, checkAgentMessage, options);
-    let timer: TimerId | undefined = this.clock.setTimeout(() => {
-      timer = undefined;
-      wire.close(`accept: no session_resume within ${waitMs} ms`);
-    }, waitMs);
-    const heard = (): void => {
-      if (timer !== undefined) this.clock.clearTimeout(timer);
-      timer = undefined;
-    };
-    const refuse = (kind: 'unknown_session' | 'schema_violation' | 'protocol_mismatch' | 'malformed_frame', message: string, sessionId = NIL_UUID): void => {
-      const error = refusal(kind, message);
-      wire.send({ protocol: PROTOCOL, type: 'error', session_id: sessionId, message_id: randomUuid(this.randomBytes), error });
-      wire.close(error.message);
-    };
-    wire.listen({
-      message: (message) => {
-        heard();
-        if (message.type !== 'session_resume') return refuse('schema_violation', `accept: the first message on a resumed link must be session_resume, got ${message.type}`);
-        const session = this.live.get(message.session_id);
-        if (session === undefined || session.state === 'closed') {
-          return refuse('unknown_session', `session ${message.session_id} is unknown or expired; open a new session`, message.session_id);
-        }
-        session.resume(wire, message.message_id);
-      },
-      invalid: (problem) => {
-        heard();
-        refuse(problem.kind === 'protocol_mismatch' ? 'protocol_mismatch' : 'malformed_frame', problem.message);
-      },
-      close: heard,
-    });
+    acceptResume(this, link, options);
   }
+
 
   changed(session: Session, change: 'detached' | 'resumed' | 'closed', reason: string): void {
     if (change === 'closed') {
       this.live.delete(session.id);
-      const same = this.byCharacter.get(session.character);
-      if (same === session) this.byCharacter.delete(session.character);
-      else if (same instanceof Set) {
-        same.delete(session);
-        if (same.size === 1) this.byCharacter.set(session.character, same.values().next().value!);
-      }
-      this.unindexTopics(session, session.subscriptions);
+      this.audience.remove(session);
     }
     this.bus.emit('session', { session, change, reason });
   }
 
   subscriptionsChanged(session: Session, before: ReadonlySet<string>): void {
-    this.unindexTopics(session, before);
-    this.indexTopics(session, session.subscriptions);
-  }
-
-  private indexTopics(session: Session, topics: ReadonlySet<string>): void {
-    if (topics === ALL_TOPICS) this.everyTopic.add(session);
-    else for (const topic of topics) index(this.byTopic, topic, session);
-  }
-
-  private unindexTopics(session: Session, topics: ReadonlySet<string>): void {
-    if (topics === ALL_TOPICS) this.everyTopic.delete(session);
-    else for (const topic of topics) unindex(this.byTopic, topic, session);
+    this.audience.resubscribed(session, before);
   }
 
   session(id: string): Session | undefined {
@@ -330,13 +264,9 @@ class CapsuleImpl implements Capsule, CallHost {
     const arrivedAt = this.clock.now();
     const immediate = this.tickMode === 'event' || (this.tickMode === 'hybrid' && call.call_id.startsWith(IMMEDIATE_MARK));
     if (immediate) return this.execute(session, call, arrivedAt);
-    const waiting = this.queuedPerSession.get(session) ?? 0;
-    if (waiting >= this.callQueueSize) {
-      session.finishCall({ call_id: call.call_id, ok: false, error: refusal('queue_full', `${this.callQueueSize} calls already wait for the next tick; wait for their results`), meta: { tick: this.tick, latency_ms: 0, source: 'bridge' } });
-      return;
+    if (!this.waiting.add({ session, call, arrivedAt })) {
+      session.finishCall({ call_id: call.call_id, ok: false, error: refusal('queue_full', `${this.waiting.perSessionBound} calls already wait for the next tick; wait for their results`), meta: { tick: this.tick, latency_ms: 0, source: 'bridge' } });
     }
-    this.queuedPerSession.set(session, waiting + 1);
-    this.queue.push({ session, call, arrivedAt });
   }
 
   private execute(session: Session, call: ToolCall, arrivedAt: number): void {
@@ -382,23 +312,11 @@ class CapsuleImpl implements Capsule, CallHost {
       throw new CapsuleError('AICC_INVALID_EVENT', `emit(${topic}): payload must be a JSON object`);
     }
     this.bus.emit(topic, payload as CapsuleEvents[T]);
-    const subscribers = this.byTopic.get(topic);
-    if ((subscribers === undefined || subscribers.size === 0) && this.everyTopic.size === 0) return;
+    if (!this.audience.heard(topic)) return;
     // One event object for every subscriber: its coalescing key is worked out once, here.
     const key = coalescingKey({ topic, payload });
     const event: QueuedEvent = options.meta === undefined ? { topic, payload, key } : { topic, payload, meta: options.meta, key };
-    const to = typeof options.to === 'function' ? options.to() : options.to;
-    if (to === undefined) {
-      for (const session of this.everyTopic) session.enqueue(event);
-      if (subscribers !== undefined) for (const session of subscribers) session.enqueue(event);
-      return;
-    }
-    for (const character of typeof to === 'string' ? [to] : to) {
-      const sessions = this.byCharacter.get(character);
-      if (sessions instanceof Set) {
-        for (const session of sessions) if (session.subscriptions.has(topic)) session.enqueue(event);
-      } else if (sessions !== undefined && sessions.subscriptions.has(topic)) sessions.enqueue(event);
-    }
+    this.audience.enqueue(event, typeof options.to === 'function' ? options.to() : options.to);
   }
 
   directEvent(session: Session, topic: Topic, payload: JsonObject, meta?: Meta): void {
@@ -431,10 +349,7 @@ class CapsuleImpl implements Capsule, CallHost {
     const now = this.clock.now();
     const dt = now - this.lastTickAt;
     this.lastTickAt = now;
-    const due = this.queue;
-    this.queue = [];
-    this.queuedPerSession.clear();
-    for (const { session, call, arrivedAt } of due) if (session.state !== 'closed') this.execute(session, call, arrivedAt);
+    for (const { session, call, arrivedAt } of this.waiting.take()) if (session.state !== 'closed') this.execute(session, call, arrivedAt);
     const payload = { tick: this.tick, dt_ms: this.tickMode === 'event' ? dt : this.loop.intervalMs, time_ms: now };
     try {
       this.emit('tick', payload);
@@ -447,23 +362,11 @@ class CapsuleImpl implements Capsule, CallHost {
   dispose(reason = 'capsule disposed'): void {
     if (this.disposed) return;
     for (const session of [...this.live.values()]) session.close(reason);
-    this.queue = [];
+    this.waiting.take();
     this.disposed = true;
   }
 
   private alive(method: string): void {
     if (this.disposed) throw new CapsuleError('AICC_DISPOSED', `${method}: this capsule was disposed; create a new one`);
   }
-}
-
-function index(map: Map<string, Set<Session>>, key: string, session: Session): void {
-  let set = map.get(key);
-  if (set === undefined) map.set(key, (set = new Set()));
-  set.add(session);
-}
-
-function unindex(map: Map<string, Set<Session>>, key: string, session: Session): void {
-  const set = map.get(key);
-  set?.delete(session);
-  if (set?.size === 0) map.delete(key);
 }
