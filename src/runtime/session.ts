@@ -20,32 +20,16 @@ import {
 } from './protocol.js';
 import type { ReplayStore, SentEvent } from './replay.js';
 import { ResultCache, type CallResult } from './resultCache.js';
-import type { InvalidFrame, Wire, WireHandlers } from '../links/wire.js';
+import type { InvalidFrame, Wire } from '../links/wire.js';
 import type { SharedEncodings } from '../links/codec.js';
 import type { SessionHost } from './sessionHost.js';
-
-export type SessionState = 'open' | 'detached' | 'closed';
+import { SessionListener } from './sessionListener.js';
+import type { OutboundBody, SessionState, SessionStats, ToolUsageSnapshot } from './sessionTypes.js';
 
 /** The least time between two session_resume messages on a live link (each may replay a whole buffer). */
 export const LIVE_RESUME_INTERVAL_MS = 1000;
 
-export interface SessionStats {
-  /** Mean time from a delivery of news to the agent's next call (EWMA), in ms. */
-  decisionLatencyMs: number | undefined;
-  calls: number;
-  refusals: number;
-  eventsQueued: number;
-  eventsDropped: number;
-  sent: number;
-}
-
-export interface ToolUsageSnapshot {
-  tool: string;
-  /** Calls that reached the handler in this session (what calls_per_session counts). */
-  used: number;
-  /** Of those, the ones inside the calls_per_minute window now (0 when the tool has no such limit). */
-  inWindow: number;
-}
+export type { SessionState, SessionStats, ToolUsageSnapshot } from './sessionTypes.js';
 
 export class Session {
   readonly id: string;
@@ -412,29 +396,5 @@ export class Session {
     const id = this[name];
     if (id !== undefined) this.host.clock.clearTimeout(id);
     this[name] = undefined;
-  }
-}
-
-/** A bridge message before its envelope (protocol, session_id, message_id) is added. */
-export type OutboundBody = DistributiveOmit<AiccMessage, 'protocol' | 'session_id' | 'message_id'>;
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-/** What a session listens to its Wire with: one small object rather than closures (a capsule holds many). */
-class SessionListener implements WireHandlers {
-  constructor(
-    private readonly session: Session,
-    private readonly wire: Wire,
-  ) {}
-
-  message(message: AiccMessage): void {
-    if (this.session.linkedBy(this.wire)) this.session.receiveSafely(message);
-  }
-
-  invalid(problem: InvalidFrame): void {
-    if (this.session.linkedBy(this.wire)) this.session.refuseFrame(problem);
-  }
-
-  close(reason: string): void {
-    if (this.session.linkedBy(this.wire)) this.session.detach(`link closed: ${reason}`);
   }
 }
