@@ -5,6 +5,7 @@
 import { createEmitter, type Emitter } from '../runtime/emitter.js';
 import type { Link } from '../links/link.js';
 import { Wire, type InvalidFrame, type WireOptions } from '../links/wire.js';
+import { WaitingCalls, type CallOutcome } from './waitingCalls.js';
 import { realClock, type Clock, type TimerId } from '../runtime/clock.js';
 import { CapsuleError } from '../runtime/errors.js';
 import type { EventPayloads } from '../runtime/events.js';
@@ -19,7 +20,6 @@ import {
   type EventMessage,
   type JsonObject,
   type Manifest,
-  type Meta,
   type Topic,
   type WireError,
 } from '../runtime/protocol.js';
@@ -58,6 +58,8 @@ export interface AgentClientOptions extends WireOptions {
   maxSequenceJump?: number;
 }
 
+export type { CallOutcome } from './waitingCalls.js';
+
 export interface CallOptions {
   /** Reuse an id to retry a call safely: the bridge answers a repeated call_id from its cache. */
   callId?: string;
@@ -65,11 +67,6 @@ export interface CallOptions {
   immediate?: boolean;
   timeoutMs?: number;
 }
-
-/** A call's outcome, as data: `local` marks a failure decided on this side (timeout, closed). */
-export type CallOutcome<O = JsonObject> =
-  | { ok: true; output: O; meta: Meta; callId: string }
-  | { ok: false; error: WireError; meta: Meta; callId: string; local?: true };
 
 export type AgentEvents = { [T in Topic]: EventPayloads[T] } & {
   event: EventMessage;
@@ -80,14 +77,6 @@ export type AgentEvents = { [T in Topic]: EventPayloads[T] } & {
   disconnect: { reason: string };
   close: { reason: string };
 };
-
-interface Pending {
-  resolve(outcome: CallOutcome<any>): void;
-  /** When the call gives up, on the client's clock. */
-  deadline: number;
-  /** Said when it does. */
-  timeoutMessage: string;
-}
 
 export class AgentClient {
   sessionId = '';
@@ -101,13 +90,10 @@ export class AgentClient {
   private prefix = '';
   private lastId = '';
   private lastSequence = 0;
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending: WaitingCalls;
   private lastHeardAt: number;
   private heartbeatTimer: TimerId | undefined;
   private nextCall = 1;
-  /** One timer for every waiting call's deadline (a timer per call costs more than the call). */
-  private sweepTimer: TimerId | undefined;
-  private sweepAt = Infinity;
   /** This client's own message ids: one random prefix, then a count (random bytes per message cost more than the call). */
   private readonly ids: SequencedIds;
   private sent = 0;
@@ -130,6 +116,7 @@ export class AgentClient {
       maxSequenceJump: options.maxSequenceJump ?? 1024,
     };
     this.lastHeardAt = this.clock.now();
+    this.pending = new WaitingCalls(this.clock);
     this.ids = new SequencedIds(options.randomBytes ?? cryptoBytes);
     this.wire = this.wireFor(link);
     this.listen(this.wire);
@@ -174,8 +161,7 @@ export class AgentClient {
     const timeoutMs = options.timeoutMs ?? this.settings.callTimeoutMs;
     return new Promise((resolve) => {
       const deadline = this.clock.now() + timeoutMs;
-      this.pending.set(callId, { resolve, deadline, timeoutMessage: `no result for ${tool} within ${timeoutMs} ms` });
-      this.armSweep(deadline);
+      this.pending.wait(callId, deadline, `no result for ${tool} within ${timeoutMs} ms`, resolve);
       // While disconnected the call waits in `pending`; the caller retries with the same callId after resume.
       this.send({ type: 'tool_call', call_id: callId, tool, input });
     });
@@ -261,29 +247,6 @@ export class AgentClient {
     });
   }
 
-  /** Makes sure a sweep runs by `deadline`. */
-  private armSweep(deadline: number): void {
-    if (deadline >= this.sweepAt) return;
-    if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer);
-    this.sweepAt = deadline;
-    this.sweepTimer = this.clock.setTimeout(() => this.sweep(), deadline - this.clock.now());
-  }
-
-  /** Times out every call past its deadline, then waits for the next deadline. */
-  private sweep(): void {
-    this.sweepTimer = undefined;
-    this.sweepAt = Infinity;
-    const now = this.clock.now();
-    let next = Infinity;
-    for (const [callId, pending] of this.pending) {
-      if (pending.deadline <= now) {
-        this.pending.delete(callId);
-        pending.resolve({ ok: false, error: { code: 'timeout', message: pending.timeoutMessage, retryable: true }, meta: {}, callId, local: true });
-      } else next = Math.min(next, pending.deadline);
-    }
-    if (next !== Infinity) this.armSweep(next);
-  }
-
   // ── inbound ────────────────────────────────────────────────────────────────────────────────
 
   private listen(wire: Wire): void {
@@ -328,11 +291,9 @@ export class AgentClient {
     }
     switch (message.type) {
       case 'tool_result': {
-        const pending = this.pending.get(message.call_id);
-        if (pending === undefined) return;
-        this.pending.delete(message.call_id);
+        if (!this.pending.has(message.call_id)) return;
         const meta = message.meta ?? {};
-        pending.resolve(message.ok ? { ok: true, output: message.output ?? {}, meta, callId: message.call_id } : { ok: false, error: message.error ?? { code: 'internal_error', message: 'failed without an error', retryable: false }, meta, callId: message.call_id });
+        this.pending.settle(message.call_id, message.ok ? { ok: true, output: message.output ?? {}, meta, callId: message.call_id } : { ok: false, error: message.error ?? { code: 'internal_error', message: 'failed without an error', retryable: false }, meta, callId: message.call_id });
         return;
       }
       case 'event':
@@ -389,12 +350,7 @@ export class AgentClient {
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.stopHeartbeat();
-    if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer);
-    this.sweepTimer = undefined;
-    for (const [callId, pending] of this.pending) {
-      pending.resolve({ ok: false, error: { code: 'session_expired', message: `session closed: ${reason}`, retryable: false }, meta: {}, callId, local: true });
-    }
-    this.pending.clear();
+    this.pending.endAll(reason);
     this.resuming?.settle(new CapsuleError('AICC_SESSION_CLOSED', `AgentClient.resume: the session closed (${reason})`));
     if (this.wire.open) this.wire.close(reason);
     this.bus.emit('close', { reason });

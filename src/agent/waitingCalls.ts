@@ -1,0 +1,84 @@
+// The calls an AgentClient waits on: each resolves once — with its result, a local timeout at its
+// own deadline, or the session's end — and one timer serves every deadline (a timer per call
+// costs more than the call).
+
+import type { Clock, TimerId } from '../runtime/clock.js';
+import type { JsonObject, Meta, WireError } from '../runtime/protocol.js';
+
+/** A call's outcome, as data: `local` marks a failure decided on this side (timeout, closed). */
+export type CallOutcome<O = JsonObject> =
+  | { ok: true; output: O; meta: Meta; callId: string }
+  | { ok: false; error: WireError; meta: Meta; callId: string; local?: true };
+
+interface Waiting {
+  resolve(outcome: CallOutcome<any>): void;
+  /** When the call gives up, on the client's clock. */
+  deadline: number;
+  /** Said when it does. */
+  timeoutMessage: string;
+}
+
+export class WaitingCalls {
+  private readonly calls = new Map<string, Waiting>();
+  private sweepTimer: TimerId | undefined;
+  private sweepAt = Infinity;
+
+  constructor(private readonly clock: Clock) {}
+
+  get size(): number {
+    return this.calls.size;
+  }
+
+  has(callId: string): boolean {
+    return this.calls.has(callId);
+  }
+
+  /** Waits for `callId` until `deadline`, then resolves it as a retryable local timeout saying `timeoutMessage`. */
+  wait(callId: string, deadline: number, timeoutMessage: string, resolve: (outcome: CallOutcome<any>) => void): void {
+    this.calls.set(callId, { resolve, deadline, timeoutMessage });
+    this.armSweep(deadline);
+  }
+
+  /** The result for `callId` arrived; false when nothing waits for it (late, or never asked). */
+  settle(callId: string, outcome: CallOutcome<any>): boolean {
+    const waiting = this.calls.get(callId);
+    if (waiting === undefined) return false;
+    this.calls.delete(callId);
+    waiting.resolve(outcome);
+    return true;
+  }
+
+  /** The session ended: every waiting call fails as session_expired, saying `reason`. */
+  endAll(reason: string): void {
+    if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer);
+    this.sweepTimer = undefined;
+    this.sweepAt = Infinity;
+    for (const [callId, waiting] of this.calls) {
+      waiting.resolve({ ok: false, error: { code: 'session_expired', message: `session closed: ${reason}`, retryable: false }, meta: {}, callId, local: true });
+    }
+    this.calls.clear();
+  }
+
+  /** Makes sure a sweep runs by `deadline`. */
+  private armSweep(deadline: number): void {
+    if (deadline >= this.sweepAt) return;
+    if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer);
+    this.sweepAt = deadline;
+    this.sweepTimer = this.clock.setTimeout(() => this.sweep(), deadline - this.clock.now());
+  }
+
+  /** Times out every call past its deadline, then waits for the next deadline. */
+  private sweep(): void {
+    this.sweepTimer = undefined;
+    this.sweepAt = Infinity;
+    const now = this.clock.now();
+    let next = Infinity;
+    for (const [callId, waiting] of this.calls) {
+      if (waiting.deadline <= now) {
+        this.calls.delete(callId);
+        waiting.resolve({ ok: false, error: { code: 'timeout', message: waiting.timeoutMessage, retryable: true }, meta: {}, callId, local: true });
+      } else next = Math.min(next, waiting.deadline);
+    }
+    if (next !== Infinity) this.armSweep(next);
+  }
+}
