@@ -31,7 +31,7 @@ export type { AcceptOptions } from './runtime/resumeLink.js';
 export type { CapsuleOptions, ConnectOptions } from './runtime/options.js';
 export type { ReplayStore, SentEvent, EventEnvelope } from './runtime/replay.js';
 export type { CallRecord, HostError } from './runtime/calls.js';
-export type { Clock, TimerId } from './runtime/clock.js';
+export type { Clock, TimerId, TimerOptions } from './runtime/clock.js';
 export type { Steppable, StopDriver } from './runtime/drivers.js';
 export type { CapsuleErrorCode, RefusalKind } from './runtime/errors.js';
 export type { EventPayloads, QueuedEvent } from './runtime/events.js';

@@ -24,3 +24,24 @@ describe('README', () => {
     capsule.dispose();
   });
 });
+
+describe('README, run as a user runs it', () => {
+  // The built package (npm test builds dist/ first), imported by its name as a user's script
+  // would, in a Node process of its own: the script must print its result and end by itself.
+  it('its quick start prints the result and exits on its own, with no timer left holding the process', async () => {
+    const { mkdirSync, writeFileSync, existsSync } = await import('node:fs');
+    const { spawnSync } = await import('node:child_process');
+    const root = new URL('..', import.meta.url);
+    expect(existsSync(new URL('dist/index.js', root)), 'dist/ is missing: run `npm run build` (npm test does)').toBe(true);
+    const example = readme.match(/## Wire one character to an agent\n\n```ts\n([\s\S]*?)```/)![1]!;
+    const dir = new URL('test/.tmp/', root);
+    mkdirSync(dir, { recursive: true });
+    const script = new URL('quickstart.mjs', dir);
+    writeFileSync(script, example); // the snippet is plain JavaScript as written
+    const run = spawnSync(process.execPath, [script.pathname], { cwd: root.pathname, encoding: 'utf8', timeout: 20_000 });
+    expect(run.error, 'the quick start did not end within 20 s').toBeUndefined();
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('wren is at x = 1\n');
+    expect(run.status).toBe(0);
+  }, 30_000);
+});

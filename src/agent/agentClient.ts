@@ -6,7 +6,7 @@ import { createEmitter, type Emitter } from '../runtime/emitter.js';
 import type { Link } from '../links/link.js';
 import { Wire, type InvalidFrame, type WireOptions } from '../links/wire.js';
 import { WaitingCalls, type CallOutcome } from './waitingCalls.js';
-import { realClock, type Clock, type TimerId } from '../runtime/clock.js';
+import { realClock, UPKEEP, type Clock, type TimerId } from '../runtime/clock.js';
 import { CapsuleError } from '../runtime/errors.js';
 import type { EventPayloads } from '../runtime/events.js';
 import { cryptoBytes, SequencedIds, sequenceOfId, type RandomBytes } from '../runtime/ids.js';
@@ -375,9 +375,9 @@ export class AgentClient {
         return;
       }
       this.send({ type: 'heartbeat' });
-      this.heartbeatTimer = this.clock.setTimeout(beat, this.settings.heartbeatIntervalMs);
+      this.heartbeatTimer = this.clock.setTimeout(beat, this.settings.heartbeatIntervalMs, UPKEEP);
     };
-    this.heartbeatTimer = this.clock.setTimeout(beat, this.settings.heartbeatIntervalMs);
+    this.heartbeatTimer = this.clock.setTimeout(beat, this.settings.heartbeatIntervalMs, UPKEEP);
   }
 
   private stopHeartbeat(): void {

@@ -2,7 +2,7 @@
 // own deadline, or the session's end — and one timer serves every deadline (a timer per call
 // costs more than the call).
 
-import type { Clock, TimerId } from '../runtime/clock.js';
+import { UPKEEP, type Clock, type TimerId } from '../runtime/clock.js';
 import type { JsonObject, Meta, WireError } from '../runtime/protocol.js';
 
 /** A call's outcome, as data: `local` marks a failure decided on this side (timeout, closed). */
@@ -64,7 +64,7 @@ export class WaitingCalls {
     if (deadline >= this.sweepAt) return;
     if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer);
     this.sweepAt = deadline;
-    this.sweepTimer = this.clock.setTimeout(() => this.sweep(), deadline - this.clock.now());
+    this.sweepTimer = this.clock.setTimeout(() => this.sweep(), deadline - this.clock.now(), UPKEEP);
   }
 
   /** Times out every call past its deadline, then waits for the next deadline. */

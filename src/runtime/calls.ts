@@ -2,7 +2,7 @@
 // checked by the Wire) → repeated call_id → tool exists → enabled → capability → limits → input →
 // handler under a timeout → output. Every refusal comes back to the agent as data.
 
-import type { Clock, TimerId } from './clock.js';
+import { UPKEEP, type Clock, type TimerId } from './clock.js';
 import { clip, MAX_QUOTED_NAME } from './clip.js';
 import { refusal, ToolError, type RefusalKind } from './errors.js';
 import type { JsonObject, Meta, Topic, ToolCall, WireError } from './protocol.js';
@@ -123,7 +123,7 @@ class CallRun implements ToolContext {
     }
     if (isPromiseLike(returned)) {
       // Only a handler that returned a promise can outlive its call; a synchronous one is done.
-      this.timer = host.clock.setTimeout(() => this.timeOut(), this.timeoutMs);
+      this.timer = host.clock.setTimeout(() => this.timeOut(), this.timeoutMs, UPKEEP);
       // Settled in a promise reaction, after whatever step ran the handler: timed as deferred work.
       returned.then(
         (output) => host.measure(() => this.succeed(output)),

@@ -3,10 +3,23 @@
 
 export type TimerId = number;
 
+/** What a timer is for. */
+export interface TimerOptions {
+  /**
+   * Upkeep (heartbeats, deadlines, grace periods) rather than work: on wall time in Node such a
+   * timer does not keep the process alive by itself, so a script whose work is done ends even with
+   * a session still open. Default false.
+   */
+  background?: boolean;
+}
+
+/** The options of an upkeep timer, shared. */
+export const UPKEEP: TimerOptions = Object.freeze({ background: true });
+
 export interface Clock {
   /** Milliseconds on a monotonic scale; only differences matter. */
   now(): number;
-  setTimeout(callback: () => void, delayMs: number): TimerId;
+  setTimeout(callback: () => void, delayMs: number, options?: TimerOptions): TimerId;
   clearTimeout(id: TimerId): void;
   /**
    * Moves time on by `ms`, firing the timers it passes — for clocks that move only when told
@@ -22,15 +35,15 @@ export function realClock(): Clock {
   let nextId = 1;
   return {
     now: () => globalThis.performance.now(),
-    setTimeout(callback, delayMs) {
+    setTimeout(callback, delayMs, options) {
       const id = nextId++;
-      timers.set(
-        id,
-        globalThis.setTimeout(() => {
-          timers.delete(id);
-          callback();
-        }, delayMs),
-      );
+      const handle = globalThis.setTimeout(() => {
+        timers.delete(id);
+        callback();
+      }, delayMs);
+      // Browsers have no unref: there, nothing holds a page open anyway.
+      if (options?.background === true) (handle as { unref?: () => void }).unref?.();
+      timers.set(id, handle);
       return id;
     },
     clearTimeout(id) {

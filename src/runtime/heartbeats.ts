@@ -3,7 +3,7 @@
 // sessions, a timer each is most of what an idle session costs. A session linked between two beats
 // gets its first one at the next beat, at most an interval later.
 
-import type { Clock, TimerId } from './clock.js';
+import { UPKEEP, type Clock, type TimerId } from './clock.js';
 
 /** A session as the heartbeat sees it. */
 export interface Beating {
@@ -23,7 +23,7 @@ export class Heartbeats {
   /** Beats `session` from the next beat on, until stop(). */
   start(session: Beating): void {
     this.sessions.add(session);
-    this.timer ??= this.clock.setTimeout(this.beatAll, this.intervalMs);
+    this.timer ??= this.clock.setTimeout(this.beatAll, this.intervalMs, UPKEEP);
   }
 
   stop(session: Beating): void {
@@ -38,6 +38,6 @@ export class Heartbeats {
     this.timer = undefined;
     // A session may stop (its link dropped) while beaten: walk a copy.
     for (const session of [...this.sessions]) session.beat();
-    if (this.sessions.size > 0) this.timer = this.clock.setTimeout(this.beatAll, this.intervalMs);
+    if (this.sessions.size > 0) this.timer = this.clock.setTimeout(this.beatAll, this.intervalMs, UPKEEP);
   };
 }

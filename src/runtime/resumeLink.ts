@@ -4,7 +4,7 @@
 
 import type { Link } from '../links/link.js';
 import { Wire, type WireOptions } from '../links/wire.js';
-import type { Clock, TimerId } from './clock.js';
+import { UPKEEP, type Clock, type TimerId } from './clock.js';
 import { CapsuleError, refusal } from './errors.js';
 import { randomUuid, type RandomBytes } from './ids.js';
 import { checkAgentMessage } from './messageCheck.js';
@@ -30,7 +30,7 @@ export function acceptResume(host: ResumeHost, link: Link, options: AcceptOption
   let timer: TimerId | undefined = host.clock.setTimeout(() => {
     timer = undefined;
     wire.close(`accept: no session_resume within ${waitMs} ms`);
-  }, waitMs);
+  }, waitMs, UPKEEP);
   const heard = (): void => {
     if (timer !== undefined) host.clock.clearTimeout(timer);
     timer = undefined;

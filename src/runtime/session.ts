@@ -2,7 +2,7 @@
 // its event queue and delivery cadence, its heartbeat and resume window. The call pipeline lives
 // in calls.ts; the capsule (capsule.ts) owns the sessions and routes tool calls to it.
 
-import type { TimerId } from './clock.js';
+import { UPKEEP, type TimerId } from './clock.js';
 import { refusal, type RefusalKind } from './errors.js';
 import { EventDelivery } from './delivery.js';
 import type { QueuedEvent } from './events.js';
@@ -159,7 +159,7 @@ export class Session {
     if (this.state !== 'open') return;
     this.dropWire(reason);
     this.state = 'detached';
-    this.graceTimer = this.host.clock.setTimeout(() => this.close('resume grace period ended', { notify: false }), this.host.settings.resumeGraceMs);
+    this.graceTimer = this.host.clock.setTimeout(() => this.close('resume grace period ended', { notify: false }), this.host.settings.resumeGraceMs, UPKEEP);
     this.host.changed(this, 'detached', reason);
   }
 

@@ -261,3 +261,17 @@ describe('capsule.step and the clock', () => {
     capsule.dispose();
   });
 });
+
+describe('realClock and the Node process', () => {
+  it('does not let an upkeep timer (background) keep Node alive, and keeps it alive for one that is not', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { buildSync } = await import('esbuild');
+    const source = buildSync({ entryPoints: [new URL('../../src/runtime/clock.ts', import.meta.url).pathname], bundle: true, format: 'esm', write: false }).outputFiles[0]!.text;
+    const run = (background: boolean) =>
+      spawnSync(process.execPath, ['--input-type=module', '-e', `${source}\nrealClock().setTimeout(() => console.log('fired'), 300, { background: ${background} });`], { encoding: 'utf8', timeout: 10_000 });
+    const upkeep = run(true);
+    const work = run(false);
+    expect([upkeep.status, upkeep.stdout]).toEqual([0, '']); // the process ended before the timer
+    expect([work.status, work.stdout]).toEqual([0, 'fired\n']);
+  });
+});
