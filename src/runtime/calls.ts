@@ -25,7 +25,8 @@ export interface CallRecord {
  * its schema, a tick listener that threw, or a failure inside the bridge (a bug of ours).
  */
 export interface HostError {
-  code: 'handler_threw' | 'output_invalid' | 'handler_late' | 'listener_threw' | 'bridge_failed';
+  /** `clock_stalled`: calls wait for a tick, but nothing steps the capsule (see CapsuleOptions.tickMode). */
+  code: 'handler_threw' | 'output_invalid' | 'handler_late' | 'listener_threw' | 'bridge_failed' | 'clock_stalled';
   tool?: string;
   sessionId?: string;
   message: string;

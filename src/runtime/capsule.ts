@@ -4,7 +4,7 @@
 import { createEmitter, type Emitter } from './emitter.js';
 import { runCall, type CallHost, type CallRecord, type FinishedCall, type HostError } from './calls.js';
 import type { CallResult } from './resultCache.js';
-import { isSteppedClock, realClock, type Clock } from './clock.js';
+import { isSteppedClock, realClock, UPKEEP, type Clock, type TimerId } from './clock.js';
 import { CapsuleError, refusal } from './errors.js';
 import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js';
 import { cryptoBytes, randomUuid, type RandomBytes } from './ids.js';
@@ -85,6 +85,9 @@ export interface Capsule {
   dispose(reason?: string): void;
 }
 
+/** How long calls may wait for a tick that never comes before the host hears of it. */
+export const STALL_WARNING_MS = 2000;
+
 /** What a session's agent is taken to be when it declares nothing: one frozen object for all. */
 const DEFAULT_AGENT_MODEL: AgentModel = Object.freeze({ class: 'cloud_medium' });
 const ALL_TOPICS_LIST = Object.freeze([...TOPICS]) as unknown as string[];
@@ -113,6 +116,7 @@ class CapsuleImpl implements Capsule, CallHost {
   private readonly live = new Map<string, Session>();
   private readonly audience = new Audience();
   private readonly waiting: TickQueue;
+  private stallWatch: TimerId | undefined;
   private manifestUpdateQueued = false;
   private lastTickAt: number;
   private disposed = false;
@@ -264,6 +268,7 @@ class CapsuleImpl implements Capsule, CallHost {
     const arrivedAt = this.clock.now();
     const immediate = this.tickMode === 'event' || (this.tickMode === 'hybrid' && call.call_id.startsWith(IMMEDIATE_MARK));
     if (immediate) return this.execute(session, call, arrivedAt);
+    this.watchForStall();
     if (!this.waiting.add({ session, call, arrivedAt })) {
       session.finishCall({ call_id: call.call_id, ok: false, error: refusal('queue_full', `${this.waiting.perSessionBound} calls already wait for the next tick; wait for their results`), meta: { tick: this.tick, latency_ms: 0, source: 'bridge' } });
     }
@@ -277,6 +282,27 @@ class CapsuleImpl implements Capsule, CallHost {
       session.finishCall({ call_id: call.call_id, ok: false, error: refusal('internal', 'the bridge failed while serving this call'), meta: { tick: this.tick, latency_ms: 0, source: 'bridge' } });
       this.bus.emit('error', { code: 'bridge_failed', tool: call.tool, sessionId: session.id, message: `capsule: internal failure serving ${call.tool}`, cause: error });
     }
+  }
+
+  /**
+   * A call waits for a tick: if no tick comes within STALL_WARNING_MS, nothing drives the capsule
+   * (no capsule.step, no driver), and every such call would wait out its timeout in silence.
+   */
+  private watchForStall(): void {
+    if (this.stallWatch !== undefined) return;
+    const tick = this.tick;
+    this.stallWatch = this.clock.setTimeout(
+      () => {
+        this.stallWatch = undefined;
+        if (this.tick !== tick || this.disposed) return;
+        this.hostError({
+          code: 'clock_stalled',
+          message: `capsule: calls have waited ${STALL_WARNING_MS} ms for a tick in ${this.tickMode} mode, but nothing steps the capsule; call capsule.step(deltaMs) from your game loop, or start a driver (startAnimationFrameDriver, startIntervalDriver)`,
+        });
+      },
+      STALL_WARNING_MS,
+      UPKEEP,
+    );
   }
 
   completed(done: FinishedCall, result: CallResult, tool: ReturnType<CapsuleImpl['tool']>): void {
@@ -363,6 +389,7 @@ class CapsuleImpl implements Capsule, CallHost {
     if (this.disposed) return;
     for (const session of [...this.live.values()]) session.close(reason);
     this.waiting.take();
+    if (this.stallWatch !== undefined) this.clock.clearTimeout(this.stallWatch);
     this.disposed = true;
   }
 

@@ -120,3 +120,35 @@ describe('tick modes', () => {
     });
   });
 });
+
+describe('a fixed-mode capsule nobody steps', () => {
+  it('tells the host within two seconds that calls wait for a tick that does not come', async () => {
+    const { makeCapsule, connectAgent, echoTool } = await import('../helpers.js');
+    const { capsule, clock } = makeCapsule({ tickMode: 'fixed' });
+    capsule.registerTool(echoTool);
+    const errors: string[] = [];
+    capsule.on('error', (error) => errors.push(`${error.code}: ${error.message}`));
+    const { agent } = await connectAgent(capsule, clock);
+    void agent.call('echo', { text: 'waiting' });
+    await new Promise((resolve) => setImmediate(resolve));
+    clock.advance(1999);
+    expect(errors).toEqual([]);
+    clock.advance(1);
+    expect(errors).toEqual([expect.stringMatching(/^clock_stalled: capsule: calls have waited 2000 ms for a tick in fixed mode, but nothing steps the capsule; call capsule\.step/)]);
+  });
+
+  it('says nothing when the capsule is stepped', async () => {
+    const { makeCapsule, connectAgent, echoTool } = await import('../helpers.js');
+    const { capsule, clock } = makeCapsule({ tickMode: 'fixed' });
+    capsule.registerTool(echoTool);
+    const errors: string[] = [];
+    capsule.on('error', (error) => errors.push(error.code));
+    const { agent } = await connectAgent(capsule, clock);
+    const call = agent.call('echo', { text: 'served' });
+    await new Promise((resolve) => setImmediate(resolve));
+    capsule.step(100);
+    expect((await call).ok).toBe(true);
+    capsule.step(3000);
+    expect(errors).toEqual([]);
+  });
+});
