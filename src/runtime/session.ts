@@ -185,13 +185,12 @@ export class Session {
 
   // ── inbound ────────────────────────────────────────────────────────────────────────────────
 
-  /** Nothing a peer sends may throw out of the capsule: a failure here is ours, reported both ways. */
   /** Whether `wire` is the session's link now (a superseded one's messages are ignored). @internal */
   linkedBy(wire: Wire): boolean {
     return this.wire === wire;
   }
 
-  /** @internal The session's Wire listener hands it each message. */
+  /** @internal Each message from the link. Nothing a peer sends may throw out: a failure here is ours. */
   receiveSafely(message: AiccMessage): void {
     try {
       this.receive(message);
