@@ -7,14 +7,9 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { profileBundle } from './profileRun.js';
+import { option, profileBundle } from './profileRun.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-function option(argv: string[], name: string, fallback: string): string {
-  const at = argv.indexOf(name);
-  return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1]! : fallback;
-}
 
 async function main(argv: string[]): Promise<void> {
   const calls = Number(option(argv, '--calls', '300000'));

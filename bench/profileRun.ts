@@ -37,3 +37,9 @@ export function profileBundle(bundle: string, options: { top: number; root: stri
   };
   return { stdout: run.stdout.trim(), report: report(JSON.parse(readFileSync(main, 'utf8')) as Profile, options.top, placeOf), profile: main };
 }
+
+/** The value after `name` on a profile script's command line, or `fallback`. */
+export function option(argv: string[], name: string, fallback: string): string {
+  const at = argv.indexOf(name);
+  return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1]! : fallback;
+}

@@ -9,14 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { profileBundle } from './profileRun.js';
+import { option, profileBundle } from './profileRun.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-function option(argv: string[], name: string, fallback: string): string {
-  const at = argv.indexOf(name);
-  return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1]! : fallback;
-}
 
 async function main(argv: string[]): Promise<void> {
   const ticks = Number(option(argv, '--ticks', '300'));
