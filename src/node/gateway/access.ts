@@ -55,6 +55,10 @@ export function normalizeOrigin(text: string): string | Error {
   } catch {
     return new Error(`"${text}" is not an origin; write it as scheme://host[:port], e.g. http://localhost:5173`);
   }
+  if (url.host === '') {
+    // "localhost:5173" parses as the scheme "localhost:": the scheme was left out.
+    return new Error(`"${text}" is not an origin; write it as scheme://host[:port], e.g. http://${text.replace(/^\/+/, '')}`);
+  }
   if (url.origin === 'null' || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) {
     return new Error(`"${text}" is not an origin; write only scheme://host[:port], with no path, e.g. ${url.protocol}//${url.host}`);
   }

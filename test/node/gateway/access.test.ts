@@ -134,6 +134,8 @@ describe('AccessPolicy', () => {
     expect(normalizeOrigin('http://localhost:5173/')).toBe('http://localhost:5173');
     expect(normalizeOrigin('http://localhost:5173/x')).toBeInstanceOf(Error);
     expect(normalizeOrigin('localhost')).toBeInstanceOf(Error);
+    // A missing scheme is named as such, with the fix (it once suggested "localhost://").
+    expect(String(normalizeOrigin('localhost:5173'))).toBe('Error: "localhost:5173" is not an origin; write it as scheme://host[:port], e.g. http://localhost:5173');
   });
 
   it('wants keys long enough and made of subprotocol-safe characters', () => {
