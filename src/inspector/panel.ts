@@ -3,7 +3,7 @@
 // their sequence number, sessions and quota by id), so a redraw touches only rows that are new,
 // changed or dropped; the manifest is rebuilt only when the catalog changed.
 
-import { clip } from '../runtime/compact.js';
+import { clip } from '../runtime/clip.js';
 import type { Capsule } from '../runtime/capsule.js';
 import type { Limits, ToolDescriptor } from '../runtime/protocol.js';
 import { MAX_NAME_CHARS, type CallRow, type EventRow, type InspectorRecord } from './record.js';

@@ -2,7 +2,8 @@
 // latency, the last events and errors. Filled from the capsule's public events only, kept as short
 // strings (peer values are abridged when they arrive, so no large payload is held), and bounded.
 
-import { clip, compact } from '../runtime/compact.js';
+import { clip } from '../runtime/clip.js';
+import { compact } from '../runtime/compact.js';
 import type { Capsule, SessionChange, TappedMessage } from '../runtime/capsule.js';
 import type { HostError } from '../runtime/calls.js';
 import type { Session } from '../runtime/session.js';

@@ -48,6 +48,8 @@ export class Wire {
   readonly codec: Codec;
   readonly limits: InboundLimits;
   readonly framing: Framing | undefined;
+  /** The bounds a frame is decoded with: a batch nests its messages one level deeper than alone. */
+  private readonly frameLimits: InboundLimits;
   /** Frames held between cork() and uncork(), to go out together (with a framing only). */
   private held: string[] | undefined;
 
@@ -66,6 +68,7 @@ export class Wire {
     // Shared when not changed: a capsule holds a Wire per session.
     this.limits = options.limits === undefined ? DEFAULT_INBOUND_LIMITS : { ...DEFAULT_INBOUND_LIMITS, ...options.limits };
     this.framing = options.framing;
+    this.frameLimits = this.framing === undefined ? this.limits : { ...this.limits, maxDepth: this.limits.maxDepth + 1 };
     if (this.framing !== undefined && this.framing.codec !== this.codec.name) {
       throw new CapsuleError('AICC_INVALID_OPTION', `framing '${this.framing.name}' frames ${this.framing.codec}: use that codec, not ${this.codec.name}`);
     }
@@ -89,8 +92,7 @@ export class Wire {
       return handlers.message(decoded.value as AiccMessage);
     }
     const framing = this.framing;
-    // A batch nests its messages one level deeper than they would stand alone.
-    const decoded = this.codec.decode(frame, framing === undefined ? this.limits : { ...this.limits, maxDepth: this.limits.maxDepth + 1 });
+    const decoded = this.codec.decode(frame, this.frameLimits);
     if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
     if (framing === undefined) return checkOne(check, decoded.value, handlers);
     const values = framing.split(decoded.value);

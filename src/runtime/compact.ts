@@ -4,8 +4,6 @@
 
 import { clip } from './clip.js';
 
-export { clip };
-
 export interface CompactOptions {
   /** Longest string kept whole; longer ones end in "…". Default 240. */
   maxString?: number;

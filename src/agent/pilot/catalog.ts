@@ -3,7 +3,7 @@
 // times the characters and say nothing more a model needs to make a valid call.
 
 import type { Capabilities, JsonObject, ToolDescriptor } from '../../runtime/protocol.js';
-import { clip } from '../../runtime/compact.js';
+import { clip } from '../../runtime/clip.js';
 
 /** Longest description kept on a tool's line; a longer one ends at a sentence where it can. */
 const MAX_DESCRIPTION = 300;

@@ -5,7 +5,8 @@
 
 import type { CallOutcome } from '../agentClient.js';
 import type { EventMessage, JsonObject } from '../../runtime/protocol.js';
-import { clip, compact, word } from '../../runtime/compact.js';
+import { clip } from '../../runtime/clip.js';
+import { compact, word } from '../../runtime/compact.js';
 
 export interface DigestOptions {
   /** The character's id: shown as "you" in the news. */

@@ -5,7 +5,7 @@
 // named by line, so the pilot can tell the model exactly what to fix.
 
 import type { JsonObject } from '../../runtime/protocol.js';
-import { clip } from '../../runtime/compact.js';
+import { clip } from '../../runtime/clip.js';
 import { callsIn, type ShapeSlip } from './callShape.js';
 import { parseLoose, stringEnd, type LooseSlip } from './looseJson.js';
 
