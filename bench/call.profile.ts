@@ -25,7 +25,7 @@ async function main(argv: string[]): Promise<void> {
     await build({
       stdin: {
         contents: `import { capsuleOverMemory } from ${JSON.stringify(join(root, 'bench/capsulePeer.ts'))};
-import { ${codec}Codec as codec } from ${JSON.stringify(join(root, codec === 'object' ? 'src/links/objectCodec.ts' : 'src/links/codec.ts'))};
+import { ${codec}Codec as codec } from ${JSON.stringify(join(root, codec === 'object' ? 'src/protocol/objectCodec.ts' : 'src/protocol/codec.ts'))};
 const peer = await capsuleOverMemory(codec);
 for (let n = 0; n < ${calls}; n++) await peer.call(n);
 console.log('calls', ${calls});

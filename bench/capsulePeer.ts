@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 import { AgentClient } from '../src/agent/agentClient.js';
 import { createCapsule } from '../src/index.js';
-import type { Codec } from '../src/links/codec.js';
+import type { Codec } from '../src/protocol/codec.js';
 import { createMemoryLinkPair } from '../src/links/memory.js';
 import { connectWebSocket, webSocketLink, type WebSocketConstructor, type WebSocketLike } from '../src/links/websocket.js';
 import type { Capsule } from '../src/runtime/capsule.js';

@@ -16,10 +16,10 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import { Bench } from 'tinybench';
-import { binaryCodec } from '../src/links/binaryCodec.js';
-import { jsonCodec, type Codec } from '../src/links/codec.js';
-import { DEFAULT_INBOUND_LIMITS } from '../src/runtime/inbound.js';
-import type { AiccMessage } from '../src/runtime/protocol.js';
+import { binaryCodec } from '../src/protocol/binaryCodec.js';
+import { jsonCodec, type Codec } from '../src/protocol/codec.js';
+import { DEFAULT_INBOUND_LIMITS } from '../src/protocol/inbound.js';
+import type { AiccMessage } from '../src/protocol/messages.js';
 import { CODEC_EXAMPLES } from './codec.examples.js';
 import { timeRatio, type BenchOptions, type BenchRow } from './row.js';
 

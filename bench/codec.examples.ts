@@ -1,10 +1,10 @@
 // One realistic message of each aicc/0.1 type, as they travel in a running village (a 2d world, three
 // tools, sequenced bridge ids, random agent ids), for bench/codec.bench.ts.
 
-import type { AiccMessage, MessageType, ToolDescriptor } from '../src/runtime/protocol.js';
+import type { AiccMessage, MessageType, ToolDescriptor } from '../src/protocol/messages.js';
 
 const SESSION = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
-/** A bridge message id: a version 8 prefix and a 48-bit sequence number (src/runtime/ids.ts). */
+/** A bridge message id: a version 8 prefix and a 48-bit sequence number (src/protocol/ids.ts). */
 const bridgeId = (sequence: number): string => `5d1c9a0e-72b4-8a31-9c4e-${sequence.toString(16).padStart(12, '0')}`;
 const AGENT_ID = 'b7e3c1a2-9f04-4d6e-8a15-2c7d9e0f4b63';
 

@@ -11,7 +11,7 @@
 // exists before the first reading: a few warm-up sessions are built and kept first.
 
 import mitt, { type Emitter } from 'mitt';
-import type { Frame } from '../src/links/codec.js';
+import type { Frame } from '../src/protocol/codec.js';
 import type { Link } from '../src/links/link.js';
 import { createMemoryLinkPair } from '../src/links/memory.js';
 import { createCapsule } from '../src/runtime/capsule.js';

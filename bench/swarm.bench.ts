@@ -25,8 +25,8 @@ import { runHeadless } from '../src/adapters/headless/runner.js';
 import { BareSwarm } from '../demos/swarm/bare.js';
 import { ProtocolFloorSwarm } from './swarm.floor.js';
 import { buildSwarm, type Swarm } from '../demos/swarm/swarm.js';
-import { jsonCodec } from '../src/links/codec.js';
-import { objectCodec } from '../src/links/objectCodec.js';
+import { jsonCodec } from '../src/protocol/codec.js';
+import { objectCodec } from '../src/protocol/objectCodec.js';
 import { timeRatio, type BenchOptions, type BenchRow } from './row.js';
 
 const SEED = 'bench';

@@ -19,8 +19,8 @@ import { HEARING_RADIUS, SwarmWorld } from '../demos/swarm/world.js';
 import { SeededRandom } from '../src/adapters/headless/random.js';
 import { createCapsule } from '../src/runtime/capsule.js';
 import { ManualClock } from '../src/runtime/clock.js';
-import { SequencedIds, randomUuid } from '../src/runtime/ids.js';
-import type { AiccMessage, JsonObject } from '../src/runtime/protocol.js';
+import { SequencedIds, randomUuid } from '../src/protocol/ids.js';
+import type { AiccMessage, JsonObject } from '../src/protocol/messages.js';
 import type { SchemaValidator } from '../src/runtime/validator.js';
 import { ajvValidators } from '../src/validators/ajv.js';
 

@@ -23,8 +23,8 @@
 // must do for this fan-out, and nothing more. Its ratio is the least any such bridge could score.
 
 import { Bench } from 'tinybench';
-import { jsonCodec } from '../src/links/codec.js';
-import { objectCodec } from '../src/links/objectCodec.js';
+import { jsonCodec } from '../src/protocol/codec.js';
+import { objectCodec } from '../src/protocol/objectCodec.js';
 import { timeRatio, type BenchOptions, type BenchRow } from './row.js';
 import { capsuleSide, envelopeFloorSide, mittSide, TICK_SETTINGS, type TickSide } from './tick.world.js';
 

@@ -7,13 +7,13 @@
 import mitt, { type Emitter } from 'mitt';
 import { AgentClient } from '../src/agent/agentClient.js';
 import { SeededRandom } from '../src/adapters/headless/random.js';
-import type { Codec } from '../src/links/codec.js';
+import type { Codec } from '../src/protocol/codec.js';
 import { createMemoryLinkPair } from '../src/links/memory.js';
 import { createCapsule, type Capsule } from '../src/runtime/capsule.js';
 import { ManualClock } from '../src/runtime/clock.js';
 import type { EventPayloads } from '../src/runtime/events.js';
-import { SequencedIds, randomUuid } from '../src/runtime/ids.js';
-import type { EventMessage } from '../src/runtime/protocol.js';
+import { SequencedIds, randomUuid } from '../src/protocol/ids.js';
+import type { EventMessage } from '../src/protocol/messages.js';
 import { precompiledValidators } from '../src/validators/precompiled.js';
 
 export interface TickSettings {

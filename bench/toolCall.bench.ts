@@ -19,7 +19,7 @@
 // compiled by tsx on the fly (whose keepNames wraps each named closure the call path creates in a
 // `__name` call, which the published build does not) — if anything, a handicap for the capsule.
 
-import { objectCodec } from '../src/links/objectCodec.js';
+import { objectCodec } from '../src/protocol/objectCodec.js';
 import { statsOf, timeCalls, us, type CallStats, type TimingPlan } from './callTiming.js';
 import { capsuleOverMemory, type CallPeer } from './capsulePeer.js';
 import { mcpOverMemory } from './mcpPeer.js';

@@ -128,7 +128,7 @@ describe('browser ESM builds', () => {
   });
 
   // ajv itself stays external in these builds, so any code generation here would be ours, e.g. the
-  // generated protocol validators (src/runtime/generated) falling back to ajv's runtime compile.
+  // generated protocol validators (src/protocol/generated) falling back to ajv's runtime compile.
   it.each(BROWSER_ENTRIES)('%s generates no code at run time (CSP without unsafe-eval)', (entry) => {
     for (const file of graph(entry).files) expect(scan(file).codeGeneration, file).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { REFUSALS } from '../src/runtime/errors.js';
+import { REFUSALS } from '../src/protocol/refusals.js';
 
 const protocolDoc = readFileSync(new URL('../docs/PROTOCOL.md', import.meta.url), 'utf8');
 

@@ -2,14 +2,14 @@
 // AgentClient or to a raw peer that sends and reads frames by hand.
 
 import { AgentClient, type AgentClientOptions } from '../src/agent/agentClient.js';
-import { jsonCodec, type Frame } from '../src/links/codec.js';
+import { jsonCodec, type Frame } from '../src/protocol/codec.js';
 import type { Link } from '../src/links/link.js';
 import { createMemoryLinkPair } from '../src/links/memory.js';
 import { createCapsule, type Capsule } from '../src/runtime/capsule.js';
 import type { CapsuleOptions, ConnectOptions } from '../src/runtime/options.js';
 import { ManualClock } from '../src/runtime/clock.js';
-import { randomUuid } from '../src/runtime/ids.js';
-import { PROTOCOL, type AiccMessage, type JsonObject } from '../src/runtime/protocol.js';
+import { randomUuid } from '../src/protocol/ids.js';
+import { PROTOCOL, type AiccMessage, type JsonObject } from '../src/protocol/messages.js';
 import type { ToolDefinition } from '../src/runtime/tool.js';
 import { ajvValidators } from '../src/validators/ajv.js';
 

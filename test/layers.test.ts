@@ -14,13 +14,24 @@ describe('layering', () => {
     expect(reached('inspector/index.ts').filter((file) => file.startsWith('src/agent/'))).toEqual([]);
   });
 
-  it('the runtime imports no adapter, agent, pi client, inspector or Node tool', () => {
-    const runtime = readdirSync(`${src}runtime`).filter((file) => file.endsWith('.ts'));
-    for (const file of runtime) expect(reached(`runtime/${file}`).filter((path) => !/^src\/(runtime|links|validators)\//.test(path)), file).toEqual([]);
-  });
+  // The layers from the bottom up: base (errors, emitter, soon, clip) → links (pure transports) →
+  // protocol (wire, framing, codecs, message checks) → runtime. Each imports only its own and those below.
+  const below: Record<string, RegExp> = {
+    base: /^src\/base\//,
+    links: /^src\/(base|links)\//,
+    protocol: /^src\/(base|links|protocol)\//,
+    runtime: /^src\/(base|links|protocol|runtime)\//,
+  };
+  for (const [layer, allowed] of Object.entries(below)) {
+    it(`${layer} imports only from the layers below it`, () => {
+      const files = readdirSync(`${src}${layer}`, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
+      expect(files.length).toBeGreaterThan(0);
+      for (const file of files) expect(reached(`${layer}/${file}`).filter((path) => !allowed.test(path)), `${layer}/${file}`).toEqual([]);
+    });
+  }
 
   it('the conformance suite stands on links and the runtime only', () => {
-    expect(reached('conformance/index.ts').filter((file) => !/^src\/(conformance|links|runtime)\//.test(file))).toEqual([]);
+    expect(reached('conformance/index.ts').filter((file) => !/^src\/(conformance|base|links|protocol|runtime)\//.test(file))).toEqual([]);
   });
 
   it('no published entry, the CLI included, reaches demos/ or anything outside src/', () => {

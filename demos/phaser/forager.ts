@@ -10,7 +10,7 @@ import { ScriptedAgent } from '../../src/agent/scripted.js';
 import type { AgentClient } from '../../src/agent/agentClient.js';
 import type { SeededRandom } from '../../src/adapters/headless/random.js';
 import type { MoveOutput, NearbyOutput, PositionOutput } from '../../src/adapters/phaser/index.js';
-import type { EventMessage } from '../../src/runtime/protocol.js';
+import type { EventMessage } from '../../src/protocol/messages.js';
 import { freeSpot } from './village.js';
 
 /** How far one wander goes at most, px. */

@@ -16,7 +16,7 @@ import { AgentClient } from '../../src/agent/agentClient.js';
 import { SeededRandom } from '../../src/adapters/headless/random.js';
 import { aiccScenePlugin, type FrameStats } from '../../src/adapters/phaser/index.js';
 import { mountInspector } from '../../src/inspector/index.js';
-import { objectCodec } from '../../src/links/objectCodec.js';
+import { objectCodec } from '../../src/protocol/objectCodec.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { demoParams, okCalls, pageErrors, pilotOnPage, type AiccDemo } from '../shared/page.js';
 import { Forager } from './forager.js';

@@ -6,7 +6,7 @@ import { AgentClient } from '../../src/agent/agentClient.js';
 import { SeededRandom } from '../../src/adapters/headless/random.js';
 import { runHeadless, type HeadlessResult } from '../../src/adapters/headless/runner.js';
 import { RunSummary } from '../../src/adapters/headless/summary.js';
-import { jsonCodec, type Codec } from '../../src/links/codec.js';
+import { jsonCodec, type Codec } from '../../src/protocol/codec.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { createCapsule, type Capsule } from '../../src/runtime/capsule.js';
 import { ManualClock } from '../../src/runtime/clock.js';

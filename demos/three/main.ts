@@ -13,7 +13,7 @@ import { SeededRandom } from '../../src/adapters/headless/random.js';
 import { CapsuleBinding } from '../../src/adapters/three/index.js';
 import { mountInspector } from '../../src/inspector/index.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
-import { objectCodec } from '../../src/links/objectCodec.js';
+import { objectCodec } from '../../src/protocol/objectCodec.js';
 import { demoParams, okCalls, pageErrors, pilotOnPage, type AiccDemo } from '../shared/page.js';
 import { AREA, buildMeadow, character } from './meadow.js';
 import { Wanderer } from './wanderer.js';

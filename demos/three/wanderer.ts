@@ -6,7 +6,7 @@ import { ScriptedAgent } from '../../src/agent/scripted.js';
 import type { AgentClient } from '../../src/agent/agentClient.js';
 import type { SeededRandom } from '../../src/adapters/headless/random.js';
 import type { Area, NearbyOutput, PositionOutput, Seen, LookAheadOutput, InViewOutput } from '../../src/adapters/three/index.js';
-import type { EventMessage } from '../../src/runtime/protocol.js';
+import type { EventMessage } from '../../src/protocol/messages.js';
 
 /** How far one leg of a walk goes at most, in scene units. */
 const LEG = 8;

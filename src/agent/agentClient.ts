@@ -2,16 +2,16 @@
 // to events, keep the link alive with heartbeats, and resume on a new link after a drop without
 // losing or repeating a message.
 
-import { createEmitter, type Emitter } from '../runtime/emitter.js';
+import { createEmitter, type Emitter } from '../base/emitter.js';
 import type { Link } from '../links/link.js';
-import { Wire, type InvalidFrame, type WireOptions } from '../links/wire.js';
+import { Wire, type InvalidFrame, type WireOptions } from '../protocol/wire.js';
 import { WaitingCalls, type CallOutcome } from './waitingCalls.js';
 import { realClock, UPKEEP, type Clock, type TimerId } from '../runtime/clock.js';
-import { CapsuleError } from '../runtime/errors.js';
+import { CapsuleError } from '../base/errors.js';
 import type { EventPayloads } from '../runtime/events.js';
-import { cryptoBytes, SequencedIds, sequenceOfId, type RandomBytes } from '../runtime/ids.js';
+import { cryptoBytes, SequencedIds, sequenceOfId, type RandomBytes } from '../protocol/ids.js';
 import { HEARTBEAT_DEFAULTS } from '../runtime/sessionHost.js';
-import { checkBridgeMessage } from '../runtime/messageCheck.js';
+import { checkBridgeMessage } from '../protocol/messageCheck.js';
 import {
   IMMEDIATE_MARK,
   PROTOCOL,
@@ -22,7 +22,7 @@ import {
   type Manifest,
   type Topic,
   type WireError,
-} from '../runtime/protocol.js';
+} from '../protocol/messages.js';
 
 export interface AgentClientOptions extends WireOptions {
   /** Default: wall time. */

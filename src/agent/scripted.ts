@@ -3,7 +3,7 @@
 // remember what they have seen, and never let a failed decision escape.
 
 import type { AgentClient, CallOutcome } from './agentClient.js';
-import type { EventMessage, JsonObject } from '../runtime/protocol.js';
+import type { EventMessage, JsonObject } from '../protocol/messages.js';
 
 /** Most events kept between two decisions; older ones are forgotten first. */
 const MAX_NEWS = 256;

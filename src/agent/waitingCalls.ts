@@ -3,7 +3,7 @@
 // costs more than the call).
 
 import { UPKEEP, type Clock, type TimerId } from '../runtime/clock.js';
-import type { JsonObject, Meta, WireError } from '../runtime/protocol.js';
+import type { JsonObject, Meta, WireError } from '../protocol/messages.js';
 
 /** A call's outcome, as data: `local` marks a failure decided on this side (timeout, closed). */
 export type CallOutcome<O = JsonObject> =

@@ -1,11 +1,11 @@
 // The suite's agent: a raw aicc/0.1 peer on one link. It sends anything — messages, broken frames —
 // and keeps every message the bridge sends, each checked against the schema as it arrives.
 
-import { jsonCodec, type Codec, type Frame } from '../links/codec.js';
+import { jsonCodec, type Codec, type Frame } from '../protocol/codec.js';
 import type { Link } from '../links/link.js';
-import { randomUuid } from '../runtime/ids.js';
-import { checkBridgeMessage } from '../runtime/messageCheck.js';
-import { PROTOCOL, type AiccMessage } from '../runtime/protocol.js';
+import { randomUuid } from '../protocol/ids.js';
+import { checkBridgeMessage } from '../protocol/messageCheck.js';
+import { PROTOCOL, type AiccMessage } from '../protocol/messages.js';
 
 /** Bridge frames are read generously: the suite checks the bridge, not its own limits. */
 const READ_LIMITS = { maxFrameBytes: 64 * 1024 * 1024, maxDepth: 256 };

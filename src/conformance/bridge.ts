@@ -2,14 +2,14 @@
 // bridge in this process (a Capsule) can also lend the suite its clock and let it register the
 // tools that probe each refusal at its edge; one behind a WebSocket offers only its links.
 
-import { jsonCodec, type Codec } from '../links/codec.js';
+import { jsonCodec, type Codec } from '../protocol/codec.js';
 import type { Link } from '../links/link.js';
 import { createMemoryLinkPair } from '../links/memory.js';
 import { connectWebSocket, type WebSocketConstructor } from '../links/websocket.js';
 import type { Capsule, EmitOptions } from '../runtime/capsule.js';
 import type { EventPayloads } from '../runtime/events.js';
 import type { ConnectOptions } from '../runtime/options.js';
-import type { Topic } from '../runtime/protocol.js';
+import type { Topic } from '../protocol/messages.js';
 import type { ToolDefinition, ToolHandle } from '../runtime/tool.js';
 
 export interface ConformanceBridge {

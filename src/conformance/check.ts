@@ -2,7 +2,7 @@
 // and assertions that say what was expected and what came instead.
 
 import type { ToolDefinition, ToolHandle } from '../runtime/tool.js';
-import type { AiccMessage, ErrorCode, Manifest } from '../runtime/protocol.js';
+import type { AiccMessage, ErrorCode, Manifest } from '../protocol/messages.js';
 import { RawAgent, type Exchange } from './agent.js';
 import type { BridgeFactory, ConformanceBridge, OpenOptions } from './bridge.js';
 

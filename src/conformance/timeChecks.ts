@@ -2,7 +2,7 @@
 // queues, heartbeats, a resume that replays exactly what was missed after drops at any point, and
 // one seed giving one stream.
 
-import type { AiccMessage } from '../runtime/protocol.js';
+import type { AiccMessage } from '../protocol/messages.js';
 import type { RawAgent } from './agent.js';
 import { CheckContext, CheckFailure, type Check } from './check.js';
 

@@ -2,8 +2,8 @@
 // not — malformed, oversized, too deep, hostile, from the wrong side, for another session — gets
 // the refusal docs/PROTOCOL.md gives it, and leaves the link up.
 
-import { sequenceOfId } from '../runtime/ids.js';
-import type { ErrorCode } from '../runtime/protocol.js';
+import { sequenceOfId } from '../protocol/ids.js';
+import type { ErrorCode } from '../protocol/messages.js';
 import type { RawAgent } from './agent.js';
 import { CheckFailure, type Check, type CheckContext } from './check.js';
 

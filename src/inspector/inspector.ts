@@ -3,7 +3,7 @@
 // and only while open. dispose() takes back everything mount added: DOM, style, listeners.
 
 import type { Capsule } from '../runtime/capsule.js';
-import { CapsuleError } from '../runtime/errors.js';
+import { CapsuleError } from '../base/errors.js';
 import { animationFrames, FrameBatch, type FrameScheduler } from './frames.js';
 import { Panel } from './panel.js';
 import { InspectorRecord } from './record.js';

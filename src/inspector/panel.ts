@@ -3,9 +3,9 @@
 // their sequence number, sessions and quota by id), so a redraw touches only rows that are new,
 // changed or dropped; the manifest is rebuilt only when the catalog changed.
 
-import { clip } from '../runtime/clip.js';
+import { clip } from '../base/clip.js';
 import type { Capsule } from '../runtime/capsule.js';
-import type { Limits, ToolDescriptor } from '../runtime/protocol.js';
+import type { Limits, ToolDescriptor } from '../protocol/messages.js';
 import { MAX_NAME_CHARS, type CallRow, type EventRow, type InspectorRecord } from './record.js';
 import { ROOT_ATTRIBUTE } from './style.js';
 

@@ -2,12 +2,12 @@
 // latency, the last events and errors. Filled from the capsule's public events only, kept as short
 // strings (peer values are abridged when they arrive, so no large payload is held), and bounded.
 
-import { clip } from '../runtime/clip.js';
+import { clip } from '../base/clip.js';
 import { compact } from '../runtime/compact.js';
 import type { Capsule, SessionChange, TappedMessage } from '../runtime/capsule.js';
 import type { HostError } from '../runtime/calls.js';
 import type { Session } from '../runtime/session.js';
-import type { AiccMessage, Topic } from '../runtime/protocol.js';
+import type { AiccMessage, Topic } from '../protocol/messages.js';
 
 /** World topics listed as events. `tick` is not: it would push everything else out; the header shows it. */
 export const LISTED_TOPICS: readonly Exclude<Topic, 'tick'>[] = ['collision', 'audio', 'state_change', 'agent_message'];

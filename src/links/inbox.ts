@@ -2,8 +2,7 @@
 // held (bounded) and handed over after listen() returns, never from inside it, and the close reaches
 // the receiver exactly once, after every frame that came before it.
 
-import type { Frame } from './codec.js';
-import { deliverFrame, type LinkHandlers } from './link.js';
+import { deliverFrame, type LinkHandlers, type Frame } from './link.js';
 
 /** Frames kept for a receiver that has not called listen() yet. */
 export const MAX_HELD_FRAMES = 1024;

@@ -1,7 +1,12 @@
 // A Link is one open, two-way channel of frames: an in-memory pair, a WebSocket, a Node socket.
 // It knows nothing of AICC; the Wire on top of it adds a codec and the inbound bounds.
 
-import type { Frame } from './codec.js';
+
+/**
+ * What a link carries: text, bytes, or — on in-process links only — an object handed across as it
+ * is (the protocol's objectCodec passes messages this way). A link never looks inside.
+ */
+export type Frame = string | Uint8Array | object;
 
 export interface LinkHandlers {
   message(frame: Frame): void;

@@ -1,6 +1,5 @@
-import type { Frame } from './codec.js';
-import { soon } from '../runtime/soon.js';
-import { deliverFrame, type Link, type LinkHandlers } from './link.js';
+import { soon } from '../base/soon.js';
+import { deliverFrame, type Link, type LinkHandlers, type Frame } from './link.js';
 
 export interface MemoryLinkOptions {
   /** Largest number of frames one end may hold undelivered before the link closes. Default 10,000. */

@@ -1,5 +1,4 @@
-import type { Frame } from './codec.js';
-import type { Link } from './link.js';
+import type { Frame, Link } from './link.js';
 
 /** How wrapLink passes a link's traffic on: each wrapper gets the frame and the step it wraps. */
 export interface LinkWrappers {

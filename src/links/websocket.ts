@@ -1,11 +1,10 @@
 // A Link over the standard WebSocket API, so one implementation serves browsers, workers and Node
 // (Node 20 passes `ws`'s class, which implements the same API).
 
-import { CapsuleError } from '../runtime/errors.js';
+import { CapsuleError } from '../base/errors.js';
 import { closeReason } from './closeReason.js';
-import type { Frame } from './codec.js';
 import { LinkInbox } from './inbox.js';
-import type { Link, LinkHandlers } from './link.js';
+import type { Frame, Link, LinkHandlers } from './link.js';
 
 /** The part of the WebSocket API this link uses. */
 export interface WebSocketLike {

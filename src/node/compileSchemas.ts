@@ -4,8 +4,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { AnyValidateFunction } from 'ajv/dist/core.js';
-import { CapsuleError } from '../runtime/errors.js';
-import type { JsonObject } from '../runtime/protocol.js';
+import { CapsuleError } from '../base/errors.js';
+import type { JsonObject } from '../protocol/messages.js';
 import { schemaFingerprint, strictSchema, validatorKey } from '../runtime/validator.js';
 import { ASYNC_REASON, schemaCompileMessage } from '../validators/ajvOptions.js';
 import { moduleSource, standaloneAjv, standaloneExpression, withoutAnnotations } from './standalone.js';

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import WebSocket from 'ws';
-import { binaryCodec } from '../links/binaryCodec.js';
+import { binaryCodec } from '../protocol/binaryCodec.js';
 import type { WebSocketConstructor } from '../links/websocket.js';
 import { formatConformance, runConformance, webSocketBridge, type BridgeFactory } from '../conformance/index.js';
 import type { Level } from '../conformance/check.js';

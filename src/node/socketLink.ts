@@ -6,10 +6,10 @@
 
 import { createConnection, type Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
-import type { Frame } from '../links/codec.js';
+import type { Frame } from '../protocol/codec.js';
 import { LinkInbox } from '../links/inbox.js';
 import type { Link, LinkHandlers } from '../links/link.js';
-import { CapsuleError } from '../runtime/errors.js';
+import { CapsuleError } from '../base/errors.js';
 
 export interface SocketLinkOptions {
   /** Longest line accepted, in bytes, without its "\n" (default 1 MiB). A longer one closes the link. */

@@ -5,12 +5,12 @@
 // handshakes and attaches again — telling the caller when the host itself is a new instance.
 // Browser-safe: a browser reaches a daemon through a gateway; Node reaches its socket directly.
 
-import { createEmitter, type Emitter } from '../runtime/emitter.js';
-import type { Frame } from '../links/codec.js';
+import { createEmitter, type Emitter } from '../base/emitter.js';
+import type { Frame } from '../protocol/codec.js';
 import type { Link } from '../links/link.js';
 import { realClock, type Clock } from '../runtime/clock.js';
-import { randomUuid } from '../runtime/ids.js';
-import { utf8Exceeds, type InboundLimits } from '../runtime/inbound.js';
+import { randomUuid } from '../protocol/ids.js';
+import { utf8Exceeds, type InboundLimits } from '../protocol/inbound.js';
 import { daemonError, DaemonError, errorFromResponse, type DaemonErrorCode } from './daemonError.js';
 import {
   DAEMON_PROTOCOL_VERSION,

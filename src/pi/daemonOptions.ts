@@ -2,7 +2,7 @@
 // wake's answer, the report of a reconnect). Types only.
 
 import type { Clock } from '../runtime/clock.js';
-import type { InboundLimits } from '../runtime/inbound.js';
+import type { InboundLimits } from '../protocol/inbound.js';
 import type { DaemonError } from './daemonError.js';
 import type { DaemonEvent, SessionRef, WakeResult } from './daemonProtocol.js';
 import type { DaemonRecordProblem } from './daemonRecords.js';

@@ -1,12 +1,12 @@
 // The gate for every record a pi-daemon host sends: line size, UTF-8, JSON, depth and
-// prototype-polluting keys (src/runtime/inbound.ts), then the schema through the generated
+// prototype-polluting keys (src/protocol/inbound.ts), then the schema through the generated
 // validators; and readers for the response `data` this client uses, which the schema leaves open.
 // Nothing here throws on bad input; every failure is a verdict naming what was wrong.
 
-import type { Frame } from '../links/codec.js';
-import type { InboundLimits } from '../runtime/inbound.js';
+import type { Frame } from '../protocol/codec.js';
+import type { InboundLimits } from '../protocol/inbound.js';
 import { readJsonRecord } from './jsonRecord.js';
-import { describeAjvError } from '../runtime/validator.js';
+import { describeAjvError } from '../protocol/ajvError.js';
 import { validateDaemonCommand, validateDaemonEvent, validateDaemonResponse } from './generated/daemon-validators.js';
 import { negotiateDaemonVersion, type AttachResult, type DaemonCommand, type DaemonEvent, type DaemonHostInfo, type DaemonResponse, type OpenResult, type WakeResult } from './daemonProtocol.js';
 

@@ -1,7 +1,7 @@
 // The first step of reading a pi-peers or pi-daemon record: one JSON object, within the bounds.
 
-import type { Frame } from '../links/codec.js';
-import { parseJsonFrame, type InboundLimits } from '../runtime/inbound.js';
+import type { Frame } from '../protocol/codec.js';
+import { parseJsonFrame, type InboundLimits } from '../protocol/inbound.js';
 
 export type JsonRecordProblemKind = 'oversized_frame' | 'malformed_frame' | 'too_deep' | 'forbidden_key' | 'schema_violation';
 

@@ -2,12 +2,12 @@
 // matched to answers by id, typed errors, timeouts that restart on progress, and reconnection with
 // backoff. Browser-safe: a browser reaches an agent through a gateway, which adds the token.
 
-import { createEmitter, type Emitter } from '../runtime/emitter.js';
-import type { Frame } from '../links/codec.js';
+import { createEmitter, type Emitter } from '../base/emitter.js';
+import type { Frame } from '../protocol/codec.js';
 import type { Link } from '../links/link.js';
 import { realClock, type Clock } from '../runtime/clock.js';
-import { randomUuid } from '../runtime/ids.js';
-import type { InboundLimits } from '../runtime/inbound.js';
+import { randomUuid } from '../protocol/ids.js';
+import type { InboundLimits } from '../protocol/inbound.js';
 import { errorFromResponse, localError, PeersError, redactor, type Redact } from './peersError.js';
 import { PendingRequests } from './peersPending.js';
 import {

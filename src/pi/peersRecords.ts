@@ -1,11 +1,11 @@
 // The gate for every record a pi-peers agent sends: frame size, UTF-8, JSON, depth and
-// prototype-polluting keys (src/runtime/inbound.ts), then the schema through the generated
+// prototype-polluting keys (src/protocol/inbound.ts), then the schema through the generated
 // validators. Nothing here throws on bad input; every failure is a verdict naming what was wrong.
 
-import type { Frame } from '../links/codec.js';
-import type { InboundLimits } from '../runtime/inbound.js';
+import type { Frame } from '../protocol/codec.js';
+import type { InboundLimits } from '../protocol/inbound.js';
 import { readJsonRecord } from './jsonRecord.js';
-import { describeAjvError, type AjvErrorLike } from '../runtime/validator.js';
+import { describeAjvError, type AjvErrorLike } from '../protocol/ajvError.js';
 import { validateAgentState, validateRequest, validateResponse, validateVersionRange } from './generated/peers-validators.js';
 import { isPeersWireErrorCode, type AgentState, type PeersRequest, type PeersResponse, type VersionRange } from './peersProtocol.js';
 

@@ -1,8 +1,8 @@
 // The recording format: NDJSON, one header line, then one line per AICC message of every session,
 // in the order the capsule took them in or sent them out (docs/RECORDING.md).
 
-import { checkMessage } from '../runtime/messageCheck.js';
-import type { AiccMessage, JsonObject } from '../runtime/protocol.js';
+import { checkMessage } from '../protocol/messageCheck.js';
+import type { AiccMessage, JsonObject } from '../protocol/messages.js';
 
 export const RECORDING_FORMAT = 'aicc-recording/1';
 

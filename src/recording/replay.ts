@@ -6,8 +6,8 @@ import { createMemoryLinkPair } from '../links/memory.js';
 import type { Link } from '../links/link.js';
 import type { Capsule } from '../runtime/capsule.js';
 import { isSteppedClock } from '../runtime/clock.js';
-import { CapsuleError } from '../runtime/errors.js';
-import type { AiccMessage, MessageType } from '../runtime/protocol.js';
+import { CapsuleError } from '../base/errors.js';
+import type { AiccMessage, MessageType } from '../protocol/messages.js';
 import type { Recording, RecordingHeader } from './recording.js';
 
 /** A world built again from a recording's header, without its agents. */

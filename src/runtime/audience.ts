@@ -4,7 +4,7 @@
 // and a character that one session controls (the usual case) is indexed by that session itself.
 
 import type { QueuedEvent } from './events.js';
-import { TOPICS } from './protocol.js';
+import { TOPICS } from '../protocol/messages.js';
 import type { Session } from './session.js';
 
 /** The subscriptions of a session that declared none: shared, replaced (never changed) when it declares others. */

@@ -1,7 +1,7 @@
 // How often a session's events are delivered, from the agent's declared model class and budgets
 // and its measured decision latency: a cloud_large agent is not sent sixty tick events a second.
 
-import type { AgentModel, ModelClass } from './protocol.js';
+import type { AgentModel, ModelClass } from '../protocol/messages.js';
 
 /** Full-response budget assumed for each model class when the agent declares none, in ms. */
 export const CLASS_BUDGET_MS: Record<ModelClass, number> = {

@@ -3,9 +3,10 @@
 // handler under a timeout → output. Every refusal comes back to the agent as data.
 
 import { UPKEEP, type Clock, type TimerId } from './clock.js';
-import { clip, MAX_QUOTED_NAME } from './clip.js';
-import { refusal, ToolError, type RefusalKind } from './errors.js';
-import type { JsonObject, Meta, Topic, ToolCall, WireError } from './protocol.js';
+import { clip, MAX_QUOTED_NAME } from '../base/clip.js';
+import { refusal, type RefusalKind } from '../protocol/refusals.js';
+import { ToolError } from '../base/errors.js';
+import type { JsonObject, Meta, Topic, ToolCall, WireError } from '../protocol/messages.js';
 import type { CallResult } from './resultCache.js';
 import type { Session } from './session.js';
 import type { RegisteredTool, ToolContext } from './tool.js';

@@ -1,28 +1,29 @@
 // The capsule: one game world. It owns the tool catalog, the clock and tick loop, the event bus and
 // the sessions, and routes each tool call through the pipeline in calls.ts.
 
-import { createEmitter, type Emitter } from './emitter.js';
+import { createEmitter, type Emitter } from '../base/emitter.js';
 import { runCall, type CallHost, type CallRecord, type FinishedCall, type HostError } from './calls.js';
 import type { CallResult } from './resultCache.js';
 import { isSteppedClock, realClock, UPKEEP, type Clock, type TimerId } from './clock.js';
-import { CapsuleError, refusal } from './errors.js';
+import { CapsuleError } from '../base/errors.js';
+import { refusal } from '../protocol/refusals.js';
 import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js';
-import { cryptoBytes, randomUuid, type RandomBytes } from './ids.js';
-import { PROTOCOL, TOPICS, IMMEDIATE_MARK, type AgentModel, type AiccMessage, type Capabilities, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type ToolDescriptor, type Topic, type World } from './protocol.js';
+import { cryptoBytes, randomUuid, type RandomBytes } from '../protocol/ids.js';
+import { PROTOCOL, TOPICS, IMMEDIATE_MARK, type AgentModel, type AiccMessage, type Capabilities, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type ToolDescriptor, type Topic, type World } from '../protocol/messages.js';
 import { ALL_TOPICS, Audience } from './audience.js';
 import { Heartbeats } from './heartbeats.js';
 import { acceptResume, type AcceptOptions } from './resumeLink.js';
 import { TickQueue } from './tickQueue.js';
 import { ReplayBuffer, type ReplayStore } from './replay.js';
 import { Session } from './session.js';
-import { microtaskBatch, runAround } from './soon.js';
+import { microtaskBatch, runAround } from '../base/soon.js';
 import { HEARTBEAT_DEFAULTS, type SessionSettings } from './sessionHost.js';
 import { TickLoop } from './tickLoop.js';
 import { ToolRegistry, type ToolDefinition, type ToolHandle } from './tool.js';
 import type { Link } from '../links/link.js';
-import { checkAgentMessage } from './messageCheck.js';
+import { checkAgentMessage } from '../protocol/messageCheck.js';
 import { checkOptions, type CapsuleOptions, type ConnectOptions } from './options.js';
-import { Wire } from '../links/wire.js';
+import { Wire } from '../protocol/wire.js';
 
 export interface EmitOptions {
   /**

@@ -2,7 +2,7 @@
 // person reads (the inspector): bare keys, bare words, `{id, name}` references folded to one
 // token, long strings and lists cut. It reads as easily as JSON in far fewer characters.
 
-import { clip } from './clip.js';
+import { clip } from '../base/clip.js';
 
 export interface CompactOptions {
   /** Longest string kept whole; longer ones end in "…". Default 240. */

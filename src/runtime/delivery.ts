@@ -4,7 +4,7 @@
 import { deliveryIntervalMs, LatencyTracker } from './cadence.js';
 import type { Clock, TimerId } from './clock.js';
 import { EventQueue, type QueuedEvent } from './events.js';
-import type { AgentModel } from './protocol.js';
+import type { AgentModel } from '../protocol/messages.js';
 
 /** What a delivery needs from the capsule: one for all its sessions (the SessionHost). */
 export interface DeliveryHost {

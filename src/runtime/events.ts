@@ -1,8 +1,8 @@
 // World events and the per-session queue that holds them until the session's next delivery.
 // What piles up while an agent is slow is coalesced, and the queue never grows past its bound.
 
-import type { SharedEncodings } from '../links/codec.js';
-import type { JsonObject, Meta, Topic } from './protocol.js';
+import type { SharedEncodings } from '../protocol/codec.js';
+import type { JsonObject, Meta, Topic } from '../protocol/messages.js';
 
 /** Payloads of the reserved topics (docs/PROTOCOL.md, "Events"). Extra fields are allowed. */
 export interface EventPayloads {

@@ -1,7 +1,7 @@
 // Per-session, per-tool limits: calls_per_minute as a sliding window on the capsule's clock, and
 // calls_per_session as a plain count. Only calls that reach their handler use quota.
 
-import type { Limits } from './protocol.js';
+import type { Limits } from '../protocol/messages.js';
 
 export const MINUTE_MS = 60_000;
 

@@ -1,13 +1,13 @@
 // The options of a capsule and of its sessions: what each means, its default, and the checks that
 // turn a bad option into a CapsuleError at once.
 
-import { CapsuleError } from './errors.js';
-import type { AgentModel, Capabilities, TickMode, World } from './protocol.js';
+import { CapsuleError } from '../base/errors.js';
+import type { AgentModel, Capabilities, TickMode, World } from '../protocol/messages.js';
 import type { Clock } from './clock.js';
-import type { RandomBytes } from './ids.js';
+import type { RandomBytes } from '../protocol/ids.js';
 import type { ValidatorFactory } from './validator.js';
 import type { ReplayStore } from './replay.js';
-import type { WireOptions } from '../links/wire.js';
+import type { WireOptions } from '../protocol/wire.js';
 
 export interface CapsuleOptions {
   world: World;

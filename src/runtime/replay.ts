@@ -7,7 +7,7 @@
 // the rebuilt message is the one that was sent. The session's own messages (results, errors,
 // manifests) are kept whole.
 
-import type { AiccMessage, EventMessage } from './protocol.js';
+import type { AiccMessage, EventMessage } from '../protocol/messages.js';
 
 /** An event as a session delivered it: shared with every session it reached. */
 export type SentEvent = Pick<EventMessage, 'topic' | 'payload' | 'meta'>;

@@ -9,7 +9,7 @@
 // - after `timeout`: `timeout` again while the handler may still run, and the handler's own late
 //   result once it has one. So one call_id never runs its handler twice.
 
-import type { Meta, WireError } from './protocol.js';
+import type { Meta, WireError } from '../protocol/messages.js';
 
 /** The result of one call, as kept for a repeated call_id and sent as `tool_result`. */
 export interface CallResult {

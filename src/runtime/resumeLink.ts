@@ -3,12 +3,13 @@
 // stays silent past firstMessageTimeoutMs is closed too, so a stray connection holds nothing.
 
 import type { Link } from '../links/link.js';
-import { Wire, type WireOptions } from '../links/wire.js';
+import { Wire, type WireOptions } from '../protocol/wire.js';
 import { UPKEEP, type Clock, type TimerId } from './clock.js';
-import { CapsuleError, refusal } from './errors.js';
-import { randomUuid, type RandomBytes } from './ids.js';
-import { checkAgentMessage } from './messageCheck.js';
-import { NIL_UUID, PROTOCOL } from './protocol.js';
+import { CapsuleError } from '../base/errors.js';
+import { refusal } from '../protocol/refusals.js';
+import { randomUuid, type RandomBytes } from '../protocol/ids.js';
+import { checkAgentMessage } from '../protocol/messageCheck.js';
+import { NIL_UUID, PROTOCOL } from '../protocol/messages.js';
 import type { Session } from './session.js';
 
 export interface AcceptOptions extends WireOptions {

@@ -3,10 +3,10 @@
 // in calls.ts; the capsule (capsule.ts) owns the sessions and routes tool calls to it.
 
 import { UPKEEP, type TimerId } from './clock.js';
-import { refusal, type RefusalKind } from './errors.js';
+import { refusal, type RefusalKind } from '../protocol/refusals.js';
 import { EventDelivery } from './delivery.js';
 import type { QueuedEvent } from './events.js';
-import { randomUuid, SequencedIds } from './ids.js';
+import { randomUuid, SequencedIds } from '../protocol/ids.js';
 import { ToolUsage } from './limits.js';
 import {
   PROTOCOL,
@@ -17,11 +17,11 @@ import {
   type Heartbeat,
   type ToolClass,
   type WireError,
-} from './protocol.js';
+} from '../protocol/messages.js';
 import type { ReplayStore, SentEvent } from './replay.js';
 import { ResultCache, type CallResult } from './resultCache.js';
-import type { InvalidFrame, Wire } from '../links/wire.js';
-import type { SharedEncodings } from '../links/codec.js';
+import type { InvalidFrame, Wire } from '../protocol/wire.js';
+import type { SharedEncodings } from '../protocol/codec.js';
 import type { SessionHost } from './sessionHost.js';
 import { SessionListener } from './sessionListener.js';
 import type { OutboundBody, SessionState, SessionStats, ToolUsageSnapshot } from './sessionTypes.js';

@@ -3,8 +3,8 @@
 
 import type { HostError } from './calls.js';
 import type { Clock } from './clock.js';
-import type { RandomBytes } from './ids.js';
-import type { AiccMessage, ManifestUpdate, ToolCall } from './protocol.js';
+import type { RandomBytes } from '../protocol/ids.js';
+import type { AiccMessage, ManifestUpdate, ToolCall } from '../protocol/messages.js';
 import type { Heartbeats } from './heartbeats.js';
 import type { ReplayStore } from './replay.js';
 import type { Session } from './session.js';

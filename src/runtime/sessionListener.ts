@@ -1,8 +1,8 @@
 // How a session listens to its Wire: one small object rather than closures (a capsule holds many),
 // which hands the session what its current link brings and ignores a superseded link.
 
-import type { InvalidFrame, Wire, WireHandlers } from '../links/wire.js';
-import type { AiccMessage } from './protocol.js';
+import type { InvalidFrame, Wire, WireHandlers } from '../protocol/wire.js';
+import type { AiccMessage } from '../protocol/messages.js';
 import type { Session } from './session.js';
 
 /** What a session listens to its Wire with: one small object rather than closures (a capsule holds many). */

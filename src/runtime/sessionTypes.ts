@@ -1,7 +1,7 @@
 // The shapes a session is seen through: its state, its statistics, its use of each tool, and a
 // message it sends before its envelope is added.
 
-import type { AiccMessage } from './protocol.js';
+import type { AiccMessage } from '../protocol/messages.js';
 
 export type SessionState = 'open' | 'detached' | 'closed';
 

@@ -1,7 +1,7 @@
 // The calls that wait for the next tick (fixed and hybrid modes), in arrival order, bounded per
 // session: a call past the bound is refused queue_full (retryable) rather than held.
 
-import type { ToolCall } from './protocol.js';
+import type { ToolCall } from '../protocol/messages.js';
 import type { Session } from './session.js';
 
 export interface WaitingCall {

@@ -1,8 +1,8 @@
 // The tool catalog: what a game registers from its engine hooks, each tool with its schemas
 // compiled once, and the handle that enables, disables, updates or removes it.
 
-import { CapsuleError } from './errors.js';
-import type { JsonObject, Meta, Topic, ToolClass, ToolDescriptor } from './protocol.js';
+import { CapsuleError } from '../base/errors.js';
+import type { JsonObject, Meta, Topic, ToolClass, ToolDescriptor } from '../protocol/messages.js';
 import type { SchemaValidator, ValidatorFactory } from './validator.js';
 
 /** What a handler is told about the call it serves. */

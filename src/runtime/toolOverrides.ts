@@ -2,8 +2,8 @@
 // and the capability — and its pick of an adapter's tools. Every adapter takes these, so a game
 // tunes them one way.
 
-import { CapsuleError } from './errors.js';
-import type { JsonObject, Limits } from './protocol.js';
+import { CapsuleError } from '../base/errors.js';
+import type { JsonObject, Limits } from '../protocol/messages.js';
 import type { ToolDefinition } from './tool.js';
 
 /** Per-tool overrides; anything left out keeps the factory's default. */

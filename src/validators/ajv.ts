@@ -3,8 +3,8 @@
 
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { CapsuleError } from '../runtime/errors.js';
-import type { JsonObject } from '../runtime/protocol.js';
+import { CapsuleError } from '../base/errors.js';
+import type { JsonObject } from '../protocol/messages.js';
 import {
   schemaFingerprint,
   strictSchema,

@@ -1,8 +1,8 @@
 // Tool validators generated ahead of time by `aicc compile-schemas`: no ajv and no `new Function` in
 // the bundle (CSP-safe). Imports nothing from ajv, on purpose.
 
-import { CapsuleError } from '../runtime/errors.js';
-import type { JsonObject } from '../runtime/protocol.js';
+import { CapsuleError } from '../base/errors.js';
+import type { JsonObject } from '../protocol/messages.js';
 import {
   schemaFingerprint,
   validatorKey,

@@ -1,7 +1,8 @@
 // Turns an ajv validate function (run-time or generated) into a SchemaValidator, so both
 // factories word their verdicts the same way.
 
-import { describeAjvError, type AjvErrorLike, type SchemaValidator, type Validation } from '../runtime/validator.js';
+import { describeAjvError, type AjvErrorLike } from '../protocol/ajvError.js';
+import type { SchemaValidator, Validation } from '../runtime/validator.js';
 
 /** What ajv's validate functions look like, compiled or generated ahead of time. */
 export interface GeneratedValidatorFn {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { AgentClient } from '../../src/agent/agentClient.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { SequencedIds } from '../../src/runtime/ids.js';
-import { PROTOCOL, type AiccMessage, type JsonObject } from '../../src/runtime/protocol.js';
+import { SequencedIds } from '../../src/protocol/ids.js';
+import { PROTOCOL, type AiccMessage, type JsonObject } from '../../src/protocol/messages.js';
 import { pass, settle } from '../helpers.js';
 
 const SESSION = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';

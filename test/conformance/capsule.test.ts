@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { capsuleBridge, formatConformance, runConformance, type OpenOptions } from '../../src/conformance/index.js';
 import type { Link } from '../../src/links/link.js';
 import { wrapLink } from '../../src/links/tap.js';
-import { binaryCodec } from '../../src/links/binaryCodec.js';
+import { binaryCodec } from '../../src/protocol/binaryCodec.js';
 import { createCapsule } from '../../src/runtime/capsule.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { seededBytes } from './seeded.js';

@@ -1,4 +1,4 @@
-import type { RandomBytes } from '../../src/runtime/ids.js';
+import type { RandomBytes } from '../../src/protocol/ids.js';
 
 /** Bytes from a small seeded generator (mulberry32): the same seed, the same ids. */
 export function seededBytes(seed: number): RandomBytes {

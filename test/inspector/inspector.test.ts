@@ -3,8 +3,8 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { mountInspector, type Inspector } from '../../src/inspector/index.js';
-import { ToolError } from '../../src/runtime/errors.js';
-import type { JsonObject } from '../../src/runtime/protocol.js';
+import { ToolError } from '../../src/base/errors.js';
+import type { JsonObject } from '../../src/protocol/messages.js';
 import { connectAgent, connectRaw, echoTool, makeCapsule, moveTool, pass, settle } from '../helpers.js';
 import { cell, ManualFrames, rows } from './helpers.js';
 

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_MAX_ROWS, mountInspector, type Inspector } from '../../src/inspector/index.js';
 import type { Capsule } from '../../src/runtime/capsule.js';
-import { CapsuleError } from '../../src/runtime/errors.js';
+import { CapsuleError } from '../../src/base/errors.js';
 import { connectAgent, echoTool, makeCapsule } from '../helpers.js';
 import { cell, ManualFrames, rows } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Frame } from '../../src/links/codec.js';
+import type { Frame } from '../../src/protocol/codec.js';
 import type { Link } from '../../src/links/link.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 

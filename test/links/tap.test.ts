@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { tapLink, wrapLink } from '../../src/links/tap.js';
-import type { Frame } from '../../src/links/codec.js';
+import type { Frame } from '../../src/protocol/codec.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { AgentClient } from '../../src/agent/agentClient.js';
-import { binaryCodec } from '../../src/links/binaryCodec.js';
-import type { Codec, Frame } from '../../src/links/codec.js';
+import { binaryCodec } from '../../src/protocol/binaryCodec.js';
+import type { Codec, Frame } from '../../src/protocol/codec.js';
 import type { Link } from '../../src/links/link.js';
 import { connectWebSocket, webSocketLink, type ConnectWebSocketOptions, type WebSocketConstructor } from '../../src/links/websocket.js';
 import { createCapsule, type Capsule } from '../../src/index.js';
-import { CapsuleError } from '../../src/runtime/errors.js';
+import { CapsuleError } from '../../src/base/errors.js';
 
 const WS = WebSocket as unknown as WebSocketConstructor;
 
@@ -392,7 +392,7 @@ describe('an agent that stops reading cannot make the game hold unbounded bytes'
 
 describe('batched framing over a real WebSocket (aicc.batched.v1)', { timeout: 10_000 }, () => {
   it('sends a delivery of k events as one frame where both ends agreed, and the agent hears every event in order', async () => {
-    const { BATCHED_SUBPROTOCOL, batchedFraming } = await import('../../src/links/batchedFraming.js');
+    const { BATCHED_SUBPROTOCOL, batchedFraming } = await import('../../src/protocol/batchedFraming.js');
     const capsule = createCapsule({ world: { name: 'w', kind: 'abstract' }, tickMode: 'event' });
     const batching = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: (offered) => (offered.has(BATCHED_SUBPROTOCOL) ? BATCHED_SUBPROTOCOL : false) });
     await within(new Promise((resolve) => batching.once('listening', resolve)), 'the server to listen');

@@ -11,7 +11,7 @@
 // when the test says. Serve it in memory (`link()`) or on a Unix socket (`listen(path)`).
 
 import { createServer, type Server, type Socket } from 'node:net';
-import type { Frame } from '../../src/links/codec.js';
+import type { Frame } from '../../src/protocol/codec.js';
 import type { Link } from '../../src/links/link.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { socketLink } from '../../src/node/socketLink.js';

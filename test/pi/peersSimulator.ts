@@ -3,7 +3,7 @@
 // and an agent whose runs the test finishes by hand. It can be told to fail, hold, drop and to send
 // anything at all. The agent state outlives connections: serve() each new link, as a socket would.
 
-import type { Frame } from '../../src/links/codec.js';
+import type { Frame } from '../../src/protocol/codec.js';
 import type { Link } from '../../src/links/link.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import type { Clock } from '../../src/runtime/clock.js';

@@ -4,7 +4,7 @@ import { createMemoryLinkPair } from '../../src/links/memory.js';
 import type { Link } from '../../src/links/link.js';
 import { createCapsule } from '../../src/runtime/capsule.js';
 import { ManualClock } from '../../src/runtime/clock.js';
-import type { RandomBytes } from '../../src/runtime/ids.js';
+import type { RandomBytes } from '../../src/protocol/ids.js';
 import { Recorder } from '../../src/recording/recorder.js';
 import { parseRecording, RecordingError, type RecordingHeader } from '../../src/recording/recording.js';
 import { replay, type ReplayWorld } from '../../src/recording/replay.js';

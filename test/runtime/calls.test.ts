@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ToolError } from '../../src/runtime/errors.js';
+import { ToolError } from '../../src/base/errors.js';
 import type { HostError } from '../../src/runtime/calls.js';
 import { connectAgent, connectRaw, echoTool, makeCapsule, moveTool, pass, settle } from '../helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EventMessage } from '../../src/runtime/protocol.js';
+import type { EventMessage } from '../../src/protocol/messages.js';
 import { connectAgent, makeCapsule, pass, settle } from '../helpers.js';
 
 describe('event delivery and coalescing', () => {

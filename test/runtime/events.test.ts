@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EventQueue, type QueuedEvent } from '../../src/runtime/events.js';
-import type { Topic } from '../../src/runtime/protocol.js';
+import type { Topic } from '../../src/protocol/messages.js';
 
 const tick = (n: number, dt = 100): QueuedEvent => ({ topic: 'tick', payload: { tick: n, dt_ms: dt, time_ms: n * dt } });
 const collision = (a: string, b = 'wall'): QueuedEvent => ({ topic: 'collision', payload: { a, b } });

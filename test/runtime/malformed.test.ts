@@ -140,7 +140,7 @@ function isBareHeartbeat(frame: string, sessionId: string): boolean {
 
 describe('batched framing (WireOptions.framing)', () => {
   it('checks each message of a batched frame as if it came alone, and bounds the batch', async () => {
-    const { MAX_BATCH_MESSAGES, batchedFraming } = await import('../../src/links/batchedFraming.js');
+    const { MAX_BATCH_MESSAGES, batchedFraming } = await import('../../src/protocol/batchedFraming.js');
     const { capsule } = makeCapsule();
     capsule.registerTool(echoTool);
     const peer = await connectRaw(capsule, { framing: batchedFraming });
@@ -156,8 +156,8 @@ describe('batched framing (WireOptions.framing)', () => {
   it('refuses an array on a single-message link, as before', () => expectRefusedAndAlive(JSON.stringify([{ protocol: 'aicc/0.1', type: 'heartbeat' }]), 'invalid_input', /must be a JSON object/));
 
   it('takes batched framing only with jsonCodec', async () => {
-    const { binaryCodec } = await import('../../src/links/binaryCodec.js');
-    const { batchedFraming } = await import('../../src/links/batchedFraming.js');
+    const { binaryCodec } = await import('../../src/protocol/binaryCodec.js');
+    const { batchedFraming } = await import('../../src/protocol/batchedFraming.js');
     const { createMemoryLinkPair } = await import('../../src/links/memory.js');
     const { capsule } = makeCapsule();
     expect(() => capsule.connect(createMemoryLinkPair()[0], { character: 'x', codec: binaryCodec, framing: batchedFraming })).toThrow(/framing 'batched' frames json: use that codec, not binary/);

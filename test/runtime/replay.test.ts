@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReplayBuffer, type EventEnvelope } from '../../src/runtime/replay.js';
-import type { AiccMessage } from '../../src/runtime/protocol.js';
+import type { AiccMessage } from '../../src/protocol/messages.js';
 
 /** A distinct message standing for sequence number n. */
 const msg = (n: number): AiccMessage => ({

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentClient } from '../../src/agent/agentClient.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import type { SessionChange } from '../../src/runtime/capsule.js';
-import { NIL_UUID, PROTOCOL } from '../../src/runtime/protocol.js';
+import { NIL_UUID, PROTOCOL } from '../../src/protocol/messages.js';
 import { connectAgent, connectRaw, echoTool, makeCapsule, moveTool, pass, RawPeer, settle } from '../helpers.js';
 
 describe('sessions', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IMMEDIATE_MARK } from '../../src/runtime/protocol.js';
+import { IMMEDIATE_MARK } from '../../src/protocol/messages.js';
 import { connectAgent, echoTool, makeCapsule, moveTool, settle } from '../helpers.js';
 
 describe('tick modes', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CapsuleError } from '../../src/runtime/errors.js';
-import type { JsonObject } from '../../src/runtime/protocol.js';
+import { CapsuleError } from '../../src/base/errors.js';
+import type { JsonObject } from '../../src/protocol/messages.js';
 import type { ValidatorPurpose } from '../../src/runtime/validator.js';
 import { ajvValidators } from '../../src/validators/ajv.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileToolSchemas, type ToolSchemas } from '../../src/node/compileSchemas.js';
-import { CapsuleError } from '../../src/runtime/errors.js';
+import { CapsuleError } from '../../src/base/errors.js';
 import type { ValidatorPurpose } from '../../src/runtime/validator.js';
 import { ajvValidators } from '../../src/validators/ajv.js';
 import { precompiledValidators, type PrecompiledModule } from '../../src/validators/precompiled.js';

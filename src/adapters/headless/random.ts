@@ -5,7 +5,7 @@
 // Streams are split by label with `fork`, never by drawing order: the world, each agent and the id
 // source each get their own stream, so adding a draw in one place does not shift every other one.
 
-import type { RandomBytes } from '../../runtime/ids.js';
+import type { RandomBytes } from '../../protocol/ids.js';
 
 /** A seed: a number or a string. A number is hashed by its decimal text, so `42` and `'42'` agree. */
 export type Seed = number | string;

@@ -4,7 +4,7 @@
 
 import type { Capsule } from '../../runtime/capsule.js';
 import { isSteppedClock } from '../../runtime/clock.js';
-import { CapsuleError } from '../../runtime/errors.js';
+import { CapsuleError } from '../../base/errors.js';
 
 export interface HeadlessOptions {
   /** A capsule created with `clock: new ManualClock()`, in 'fixed' or 'hybrid' tick mode. */

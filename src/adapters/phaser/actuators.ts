@@ -2,8 +2,8 @@
 // and `say` (voice). A move starts a walk and answers at once; the walk goes on across frames and
 // its end comes as a `state_change { entity, field: 'moving', value: false, reason }`.
 
-import { ToolError } from '../../runtime/errors.js';
-import type { JsonObject } from '../../runtime/protocol.js';
+import { ToolError } from '../../base/errors.js';
+import type { JsonObject } from '../../protocol/messages.js';
 import type { ToolDefinition } from '../../runtime/tool.js';
 import { positionOf, type Entity } from './entities.js';
 import { caller, checkInside, coordinate, objectOf, POINT_SCHEMA, round, withOptions, type PhaserToolOptions, type SceneWorld } from './phaserTool.js';

@@ -3,7 +3,7 @@
 // sight) — and the spawn templates. Perception queries (who is near, who can hear) read from here.
 
 import type * as Phaser from 'phaser';
-import { CapsuleError } from '../../runtime/errors.js';
+import { CapsuleError } from '../../base/errors.js';
 
 /** A game object with a position: a Sprite, an Image, a Text, a Container, a Shape… */
 export type Positioned = Phaser.GameObjects.GameObject & { x: number; y: number };

@@ -3,10 +3,10 @@
 // their links (decoding, checking and dispatching inbound messages; encoding and sending outbound
 // ones), which runs in microtasks after the frame's own work. Nested measurements count once.
 
-import type { Codec } from '../../links/codec.js';
+import type { Codec } from '../../protocol/codec.js';
 import type { Link } from '../../links/link.js';
 import { wrapLink } from '../../links/tap.js';
-import { objectCodec } from '../../links/objectCodec.js';
+import { objectCodec } from '../../protocol/objectCodec.js';
 
 export interface FrameStats {
   /** Scene updates run while the plugin was started. */

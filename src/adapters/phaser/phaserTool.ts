@@ -2,8 +2,8 @@
 // game may override, the calling character, and schema pieces.
 
 import type * as Phaser from 'phaser';
-import { ToolError } from '../../runtime/errors.js';
-import type { JsonObject } from '../../runtime/protocol.js';
+import { ToolError } from '../../base/errors.js';
+import type { JsonObject } from '../../protocol/messages.js';
 import type { ToolContext } from '../../runtime/tool.js';
 import { withOverrides, type ToolOverrides } from '../../runtime/toolOverrides.js';
 import type { Box, Entity, EntityRegistry } from './entities.js';

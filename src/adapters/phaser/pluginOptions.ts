@@ -3,8 +3,8 @@
 
 import type { CapsuleOptionsWithDefaults } from '../../index.js';
 import type { Capsule } from '../../runtime/capsule.js';
-import { CapsuleError } from '../../runtime/errors.js';
-import type { World } from '../../runtime/protocol.js';
+import { CapsuleError } from '../../base/errors.js';
+import type { World } from '../../protocol/messages.js';
 import type { Box } from './entities.js';
 import type { BubbleStyle } from './speech.js';
 

@@ -2,8 +2,8 @@
 // (who and what is within a radius, and which of them are in sight) and `can_see` (line of sight to
 // one of them). They read the scene and change nothing.
 
-import { ToolError } from '../../runtime/errors.js';
-import type { JsonObject } from '../../runtime/protocol.js';
+import { ToolError } from '../../base/errors.js';
+import type { JsonObject } from '../../protocol/messages.js';
 import type { ToolDefinition } from '../../runtime/tool.js';
 import { positionOf } from './entities.js';
 import { lineOfSight, nearby, type Seen } from './perception.js';

@@ -2,7 +2,7 @@
 // Each is one TextWorld change; a rule it breaks comes back as execution_failed in the world's
 // words ("there is no exit east from the Mill; exits: north, west").
 
-import type { JsonObject } from '../../runtime/protocol.js';
+import type { JsonObject } from '../../protocol/messages.js';
 import type { ToolDefinition } from '../../runtime/tool.js';
 import { caller, nameInput, ref, REF_SCHEMA, REFS_SCHEMA, withOptions, type Ref, type TextToolOptions } from './textTool.js';
 import { MAX_SAY_LENGTH, type TextWorld } from './world.js';

@@ -2,7 +2,7 @@
 // events the characters concerned should perceive. One call to set up, one dispose to undo.
 
 import type { Capsule } from '../../runtime/capsule.js';
-import { CapsuleError } from '../../runtime/errors.js';
+import { CapsuleError } from '../../base/errors.js';
 import type { ToolHandle } from '../../runtime/tool.js';
 import { textTools, type TextToolsOptions } from './tools.js';
 import type { TextWorld } from './world.js';

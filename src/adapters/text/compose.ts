@@ -2,7 +2,7 @@
 // own data — a description to read, or a note that becomes a new item in the writer's hands. No
 // randomness: the same world and input always compose the same words and the same note id.
 
-import { ToolError } from '../../runtime/errors.js';
+import { ToolError } from '../../base/errors.js';
 import type { ToolDefinition } from '../../runtime/tool.js';
 import { describeCharacter, describeItem, describeRoom, sentence } from './describe.js';
 import { the } from './names.js';

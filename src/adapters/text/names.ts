@@ -2,7 +2,7 @@
 // "red_apple"; all of them should reach the same item, and an ambiguous name should be refused with
 // the candidates listed rather than silently resolved to one of them.
 
-import { ToolError } from '../../runtime/errors.js';
+import { ToolError } from '../../base/errors.js';
 
 /** Ids of rooms, items and characters: lowercase snake_case, so an agent can type them back. */
 export const ID_PATTERN = /^[a-z][a-z0-9_]*$/;

@@ -2,7 +2,7 @@
 // or on its floor, and the characters present. `inspect` and `compose` resolve names against this,
 // so an agent cannot read the description of something in a room it has never been to.
 
-import { ToolError } from '../../runtime/errors.js';
+import { ToolError } from '../../base/errors.js';
 import { listOf, onlyMatch, resolve } from './names.js';
 import type { Character, Item, Room, TextWorld } from './world.js';
 

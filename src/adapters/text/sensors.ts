@@ -1,7 +1,7 @@
 // The sensors of a text world: `look` (the room), `inspect` (one thing in reach), `who` (the
 // people here). They read the world and change nothing, so in event mode they cost no tick.
 
-import type { JsonObject } from '../../runtime/protocol.js';
+import type { JsonObject } from '../../protocol/messages.js';
 import type { ToolDefinition } from '../../runtime/tool.js';
 import { describeCharacter, describeItem, describeRoom } from './describe.js';
 import { reach } from './reach.js';

@@ -2,7 +2,7 @@
 // CapsuleError at construction, naming the entry — not a confusing refusal the first time an agent
 // walks through a broken exit.
 
-import { CapsuleError } from '../../runtime/errors.js';
+import { CapsuleError } from '../../base/errors.js';
 import { ID_PATTERN } from './names.js';
 
 export interface RoomSpec {

@@ -1,8 +1,8 @@
 // What every text tool shares: the options a game may override, the calling character, and the
 // schema pieces the tools are built from.
 
-import { ToolError } from '../../runtime/errors.js';
-import type { JsonObject } from '../../runtime/protocol.js';
+import { ToolError } from '../../base/errors.js';
+import type { JsonObject } from '../../protocol/messages.js';
 import type { ToolContext } from '../../runtime/tool.js';
 import { withOverrides, type ToolOverrides } from '../../runtime/toolOverrides.js';
 import type { Character, TextWorld } from './world.js';

@@ -3,7 +3,7 @@
 // world, and a headless run can be replayed. Rule failures throw ToolError in words an agent can
 // act on; a bad spec throws CapsuleError at construction.
 
-import { CapsuleError, ToolError } from '../../runtime/errors.js';
+import { CapsuleError, ToolError } from '../../base/errors.js';
 import type { WorldChange, WorldListener } from './change.js';
 import { withRole } from './describe.js';
 import { exitFor, listOf, onlyMatch, resolve, the } from './names.js';

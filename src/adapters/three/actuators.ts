@@ -3,8 +3,8 @@
 // is done — or when something ended it first, which the result says (`end`).
 
 import { MathUtils, Vector3 } from 'three';
-import { CapsuleError, ToolError } from '../../runtime/errors.js';
-import type { JsonObject } from '../../runtime/protocol.js';
+import { CapsuleError, ToolError } from '../../base/errors.js';
+import type { JsonObject } from '../../protocol/messages.js';
 import type { ToolDefinition } from '../../runtime/tool.js';
 import { degrees, headingBetween, headingOf, point, round, type Point } from './geometry.js';
 import type { MotionEnd } from './motion.js';

@@ -5,7 +5,7 @@
 
 import type { Object3D } from 'three';
 import type { Capsule } from '../../runtime/capsule.js';
-import { CapsuleError } from '../../runtime/errors.js';
+import { CapsuleError } from '../../base/errors.js';
 import type { ToolHandle } from '../../runtime/tool.js';
 import { CollisionWatcher, type CollisionOptions, type CollisionPayload } from './collisions.js';
 import { Motion } from './motion.js';

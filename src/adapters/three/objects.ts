@@ -3,7 +3,7 @@
 // collisions; the rest of the scene still blocks rays as scenery.
 
 import type { Camera, Object3D } from 'three';
-import { CapsuleError } from '../../runtime/errors.js';
+import { CapsuleError } from '../../base/errors.js';
 import { measure, type BoundsKind, type Volume } from './geometry.js';
 
 /** Most objects one binding registers, by default: collisions test every pair each frame (n²/2). */

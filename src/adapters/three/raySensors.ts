@@ -3,7 +3,7 @@
 // binding's raycast targets — registered objects and unregistered scenery alike, meshes only.
 
 import { Raycaster, Vector3, type Intersection, type Object3D } from 'three';
-import type { JsonObject } from '../../runtime/protocol.js';
+import type { JsonObject } from '../../protocol/messages.js';
 import type { ToolDefinition } from '../../runtime/tool.js';
 import { bearing, forwardOf, headingOf, point, round, type Point } from './geometry.js';
 import type { Registered } from './objects.js';

@@ -3,7 +3,7 @@
 // so in event mode they cost no tick.
 
 import { Vector3 } from 'three';
-import type { JsonObject } from '../../runtime/protocol.js';
+import type { JsonObject } from '../../protocol/messages.js';
 import type { ToolDefinition } from '../../runtime/tool.js';
 import { bearing, degrees, gap, headingOf, point, round, type Point, type Volume } from './geometry.js';
 import type { Registered } from './objects.js';

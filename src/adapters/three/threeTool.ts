@@ -2,8 +2,8 @@
 // game's per-tool overrides, and the schema pieces the tools are built from.
 
 import type { Object3D, Vector3 } from 'three';
-import { CapsuleError, ToolError } from '../../runtime/errors.js';
-import type { JsonObject } from '../../runtime/protocol.js';
+import { CapsuleError, ToolError } from '../../base/errors.js';
+import type { JsonObject } from '../../protocol/messages.js';
 import type { ToolContext } from '../../runtime/tool.js';
 import { withOverrides, type ToolOverrides } from '../../runtime/toolOverrides.js';
 import type { Motion } from './motion.js';

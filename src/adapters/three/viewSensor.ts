@@ -4,7 +4,7 @@
 // line_of_sight about it.
 
 import { Frustum, Matrix4, PerspectiveCamera, Vector3, type Camera } from 'three';
-import { CapsuleError } from '../../runtime/errors.js';
+import { CapsuleError } from '../../base/errors.js';
 import type { ToolDefinition } from '../../runtime/tool.js';
 import { forwardOf, headingOf } from './geometry.js';
 import { survey } from './sensors.js';

@@ -2,7 +2,7 @@
 // compact line each), the quotas, how time passes, and the reply format the parser reads. Everything
 // later is a digest, so whatever the model must keep in mind for the whole session is said here.
 
-import type { JsonObject, Manifest, ToolDescriptor } from '../../runtime/protocol.js';
+import type { JsonObject, Manifest, ToolDescriptor } from '../../protocol/messages.js';
 import { toolLine, usable } from './catalog.js';
 
 /** Who the model plays. Only `id` is required; the rest makes for a better performance. */

@@ -6,7 +6,7 @@
 
 import { CLASS_BUDGET_MS, deliveryIntervalMs, LatencyTracker } from '../../runtime/cadence.js';
 import type { Clock, TimerId } from '../../runtime/clock.js';
-import type { AgentModel } from '../../runtime/protocol.js';
+import type { AgentModel } from '../../protocol/messages.js';
 
 export interface CadenceOptions {
   /** With nothing new, the model is still asked after this long idle. Default 30,000 ms; Infinity: never. */

@@ -3,7 +3,7 @@
 // {"type": "function", "function": {…}}, {"tool", "args"}, the input's fields beside the tool, or
 // {"go": {…}}. Each is read as the call it plainly means, and named as a slip.
 
-import type { JsonObject } from '../../runtime/protocol.js';
+import type { JsonObject } from '../../protocol/messages.js';
 import { parseLoose } from './looseJson.js';
 
 export type ShapeSlip = 'array' | 'wrapper' | 'name_arguments' | 'tool_args' | 'arguments_string' | 'flat_input' | 'tool_key';

@@ -2,8 +2,8 @@
 // types and required marks, limits, description — instead of the raw JSON Schemas, which cost many
 // times the characters and say nothing more a model needs to make a valid call.
 
-import type { Capabilities, JsonObject, ToolDescriptor } from '../../runtime/protocol.js';
-import { clip } from '../../runtime/clip.js';
+import type { Capabilities, JsonObject, ToolDescriptor } from '../../protocol/messages.js';
+import { clip } from '../../base/clip.js';
 
 /** Longest description kept on a tool's line; a longer one ends at a sentence where it can. */
 const MAX_DESCRIPTION = 300;

@@ -4,8 +4,8 @@
 // and the quotas left. It is a fraction of the size of the AICC JSON that carried the same facts.
 
 import type { CallOutcome } from '../agentClient.js';
-import type { EventMessage, JsonObject } from '../../runtime/protocol.js';
-import { clip } from '../../runtime/clip.js';
+import type { EventMessage, JsonObject } from '../../protocol/messages.js';
+import { clip } from '../../base/clip.js';
 import { compact, word } from '../../runtime/compact.js';
 
 export interface DigestOptions {

@@ -3,7 +3,7 @@
 // of replies with nothing usable in them trips a stop that only the host can lift.
 
 import type { Clock } from '../../runtime/clock.js';
-import { CapsuleError } from '../../runtime/errors.js';
+import { CapsuleError } from '../../base/errors.js';
 
 export interface GuardOptions {
   /** Most decisions in any 60 s window of the pilot's clock. Default 30. */

@@ -3,10 +3,10 @@
 // go to the capsule as ordinary tool_calls through the AgentClient. It is driven by events and
 // timers only; the capsule's tick loop never waits for it, nor it for the tick loop.
 
-import { createEmitter, type Emitter } from '../../runtime/emitter.js';
+import { createEmitter, type Emitter } from '../../base/emitter.js';
 import type { AgentClient } from '../agentClient.js';
 import { realClock, type Clock } from '../../runtime/clock.js';
-import type { EventMessage, Manifest } from '../../runtime/protocol.js';
+import type { EventMessage, Manifest } from '../../protocol/messages.js';
 import type { ChatBackend, SendKind } from './backend.js';
 import { briefing, type CharacterBrief } from './briefing.js';
 import { Cadence, type CadenceOptions } from './cadence.js';

@@ -4,7 +4,7 @@
 // cost quota, and `calls_per_minute` is a sliding window of 60,000 ms.
 
 import type { Clock } from '../../runtime/clock.js';
-import type { Limits, ToolDescriptor } from '../../runtime/protocol.js';
+import type { Limits, ToolDescriptor } from '../../protocol/messages.js';
 
 const WINDOW_MS = 60_000;
 

@@ -4,8 +4,8 @@
 // {"name", "arguments"} shape, an array of calls, calls joined by ";"); what cannot be read is
 // named by line, so the pilot can tell the model exactly what to fix.
 
-import type { JsonObject } from '../../runtime/protocol.js';
-import { clip } from '../../runtime/clip.js';
+import type { JsonObject } from '../../protocol/messages.js';
+import { clip } from '../../base/clip.js';
 import { callsIn, type ShapeSlip } from './callShape.js';
 import { parseLoose, stringEnd, type LooseSlip } from './looseJson.js';
 

@@ -1,7 +1,7 @@
 // pi-peers 1.0 records as the gateway reads and writes them (schemas/pi-peers-1.0.schema.json):
 // parsing a browser's record, the hello check, version negotiation and the response shape.
 
-import { checkStructure } from '../../runtime/inbound.js';
+import { checkStructure } from '../../protocol/inbound.js';
 import { clip } from './access.js';
 
 /** The protocol range this gateway speaks. */

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { CapsuleError } from '../../runtime/errors.js';
+import { CapsuleError } from '../../base/errors.js';
 import { AccessPolicy, checkKeyFormat, clip, CLOSE, DAEMON_SUBPROTOCOL, normalizeOrigin, parseProtocols, selectSubprotocol, SUBPROTOCOL, type Refusal } from './access.js';
 import { BrowserConnection } from './browser.js';
 import { checkDaemonRelayOptions, relayDaemon, type DaemonRelayOptions } from './daemonRelay.js';

@@ -6,7 +6,7 @@ import type { TextWorld } from '../../adapters/text/world.js';
 import { runHeadless, type HeadlessResult } from '../../adapters/headless/runner.js';
 import type { AgentClient, CallOutcome } from '../../agent/agentClient.js';
 import type { Capsule } from '../../runtime/capsule.js';
-import type { EventMessage, JsonObject } from '../../runtime/protocol.js';
+import type { EventMessage, JsonObject } from '../../protocol/messages.js';
 
 export interface PlayerIo {
   /** The player's lines, as typed. */

@@ -4,7 +4,7 @@
 // Cleo, the bard, wanders to every room, greets whoever she meets, follows voices, writes about
 // what she sees, and ends with a ballad left in the square.
 
-import type { EventMessage } from '../../runtime/protocol.js';
+import type { EventMessage } from '../../protocol/messages.js';
 import { Villager } from './villager.js';
 
 export class Baker extends Villager {

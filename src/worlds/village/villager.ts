@@ -5,7 +5,7 @@ import type { LookOutput, Person } from '../../adapters/text/sensors.js';
 import type { SeededRandom } from '../../adapters/headless/random.js';
 import type { AgentClient } from '../../agent/agentClient.js';
 import { ScriptedAgent } from '../../agent/scripted.js';
-import type { EventMessage } from '../../runtime/protocol.js';
+import type { EventMessage } from '../../protocol/messages.js';
 
 interface Place {
   id: string;

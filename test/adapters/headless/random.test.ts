@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cyrb128, SeededRandom } from '../../../src/adapters/headless/random.js';
-import { randomUuid } from '../../../src/runtime/ids.js';
+import { randomUuid } from '../../../src/protocol/ids.js';
 
 const draws = (random: SeededRandom, count: number): number[] => Array.from({ length: count }, () => random.next());
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createYield, runHeadless, yieldToAgents } from '../../../src/adapters/headless/runner.js';
 import { createCapsule } from '../../../src/runtime/capsule.js';
-import { CapsuleError } from '../../../src/runtime/errors.js';
+import { CapsuleError } from '../../../src/base/errors.js';
 import type { ToolDefinition } from '../../../src/runtime/tool.js';
 import { ajvValidators } from '../../../src/validators/ajv.js';
 import { connectAgent, makeCapsule } from '../../helpers.js';

@@ -9,7 +9,7 @@ import { createMemoryLinkPair } from '../../../src/links/memory.js';
 import { aiccScenePlugin, type AiccPluginOptions, type AiccScenePlugin } from '../../../src/adapters/phaser/index.js';
 import { ManualClock } from '../../../src/runtime/clock.js';
 import type { EventPayloads } from '../../../src/runtime/events.js';
-import type { Capabilities, Topic } from '../../../src/runtime/protocol.js';
+import type { Capabilities, Topic } from '../../../src/protocol/messages.js';
 
 type PhaserNamespace = typeof Phaser;
 

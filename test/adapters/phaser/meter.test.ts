@@ -3,11 +3,11 @@
 
 import { describe, expect, it } from 'vitest';
 import { FrameMeter } from '../../../src/adapters/phaser/index.js';
-import { jsonCodec } from '../../../src/links/codec.js';
-import { objectCodec } from '../../../src/links/objectCodec.js';
+import { jsonCodec } from '../../../src/protocol/codec.js';
+import { objectCodec } from '../../../src/protocol/objectCodec.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
-import { PROTOCOL, NIL_UUID } from '../../../src/runtime/protocol.js';
-import { DEFAULT_INBOUND_LIMITS } from '../../../src/runtime/inbound.js';
+import { PROTOCOL, NIL_UUID } from '../../../src/protocol/messages.js';
+import { DEFAULT_INBOUND_LIMITS } from '../../../src/protocol/inbound.js';
 import { settle } from '../../helpers.js';
 
 function metered(): { meter: FrameMeter; advance(ms: number): void } {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CapsuleError } from '../../../src/runtime/errors.js';
+import { CapsuleError } from '../../../src/base/errors.js';
 import { bindTextWorld, THUD_VOLUME, VOICES_VOLUME } from '../../../src/adapters/text/index.js';
 import { makeCapsule } from '../../helpers.js';
 import { flush, millWorld, play, type Player } from './fixture.js';

@@ -19,13 +19,13 @@ describe('src/adapters/text', () => {
     expect(text.TEXT_TOOL_NAMES).toEqual(['look', 'inspect', 'who', 'go', 'take', 'drop', 'give', 'say', 'compose']);
   });
 
-  it('runs in a browser: imports only its own modules, the runtime and links, and no Node built-in', () => {
+  it('runs in a browser: imports only its own modules and the layers below (base, links, protocol, runtime), and no Node built-in', () => {
     const files = readdirSync(SOURCE).filter((file) => file.endsWith('.ts'));
     expect(files.length).toBeGreaterThan(5);
     for (const file of files) {
       const source = readFileSync(new URL(file, SOURCE), 'utf8');
       for (const [, specifier] of source.matchAll(/^\s*(?:import|export)[^'"]*from\s+'([^']+)'/gm)) {
-        expect(specifier, `${file} imports ${specifier}`).toMatch(/^(\.\/[a-zA-Z]+|\.\.\/\.\.\/(runtime|links)\/[a-zA-Z/]+)\.js$/);
+        expect(specifier, `${file} imports ${specifier}`).toMatch(/^(\.\/[a-zA-Z]+|\.\.\/\.\.\/(base|links|protocol|runtime)\/[a-zA-Z/]+)\.js$/);
       }
       expect(source, file).not.toMatch(/\b(document|window|process|require|Buffer)\b[.(]/);
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CallOutcome } from '../../../src/agent/agentClient.js';
-import type { Capabilities, JsonObject } from '../../../src/runtime/protocol.js';
-import { CapsuleError } from '../../../src/runtime/errors.js';
+import type { Capabilities, JsonObject } from '../../../src/protocol/messages.js';
+import { CapsuleError } from '../../../src/base/errors.js';
 import { TEXT_TOOL_NAMES, textTools, type TextWorld } from '../../../src/adapters/text/index.js';
 import { makeCapsule, pass } from '../../helpers.js';
 import { ALL_CAPABILITIES, millWorld, play } from './fixture.js';

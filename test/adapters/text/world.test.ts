@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CapsuleError, ToolError } from '../../../src/runtime/errors.js';
+import { CapsuleError, ToolError } from '../../../src/base/errors.js';
 import { TextWorld, type TextWorldSpec, type WorldChange } from '../../../src/adapters/text/index.js';
 import { millSpec, millWorld } from './fixture.js';
 

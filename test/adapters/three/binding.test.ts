@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Mesh, Object3D, REVISION, Scene, Vector3 } from 'three';
 import { describe, expect, it } from 'vitest';
 import { CapsuleBinding, THREE_TOOL_NAMES, type AnimationLoopHost } from '../../../src/adapters/three/index.js';
-import { CapsuleError } from '../../../src/runtime/errors.js';
+import { CapsuleError } from '../../../src/base/errors.js';
 import { echoTool, makeCapsule, moveTool, settle } from '../../helpers.js';
 import { at, cube, frames, ok, play, stage } from './fixture.js';
 

@@ -13,7 +13,7 @@ import { BoxGeometry, Mesh, MeshBasicMaterial, Scene, type Object3D } from 'thre
 import type { AgentClient, CallOutcome } from '../../../src/agent/agentClient.js';
 import type { Capsule } from '../../../src/runtime/capsule.js';
 import type { ManualClock } from '../../../src/runtime/clock.js';
-import type { Capabilities, EventMessage, JsonObject } from '../../../src/runtime/protocol.js';
+import type { Capabilities, EventMessage, JsonObject } from '../../../src/protocol/messages.js';
 import type { CapsuleOptions } from '../../../src/runtime/options.js';
 import { CapsuleBinding, type CapsuleBindingOptions } from '../../../src/adapters/three/index.js';
 import { connectAgent, makeCapsule, settle } from '../../helpers.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { briefing } from '../../../src/agent/pilot/briefing.js';
 import { catalogChanges, toolLine, typeText, usable } from '../../../src/agent/pilot/catalog.js';
-import type { Manifest, ToolDescriptor } from '../../../src/runtime/protocol.js';
+import type { Manifest, ToolDescriptor } from '../../../src/protocol/messages.js';
 import { pilotVillager } from './village.js';
 
 async function villageManifest(): Promise<Manifest> {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CallOutcome } from '../../../src/agent/agentClient.js';
 import { compact } from '../../../src/runtime/compact.js';
 import { Digest, isUrgent } from '../../../src/agent/pilot/digest.js';
-import { PROTOCOL, type EventMessage, type JsonObject, type Topic } from '../../../src/runtime/protocol.js';
+import { PROTOCOL, type EventMessage, type JsonObject, type Topic } from '../../../src/protocol/messages.js';
 import { aicc } from './fakeBackend.js';
 import { pilotVillager } from './village.js';
 

@@ -3,7 +3,7 @@ import { Cadence } from '../../../src/agent/pilot/cadence.js';
 import { LoopGuards } from '../../../src/agent/pilot/guards.js';
 import type { PilotEvents } from '../../../src/agent/pilot/pilot.js';
 import { Quotas } from '../../../src/agent/pilot/quotas.js';
-import { CapsuleError } from '../../../src/runtime/errors.js';
+import { CapsuleError } from '../../../src/base/errors.js';
 import { ManualClock } from '../../../src/runtime/clock.js';
 import { aicc } from './fakeBackend.js';
 import { pilotVillager } from './village.js';

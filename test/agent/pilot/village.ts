@@ -5,7 +5,7 @@
 import { runHeadless } from '../../../src/adapters/headless/runner.js';
 import { AgentClient } from '../../../src/agent/agentClient.js';
 import { Pilot, type PilotOptions } from '../../../src/agent/pilot/pilot.js';
-import type { Frame } from '../../../src/links/codec.js';
+import type { Frame } from '../../../src/protocol/codec.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
 import { buildVillage, type Village } from '../../../src/worlds/village/world.js';
 import { ScriptedBackend, type ScriptStep } from './fakeBackend.js';

@@ -9,8 +9,8 @@ import { AgentClient } from '../../../src/agent/agentClient.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
 import type { Link } from '../../../src/links/link.js';
 import { ManualClock } from '../../../src/runtime/clock.js';
-import { randomUuid, SequencedIds } from '../../../src/runtime/ids.js';
-import { ERROR_CODES, PROTOCOL, TOPICS } from '../../../src/runtime/protocol.js';
+import { randomUuid, SequencedIds } from '../../../src/protocol/ids.js';
+import { ERROR_CODES, PROTOCOL, TOPICS } from '../../../src/protocol/messages.js';
 import { draw, mutated } from './agentFrames.js';
 
 const BATCH = 300;

@@ -2,8 +2,8 @@
 // checks and the call pipeline), and text and bytes that are not messages at all.
 
 import fc from 'fast-check';
-import { binaryCodec } from '../../../src/links/binaryCodec.js';
-import type { AiccMessage } from '../../../src/runtime/protocol.js';
+import { binaryCodec } from '../../../src/protocol/binaryCodec.js';
+import type { AiccMessage } from '../../../src/protocol/messages.js';
 
 /** Tools the fuzzed capsule registers (see capsule.ts); the rest of the names are unknown. */
 export const TOOL_NAMES = ['echo', 'step', 'slow', 'boom'];

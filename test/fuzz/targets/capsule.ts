@@ -5,15 +5,15 @@
 
 import type fc from 'fast-check';
 import type { FuzzContext, FuzzTarget } from '../harness/context.js';
-import { binaryCodec } from '../../../src/links/binaryCodec.js';
-import { jsonCodec, type Codec, type Frame } from '../../../src/links/codec.js';
+import { binaryCodec } from '../../../src/protocol/binaryCodec.js';
+import { jsonCodec, type Codec, type Frame } from '../../../src/protocol/codec.js';
 import type { Link } from '../../../src/links/link.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
 import { createCapsule, type Capsule } from '../../../src/runtime/capsule.js';
 import { ManualClock } from '../../../src/runtime/clock.js';
-import { ToolError } from '../../../src/runtime/errors.js';
-import { checkBridgeMessage } from '../../../src/runtime/messageCheck.js';
-import { ERROR_CODES, PROTOCOL, type AiccMessage } from '../../../src/runtime/protocol.js';
+import { ToolError } from '../../../src/base/errors.js';
+import { checkBridgeMessage } from '../../../src/protocol/messageCheck.js';
+import { ERROR_CODES, PROTOCOL, type AiccMessage } from '../../../src/protocol/messages.js';
 import { ajvValidators } from '../../../src/validators/ajv.js';
 import { binaryFrames, draw, jsonFrames } from './agentFrames.js';
 

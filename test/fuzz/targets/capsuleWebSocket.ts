@@ -5,12 +5,12 @@
 
 import WebSocket, { WebSocketServer } from 'ws';
 import type { FuzzContext, FuzzTarget } from '../harness/context.js';
-import { binaryCodec } from '../../../src/links/binaryCodec.js';
-import { jsonCodec, type Codec } from '../../../src/links/codec.js';
+import { binaryCodec } from '../../../src/protocol/binaryCodec.js';
+import { jsonCodec, type Codec } from '../../../src/protocol/codec.js';
 import { webSocketLink } from '../../../src/links/websocket.js';
 import { ManualClock } from '../../../src/runtime/clock.js';
-import { checkBridgeMessage } from '../../../src/runtime/messageCheck.js';
-import { PROTOCOL, type AiccMessage } from '../../../src/runtime/protocol.js';
+import { checkBridgeMessage } from '../../../src/protocol/messageCheck.js';
+import { PROTOCOL, type AiccMessage } from '../../../src/protocol/messages.js';
 import { binaryFrames, draw, jsonFrames } from './agentFrames.js';
 import { fuzzCapsule, PEER_CODES } from './capsule.js';
 

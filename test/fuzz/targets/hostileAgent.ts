@@ -4,9 +4,9 @@
 // in `id`, a Quote quoting the token.
 
 import type { FuzzContext } from '../harness/context.js';
-import type { Frame } from '../../../src/links/codec.js';
+import type { Frame } from '../../../src/protocol/codec.js';
 import type { ManualClock } from '../../../src/runtime/clock.js';
-import type { InboundLimits } from '../../../src/runtime/inbound.js';
+import type { InboundLimits } from '../../../src/protocol/inbound.js';
 import { validateRequest } from '../../../src/pi/generated/peers-validators.js';
 import { isAbortRequest } from '../../../src/pi/peersRecords.js';
 import type { PeersSimulator } from '../../pi/peersSimulator.js';

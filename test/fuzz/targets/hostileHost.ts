@@ -5,9 +5,9 @@
 // fates of their own: lost, doubled, held back, renumbered, or altered.
 
 import type { FuzzContext } from '../harness/context.js';
-import type { Frame } from '../../../src/links/codec.js';
+import type { Frame } from '../../../src/protocol/codec.js';
 import type { ManualClock } from '../../../src/runtime/clock.js';
-import type { InboundLimits } from '../../../src/runtime/inbound.js';
+import type { InboundLimits } from '../../../src/protocol/inbound.js';
 import { validateDaemonCommand } from '../../../src/pi/generated/daemon-validators.js';
 import type { DaemonSimulator } from '../../pi/daemonSimulator.js';
 import { PROBE } from './daemonStage.js';

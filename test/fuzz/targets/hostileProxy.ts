@@ -6,11 +6,11 @@
 // forges and the placeholders they hold) is the subclass's.
 
 import type { FuzzContext } from '../harness/context.js';
-import type { Frame } from '../../../src/links/codec.js';
+import type { Frame } from '../../../src/protocol/codec.js';
 import type { Link } from '../../../src/links/link.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
 import type { ManualClock } from '../../../src/runtime/clock.js';
-import type { InboundLimits } from '../../../src/runtime/inbound.js';
+import type { InboundLimits } from '../../../src/protocol/inbound.js';
 import { materialize, type RawFrame } from './hostileRawFrames.js';
 import { resolve, setPath, stringify, type Quote, type Sym } from './hostileValues.js';
 import { TIMEOUT_MS } from './manualTime.js';

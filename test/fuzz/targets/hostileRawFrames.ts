@@ -3,8 +3,8 @@
 // record that is otherwise a true answer of its protocol.
 
 import fc from 'fast-check';
-import type { Frame } from '../../../src/links/codec.js';
-import type { InboundLimits } from '../../../src/runtime/inbound.js';
+import type { Frame } from '../../../src/protocol/codec.js';
+import type { InboundLimits } from '../../../src/protocol/inbound.js';
 import { stringify } from './hostileValues.js';
 
 export type RawFrame =

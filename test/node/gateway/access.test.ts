@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AccessPolicy, checkKeyFormat, CLOSE, normalizeOrigin } from '../../../src/node/gateway/access.js';
 import { startGateway, type Gateway } from '../../../src/node/gateway/server.js';
-import { CapsuleError } from '../../../src/runtime/errors.js';
+import { CapsuleError } from '../../../src/base/errors.js';
 import { BrowserClient, KEY, ORIGIN, tempDir, within } from './helpers.js';
 
 let gateway: Gateway;

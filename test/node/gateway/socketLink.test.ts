@@ -2,9 +2,9 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Frame } from '../../../src/links/codec.js';
+import type { Frame } from '../../../src/protocol/codec.js';
 import type { Link } from '../../../src/links/link.js';
-import { CapsuleError } from '../../../src/runtime/errors.js';
+import { CapsuleError } from '../../../src/base/errors.js';
 import { connectSocketLink, streamLink } from '../../../src/node/socketLink.js';
 import { tempDir, within } from './helpers.js';
 

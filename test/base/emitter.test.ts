@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEmitter } from '../../src/runtime/emitter.js';
+import { createEmitter } from '../../src/base/emitter.js';
 
 describe('createEmitter', () => {
   it('calls the handlers of a type in the order they subscribed, with the event', () => {

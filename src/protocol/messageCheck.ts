@@ -17,8 +17,8 @@ import {
   type GeneratedValidator,
 } from './generated/aicc-validators.js';
 import type { Verdict } from './inbound.js';
-import { MESSAGE_TYPES, PROTOCOL, type AiccMessage, type MessageType } from './protocol.js';
-import { describeAjvError } from './validator.js';
+import { MESSAGE_TYPES, PROTOCOL, type AiccMessage, type MessageType } from './messages.js';
+import { describeAjvError } from './ajvError.js';
 
 /** Who sent the message being checked. */
 export type Sender = 'agent' | 'bridge';

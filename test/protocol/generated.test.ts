@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { outFile, protocolValidatorsSource } from '../../scripts/generate-validators.js';
 import { withoutSchemaPaths } from '../../src/node/standalone.js';
-import { validateSessionInit, validateToolCall } from '../../src/runtime/generated/aicc-validators.js';
+import { validateSessionInit, validateToolCall } from '../../src/protocol/generated/aicc-validators.js';
 
-describe('src/runtime/generated/aicc-validators.js', () => {
+describe('src/protocol/generated/aicc-validators.js', () => {
   it('is what the generator writes now (else run `npm run generate`)', () => {
     expect(readFileSync(outFile, 'utf8') === protocolValidatorsSource(), 'stale: run `npm run generate`').toBe(true);
   });

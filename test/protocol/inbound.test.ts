@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_INBOUND_LIMITS, checkStructure, utf8Exceeds } from '../../src/runtime/inbound.js';
+import { DEFAULT_INBOUND_LIMITS, checkStructure, utf8Exceeds } from '../../src/protocol/inbound.js';
 
 describe('utf8Exceeds', () => {
   it.each([

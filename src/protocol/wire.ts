@@ -2,12 +2,13 @@
 // inbound frames pass the size, depth and key bounds and the schema, and whatever fails is
 // reported as a typed refusal instead of thrown.
 
-import { CapsuleError, type RefusalKind } from '../runtime/errors.js';
-import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from '../runtime/inbound.js';
-import type { MessageChecker } from '../runtime/messageCheck.js';
-import type { AiccMessage, EventMessage } from '../runtime/protocol.js';
+import { CapsuleError } from '../base/errors.js';
+import { type RefusalKind } from './refusals.js';
+import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from './inbound.js';
+import type { MessageChecker } from './messageCheck.js';
+import type { AiccMessage, EventMessage } from './messages.js';
 import { jsonCodec, type Codec, type Frame, type SharedEncodings } from './codec.js';
-import type { Link, LinkHandlers } from './link.js';
+import type { Link, LinkHandlers } from '../links/link.js';
 
 export interface WireOptions {
   /** Default: JSON text frames. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { jsonCodec, oversized } from '../../src/links/codec.js';
-import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from '../../src/runtime/inbound.js';
-import type { AiccMessage, ToolCall } from '../../src/runtime/protocol.js';
+import { jsonCodec, oversized } from '../../src/protocol/codec.js';
+import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from '../../src/protocol/inbound.js';
+import type { AiccMessage, ToolCall } from '../../src/protocol/messages.js';
 
 const LIMITS = DEFAULT_INBOUND_LIMITS;
 const call: ToolCall = {
@@ -95,7 +95,7 @@ describe('jsonCodec', () => {
 describe('jsonCodec.encodeEvent', () => {
   it('makes the frame JSON.stringify makes, byte for byte, whatever the payload and meta', async () => {
     const fc = await import('fast-check');
-    const { TOPICS } = await import('../../src/runtime/protocol.js');
+    const { TOPICS } = await import('../../src/protocol/messages.js');
     fc.assert(
       fc.property(fc.uuid(), fc.uuid(), fc.constantFrom(...TOPICS), fc.dictionary(fc.string(), fc.jsonValue()), fc.option(fc.dictionary(fc.string(), fc.jsonValue()), { nil: undefined }), (sid, mid, topic, payload, meta) => {
         const message = meta === undefined ? { protocol: 'aicc/0.1' as const, type: 'event' as const, session_id: sid, message_id: mid, topic, payload } : { protocol: 'aicc/0.1' as const, type: 'event' as const, session_id: sid, message_id: mid, topic, payload, meta };
@@ -120,7 +120,7 @@ describe('jsonCodec.encodeEvent', () => {
 
 describe('batchedFraming.join', () => {
   it('packs a delivery into as few frames as its bounds allow, in order', async () => {
-    const { batchedFraming, MAX_BATCH_MESSAGES, MAX_BATCH_CHARS } = await import('../../src/links/batchedFraming.js');
+    const { batchedFraming, MAX_BATCH_MESSAGES, MAX_BATCH_CHARS } = await import('../../src/protocol/batchedFraming.js');
     expect(batchedFraming.join(['{"a":1}'])).toEqual(['{"a":1}']);
     expect(batchedFraming.join(['{"a":1}', '{"b":2}'])).toEqual(['[{"a":1},{"b":2}]']);
     const many = Array.from({ length: MAX_BATCH_MESSAGES + 1 }, (_, i) => `{"n":${i}}`);

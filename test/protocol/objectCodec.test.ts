@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { objectCodec } from '../../src/links/objectCodec.js';
+import { objectCodec } from '../../src/protocol/objectCodec.js';
 import { webSocketLink, type WebSocketLike } from '../../src/links/websocket.js';
 import { connectAgent, echoTool, makeCapsule } from '../helpers.js';
 

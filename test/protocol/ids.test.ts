@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SequencedIds, randomUuid, sequenceOfId } from '../../src/runtime/ids.js';
+import { SequencedIds, randomUuid, sequenceOfId } from '../../src/protocol/ids.js';
 
 const schema = JSON.parse(readFileSync(new URL('../../schemas/aicc.schema.json', import.meta.url), 'utf8')) as {
   $defs: { uuid: { pattern: string } };

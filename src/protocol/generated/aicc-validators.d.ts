@@ -1,5 +1,5 @@
 // Types of the generated validators (see scripts/generate-validators.ts).
-import type { AjvErrorLike } from '../validator.js';
+import type { AjvErrorLike } from '../../protocol/ajvError.js';
 
 export interface GeneratedValidator {
   (data: unknown): boolean;

@@ -1,14 +1,11 @@
 // How messages become frames and back. A link carries frames; a codec is chosen per link, and both
 // ends of a link must use the same one.
 
-import { oversizedFrame, parseJsonFrame, type InboundLimits, type Verdict } from '../runtime/inbound.js';
-import type { AiccMessage, EventMessage } from '../runtime/protocol.js';
+import { oversizedFrame, parseJsonFrame, type InboundLimits, type Verdict } from './inbound.js';
+import type { Frame } from '../links/link.js';
+import type { AiccMessage, EventMessage } from './messages.js';
 
-/**
- * What a link carries: text, bytes, or — on in-process links only, with `objectCodec` — the message
- * object itself.
- */
-export type Frame = string | Uint8Array | AiccMessage;
+export type { Frame } from '../links/link.js';
 
 /**
  * Where the encodings of one event's payload are kept, by codec: the event object one emit makes,

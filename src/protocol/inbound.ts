@@ -1,7 +1,7 @@
 // The first gate for everything a peer sends: size and depth bounds, and keys that could pollute
 // prototypes. Nothing here throws on bad input; every failure is a typed verdict.
 
-import type { RefusalKind } from './errors.js';
+import type { RefusalKind } from './refusals.js';
 
 export interface InboundLimits {
   /** Largest accepted frame, in bytes (UTF-8 for text frames). Default 262,144 (256 KiB). */

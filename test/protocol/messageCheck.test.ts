@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkMessage, type Sender } from '../../src/runtime/messageCheck.js';
-import type { JsonObject, MessageType } from '../../src/runtime/protocol.js';
+import { checkMessage, type Sender } from '../../src/protocol/messageCheck.js';
+import type { JsonObject, MessageType } from '../../src/protocol/messages.js';
 
 const SESSION = '5a1d2c3b-4e5f-4a6b-8c7d-0e1f2a3b4c5d';
 const MESSAGE = '0badc0de-1234-4abc-9def-0123456789ab';

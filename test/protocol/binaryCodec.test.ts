@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { binaryCodec } from '../../src/links/binaryCodec.js';
-import { jsonCodec } from '../../src/links/codec.js';
-import { DEFAULT_INBOUND_LIMITS, checkStructure, type InboundLimits } from '../../src/runtime/inbound.js';
+import { binaryCodec } from '../../src/protocol/binaryCodec.js';
+import { jsonCodec } from '../../src/protocol/codec.js';
+import { DEFAULT_INBOUND_LIMITS, checkStructure, type InboundLimits } from '../../src/protocol/inbound.js';
 import {
   NIL_UUID,
   TOPICS,
@@ -10,7 +10,7 @@ import {
   type Manifest,
   type MessageType,
   type ToolCall,
-} from '../../src/runtime/protocol.js';
+} from '../../src/protocol/messages.js';
 
 const LIMITS = DEFAULT_INBOUND_LIMITS;
 const LOOSE: InboundLimits = { maxFrameBytes: 64 * 1024 * 1024, maxDepth: 10_000 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { microtaskBatch, runAround, soon } from '../../src/runtime/soon.js';
+import { microtaskBatch, runAround, soon } from '../../src/base/soon.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
