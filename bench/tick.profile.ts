@@ -25,7 +25,7 @@ async function main(argv: string[]): Promise<void> {
     await build({
       stdin: {
         contents: `import { capsuleSide, TICK_SETTINGS } from './bench/tick.world.ts';
-import { ${codec}Codec as codec } from './src/links/${codec === 'object' ? 'objectCodec' : 'codec'}.ts';
+import { ${codec}Codec as codec } from './src/protocol/${codec === 'object' ? 'objectCodec' : 'codec'}.ts';
 const side = await capsuleSide(TICK_SETTINGS, codec);
 for (let i = 0; i < 40; i++) await side.tick();
 const started = performance.now();

@@ -5,10 +5,9 @@
 // dropped events would measure nothing).
 
 import mitt, { type Emitter } from 'mitt';
-import { AgentClient } from '../src/agent/agentClient.js';
+import { connectInProcess } from '../src/agent/inProcess.js';
 import { SeededRandom } from '../src/adapters/headless/random.js';
 import type { Codec } from '../src/protocol/codec.js';
-import { createMemoryLinkPair } from '../src/links/memory.js';
 import { createCapsule, type Capsule } from '../src/runtime/capsule.js';
 import { ManualClock } from '../src/runtime/clock.js';
 import type { EventPayloads } from '../src/runtime/events.js';
@@ -114,11 +113,9 @@ export async function capsuleSide(settings: TickSettings, codec: Codec): Promise
   });
   const inboxes: Inbox[] = [];
   for (let i = 0; i < settings.sessions; i++) {
-    const [bridgeEnd, agentEnd] = createMemoryLinkPair();
-    // In-process agents trust their capsule's messages (AgentClientOptions.trustBridge), as the village and swarm do.
-    const pending = AgentClient.connect(agentEnd, { clock, codec, randomBytes: random.fork(`agent ${i} ids`).bytes, trustBridge: true });
-    capsule.connect(bridgeEnd, { character: `npc${i}`, agentModel: { class: 'edge_small' }, subscriptions: ['tick', 'state_change'], codec });
-    const agent = await pending;
+    // In-process agents as the library connects them (connectInProcess): a delivery is one frame,
+    // and the agent trusts its capsule's messages, as the village and swarm do.
+    const agent = await connectInProcess(capsule, { character: `npc${i}`, agentModel: { class: 'edge_small' }, subscriptions: ['tick', 'state_change'], codec, agent: { randomBytes: random.fork(`agent ${i} ids`).bytes } });
     const inbox = new Inbox();
     agent.on('state_change', (change) => inbox.changes.push(change));
     agent.on('tick', (tick) => inbox.ticks.push(tick));

@@ -26,6 +26,7 @@ export type { LinkWrappers } from './links/tap.js';
 export { Wire } from './protocol/wire.js';
 export { batchedFraming, BATCHED_SUBPROTOCOL, MAX_BATCH_MESSAGES } from './protocol/batchedFraming.js';
 export { AgentClient } from './agent/agentClient.js';
+export { connectInProcess } from './agent/inProcess.js';
 export { Memory, ScriptedAgent, runRules } from './agent/scripted.js';
 
 export type { Capsule, CapsuleEvents, EmitOptions, SessionChange, TappedMessage } from './runtime/capsule.js';
@@ -55,4 +56,5 @@ export type { MemoryLinkOptions } from './links/memory.js';
 export type { ConnectWebSocketOptions, WebSocketConstructor, WebSocketLike, WebSocketLinkOptions } from './links/websocket.js';
 export type { Framing, InvalidFrame, WireHandlers, WireOptions } from './protocol/wire.js';
 export type { AgentClientOptions, AgentEvents, CallOptions, CallOutcome } from './agent/agentClient.js';
+export type { InProcessOptions } from './agent/inProcess.js';
 export type { Rule } from './agent/scripted.js';

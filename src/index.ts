@@ -59,6 +59,7 @@ export {
   BATCHED_SUBPROTOCOL,
   MAX_BATCH_MESSAGES,
   AgentClient,
+  connectInProcess,
   Memory,
   ScriptedAgent,
   runRules,

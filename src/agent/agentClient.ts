@@ -60,6 +60,9 @@ export interface AgentClientOptions extends WireOptions {
 
 export type { CallOutcome } from './waitingCalls.js';
 
+/** lastSequence not read from lastId yet (a trusted bridge's messages are not parsed for it). */
+const UNREAD = -1;
+
 export interface CallOptions {
   /** Reuse an id to retry a call safely: the bridge answers a repeated call_id from its cache. */
   callId?: string;
@@ -94,6 +97,10 @@ export class AgentClient {
   private lastHeardAt: number;
   private heartbeatTimer: TimerId | undefined;
   private nextCall = 1;
+  /** The bridge is in this process (trustBridge): its messages are taken as it built them. */
+  private readonly trusted: boolean;
+  /** Whether anyone listens for whole `event` messages. */
+  private hearsEvents = false;
   /** This client's own message ids: one random prefix, then a count (random bytes per message cost more than the call). */
   private readonly ids: SequencedIds;
   private sent = 0;
@@ -118,12 +125,13 @@ export class AgentClient {
     this.lastHeardAt = this.clock.now();
     this.pending = new WaitingCalls(this.clock);
     this.ids = new SequencedIds(options.randomBytes ?? cryptoBytes);
+    this.trusted = options.trustBridge === true;
     this.wire = this.wireFor(link);
     this.listen(this.wire);
   }
 
   private wireFor(link: Link): Wire {
-    return new Wire(link, this.options.trustBridge === true ? 'trusted' : checkBridgeMessage, this.options);
+    return new Wire(link, this.trusted ? 'trusted' : checkBridgeMessage, this.options);
   }
 
   /** Waits on this link for the bridge's session_init. */
@@ -146,7 +154,11 @@ export class AgentClient {
 
   on<K extends keyof AgentEvents>(type: K, handler: (event: AgentEvents[K]) => void): () => void {
     this.bus.on(type, handler);
-    return () => this.bus.off(type, handler);
+    this.hearsEvents = this.bus.all.has('event');
+    return () => {
+      this.bus.off(type, handler);
+      this.hearsEvents = this.bus.all.has('event');
+    };
   }
 
   /** Calls a tool and resolves with its outcome; never rejects. */
@@ -251,6 +263,9 @@ export class AgentClient {
 
   private listen(wire: Wire): void {
     wire.listen({
+      frame: () => {
+        if (this.wire === wire) this.lastHeardAt = this.clock.now();
+      },
       message: (message) => this.wire === wire && this.receive(message),
       invalid: (problem) => this.wire === wire && this.refused(problem),
       close: (reason) => this.wire === wire && this.dropped(reason),
@@ -258,7 +273,6 @@ export class AgentClient {
   }
 
   private receive(message: AiccMessage): void {
-    this.lastHeardAt = this.clock.now();
     if (message.type === 'session_init') {
       if (this.sessionId !== '') return;
       this.sessionId = message.session_id;
@@ -272,9 +286,15 @@ export class AgentClient {
       return;
     }
     if (message.session_id !== this.sessionId) return;
-    // Sequenced ids: anything at or below the last sequence held is a replayed duplicate.
     const id = message.message_id;
-    if (id.startsWith(this.prefix) || id.toLowerCase().startsWith(this.prefix)) {
+    if (this.trusted && this.resuming === undefined) {
+      // A bridge in this process sends each message once, in order, but for the replay a resume
+      // asks for: its sequence is read back only when a resume needs it.
+      this.lastId = id;
+      this.lastSequence = UNREAD;
+    } else if (id.startsWith(this.prefix) || id.toLowerCase().startsWith(this.prefix)) {
+      // Sequenced ids: anything at or below the last sequence held is a replayed duplicate.
+      if (this.lastSequence === UNREAD) this.lastSequence = sequenceOfId(this.lastId);
       const sequence = sequenceOfId(id);
       if (sequence <= this.lastSequence) return;
       if (sequence - this.lastSequence > this.settings.maxSequenceJump) {
@@ -298,7 +318,7 @@ export class AgentClient {
       }
       case 'event':
         // Every event passes here: the whole message goes out only to someone listening for it.
-        if (this.bus.all.has('event')) this.bus.emit('event', message);
+        if (this.hearsEvents) this.bus.emit('event', message);
         this.bus.emit(message.topic, message.payload as AgentEvents[typeof message.topic]);
         return;
       case 'heartbeat':

@@ -27,6 +27,11 @@ export interface Codec {
   encodeEvent?(message: EventMessage, shared: SharedEncodings): Frame;
   /** Never throws: a frame that is too large, malformed, too deep or hostile gets a verdict. */
   decode(frame: Frame, limits: InboundLimits): Verdict<unknown>;
+  /**
+   * Decodes a frame a bridge in this process built (an agent's trustBridge): no bounds and no
+   * structure walk, only what turning it back into values takes. Never throws.
+   */
+  decodeTrusted(frame: Frame): Verdict<unknown>;
 }
 
 /** JSON text frames: what a WebSocket text message or an NDJSON line carries. */
@@ -40,8 +45,18 @@ export const jsonCodec: Codec = {
     // What JSON.stringify(message) makes, byte for byte, with the payload's text reused.
     return `{"protocol":${JSON.stringify(message.protocol)},"type":"event","session_id":${JSON.stringify(message.session_id)},"message_id":${JSON.stringify(message.message_id)},"topic":${JSON.stringify(message.topic)},"payload":${payload}${meta}}`;
   },
-  decode: (frame, limits) => parseJsonFrame(frame, limits, { what: 'frame', notText: 'a JSON link got a message object; both ends must use jsonCodec' }),
+  decode: (frame, limits) => parseJsonFrame(frame, limits, JSON_WORDING),
+  decodeTrusted(frame) {
+    if (typeof frame !== 'string') return parseJsonFrame(frame, { maxFrameBytes: Infinity, maxDepth: Infinity }, JSON_WORDING);
+    try {
+      return { ok: true, value: JSON.parse(frame) };
+    } catch {
+      return { ok: false, kind: 'malformed_frame', message: 'frame is not JSON' };
+    }
+  },
 };
+
+const JSON_WORDING = { what: 'frame', notText: 'a JSON link got a message object; both ends must use jsonCodec' };
 
 /** The refusal of a frame over `limits.maxFrameBytes`. */
 export function oversized(limits: InboundLimits): Verdict<never> {

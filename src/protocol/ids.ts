@@ -27,6 +27,9 @@ export function randomUuid(fill: RandomBytes = cryptoBytes): string {
 }
 
 const SEQUENCE_DIGITS = 12;
+
+/** The last three hex digits of a sequence, 000 to fff: made once, by the first SequencedIds. */
+let TAILS: string[] | undefined;
 const MAX_SEQUENCE = 2 ** 48 - 1;
 
 /**
@@ -35,16 +38,28 @@ const MAX_SEQUENCE = 2 ** 48 - 1;
  */
 export class SequencedIds {
   readonly prefix: string;
+  /** The prefix and the sequence's digits but its last three, for the run of 4,096 ids it covers. */
+  private head = '';
+  private headOf = -1;
+  private readonly tails: readonly string[];
+
   constructor(fill: RandomBytes = cryptoBytes) {
     const bytes = new Uint8Array(10);
     fill(bytes);
     bytes[6] = (bytes[6]! & 0x0f) | 0x80;
     bytes[8] = (bytes[8]! & 0x3f) | 0x80;
     this.prefix = `${hex(bytes, 0, 4)}-${hex(bytes, 4, 6)}-${hex(bytes, 6, 8)}-${hex(bytes, 8, 10)}-`;
+    this.tails = (TAILS ??= Array.from({ length: 4096 }, (_, i) => i.toString(16).padStart(3, '0')));
   }
 
+  /** One id per message sent: a concatenation of two strings, the head changing once every 4,096 ids. */
   idOf(sequence: number): string {
-    return this.prefix + sequence.toString(16).padStart(SEQUENCE_DIGITS, '0');
+    const high = Math.floor(sequence / 4096);
+    if (high !== this.headOf) {
+      this.headOf = high;
+      this.head = this.prefix + high.toString(16).padStart(SEQUENCE_DIGITS - 3, '0');
+    }
+    return this.head + this.tails[sequence & 0xfff]!;
   }
 
   /** The sequence number a message id of this stream carries, or undefined for a foreign id. */

@@ -24,12 +24,12 @@ export interface WireOptions {
 /** Several messages to a frame, as both ends of a link agreed. */
 export interface Framing {
   readonly name: string;
-  /** The codec it frames for. */
-  readonly codec: string;
+  /** The codecs it frames for, by name. */
+  readonly codecs: readonly string[];
   /** The messages a decoded frame holds, or why it is refused. */
   split(value: unknown): readonly unknown[] | string;
   /** The encoded messages of one delivery, as frames to send. */
-  join(texts: string[]): string[];
+  join(frames: Frame[]): Frame[];
 }
 
 export interface InvalidFrame {
@@ -40,6 +40,8 @@ export interface InvalidFrame {
 }
 
 export interface WireHandlers {
+  /** A frame arrived (before the messages it holds): a sign of life, once a frame rather than once a message. */
+  frame?(): void;
   message(message: AiccMessage): void;
   invalid(problem: InvalidFrame): void;
   close(reason: string): void;
@@ -52,7 +54,7 @@ export class Wire {
   /** The bounds a frame is decoded with: a batch nests its messages one level deeper than alone. */
   private readonly frameLimits: InboundLimits;
   /** Frames held between cork() and uncork(), to go out together (with a framing only). */
-  private held: string[] | undefined;
+  private held: Frame[] | undefined;
 
   constructor(
     readonly link: Link,
@@ -70,8 +72,8 @@ export class Wire {
     this.limits = options.limits === undefined ? DEFAULT_INBOUND_LIMITS : { ...DEFAULT_INBOUND_LIMITS, ...options.limits };
     this.framing = options.framing;
     this.frameLimits = this.framing === undefined ? this.limits : { ...this.limits, maxDepth: this.limits.maxDepth + 1 };
-    if (this.framing !== undefined && this.framing.codec !== this.codec.name) {
-      throw new CapsuleError('AICC_INVALID_OPTION', `framing '${this.framing.name}' frames ${this.framing.codec}: use that codec, not ${this.codec.name}`);
+    if (this.framing !== undefined && !this.framing.codecs.includes(this.codec.name)) {
+      throw new CapsuleError('AICC_INVALID_OPTION', `framing '${this.framing.name}' frames ${this.framing.codecs.join(' or ')} frames: use such a codec, not ${this.codec.name}`);
     }
     if (check === 'trusted' && link.inProcess !== true) {
       throw new CapsuleError('AICC_INVALID_OPTION', 'trustBridge: only a bridge in this process (on a memory link) may go unchecked; across a socket both sides check');
@@ -85,14 +87,19 @@ export class Wire {
 
   /** Decodes one inbound frame and hands what it holds to `handlers` (the Wire's own link listener calls it). */
   read(frame: Frame, handlers: WireHandlers): void {
+    handlers.frame?.();
     const check = this.check;
-    if (check === 'trusted') {
-      if (this.codec.name === 'object') return handlers.message(frame as AiccMessage);
-      const decoded = this.codec.decode(frame, this.limits);
-      if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
-      return handlers.message(decoded.value as AiccMessage);
-    }
     const framing = this.framing;
+    if (check === 'trusted') {
+      // What the bridge in this process built: decoded only (with objectCodec, not even that).
+      const decoded = this.codec.decodeTrusted(frame);
+      if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
+      const value = decoded.value;
+      if (framing !== undefined && Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) handlers.message(value[i] as AiccMessage);
+      } else handlers.message(value as AiccMessage);
+      return;
+    }
     const decoded = this.codec.decode(frame, this.frameLimits);
     if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
     if (framing === undefined) return checkOne(check, decoded.value, handlers);
@@ -123,7 +130,7 @@ export class Wire {
 
   private out(frame: Frame): void {
     if (this.held === undefined) this.link.send(frame);
-    else this.held.push(frame as string); // a framing frames text
+    else this.held.push(frame);
   }
 
   close(reason?: string): void {

@@ -2,18 +2,18 @@
 // the sessions, and routes each tool call through the pipeline in calls.ts.
 
 import { createEmitter, type Emitter } from '../base/emitter.js';
-import { runCall, type CallHost, type CallRecord, type FinishedCall, type HostError } from './calls.js';
+import type { CallRecord, FinishedCall, HostError } from './calls.js';
+import { CallPipeline, type CallHost } from './callPipeline.js';
 import type { CallResult } from './resultCache.js';
-import { isSteppedClock, realClock, UPKEEP, type Clock, type TimerId } from './clock.js';
+import { isSteppedClock, realClock, type Clock } from './clock.js';
 import { CapsuleError } from '../base/errors.js';
-import { refusal } from '../protocol/refusals.js';
 import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js';
 import { cryptoBytes, randomUuid, type RandomBytes } from '../protocol/ids.js';
-import { PROTOCOL, TOPICS, IMMEDIATE_MARK, type AgentModel, type AiccMessage, type Capabilities, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolCall, type ToolDescriptor, type Topic, type World } from '../protocol/messages.js';
+import { PROTOCOL, TOPICS, type AgentModel, type AiccMessage, type Capabilities, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolDescriptor, type Topic, type World } from '../protocol/messages.js';
 import { ALL_TOPICS, Audience } from './audience.js';
+import { EventLog, topicBit, type LogEntry, type LogReader } from './eventLog.js';
 import { Heartbeats } from './heartbeats.js';
 import { acceptResume, type AcceptOptions } from './resumeLink.js';
-import { TickQueue } from './tickQueue.js';
 import { ReplayBuffer, type ReplayStore } from './replay.js';
 import { Session } from './session.js';
 import { microtaskBatch, runAround } from '../base/soon.js';
@@ -86,8 +86,7 @@ export interface Capsule {
   dispose(reason?: string): void;
 }
 
-/** How long calls may wait for a tick that never comes before the host hears of it. */
-export const STALL_WARNING_MS = 2000;
+export { STALL_WARNING_MS } from './callPipeline.js';
 
 /** What a session's agent is taken to be when it declares nothing: one frozen object for all. */
 const DEFAULT_AGENT_MODEL: AgentModel = Object.freeze({ class: 'cloud_medium' });
@@ -109,6 +108,11 @@ class CapsuleImpl implements Capsule, CallHost {
   readonly settings: SessionSettings;
   readonly randomBytes: RandomBytes;
   readonly heartbeats: Heartbeats;
+  readonly log: EventLog;
+  /** Every tool_call of every session goes through it. */
+  readonly calls: CallPipeline;
+  /** Whether anyone listens for `message`: every message would pass through it. */
+  tapping = false;
   tick = 0;
 
   private readonly bus: Emitter<CapsuleEvents> = createEmitter<CapsuleEvents>();
@@ -116,9 +120,8 @@ class CapsuleImpl implements Capsule, CallHost {
   private readonly loop: TickLoop;
   private readonly live = new Map<string, Session>();
   private readonly audience = new Audience();
-  private readonly waiting: TickQueue;
-  private stallWatch: TimerId | undefined;
   private manifestUpdateQueued = false;
+  private flushQueued = false;
   private lastTickAt: number;
   private disposed = false;
   private readonly deferred: (task: () => void) => void;
@@ -133,7 +136,7 @@ class CapsuleImpl implements Capsule, CallHost {
     this.clock = options.clock ?? realClock();
     this.randomBytes = options.randomBytes ?? cryptoBytes;
     this.toolTimeoutMs = options.toolTimeoutMs ?? 5000;
-    this.waiting = new TickQueue(options.callQueueSize ?? 64);
+    this.calls = new CallPipeline(this, options.callQueueSize ?? 64);
     this.loop = new TickLoop(this.tickRateHz, options.maxCatchUpTicks ?? 5);
     this.settings = {
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? HEARTBEAT_DEFAULTS.intervalMs,
@@ -141,11 +144,13 @@ class CapsuleImpl implements Capsule, CallHost {
       resumeGraceMs: options.resumeGraceMs ?? 30_000,
       replayBufferSize: options.replayBufferSize ?? 1024,
       eventQueueSize: options.eventQueueSize ?? 256,
+      eventLogSize: options.eventLogSize ?? 4096,
       resultCacheSize: options.resultCacheSize ?? 256,
       maxBufferedBytes: options.maxBufferedBytes ?? 256 * 1024,
       tickIntervalMs: this.loop.intervalMs,
     };
     this.heartbeats = new Heartbeats(this.clock, this.settings.heartbeatIntervalMs);
+    this.log = new EventLog(this.settings.eventLogSize);
     this.registry = new ToolRegistry(options.validators, () => this.catalogChanged());
     this.lastTickAt = this.clock.now();
     this.measureWork = options.measureWork;
@@ -258,54 +263,6 @@ class CapsuleImpl implements Capsule, CallHost {
 
   // ── calls ──────────────────────────────────────────────────────────────────────────────────
 
-  toolCall(session: Session, call: ToolCall): void {
-    const seen = session.claimCall(call.call_id);
-    if (seen !== undefined) {
-      // A repeated call_id: the first result again, never a second run. While the first call still
-      // runs, its one result answers both.
-      if (seen !== null) session.sendResult({ ...seen, meta: { ...seen.meta, source: 'cache' } });
-      return;
-    }
-    const arrivedAt = this.clock.now();
-    const immediate = this.tickMode === 'event' || (this.tickMode === 'hybrid' && call.call_id.startsWith(IMMEDIATE_MARK));
-    if (immediate) return this.execute(session, call, arrivedAt);
-    this.watchForStall();
-    if (!this.waiting.add({ session, call, arrivedAt })) {
-      session.finishCall({ call_id: call.call_id, ok: false, error: refusal('queue_full', `${this.waiting.perSessionBound} calls already wait for the next tick; wait for their results`), meta: { tick: this.tick, latency_ms: 0, source: 'bridge' } });
-    }
-  }
-
-  private execute(session: Session, call: ToolCall, arrivedAt: number): void {
-    try {
-      runCall(this, session, call, arrivedAt);
-    } catch (error) {
-      // Only a bug of ours lands here; the agent still gets an answer and the loop goes on.
-      session.finishCall({ call_id: call.call_id, ok: false, error: refusal('internal', 'the bridge failed while serving this call'), meta: { tick: this.tick, latency_ms: 0, source: 'bridge' } });
-      this.bus.emit('error', { code: 'bridge_failed', tool: call.tool, sessionId: session.id, message: `capsule: internal failure serving ${call.tool}`, cause: error });
-    }
-  }
-
-  /**
-   * A call waits for a tick: if no tick comes within STALL_WARNING_MS, nothing drives the capsule
-   * (no capsule.step, no driver), and every such call would wait out its timeout in silence.
-   */
-  private watchForStall(): void {
-    if (this.stallWatch !== undefined) return;
-    const tick = this.tick;
-    this.stallWatch = this.clock.setTimeout(
-      () => {
-        this.stallWatch = undefined;
-        if (this.tick !== tick || this.disposed) return;
-        this.hostError({
-          code: 'clock_stalled',
-          message: `capsule: calls have waited ${STALL_WARNING_MS} ms for a tick in ${this.tickMode} mode, but nothing steps the capsule; call capsule.step(deltaMs) from your game loop, or start a driver (startAnimationFrameDriver, startIntervalDriver)`,
-        });
-      },
-      STALL_WARNING_MS,
-      UPKEEP,
-    );
-  }
-
   completed(done: FinishedCall, result: CallResult, tool: ReturnType<CapsuleImpl['tool']>): void {
     if (this.bus.all.has('call')) this.bus.emit('call', { sessionId: done.sessionId, character: done.character, tool: done.call.tool, callId: done.callId, input: done.call.input, result });
     // In event mode the world advances once per successful action.
@@ -326,8 +283,7 @@ class CapsuleImpl implements Capsule, CallHost {
   }
 
   tap(session: Session, direction: 'in' | 'out', message: AiccMessage): void {
-    // Every message passes here: build the event only for someone listening (a recorder, an inspector).
-    if (this.bus.all.has('message')) this.bus.emit('message', { direction, session, message });
+    this.bus.emit('message', { direction, session, message });
   }
 
   // ── events ─────────────────────────────────────────────────────────────────────────────────
@@ -342,17 +298,41 @@ class CapsuleImpl implements Capsule, CallHost {
     if (!this.audience.heard(topic)) return;
     // One event object for every subscriber: its coalescing key is worked out once, here.
     const key = coalescingKey({ topic, payload });
+    if (options.to === undefined) {
+      // Heard by everyone subscribed: kept once, in the log each session reads from its cursor.
+      const entry: LogEntry = options.meta === undefined ? { topic, payload, key, bit: topicBit(topic), superseded: false } : { topic, payload, meta: options.meta, key, bit: topicBit(topic), superseded: false };
+      this.log.append(entry, () => this.readers());
+      this.flushSoon();
+      return;
+    }
     const event: QueuedEvent = options.meta === undefined ? { topic, payload, key } : { topic, payload, meta: options.meta, key };
     this.audience.enqueue(event, typeof options.to === 'function' ? options.to() : options.to);
   }
 
-  directEvent(session: Session, topic: Topic, payload: JsonObject, meta?: Meta): void {
-    session.enqueue(meta === undefined ? { topic, payload } : { topic, payload, meta });
+  /** The sessions reading the log (its readers, for an append that must first make room). */
+  private *readers(): Iterable<LogReader> {
+    for (const session of this.live.values()) yield session.delivery;
   }
+
+  /** The log grew: once the current work is done, every session due gets its delivery. */
+  private flushSoon(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    this.deferred(this.flush);
+  }
+
+  private readonly flush = (): void => {
+    this.flushQueued = false;
+    for (const session of this.live.values()) if (session.topicMask !== 0) session.delivery.poll();
+  };
 
   on<K extends keyof CapsuleEvents>(type: K, handler: (event: CapsuleEvents[K]) => void): () => void {
     this.bus.on(type, handler);
-    return () => this.bus.off(type, handler);
+    this.tapping = this.bus.all.has('message');
+    return () => {
+      this.bus.off(type, handler);
+      this.tapping = this.bus.all.has('message');
+    };
   }
 
   // ── time ───────────────────────────────────────────────────────────────────────────────────
@@ -376,7 +356,7 @@ class CapsuleImpl implements Capsule, CallHost {
     const now = this.clock.now();
     const dt = now - this.lastTickAt;
     this.lastTickAt = now;
-    for (const { session, call, arrivedAt } of this.waiting.take()) if (session.state !== 'closed') this.execute(session, call, arrivedAt);
+    this.calls.runWaiting();
     const payload = { tick: this.tick, dt_ms: this.tickMode === 'event' ? dt : this.loop.intervalMs, time_ms: now };
     try {
       this.emit('tick', payload);
@@ -389,8 +369,7 @@ class CapsuleImpl implements Capsule, CallHost {
   dispose(reason = 'capsule disposed'): void {
     if (this.disposed) return;
     for (const session of [...this.live.values()]) session.close(reason);
-    this.waiting.take();
-    if (this.stallWatch !== undefined) this.clock.clearTimeout(this.stallWatch);
+    this.calls.dispose();
     this.disposed = true;
   }
 

@@ -114,5 +114,9 @@ function mergeTicks(previous: QueuedEvent, next: QueuedEvent): QueuedEvent {
   const after = next.payload;
   const ticks = (typeof before['ticks'] === 'number' ? before['ticks'] : 1) + (typeof after['ticks'] === 'number' ? after['ticks'] : 1);
   const dt = (typeof before['dt_ms'] === 'number' ? before['dt_ms'] : 0) + (typeof after['dt_ms'] === 'number' ? after['dt_ms'] : 0);
-  return { ...next, payload: { ...after, dt_ms: dt, ticks } };
+  // A new event, not a copy of `next`: what a codec cached for the unmerged payload must not come along.
+  const merged: QueuedEvent = { topic: next.topic, payload: { ...after, dt_ms: dt, ticks } };
+  if (next.meta !== undefined) merged.meta = next.meta;
+  if (next.key !== undefined) merged.key = next.key;
+  return merged;
 }

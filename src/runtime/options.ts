@@ -38,6 +38,12 @@ export interface CapsuleOptions {
   replayStore?: (sessionId: string, capacity: number) => ReplayStore;
   /** Events waiting per session before the oldest droppable one goes. Default 256. */
   eventQueueSize?: number;
+  /**
+   * Broadcast events kept capsule-wide for the sessions that have not taken them yet (each kept
+   * once, however many sessions hear it). A session still behind when the log is full takes its
+   * part into its own queue (bounded by eventQueueSize). Default 4,096.
+   */
+  eventLogSize?: number;
   /** Results of finished calls kept per session to answer a repeated call_id. Default 256. */
   resultCacheSize?: number;
   /** Calls waiting per session for the next tick (fixed and hybrid modes). Default 64. */
@@ -81,7 +87,7 @@ export function checkOptions(options: CapsuleOptions): void {
   if (mode !== undefined && !['fixed', 'event', 'hybrid'].includes(mode)) fail(`tickMode must be fixed, event or hybrid, got ${JSON.stringify(mode)}`);
   if (options.measureWork !== undefined && typeof options.measureWork !== 'function') fail('measureWork must be a function (work) => void');
   if (options.replayStore !== undefined && typeof options.replayStore !== 'function') fail('replayStore must be a function (sessionId, capacity) => ReplayStore');
-  for (const key of ['toolTimeoutMs', 'heartbeatIntervalMs', 'deadPeerTimeoutMs', 'resumeGraceMs', 'replayBufferSize', 'eventQueueSize', 'resultCacheSize', 'callQueueSize', 'maxBufferedBytes', 'maxCatchUpTicks'] as const) {
+  for (const key of ['toolTimeoutMs', 'heartbeatIntervalMs', 'deadPeerTimeoutMs', 'resumeGraceMs', 'replayBufferSize', 'eventQueueSize', 'eventLogSize', 'resultCacheSize', 'callQueueSize', 'maxBufferedBytes', 'maxCatchUpTicks'] as const) {
     const value = options[key];
     if (value !== undefined && !(Number.isFinite(value) && value > 0)) fail(`${key} must be a number > 0, got ${value}`);
   }

@@ -34,7 +34,7 @@ export class ReplayBuffer implements ReplayStore {
   // an idle session pays only for what it sent. One array, each slot two cells: the sequence number,
   // then what was sent (one array costs an idle session half what two would).
   private cells: Array<number | AiccMessage | SentEvent> | undefined;
-  /** The slot of the oldest retained entry, once the ring is full. */
+  /** The cell of the oldest retained entry, once the ring is full. */
   private oldest = 0;
   private readonly slots: number;
   /** The highest sequence number no longer retained; 0 while nothing was evicted. */
@@ -61,12 +61,12 @@ export class ReplayBuffer implements ReplayStore {
   after(sequence: number, envelope: EventEnvelope): AiccMessage[] | undefined {
     if (sequence < this.evictedUpTo) return undefined;
     const out: AiccMessage[] = [];
-    const count = this.size;
-    for (let i = 0; i < count; i++) {
-      const at = 2 * ((this.oldest + i) % count);
-      const kept = this.cells![at] as number;
+    const cells = this.cells ?? [];
+    for (let i = 0; i < cells.length; i += 2) {
+      const at = (this.oldest + i) % cells.length;
+      const kept = cells[at] as number;
       if (kept <= sequence) continue;
-      const entry = this.cells![at + 1] as AiccMessage | SentEvent;
+      const entry = cells[at + 1] as AiccMessage | SentEvent;
       out.push('protocol' in entry ? entry : envelope(kept, entry));
     }
     return out;
@@ -77,20 +77,21 @@ export class ReplayBuffer implements ReplayStore {
   }
 
   private keep(sequence: number, entry: AiccMessage | SentEvent): void {
+    const cells = this.cells;
     // The first entry makes an array of exactly two cells: most sessions of a large population
     // hold only their session_init, and an array grown by push reserves room for seventeen.
-    if (this.cells === undefined) {
+    if (cells === undefined) {
       this.cells = [sequence, entry];
       return;
     }
-    if (this.size < this.slots) {
-      this.cells.push(sequence, entry);
+    if (cells.length < 2 * this.slots) {
+      cells.push(sequence, entry);
       return;
     }
     const at = this.oldest;
-    this.evictedUpTo = this.cells[2 * at] as number;
-    this.cells[2 * at] = sequence;
-    this.cells[2 * at + 1] = entry;
-    this.oldest = at + 1 === this.slots ? 0 : at + 1;
+    this.evictedUpTo = cells[at] as number;
+    cells[at] = sequence;
+    cells[at + 1] = entry;
+    this.oldest = at + 2 === cells.length ? 0 : at + 2;
   }
 }

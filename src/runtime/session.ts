@@ -5,23 +5,23 @@
 import { UPKEEP, type TimerId } from './clock.js';
 import { refusal, type RefusalKind } from '../protocol/refusals.js';
 import { EventDelivery } from './delivery.js';
-import type { QueuedEvent } from './events.js';
-import { randomUuid, SequencedIds } from '../protocol/ids.js';
-import { ToolUsage } from './limits.js';
+import { randomUuid } from '../protocol/ids.js';
 import {
   PROTOCOL,
   type AgentModel,
   type AiccMessage,
   type Capabilities,
-  type EventMessage,
   type Heartbeat,
-  type ToolClass,
   type WireError,
 } from '../protocol/messages.js';
-import type { ReplayStore, SentEvent } from './replay.js';
-import { ResultCache, type CallResult } from './resultCache.js';
-import type { InvalidFrame, Wire } from '../protocol/wire.js';
+import { topicMask } from './eventLog.js';
+import { Outbox, type OutboxTap } from './outbox.js';
+import type { SentEvent } from './replay.js';
 import type { SharedEncodings } from '../protocol/codec.js';
+import type { CallResult } from './resultCache.js';
+import { SessionCalls, type CallOutlet } from './sessionCalls.js';
+import type { QueuedEvent } from './events.js';
+import type { InvalidFrame, Wire } from '../protocol/wire.js';
 import type { SessionHost } from './sessionHost.js';
 import { SessionListener } from './sessionListener.js';
 import type { OutboundBody, SessionState, SessionStats, ToolUsageSnapshot } from './sessionTypes.js';
@@ -31,7 +31,7 @@ export const LIVE_RESUME_INTERVAL_MS = 1000;
 
 export type { SessionState, SessionStats, ToolUsageSnapshot } from './sessionTypes.js';
 
-export class Session {
+export class Session implements OutboxTap {
   readonly id: string;
   readonly character: string;
   state: SessionState = 'open';
@@ -39,25 +39,22 @@ export class Session {
   agentModel: AgentModel;
   /** The topics delivered; replaced (never changed in place) when the agent declares others. */
   subscriptions: ReadonlySet<string>;
+  /** The same, as a mask of topic bits (eventLog.ts): what the session reads from the capsule's log. */
+  topicMask: number;
   /** The catalog version of the last manifest this agent was sent. */
   manifestVersion = -1;
 
   private wire: Wire | undefined;
-  private readonly ids: SequencedIds;
-  private sequence = 0;
-  private readonly replay: ReplayStore;
-  private readonly delivery: EventDelivery;
-  // Made on first use: most of a large population of sessions sits idle, and an empty Map is not free.
-  private usage: Map<string, ToolUsage> | undefined;
+  private readonly outbox: Outbox;
+  /** @internal The session's events: what it reads from the capsule's log, its own queue, and when they go out. */
+  readonly delivery: EventDelivery;
   // Made on the first call: most of a large population of sessions sits idle.
-  private results: ResultCache | undefined;
-  private controllers: Set<AbortController> | undefined;
+  private ledger: SessionCalls | undefined;
   private lastHeardAt: number;
   private lastLiveResumeAt: number | undefined;
   private graceTimer: TimerId | undefined;
-  private calls = 0;
+  /** Frames refused before they reached the call pipeline. */
   private refusals = 0;
-  private sent = 0;
 
   constructor(
     private readonly host: SessionHost,
@@ -68,8 +65,8 @@ export class Session {
     this.capabilities = init.capabilities;
     this.agentModel = init.agentModel;
     this.subscriptions = init.subscriptions;
-    this.ids = new SequencedIds(host.randomBytes);
-    this.replay = host.replayStore(this.id);
+    this.topicMask = topicMask(init.subscriptions);
+    this.outbox = new Outbox(this.id, host.randomBytes, host.replayStore(this.id), this);
     this.delivery = new EventDelivery(host, this);
     this.lastHeardAt = host.clock.now();
   }
@@ -77,34 +74,25 @@ export class Session {
   get stats(): SessionStats {
     return {
       decisionLatencyMs: this.delivery.decisionLatencyMs,
-      calls: this.calls,
-      refusals: this.refusals,
+      calls: this.ledger?.calls ?? 0,
+      refusals: this.refusals + (this.ledger?.refusals ?? 0),
       eventsQueued: this.delivery.waiting,
       eventsDropped: this.delivery.droppedTotal,
-      sent: this.sent,
+      sent: this.outbox.sent,
     };
-  }
-
-  /** The usage counters of one tool in this session (limits survive a resume with the session). */
-  usageOf(tool: string): ToolUsage {
-    this.usage ??= new Map();
-    let usage = this.usage.get(tool);
-    if (usage === undefined) this.usage.set(tool, (usage = new ToolUsage()));
-    return usage;
   }
 
   /**
    * This session's use of every tool it has called, for inspectors: calls that reached a handler
    * (`used`, what calls_per_session counts) and those inside the current calls_per_minute window.
-   * Read-only: unlike usageOf it makes no counters.
    */
   toolUsage(now: number): ToolUsageSnapshot[] {
-    return [...(this.usage ?? [])].map(([tool, usage]) => ({ tool, used: usage.used, inWindow: usage.inWindow(now) }));
+    return this.ledger?.toolUsage(now) ?? [];
   }
 
-  holds(toolClass: ToolClass, capability: string): boolean {
-    const list = toolClass === 'sensor' ? this.capabilities.sensors : toolClass === 'actuator' ? this.capabilities.actuators : this.capabilities.generators;
-    return list.includes(capability);
+  /** What this session's calls leave behind (results, usage, running handlers): the call pipeline's, made on the first call. */
+  private get calls(): SessionCalls {
+    return (this.ledger ??= new SessionCalls(this.id, this.character, this.capabilities, new SessionOutlet(this), this.host.settings.resultCacheSize));
   }
 
   // ── links ──────────────────────────────────────────────────────────────────────────────────
@@ -123,13 +111,13 @@ export class Session {
    * on the new link) when the gap can no longer be filled.
    */
   resume(wire: Wire, lastMessageId: string): boolean {
-    const known = this.ids.sequenceOf(lastMessageId);
-    if (known !== undefined && known > this.sequence) {
+    const known = this.outbox.sequenceOf(lastMessageId);
+    if (known !== undefined && known > this.outbox.last) {
       this.sendError(wire, refusal('replay_gap', `session_resume: message ${lastMessageId} was never sent by session ${this.id}`));
       wire.close('bad resume');
       return false;
     }
-    const missed = this.replay.after(known ?? 0, (sequence, event) => this.envelope(sequence, event));
+    const missed = this.outbox.after(known ?? 0);
     if (missed === undefined) {
       this.sendError(wire, refusal('replay_gap', `session_resume: messages after ${lastMessageId} are no longer retained (replay buffer holds ${this.host.settings.replayBufferSize}); open a new session`));
       wire.close('replay gap');
@@ -147,6 +135,7 @@ export class Session {
 
   private attach(wire: Wire): void {
     this.wire = wire;
+    this.outbox.wire = wire;
     this.state = 'open';
     this.lastHeardAt = this.host.clock.now();
     this.clearTimer('graceTimer');
@@ -166,6 +155,7 @@ export class Session {
   private dropWire(reason: string): void {
     const wire = this.wire;
     this.wire = undefined;
+    this.outbox.wire = undefined;
     this.host.heartbeats.stop(this);
     this.delivery.stop();
     wire?.close(reason);
@@ -178,8 +168,7 @@ export class Session {
     this.state = 'closed';
     this.dropWire(reason);
     this.clearTimer('graceTimer');
-    for (const controller of this.controllers ?? []) controller.abort(new Error(`session closed: ${reason}`));
-    this.controllers = undefined;
+    this.ledger?.close(reason);
     this.host.changed(this, 'closed', reason);
   }
 
@@ -200,9 +189,13 @@ export class Session {
     }
   }
 
-  private receive(message: AiccMessage): void {
+  /** @internal A frame came from the agent: any frame is a sign of life. */
+  heard(): void {
     this.lastHeardAt = this.host.clock.now();
-    this.host.tap(this, 'in', message);
+  }
+
+  private receive(message: AiccMessage): void {
+    if (this.host.tapping) this.host.tap(this, 'in', message);
     if (message.session_id !== this.id) {
       this.refuse(message, 'unknown_session', `${message.type}: session ${message.session_id} is not this link's session; resume or open a new session`);
       return;
@@ -210,7 +203,7 @@ export class Session {
     switch (message.type) {
       case 'tool_call':
         this.delivery.noteDecision();
-        this.host.toolCall(this, message);
+        this.host.calls.accept(this.calls, message);
         return;
       case 'manifest_request':
         this.sendManifest();
@@ -246,13 +239,15 @@ export class Session {
     const update = heartbeat.manifest_update!;
     this.agentModel = update.agent_model;
     const before = this.subscriptions;
+    // What was emitted under the old subscriptions is kept as it was heard.
+    this.delivery.catchUp();
     this.subscriptions = new Set(update.event_subscriptions ?? []);
+    this.topicMask = topicMask(this.subscriptions);
     this.host.subscriptionsChanged(this, before);
   }
 
   /** @internal The session's Wire listener hands it each frame it could not read. */
   refuseFrame(problem: InvalidFrame): void {
-    this.lastHeardAt = this.host.clock.now();
     this.refuse(problem.value, problem.kind, problem.message);
   }
 
@@ -262,48 +257,15 @@ export class Session {
     const record = (value ?? {}) as Record<string, unknown>;
     const callId = record['call_id'];
     if (record['type'] === 'tool_call' && typeof callId === 'string' && callId.length > 0 && kind !== 'protocol_mismatch') {
-      this.sendResult({ call_id: callId, ok: false, error: refusal(kind, message), meta: { tick: 0, latency_ms: 0, source: 'bridge' } });
+      this.send({ type: 'tool_result', call_id: callId, ok: false, error: refusal(kind, message), meta: { tick: 0, latency_ms: 0, source: 'bridge' } });
       return;
     }
     this.send({ type: 'error', error: refusal(kind, message) });
   }
 
-  // ── calls ──────────────────────────────────────────────────────────────────────────────────
+  // ── events ──────────────────────────────────────────────────────────────────────────────────
 
-  /** undefined: a new call_id (now marked running). Otherwise the call was seen: its result, or null while it runs. */
-  claimCall(callId: string): CallResult | null | undefined {
-    return (this.results ??= new ResultCache(this.host.settings.resultCacheSize)).claim(callId);
-  }
-
-  finishCall(result: CallResult): void {
-    this.calls++;
-    if (!result.ok) this.refusals++;
-    this.results?.store(result);
-    this.sendResult(result);
-  }
-
-  /** A result that came after its call's timeout: kept for a retry, never sent (the agent had `timeout`). */
-  keepLateResult(result: CallResult): void {
-    this.results?.storeLate(result);
-  }
-
-  sendResult(result: CallResult): void {
-    this.send({ type: 'tool_result', ...result });
-  }
-
-  /** An AbortController tied to this session's life. */
-  controller(): AbortController {
-    const controller = new AbortController();
-    (this.controllers ??= new Set()).add(controller);
-    return controller;
-  }
-
-  release(controller: AbortController): void {
-    this.controllers?.delete(controller);
-  }
-
-  // ── events ─────────────────────────────────────────────────────────────────────────────────
-
+  /** An event for this session alone (a targeted emit, a direct response). */
   enqueue(event: QueuedEvent): void {
     if (this.state !== 'closed') this.delivery.push(event);
   }
@@ -316,9 +278,7 @@ export class Session {
 
   /** Sequences a message, keeps it for replay (bare heartbeats excepted) and sends it if linked. */
   send(body: OutboundBody): void {
-    if (this.state === 'closed') return;
-    const sequence = ++this.sequence;
-    this.dispatch(sequence, { protocol: PROTOCOL, session_id: this.id, message_id: this.ids.idOf(sequence), ...body } as AiccMessage);
+    if (this.state !== 'closed') this.outbox.send(body);
   }
 
   /** Bytes waiting unsent on the session's link; undefined while it has none (detached or closed). */
@@ -326,50 +286,29 @@ export class Session {
     return this.wire?.link.bufferedAmount;
   }
 
-  /**
-   * Sends one delivery of queued events (EventDelivery calls it at the session's cadence): on a
-   * batched wire, one frame. The first carries `dropped` as meta.dropped_events when above 0.
-   */
-  deliver(batch: readonly QueuedEvent[], dropped: number): void {
-    this.wire?.cork();
-    for (let index = 0; index < batch.length; index++) {
-      const event = batch[index]!;
-      // Only the batch's first event ever changes (to carry the count of dropped events).
-      this.sendEvent(index === 0 && dropped > 0 ? { topic: event.topic, payload: event.payload, meta: { ...event.meta, dropped_events: dropped } } : event);
-    }
-    this.wire?.uncork();
+  /** @internal Whether anyone listens to the capsule's `message` taps (OutboxTap). */
+  get tapping(): boolean {
+    return this.host.tapping;
   }
 
-  /**
-   * send() for the commonest message, built in one fixed shape: an event delivery is the hot path.
-   * `event` is shared with every session it reaches, so its payload is encoded once for them all.
-   */
-  private sendEvent(event: SentEvent & SharedEncodings): void {
-    if (this.state === 'closed') return;
-    const sequence = ++this.sequence;
-    const message = this.envelope(sequence, event);
-    this.replay.pushEvent(sequence, event);
+  /** @internal */
+  tapOut(message: AiccMessage): void {
     this.host.tap(this, 'out', message);
-    if (this.wire !== undefined) {
-      this.sent++;
-      this.wire.sendEvent(message, event);
-    }
   }
 
-  /** The envelope of an event sent under `sequence`: how it went out, and how a replay rebuilds it. */
-  private envelope(sequence: number, event: SentEvent): EventMessage {
-    return event.meta === undefined
-      ? { protocol: PROTOCOL, type: 'event', session_id: this.id, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload }
-      : { protocol: PROTOCOL, type: 'event', session_id: this.id, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload, meta: event.meta };
+  /** @internal A delivery of events (EventDelivery): begins, each event in order, ends — on a batched wire, one frame. */
+  beginDelivery(): void {
+    this.outbox.cork();
   }
 
-  private dispatch(sequence: number, message: AiccMessage): void {
-    if (!(message.type === 'heartbeat' && message.manifest_update === undefined)) this.replay.push(sequence, message);
-    this.host.tap(this, 'out', message);
-    if (this.wire !== undefined) {
-      this.sent++;
-      this.wire.send(message);
-    }
+  /** @internal */
+  deliverEvent(event: SentEvent & SharedEncodings): void {
+    if (this.state !== 'closed') this.outbox.sendEvent(event);
+  }
+
+  /** @internal */
+  endDelivery(): void {
+    this.outbox.uncork();
   }
 
   private sendError(wire: Wire, error: WireError): void {
@@ -395,5 +334,18 @@ export class Session {
     const id = this[name];
     if (id !== undefined) this.host.clock.clearTimeout(id);
     this[name] = undefined;
+  }
+}
+
+/** Where a session's call results and direct responses go: its outbox and its event queue. */
+class SessionOutlet implements CallOutlet {
+  constructor(private readonly session: Session) {}
+
+  result(result: CallResult): void {
+    this.session.send({ type: 'tool_result', ...result });
+  }
+
+  direct(event: QueuedEvent): void {
+    this.session.enqueue(event);
   }
 }

@@ -2,9 +2,11 @@
 // callbacks through which it hands over tool calls and reports on itself.
 
 import type { HostError } from './calls.js';
+import type { CallPipeline } from './callPipeline.js';
 import type { Clock } from './clock.js';
 import type { RandomBytes } from '../protocol/ids.js';
-import type { AiccMessage, ManifestUpdate, ToolCall } from '../protocol/messages.js';
+import type { AiccMessage, ManifestUpdate } from '../protocol/messages.js';
+import type { EventLog } from './eventLog.js';
 import type { Heartbeats } from './heartbeats.js';
 import type { ReplayStore } from './replay.js';
 import type { Session } from './session.js';
@@ -19,6 +21,7 @@ export interface SessionSettings {
   resumeGraceMs: number;
   replayBufferSize: number;
   eventQueueSize: number;
+  eventLogSize: number;
   resultCacheSize: number;
   maxBufferedBytes: number;
   tickIntervalMs: number;
@@ -29,12 +32,17 @@ export interface SessionHost {
   readonly clock: Clock;
   readonly randomBytes: RandomBytes;
   readonly settings: SessionSettings;
+  /** The capsule's broadcast events, which its sessions read from their cursors. */
+  readonly log: EventLog;
+  /** Whether anyone listens to every message (`capsule.on('message')`): nothing is built for nobody. */
+  readonly tapping: boolean;
+  /** Where the session hands every tool_call it takes in. */
+  readonly calls: CallPipeline;
   /** Beats every linked session of the capsule (one timer for them all). */
   readonly heartbeats: Heartbeats;
   manifestFor(session: Session): ManifestUpdate;
   /** The replay store of a new session (CapsuleOptions.replayStore, or a ReplayBuffer). */
   replayStore(sessionId: string): ReplayStore;
-  toolCall(session: Session, call: ToolCall): void;
   changed(session: Session, change: 'detached' | 'resumed' | 'closed', reason: string): void;
   subscriptionsChanged(session: Session, before: ReadonlySet<string>): void;
   hostError(error: HostError): void;

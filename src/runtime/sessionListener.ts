@@ -12,6 +12,10 @@ export class SessionListener implements WireHandlers {
     private readonly wire: Wire,
   ) {}
 
+  frame(): void {
+    if (this.session.linkedBy(this.wire)) this.session.heard();
+  }
+
   message(message: AiccMessage): void {
     if (this.session.linkedBy(this.wire)) this.session.receiveSafely(message);
   }

@@ -124,10 +124,20 @@ describe('batchedFraming.join', () => {
     expect(batchedFraming.join(['{"a":1}'])).toEqual(['{"a":1}']);
     expect(batchedFraming.join(['{"a":1}', '{"b":2}'])).toEqual(['[{"a":1},{"b":2}]']);
     const many = Array.from({ length: MAX_BATCH_MESSAGES + 1 }, (_, i) => `{"n":${i}}`);
-    const frames = batchedFraming.join(many);
+    const frames = batchedFraming.join(many) as string[];
     expect(frames.map((f) => (f.startsWith('[') ? JSON.parse(f).length : 1))).toEqual([MAX_BATCH_MESSAGES, 1]);
     const big = 'x'.repeat(MAX_BATCH_CHARS / 2);
     expect(batchedFraming.join([`"${big}"`, `"${big}"`, '1']).length).toBe(2);
     expect(frames.flatMap((f) => (f.startsWith('[') ? JSON.parse(f) : [JSON.parse(f)])).map((m: { n: number }) => m.n)).toEqual(many.map((_, i) => i));
+  });
+
+  it('packs message objects (objectCodec) into arrays of at most MAX_BATCH_MESSAGES, one message alone', async () => {
+    const { batchedFraming, MAX_BATCH_MESSAGES } = await import('../../src/protocol/batchedFraming.js');
+    const one = { n: 0 };
+    expect(batchedFraming.join([one])).toEqual([one]);
+    const many = Array.from({ length: 2 * MAX_BATCH_MESSAGES + 1 }, (_, n) => ({ n }));
+    const frames = batchedFraming.join(many);
+    expect(frames.map((frame) => (Array.isArray(frame) ? frame.length : 1))).toEqual([MAX_BATCH_MESSAGES, MAX_BATCH_MESSAGES, 1]);
+    expect(frames.flatMap((frame) => (Array.isArray(frame) ? frame : [frame]))).toEqual(many);
   });
 });

@@ -41,6 +41,14 @@ describe('SequencedIds', () => {
     }
   });
 
+  it('makes the same id for a sequence whatever it made before (across runs of 4,096, and back)', () => {
+    const ids = new SequencedIds();
+    const spelled = (sequence: number) => ids.prefix + sequence.toString(16).padStart(12, '0');
+    for (const sequence of [4095, 4096, 4097, 1, 8191, 8192, 4096, 2 ** 31, 2 ** 31 + 4095, 2 ** 40 + 7, 5, 2 ** 48 - 1]) {
+      expect(ids.idOf(sequence), String(sequence)).toBe(spelled(sequence));
+    }
+  });
+
   it('puts the sequence in the last 12 hex digits, after a fixed prefix', () => {
     const ids = new SequencedIds();
     expect(ids.prefix).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-$/);

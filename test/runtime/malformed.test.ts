@@ -155,12 +155,12 @@ describe('batched framing (WireOptions.framing)', () => {
 
   it('refuses an array on a single-message link, as before', () => expectRefusedAndAlive(JSON.stringify([{ protocol: 'aicc/0.1', type: 'heartbeat' }]), 'invalid_input', /must be a JSON object/));
 
-  it('takes batched framing only with jsonCodec', async () => {
+  it('takes batched framing only with jsonCodec or objectCodec', async () => {
     const { binaryCodec } = await import('../../src/protocol/binaryCodec.js');
     const { batchedFraming } = await import('../../src/protocol/batchedFraming.js');
     const { createMemoryLinkPair } = await import('../../src/links/memory.js');
     const { capsule } = makeCapsule();
-    expect(() => capsule.connect(createMemoryLinkPair()[0], { character: 'x', codec: binaryCodec, framing: batchedFraming })).toThrow(/framing 'batched' frames json: use that codec, not binary/);
+    expect(() => capsule.connect(createMemoryLinkPair()[0], { character: 'x', codec: binaryCodec, framing: batchedFraming })).toThrow(/framing 'batched' frames json or object frames: use such a codec, not binary/);
     expect(capsule.sessions()).toEqual([]); // nothing half-made is left listed
   });
 });

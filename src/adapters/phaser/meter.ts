@@ -71,6 +71,14 @@ export class FrameMeter {
    */
   codec(codec: Codec): Codec {
     if (codec === objectCodec) return codec;
-    return { name: codec.name, encode: (message) => this.measure(() => codec.encode(message)), decode: (frame, limits) => codec.decode(frame, limits) };
+    const measured: Codec = {
+      name: codec.name,
+      encode: (message) => this.measure(() => codec.encode(message)),
+      decode: (frame, limits) => codec.decode(frame, limits),
+      decodeTrusted: (frame) => codec.decodeTrusted(frame),
+    };
+    const encodeEvent = codec.encodeEvent;
+    if (encodeEvent !== undefined) measured.encodeEvent = (message, shared) => this.measure(() => encodeEvent.call(codec, message, shared));
+    return measured;
   }
 }

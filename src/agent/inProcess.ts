@@ -1,0 +1,32 @@
+// An agent for a character of a capsule in this same process — a scripted NPC in a page, a headless
+// run's agents — made in one call, with the settings both ends of such a link can agree on because
+// one piece of code makes them both: a memory link, message objects handed across as they are
+// (objectCodec), a delivery of events as one frame (batchedFraming), and the agent taking its own
+// capsule's messages unchecked (trustBridge). The capsule still checks everything the agent sends.
+
+import { createMemoryLinkPair } from '../links/memory.js';
+import { batchedFraming } from '../protocol/batchedFraming.js';
+import type { Codec } from '../protocol/codec.js';
+import { objectCodec } from '../protocol/objectCodec.js';
+import type { Capsule } from '../runtime/capsule.js';
+import type { ConnectOptions } from '../runtime/options.js';
+import { AgentClient, type AgentClientOptions } from './agentClient.js';
+
+export interface InProcessOptions extends Omit<ConnectOptions, 'codec' | 'framing'> {
+  /**
+   * The codec of both ends. Default objectCodec (nothing encoded or parsed); jsonCodec makes every
+   * message text, as over a socket.
+   */
+  codec?: Codec;
+  /** The agent's own options (its clock, ids, timeouts); the link's codec, framing and trust are set here. */
+  agent?: Omit<AgentClientOptions, 'codec' | 'framing' | 'trustBridge'>;
+}
+
+/** Connects a new agent to `options.character` of `capsule`, in this process; resolves once it has its manifest. */
+export function connectInProcess(capsule: Capsule, options: InProcessOptions): Promise<AgentClient> {
+  const { codec = objectCodec, agent = {}, ...session } = options;
+  const [bridgeEnd, agentEnd] = createMemoryLinkPair();
+  // The capsule first: a bad option throws before any agent waits. Its session_init waits in the link.
+  capsule.connect(bridgeEnd, { ...session, codec, framing: batchedFraming });
+  return AgentClient.connect(agentEnd, { clock: capsule.clock, ...agent, codec, framing: batchedFraming, trustBridge: true });
+}

@@ -1,0 +1,276 @@
+// The tool_call pipeline: everything between a session taking in a tool_call and the tool_result
+// going out, in one place and in the order docs/PROTOCOL.md gives — (protocol and message schema are
+// checked by the Wire) → repeated call_id → the wait for the tick (fixed and hybrid modes) → tool
+// exists → enabled → capability → limits → input → handler under a timeout → output. Every refusal
+// comes back to the agent as data. What a session's calls leave behind (results, usage, running
+// handlers) is its SessionCalls; the pipeline holds no session.
+
+import { UPKEEP, type Clock, type TimerId } from './clock.js';
+import { clip, MAX_QUOTED_NAME } from '../base/clip.js';
+import { ToolError } from '../base/errors.js';
+import { refusal, type RefusalKind } from '../protocol/refusals.js';
+import { IMMEDIATE_MARK, type JsonObject, type Meta, type TickMode, type Topic, type ToolCall, type WireError } from '../protocol/messages.js';
+import type { FinishedCall, HostError } from './calls.js';
+import type { CallResult } from './resultCache.js';
+import type { SessionCalls } from './sessionCalls.js';
+import type { RegisteredTool, ToolContext } from './tool.js';
+
+/** How long calls may wait for a tick that never comes before the host hears of it. */
+export const STALL_WARNING_MS = 2000;
+
+/** What the pipeline needs from its capsule. */
+export interface CallHost {
+  readonly clock: Clock;
+  readonly tick: number;
+  readonly tickMode: TickMode;
+  readonly toolTimeoutMs: number;
+  tool(id: string): RegisteredTool | undefined;
+  /** A call has its result; the host builds a CallRecord from `call` only for listeners (most calls have none). */
+  completed(call: FinishedCall, result: CallResult, tool: RegisteredTool | undefined): void;
+  hostError(error: HostError): void;
+  /** Runs work the capsule does outside a step or a message of its own (see CapsuleOptions.measureWork). */
+  measure(work: () => void): void;
+}
+
+/** A call waiting for the next tick. */
+interface WaitingCall {
+  calls: SessionCalls;
+  call: ToolCall;
+  /** When the call reached the capsule, for its latency. */
+  arrivedAt: number;
+}
+
+export class CallPipeline {
+  /** The calls waiting for the next tick, in arrival order, and how many each session has waiting. */
+  private waiting: WaitingCall[] = [];
+  private readonly waitingPer = new Map<SessionCalls, number>();
+  private stallWatch: TimerId | undefined;
+
+  /** `queueBound`: calls one session may have waiting for a tick (CapsuleOptions.callQueueSize). */
+  constructor(
+    private readonly host: CallHost,
+    readonly queueBound: number,
+  ) {}
+
+  /** A tool_call a session took in: answered exactly once, now or at the next tick. */
+  accept(calls: SessionCalls, call: ToolCall): void {
+    const seen = calls.claim(call.call_id);
+    if (seen !== undefined) {
+      // A repeated call_id: the first result again, never a second run. While the first call still
+      // runs, its one result answers both.
+      if (seen !== null) calls.resend({ ...seen, meta: { ...seen.meta, source: 'cache' } });
+      return;
+    }
+    const host = this.host;
+    const arrivedAt = host.clock.now();
+    const immediate = host.tickMode === 'event' || (host.tickMode === 'hybrid' && call.call_id.startsWith(IMMEDIATE_MARK));
+    if (immediate) return this.run(calls, call, arrivedAt);
+    const count = this.waitingPer.get(calls) ?? 0;
+    if (count >= this.queueBound) {
+      calls.finish({ call_id: call.call_id, ok: false, error: refusal('queue_full', `${this.queueBound} calls already wait for the next tick; wait for their results`), meta: { tick: host.tick, latency_ms: 0, source: 'bridge' } });
+      return;
+    }
+    this.waitingPer.set(calls, count + 1);
+    this.waiting.push({ calls, call, arrivedAt });
+    this.watchForStall();
+  }
+
+  /** The tick came: the calls waiting for it run, in arrival order (those of closed sessions are dropped). */
+  runWaiting(): void {
+    const due = this.waiting;
+    if (due.length === 0) return;
+    this.waiting = [];
+    this.waitingPer.clear();
+    for (const { calls, call, arrivedAt } of due) if (!calls.closed) this.run(calls, call, arrivedAt);
+  }
+
+  /** The capsule is gone: nothing waits any more. */
+  dispose(): void {
+    this.waiting = [];
+    this.waitingPer.clear();
+    if (this.stallWatch !== undefined) this.host.clock.clearTimeout(this.stallWatch);
+    this.stallWatch = undefined;
+  }
+
+  private run(calls: SessionCalls, call: ToolCall, arrivedAt: number): void {
+    try {
+      new CallRun(this.host, calls, call, arrivedAt).run();
+    } catch (error) {
+      // Only a bug of ours lands here; the agent still gets an answer and the loop goes on.
+      calls.finish({ call_id: call.call_id, ok: false, error: refusal('internal', 'the bridge failed while serving this call'), meta: { tick: this.host.tick, latency_ms: 0, source: 'bridge' } });
+      this.host.hostError({ code: 'bridge_failed', tool: call.tool, sessionId: calls.sessionId, message: `capsule: internal failure serving ${call.tool}`, cause: error });
+    }
+  }
+
+  /**
+   * A call waits for a tick: if no tick comes within STALL_WARNING_MS, nothing drives the capsule
+   * (no capsule.step, no driver), and every such call would wait out its timeout in silence.
+   */
+  private watchForStall(): void {
+    if (this.stallWatch !== undefined) return;
+    const host = this.host;
+    const tick = host.tick;
+    this.stallWatch = host.clock.setTimeout(
+      () => {
+        this.stallWatch = undefined;
+        if (host.tick !== tick || this.waiting.length === 0) return;
+        host.hostError({
+          code: 'clock_stalled',
+          message: `capsule: calls have waited ${STALL_WARNING_MS} ms for a tick in ${host.tickMode} mode, but nothing steps the capsule; call capsule.step(deltaMs) from your game loop, or start a driver (startAnimationFrameDriver, startIntervalDriver)`,
+        });
+      },
+      STALL_WARNING_MS,
+      UPKEEP,
+    );
+  }
+}
+
+/**
+ * One call on its way through the pipeline. A class rather than a nest of closures: one object per
+ * call is what the hot path can afford.
+ */
+class CallRun implements ToolContext, FinishedCall {
+  readonly sessionId: string;
+  readonly character: string;
+  readonly callId: string;
+  readonly tick: number;
+  private tool: RegisteredTool | undefined;
+  private settled = false;
+  private timer: TimerId | undefined;
+  // Made only for handlers that read `signal`: most never do.
+  private controller: AbortController | undefined;
+  private timeoutMs = 0;
+
+  constructor(
+    private readonly host: CallHost,
+    private readonly calls: SessionCalls,
+    readonly call: ToolCall,
+    private readonly arrivedAt: number,
+  ) {
+    this.sessionId = calls.sessionId;
+    this.character = calls.character;
+    this.callId = call.call_id;
+    this.tick = host.tick;
+  }
+
+  get signal(): AbortSignal {
+    this.controller ??= this.calls.controller();
+    return this.controller.signal;
+  }
+
+  /** Sends an event to the calling session alone, whatever its subscriptions. */
+  emit(topic: Topic, payload: JsonObject, meta?: Meta): void {
+    this.calls.direct(meta === undefined ? { topic, payload } : { topic, payload, meta });
+  }
+
+  run(): void {
+    const { host, calls, call } = this;
+    const tool = (this.tool = host.tool(call.tool));
+    if (tool === undefined) return this.refuse('tool_unknown', `no tool "${clip(call.tool, MAX_QUOTED_NAME)}" in this world; request the manifest for the current catalog`);
+    if (!tool.enabled) return this.refuse('tool_disabled', `${call.tool} is disabled for now`);
+    const { descriptor } = tool;
+    const capability = descriptor.requires_capability;
+    if (capability !== undefined && !calls.holds(descriptor.class, capability)) {
+      return this.refuse('capability_missing', `${call.tool} requires the ${descriptor.class} capability "${capability}", which this session does not hold`);
+    }
+    const usage = calls.usageOf(descriptor.id);
+    const now = host.clock.now();
+    const limit = usage.check(descriptor.id, descriptor.limits, now);
+    if (!limit.ok) return this.refuse(limit.kind, limit.message);
+    const valid = tool.validateInput(call.input);
+    if (!valid.ok) return this.refuse('invalid_input', `${call.tool}: ${valid.message}`);
+    usage.record(descriptor.limits, now);
+
+    this.timeoutMs = tool.definition.timeout_ms ?? host.toolTimeoutMs;
+    let returned: unknown;
+    try {
+      returned = tool.definition.handler(call.input, this);
+    } catch (error) {
+      return this.fail(error);
+    }
+    if (isPromiseLike(returned)) {
+      // Only a handler that returned a promise can outlive its call; a synchronous one is done.
+      this.timer = host.clock.setTimeout(() => this.timeOut(), this.timeoutMs, UPKEEP);
+      // Settled in a promise reaction, after whatever step ran the handler: timed as deferred work.
+      returned.then(
+        (output) => host.measure(() => this.succeed(output)),
+        (error: unknown) => host.measure(() => this.fail(error)),
+      );
+    } else this.succeed(returned);
+  }
+
+  private succeed(output: unknown): void {
+    const { host, call, tool } = this;
+    const isObject = typeof output === 'object' && output !== null && !Array.isArray(output);
+    const checked = isObject ? tool!.validateOutput(output) : { ok: false as const, message: 'output must be an object' };
+    if (this.settled) {
+      host.hostError({ code: 'handler_late', tool: call.tool, sessionId: this.sessionId, message: `${call.tool}: the handler finished after its ${this.timeoutMs} ms timeout; the agent had \`timeout\`, and a retry with call_id ${call.call_id} gets this result` });
+      if (checked.ok) this.keepLate({ ok: true, output: output as JsonObject });
+      return;
+    }
+    this.settle();
+    if (!checked.ok) {
+      host.hostError({ code: 'output_invalid', tool: call.tool, sessionId: this.sessionId, message: `tool "${call.tool}" returned an output that breaks its output_schema: ${checked.message}` });
+      return this.refuse('output_invalid', `${call.tool} produced an invalid result; the game has been told`);
+    }
+    this.finish({ ok: true, output: output as JsonObject }, 'handler');
+  }
+
+  private fail(error: unknown): void {
+    if (this.settled) return this.keepLate({ ok: false, error: handlerError(this.call.tool, error) });
+    this.settle();
+    if (!(error instanceof ToolError)) {
+      this.host.hostError({ code: 'handler_threw', tool: this.call.tool, sessionId: this.sessionId, message: `tool "${this.call.tool}" threw: ${firstLine(error)}`, cause: error });
+    }
+    this.finish({ ok: false, error: handlerError(this.call.tool, error) }, 'handler');
+  }
+
+  private timeOut(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.controller?.abort(new Error(`${this.call.tool} timed out after ${this.timeoutMs} ms`));
+    if (this.controller !== undefined) this.calls.release(this.controller);
+    this.refuse('timeout', `${this.call.tool} did not finish within ${this.timeoutMs} ms`);
+  }
+
+  private settle(): void {
+    this.settled = true;
+    if (this.timer !== undefined) this.host.clock.clearTimeout(this.timer);
+    if (this.controller !== undefined) this.calls.release(this.controller);
+  }
+
+  private refuse(kind: RefusalKind, message: string): void {
+    this.finish({ ok: false, error: refusal(kind, message) }, 'bridge');
+  }
+
+  /** A result made after the call timed out: kept for a retry of its call_id, not sent. */
+  private keepLate(result: Omit<CallResult, 'call_id' | 'meta'>): void {
+    const { host, calls, call } = this;
+    calls.keepLate({ call_id: call.call_id, ...result, meta: { tick: host.tick, latency_ms: Math.max(0, Math.round(host.clock.now() - this.arrivedAt)), source: 'handler' } });
+  }
+
+  private finish(result: Omit<CallResult, 'call_id' | 'meta'>, source: string): void {
+    const { host, calls, call } = this;
+    if (calls.closed) return;
+    const meta: Meta = { tick: host.tick, latency_ms: Math.max(0, Math.round(host.clock.now() - this.arrivedAt)), source };
+    const full: CallResult = { call_id: call.call_id, ...result, meta };
+    calls.finish(full);
+    host.completed(this, full, this.tool);
+  }
+}
+
+/** What the agent learns of a handler's failure: a ToolError's message, or an Error's first line. */
+function handlerError(tool: string, error: unknown): WireError {
+  if (error instanceof ToolError) return refusal('execution_failed', error.message || `${tool} failed`, error.retryable);
+  return refusal('execution_failed', `${tool} failed: ${firstLine(error)}`);
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : typeof error === 'string' ? error : 'unknown error';
+  const line = text.split('\n', 1)[0]!.trim();
+  return (line.length > 200 ? `${line.slice(0, 200)}…` : line) || 'unknown error';
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}

@@ -1,0 +1,98 @@
+// Everything a session sends goes out through its outbox: the outbound sequence and the message ids
+// made from it, the resume state (what was sent, kept for a replay), the tap that recorders and
+// inspectors read, and the send on the session's current link. Messages a session sends while it
+// has no link are numbered and kept all the same, for the resume that brings one.
+
+import { PROTOCOL, type AiccMessage, type EventMessage } from '../protocol/messages.js';
+import { SequencedIds, type RandomBytes } from '../protocol/ids.js';
+import type { SharedEncodings } from '../protocol/codec.js';
+import type { Wire } from '../protocol/wire.js';
+import type { ReplayStore, SentEvent } from './replay.js';
+import type { OutboundBody } from './sessionTypes.js';
+
+/** Who hears every message a session sends (the capsule's `message` listeners), when anyone does. */
+export interface OutboxTap {
+  /** Whether anyone listens: the hot path builds nothing for nobody. */
+  readonly tapping: boolean;
+  tapOut(message: AiccMessage): void;
+}
+
+export class Outbox {
+  /** The link messages go out on; undefined while the session has none (detached or closed). */
+  wire: Wire | undefined;
+  /** Messages handed to a link. */
+  sent = 0;
+  private sequence = 0;
+  private readonly ids: SequencedIds;
+
+  constructor(
+    readonly sessionId: string,
+    randomBytes: RandomBytes,
+    private readonly replay: ReplayStore,
+    private readonly tap: OutboxTap,
+  ) {
+    this.ids = new SequencedIds(randomBytes);
+  }
+
+  /** Sequences a message, keeps it for replay (bare heartbeats excepted) and sends it if linked. */
+  send(body: OutboundBody): void {
+    const sequence = ++this.sequence;
+    const message = { protocol: PROTOCOL, session_id: this.sessionId, message_id: this.ids.idOf(sequence), ...body } as AiccMessage;
+    if (!(message.type === 'heartbeat' && message.manifest_update === undefined)) this.replay.push(sequence, message);
+    if (this.tap.tapping) this.tap.tapOut(message);
+    if (this.wire !== undefined) {
+      this.sent++;
+      this.wire.send(message);
+    }
+  }
+
+  /**
+   * send() for the commonest message, built in one fixed shape: an event delivery is the hot path.
+   * `event` is shared with every session it reaches (its payload is encoded once for them all, and
+   * the replay keeps a reference to it, not a copy).
+   */
+  sendEvent(event: SentEvent & SharedEncodings): void {
+    const sequence = ++this.sequence;
+    this.replay.pushEvent(sequence, event);
+    const wire = this.wire;
+    const tapping = this.tap.tapping;
+    if (wire === undefined && !tapping) return;
+    const message = this.envelope(sequence, event);
+    if (tapping) this.tap.tapOut(message);
+    if (wire !== undefined) {
+      this.sent++;
+      wire.sendEvent(message, event);
+    }
+  }
+
+  /** Holds what is sent until uncork(), to go out in as few frames as the link's framing allows (one delivery). */
+  cork(): void {
+    this.wire?.cork();
+  }
+
+  uncork(): void {
+    this.wire?.uncork();
+  }
+
+  /** The sequence number one of this outbox's message ids carries, or undefined for a foreign id. */
+  sequenceOf(messageId: string): number | undefined {
+    return this.ids.sequenceOf(messageId);
+  }
+
+  /** The last sequence number used. */
+  get last(): number {
+    return this.sequence;
+  }
+
+  /** Every kept message after `sequence`, in order, or undefined when some of them are no longer kept. */
+  after(sequence: number): AiccMessage[] | undefined {
+    return this.replay.after(sequence, (kept, event) => this.envelope(kept, event));
+  }
+
+  /** The envelope of an event sent under `sequence`: how it went out, and how a replay rebuilds it. */
+  private envelope(sequence: number, event: SentEvent): EventMessage {
+    return event.meta === undefined
+      ? { protocol: PROTOCOL, type: 'event', session_id: this.sessionId, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload }
+      : { protocol: PROTOCOL, type: 'event', session_id: this.sessionId, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload, meta: event.meta };
+  }
+}
