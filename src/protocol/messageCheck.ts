@@ -1,24 +1,17 @@
-// Checks a decoded value against aicc/0.1 with the precompiled validators: protocol string first
-// (protocol_mismatch), then the schema of its declared type (invalid_input naming the field).
-// One checker per direction, so a bundle carries only the validators of the messages it receives:
-// the capsule those agents send, an agent those the bridge sends.
+// Checks a decoded value against aicc/0.1: protocol string first (protocol_mismatch), then the
+// type (unknown, or sent the wrong way), then the schema of that type (invalid_input naming the
+// field). One checker per direction. The messages that flow all the time — everything an agent
+// sends; tool_result, event, error, session_close and heartbeat from the bridge — are checked by
+// hand (./messageShapes.ts), with ajv's verdicts and wording. The rare, deep session_init (and a
+// bridge's manifest_update, which is one) keeps its precompiled ajv validator: only
+// checkBridgeMessage refers to it, so a bundle of the bridge leaves it out.
 
-import {
-  validateErrorMessage,
-  validateEvent,
-  validateHeartbeat,
-  validateManifestRequest,
-  validateModelDecl,
-  validateSessionClose,
-  validateSessionInit,
-  validateSessionResume,
-  validateToolCall,
-  validateToolResult,
-  type GeneratedValidator,
-} from './generated/aicc-validators.js';
-import type { Verdict } from './inbound.js';
-import { MESSAGE_TYPES, PROTOCOL, type AiccMessage, type MessageType } from './messages.js';
+import { validateSessionInit } from './generated/aicc-validators.js';
 import { describeAjvError } from './ajvError.js';
+import { isObject, type Fields, type SchemaError } from './fieldChecks.js';
+import type { Verdict } from './inbound.js';
+import { envelopeOnly, errorMessage, event, heartbeat, modelDecl, sessionClose, toolCall, toolResult, type MessageShape } from './messageShapes.js';
+import { MESSAGE_TYPES, PROTOCOL, type AiccMessage } from './messages.js';
 
 /** Who sent the message being checked. */
 export type Sender = 'agent' | 'bridge';
@@ -26,75 +19,109 @@ export type Sender = 'agent' | 'bridge';
 /** Checks one decoded value as a message from one side. */
 export type MessageChecker = (value: unknown) => Verdict<AiccMessage>;
 
-type Validators = Partial<Record<MessageType, GeneratedValidator>>;
+/** What a heartbeat's manifest_update must be beyond an object, by sender: a refusal, or undefined. */
+type ManifestUpdateCheck = (update: Fields, heartbeat: Fields) => string | undefined;
 
 /** Messages an agent sends, as the bridge checks them. */
-export const checkAgentMessage: MessageChecker = (value) =>
-  check(value, 'agent', { session_resume: validateSessionResume, session_close: validateSessionClose, manifest_request: validateManifestRequest, tool_call: validateToolCall, heartbeat: validateHeartbeat }, agentManifestUpdate);
+export const checkAgentMessage: MessageChecker = (value) => check(value, 'agent', agentShape, agentManifestUpdate);
 
 /** Messages the bridge sends, as an agent checks them. */
-export const checkBridgeMessage: MessageChecker = (value) =>
-  check(value, 'bridge', { session_init: validateSessionInit, session_close: validateSessionClose, tool_result: validateToolResult, event: validateEvent, error: validateErrorMessage, heartbeat: validateHeartbeat }, bridgeManifestUpdate);
+export const checkBridgeMessage: MessageChecker = (value) => check(value, 'bridge', bridgeShape, bridgeManifestUpdate);
 
 /** Either direction, by sender (recordings; tools that see both sides). */
 export function checkMessage(value: unknown, sender: Sender): Verdict<AiccMessage> {
   return sender === 'agent' ? checkAgentMessage(value) : checkBridgeMessage(value);
 }
 
-function check(value: unknown, sender: Sender, validators: Validators, manifestUpdate: (update: unknown, heartbeat: Record<string, unknown>) => Verdict<unknown>): Verdict<AiccMessage> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { ok: false, kind: 'schema_violation', message: 'message must be a JSON object' };
+function agentShape(type: string): MessageShape | undefined {
+  switch (type) {
+    case 'tool_call':
+      return toolCall;
+    case 'heartbeat':
+      return heartbeat;
+    case 'session_resume':
+    case 'manifest_request':
+      return envelopeOnly;
+    case 'session_close':
+      return sessionClose;
+    default:
+      return undefined;
   }
-  const record = value as Record<string, unknown>;
-  if (record['protocol'] !== PROTOCOL) {
+}
+
+function bridgeShape(type: string): MessageShape | undefined {
+  switch (type) {
+    case 'event':
+      return event;
+    case 'tool_result':
+      return toolResult;
+    case 'heartbeat':
+      return heartbeat;
+    case 'error':
+      return errorMessage;
+    case 'session_close':
+      return sessionClose;
+    case 'session_init':
+      return sessionInit;
+    default:
+      return undefined;
+  }
+}
+
+function sessionInit(message: Fields): SchemaError {
+  return validateSessionInit(message) ? undefined : validateSessionInit.errors?.[0];
+}
+
+function check(value: unknown, sender: Sender, shapeOf: (type: string) => MessageShape | undefined, manifestUpdate: ManifestUpdateCheck): Verdict<AiccMessage> {
+  if (!isObject(value)) return { ok: false, kind: 'schema_violation', message: 'message must be a JSON object' };
+  if (value['protocol'] !== PROTOCOL) {
     return {
       ok: false,
       kind: 'protocol_mismatch',
-      message: `protocol must be "${PROTOCOL}", got ${JSON.stringify(record['protocol'] ?? null)?.slice(0, 40)}`,
+      message: `protocol must be "${PROTOCOL}", got ${JSON.stringify(value['protocol'] ?? null)?.slice(0, 40)}`,
     };
   }
-  const type = record['type'];
-  if (typeof type !== 'string' || !(MESSAGE_TYPES as readonly string[]).includes(type)) {
-    return { ok: false, kind: 'schema_violation', message: `type ${JSON.stringify(type ?? null)?.slice(0, 40)} is not an aicc/0.1 message type` };
-  }
-  const validate = validators[type as MessageType];
-  if (validate === undefined) {
+  const type = value['type'];
+  if (typeof type !== 'string') return notAType(type);
+  const shape = shapeOf(type);
+  if (shape === undefined) {
+    if (!(MESSAGE_TYPES as readonly string[]).includes(type)) return notAType(type);
     return { ok: false, kind: 'wrong_direction', message: `${type} is sent by the ${sender === 'agent' ? 'bridge' : 'agent'}, not the ${sender}` };
   }
-  if (!validate(value)) {
-    return { ok: false, kind: 'schema_violation', message: describeAjvError(type, validate.errors?.[0]) };
+  const error = shape(value);
+  if (error !== undefined) return { ok: false, kind: 'schema_violation', message: describeAjvError(type, error) };
+  // The heartbeat's shape made manifest_update, when present, an object.
+  const update = type === 'heartbeat' ? value['manifest_update'] : undefined;
+  if (update !== undefined) {
+    const refusal = manifestUpdate(update as Fields, value);
+    if (refusal !== undefined) return { ok: false, kind: 'schema_violation', message: refusal };
   }
-  if (type === 'heartbeat' && record['manifest_update'] !== undefined) {
-    const update = manifestUpdate(record['manifest_update'], record);
-    if (!update.ok) return update;
-  }
-  return { ok: true, value: value as AiccMessage };
+  return { ok: true, value: value as unknown as AiccMessage };
 }
 
-function refuseUpdate(message: string): Verdict<never> {
-  return { ok: false, kind: 'schema_violation', message };
+function notAType(type: unknown): Verdict<never> {
+  return { ok: false, kind: 'schema_violation', message: `type ${JSON.stringify(type ?? null)?.slice(0, 40)} is not an aicc/0.1 message type` };
 }
 
 /** manifest_update from the bridge is session_init without its two ids: checked as one with the heartbeat's ids. */
-function bridgeManifestUpdate(update: unknown, heartbeat: Record<string, unknown>): Verdict<unknown> {
-  if (update === null || typeof update !== 'object') return refuseUpdate('heartbeat.manifest_update must be object');
-  if ('session_id' in update || 'message_id' in update) return refuseUpdate('heartbeat.manifest_update must not carry session_id or message_id');
+function bridgeManifestUpdate(update: Fields, heartbeat: Fields): string | undefined {
+  if ('session_id' in update || 'message_id' in update) return 'heartbeat.manifest_update must not carry session_id or message_id';
   const asInit = { ...update, session_id: heartbeat['session_id'], message_id: heartbeat['message_id'] };
-  if (!validateSessionInit(asInit)) return refuseUpdate(describeAjvError('heartbeat.manifest_update', validateSessionInit.errors?.[0]));
-  return { ok: true, value: update };
+  if (!validateSessionInit(asInit)) return describeAjvError('heartbeat.manifest_update', validateSessionInit.errors?.[0]);
+  return undefined;
 }
 
 /**
  * From an agent, the bridge reads only `agent_model` and `event_subscriptions` (an agent cannot
  * change the rest): those two are checked against the schema, the other fields are ignored.
  */
-function agentManifestUpdate(update: unknown): Verdict<unknown> {
-  if (update === null || typeof update !== 'object' || Array.isArray(update)) return refuseUpdate('heartbeat.manifest_update must be object');
-  const { agent_model: model, event_subscriptions: topics } = update as Record<string, unknown>;
-  if (model === undefined) return refuseUpdate('heartbeat.manifest_update.agent_model is required');
-  if (!validateModelDecl(model)) return refuseUpdate(describeAjvError('heartbeat.manifest_update.agent_model', validateModelDecl.errors?.[0]));
+function agentManifestUpdate(update: Fields): string | undefined {
+  const { agent_model: model, event_subscriptions: topics } = update;
+  if (model === undefined) return 'heartbeat.manifest_update.agent_model is required';
+  const error = modelDecl(model);
+  if (error !== undefined) return describeAjvError('heartbeat.manifest_update.agent_model', error);
   if (topics !== undefined && !(Array.isArray(topics) && topics.every((topic) => typeof topic === 'string'))) {
-    return refuseUpdate('heartbeat.manifest_update.event_subscriptions must be an array of strings');
+    return 'heartbeat.manifest_update.event_subscriptions must be an array of strings';
   }
-  return { ok: true, value: update };
+  return undefined;
 }

@@ -1,12 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { outFile, protocolValidatorsSource } from '../../scripts/generate-validators.js';
+import { outFile, protocolTypesSource, protocolValidatorsSource, typesFile } from '../../scripts/generate-validators.js';
 import { withoutSchemaPaths } from '../../src/node/standalone.js';
-import { validateSessionInit, validateToolCall } from '../../src/protocol/generated/aicc-validators.js';
+import * as generated from '../../src/protocol/generated/aicc-validators.js';
+import { validateSessionInit } from '../../src/protocol/generated/aicc-validators.js';
 
 describe('src/protocol/generated/aicc-validators.js', () => {
   it('is what the generator writes now (else run `npm run generate`)', () => {
     expect(readFileSync(outFile, 'utf8') === protocolValidatorsSource(), 'stale: run `npm run generate`').toBe(true);
+    expect(readFileSync(typesFile, 'utf8') === protocolTypesSource(), 'stale: run `npm run generate`').toBe(true);
+  });
+
+  it('holds session_init alone: every other message is checked by hand (src/protocol/messageShapes.ts)', () => {
+    expect(Object.keys(generated)).toEqual(['validateSessionInit']);
   });
 
   it('is CSP-safe and self-contained', () => {
@@ -27,9 +33,14 @@ describe('src/protocol/generated/aicc-validators.js', () => {
 
   it('builds errors without schemaPath, and says the same of them otherwise', () => {
     const id = '123e4567-e89b-12d3-a456-426614174000';
-    expect(validateToolCall({ protocol: 'aicc/0.1', type: 'tool_call', session_id: id, message_id: id, call_id: 'c1', tool: 7, input: {} })).toBe(false);
-    const error = validateToolCall.errors?.[0];
-    expect(error).toMatchObject({ instancePath: '/tool', keyword: 'type', message: 'must be string' });
+    const init = {
+      protocol: 'aicc/0.1', type: 'session_init', session_id: id, message_id: id, tick_rate_hz: 10, tick_mode: 'fixed',
+      world: { name: 'w', kind: '2d' }, capabilities: { sensors: [], actuators: [], generators: [] }, tools: [{ id: 7 }],
+      agent_model: { class: 'edge_small' },
+    };
+    expect(validateSessionInit(init)).toBe(false);
+    const error = validateSessionInit.errors?.[0];
+    expect(error).toMatchObject({ instancePath: '/tools/0', keyword: 'required', params: { missingProperty: 'class' } });
     expect(error).not.toHaveProperty('schemaPath');
   });
 });
