@@ -26,12 +26,15 @@ async function main(argv: string[]): Promise<void> {
   const ticks = option(argv, '--ticks', 2000);
   const foragers = option(argv, '--foragers', 128);
   const top = option(argv, '--top', 25);
+  const codec = argv.includes('--codec') ? argv[argv.indexOf('--codec') + 1] : 'json';
+  if (codec !== 'object' && codec !== 'json') throw new Error('bench/profile: --codec must be object or json');
   const bundle = join(workDir, 'profile-swarm.mjs');
   mkdirSync(workDir, { recursive: true });
   await build({
     stdin: {
       contents: `import { runSwarm } from './demos/swarm/swarm.ts';
-const run = await runSwarm({ seed: 1, ticks: ${ticks}, foragers: ${foragers} });
+import { ${codec}Codec as codec } from './src/protocol/${codec === 'object' ? 'objectCodec' : 'codec'}.ts';
+const run = await runSwarm({ seed: 1, ticks: ${ticks}, foragers: ${foragers}, codec });
 console.log(JSON.stringify(run.result));`,
       resolveDir: root,
       loader: 'ts',

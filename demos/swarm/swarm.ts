@@ -2,12 +2,11 @@
 // driven by its own scripted agent speaking aicc/0.1 over a memory link in this process. Every
 // random draw comes from one seed, split by label, so a run is reproducible from the seed alone.
 
-import { AgentClient } from '../../src/agent/agentClient.js';
+import { connectInProcess } from '../../src/agent/inProcess.js';
 import { SeededRandom } from '../../src/adapters/headless/random.js';
 import { runHeadless, type HeadlessResult } from '../../src/adapters/headless/runner.js';
 import { RunSummary } from '../../src/adapters/headless/summary.js';
 import { jsonCodec, type Codec } from '../../src/protocol/codec.js';
-import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { createCapsule, type Capsule } from '../../src/runtime/capsule.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import type { ValidatorFactory } from '../../src/runtime/validator.js';
@@ -54,18 +53,16 @@ export async function buildSwarm(options: SwarmOptions = {}): Promise<Swarm> {
 
   const agents: ForagerAgent[] = [];
   for (let i = 0; i < config.foragers; i++) {
-    const [bridgeEnd, agentEnd] = createMemoryLinkPair();
-    const codec = options.codec ?? jsonCodec;
-    // The capsule is in this process: its messages need no second check (AgentClientOptions.trustBridge).
-    const connecting = AgentClient.connect(agentEnd, { clock, codec, randomBytes: random.fork(`agent ids ${i}`).bytes, trustBridge: true });
-    capsule.connect(bridgeEnd, {
-      codec,
+    // The capsule is in this process: one frame a delivery, no second check (connectInProcess).
+    const agent = await connectInProcess(capsule, {
+      codec: options.codec ?? jsonCodec,
       character: foragerName(i),
       capabilities: { sensors: ['smell'], actuators: ['legs', 'mouth'] },
       agentModel: { class: 'edge_medium' },
       subscriptions: ['tick', 'state_change'],
+      agent: { clock, randomBytes: random.fork(`agent ids ${i}`).bytes },
     });
-    agents.push(new ForagerAgent(await connecting, new ForagerBrain(random.fork(`forager ${i}`))));
+    agents.push(new ForagerAgent(agent, new ForagerBrain(random.fork(`forager ${i}`))));
   }
   return { capsule, clock, world, agents, state: () => swarmState(capsule.tick, world, agents) };
 }

@@ -60,6 +60,11 @@ export interface AgentClientOptions extends WireOptions {
 
 export type { CallOutcome } from './waitingCalls.js';
 
+/** A call this client refuses itself, before sending anything. */
+function refusedHere<O>(callId: string, code: WireError['code'], message: string, retryable: boolean): Promise<CallOutcome<O>> {
+  return Promise.resolve({ ok: false, error: { code, message, retryable }, meta: {}, callId, local: true });
+}
+
 /** lastSequence not read from lastId yet (a trusted bridge's messages are not parsed for it). */
 const UNREAD = -1;
 
@@ -162,20 +167,18 @@ export class AgentClient {
   }
 
   /** Calls a tool and resolves with its outcome; never rejects. */
-  call<O = JsonObject>(tool: string, input: JsonObject = {}, options: CallOptions = {}): Promise<CallOutcome<O>> {
-    let callId = options.callId ?? `c${this.nextCall++}`;
-    if (options.immediate && !callId.startsWith(IMMEDIATE_MARK)) callId = IMMEDIATE_MARK + callId;
-    const local = (code: WireError['code'], message: string, retryable: boolean): Promise<CallOutcome<O>> =>
-      Promise.resolve({ ok: false, error: { code, message, retryable }, meta: {}, callId, local: true });
-    if (this.state === 'closed') return local('session_expired', 'the session is closed', false);
-    if (this.pending.has(callId)) return local('invalid_input', `call ${callId} is already waiting for its result`, false);
-    if (this.pending.size >= this.settings.maxPendingCalls) return local('tool_unavailable', `${this.settings.maxPendingCalls} calls already wait for results`, true);
-    const timeoutMs = options.timeoutMs ?? this.settings.callTimeoutMs;
+  call<O = JsonObject>(tool: string, input: JsonObject = {}, options?: CallOptions): Promise<CallOutcome<O>> {
+    let callId = options?.callId ?? `c${this.nextCall++}`;
+    if (options?.immediate === true && !callId.startsWith(IMMEDIATE_MARK)) callId = IMMEDIATE_MARK + callId;
+    if (this.state === 'closed') return refusedHere(callId, 'session_expired', 'the session is closed', false);
+    if (this.pending.has(callId)) return refusedHere(callId, 'invalid_input', `call ${callId} is already waiting for its result`, false);
+    if (this.pending.size >= this.settings.maxPendingCalls) return refusedHere(callId, 'tool_unavailable', `${this.settings.maxPendingCalls} calls already wait for results`, true);
+    const timeoutMs = options?.timeoutMs ?? this.settings.callTimeoutMs;
     return new Promise((resolve) => {
-      const deadline = this.clock.now() + timeoutMs;
-      this.pending.wait(callId, deadline, `no result for ${tool} within ${timeoutMs} ms`, resolve);
+      this.pending.wait(callId, timeoutMs, tool, resolve);
       // While disconnected the call waits in `pending`; the caller retries with the same callId after resume.
-      this.send({ type: 'tool_call', call_id: callId, tool, input });
+      if (this.sessionId === '' || !this.wire.open) return;
+      this.wire.send({ protocol: PROTOCOL, type: 'tool_call', session_id: this.sessionId, message_id: this.ids.idOf(++this.sent), call_id: callId, tool, input });
     });
   }
 

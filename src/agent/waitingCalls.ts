@@ -14,8 +14,9 @@ interface Waiting {
   resolve(outcome: CallOutcome<any>): void;
   /** When the call gives up, on the client's clock. */
   deadline: number;
-  /** Said when it does. */
-  timeoutMessage: string;
+  /** The tool called and how long the call waits: named when it gives up. */
+  tool: string;
+  timeoutMs: number;
 }
 
 export class WaitingCalls {
@@ -33,9 +34,10 @@ export class WaitingCalls {
     return this.calls.has(callId);
   }
 
-  /** Waits for `callId` until `deadline`, then resolves it as a retryable local timeout saying `timeoutMessage`. */
-  wait(callId: string, deadline: number, timeoutMessage: string, resolve: (outcome: CallOutcome<any>) => void): void {
-    this.calls.set(callId, { resolve, deadline, timeoutMessage });
+  /** Waits for `callId` (a call of `tool`) for `timeoutMs`, then resolves it as a retryable local timeout. */
+  wait(callId: string, timeoutMs: number, tool: string, resolve: (outcome: CallOutcome<any>) => void): void {
+    const deadline = this.clock.now() + timeoutMs;
+    this.calls.set(callId, { resolve, deadline, tool, timeoutMs });
     this.armSweep(deadline);
   }
 
@@ -76,7 +78,8 @@ export class WaitingCalls {
     for (const [callId, waiting] of this.calls) {
       if (waiting.deadline <= now) {
         this.calls.delete(callId);
-        waiting.resolve({ ok: false, error: { code: 'timeout', message: waiting.timeoutMessage, retryable: true }, meta: {}, callId, local: true });
+        // Worded only now: most calls never time out.
+        waiting.resolve({ ok: false, error: { code: 'timeout', message: `no result for ${waiting.tool} within ${waiting.timeoutMs} ms`, retryable: true }, meta: {}, callId, local: true });
       } else next = Math.min(next, waiting.deadline);
     }
     if (next !== Infinity) this.armSweep(next);

@@ -87,10 +87,29 @@ export function utf8Exceeds(text: string, max: number): boolean {
  */
 export function checkStructure(value: unknown, maxDepth: number): Verdict<unknown> {
   if (value === null || typeof value !== 'object') return { ok: true, value };
-  // Two parallel stacks rather than [node, depth] pairs: no allocation per visited node.
-  const nodes: object[] = [value];
-  const depths: number[] = [1];
+  const verdict = walk(value, maxDepth);
+  // Every message passes here: the stacks are kept for the next walk, unless this one stopped
+  // early (a refusal) or grew them past what a message usually needs.
+  if (nodes.length > 0 || widest > 1024) {
+    nodes = [];
+    depths = [];
+    widest = 0;
+  }
+  return verdict ?? { ok: true, value };
+}
+
+// Two parallel stacks rather than [node, depth] pairs, kept between walks: no allocation per node,
+// none per message.
+let nodes: object[] = [];
+let depths: number[] = [];
+let widest = 0;
+
+/** The refusal of the first bad shape in `value`, or undefined when there is none. */
+function walk(value: object, maxDepth: number): Verdict<never> | undefined {
+  nodes.push(value);
+  depths.push(1);
   while (nodes.length > 0) {
+    if (nodes.length > widest) widest = nodes.length;
     const node = nodes.pop()!;
     const depth = depths.pop()!;
     if (depth > maxDepth) return { ok: false, kind: 'too_deep', message: `message nests deeper than ${maxDepth} levels` };
@@ -103,7 +122,9 @@ export function checkStructure(value: unknown, maxDepth: number): Verdict<unknow
       }
       continue;
     }
-    for (const key of Object.keys(node)) {
+    // for…in rather than Object.keys: no array per object. It also walks enumerable inherited keys,
+    // which only ever adds checks.
+    for (const key in node) {
       const inner = (node as Record<string, unknown>)[key];
       if (key === '__proto__') return { ok: false, kind: 'forbidden_key', message: 'message contains a "__proto__" key' };
       if (inner === null || typeof inner !== 'object') continue;
@@ -114,5 +135,5 @@ export function checkStructure(value: unknown, maxDepth: number): Verdict<unknow
       depths.push(depth + 1);
     }
   }
-  return { ok: true, value };
+  return undefined;
 }

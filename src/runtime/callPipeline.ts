@@ -205,7 +205,7 @@ class CallRun implements ToolContext, FinishedCall {
     const checked = isObject ? tool!.validateOutput(output) : { ok: false as const, message: 'output must be an object' };
     if (this.settled) {
       host.hostError({ code: 'handler_late', tool: call.tool, sessionId: this.sessionId, message: `${call.tool}: the handler finished after its ${this.timeoutMs} ms timeout; the agent had \`timeout\`, and a retry with call_id ${call.call_id} gets this result` });
-      if (checked.ok) this.keepLate({ ok: true, output: output as JsonObject });
+      if (checked.ok) this.keepLate(this.result(true, output as JsonObject, undefined, 'handler'));
       return;
     }
     this.settle();
@@ -213,16 +213,16 @@ class CallRun implements ToolContext, FinishedCall {
       host.hostError({ code: 'output_invalid', tool: call.tool, sessionId: this.sessionId, message: `tool "${call.tool}" returned an output that breaks its output_schema: ${checked.message}` });
       return this.refuse('output_invalid', `${call.tool} produced an invalid result; the game has been told`);
     }
-    this.finish({ ok: true, output: output as JsonObject }, 'handler');
+    this.finish(true, output as JsonObject, undefined, 'handler');
   }
 
   private fail(error: unknown): void {
-    if (this.settled) return this.keepLate({ ok: false, error: handlerError(this.call.tool, error) });
+    if (this.settled) return this.keepLate(this.result(false, undefined, handlerError(this.call.tool, error), 'handler'));
     this.settle();
     if (!(error instanceof ToolError)) {
       this.host.hostError({ code: 'handler_threw', tool: this.call.tool, sessionId: this.sessionId, message: `tool "${this.call.tool}" threw: ${firstLine(error)}`, cause: error });
     }
-    this.finish({ ok: false, error: handlerError(this.call.tool, error) }, 'handler');
+    this.finish(false, undefined, handlerError(this.call.tool, error), 'handler');
   }
 
   private timeOut(): void {
@@ -240,22 +240,26 @@ class CallRun implements ToolContext, FinishedCall {
   }
 
   private refuse(kind: RefusalKind, message: string): void {
-    this.finish({ ok: false, error: refusal(kind, message) }, 'bridge');
+    this.finish(false, undefined, refusal(kind, message), 'bridge');
   }
 
   /** A result made after the call timed out: kept for a retry of its call_id, not sent. */
-  private keepLate(result: Omit<CallResult, 'call_id' | 'meta'>): void {
-    const { host, calls, call } = this;
-    calls.keepLate({ call_id: call.call_id, ...result, meta: { tick: host.tick, latency_ms: Math.max(0, Math.round(host.clock.now() - this.arrivedAt)), source: 'handler' } });
+  private keepLate(result: CallResult): void {
+    this.calls.keepLate(result);
   }
 
-  private finish(result: Omit<CallResult, 'call_id' | 'meta'>, source: string): void {
-    const { host, calls, call } = this;
-    if (calls.closed) return;
+  private finish(ok: boolean, output: JsonObject | undefined, error: WireError | undefined, source: string): void {
+    if (this.calls.closed) return;
+    const result = this.result(ok, output, error, source);
+    this.calls.finish(result);
+    this.host.completed(this, result, this.tool);
+  }
+
+  /** The call's result, made once: kept for a repeated call_id and sent as it is. */
+  private result(ok: boolean, output: JsonObject | undefined, error: WireError | undefined, source: string): CallResult {
+    const host = this.host;
     const meta: Meta = { tick: host.tick, latency_ms: Math.max(0, Math.round(host.clock.now() - this.arrivedAt)), source };
-    const full: CallResult = { call_id: call.call_id, ...result, meta };
-    calls.finish(full);
-    host.completed(this, full, this.tool);
+    return ok ? { call_id: this.callId, ok: true, output: output!, meta } : { call_id: this.callId, ok: false, error: error!, meta };
   }
 }
 

@@ -3,7 +3,8 @@
 // inspectors read, and the send on the session's current link. Messages a session sends while it
 // has no link are numbered and kept all the same, for the resume that brings one.
 
-import { PROTOCOL, type AiccMessage, type EventMessage } from '../protocol/messages.js';
+import { PROTOCOL, type AiccMessage, type EventMessage, type ToolResult } from '../protocol/messages.js';
+import type { CallResult } from './resultCache.js';
 import { SequencedIds, type RandomBytes } from '../protocol/ids.js';
 import type { SharedEncodings } from '../protocol/codec.js';
 import type { Wire } from '../protocol/wire.js';
@@ -39,6 +40,21 @@ export class Outbox {
     const sequence = ++this.sequence;
     const message = { protocol: PROTOCOL, session_id: this.sessionId, message_id: this.ids.idOf(sequence), ...body } as AiccMessage;
     if (!(message.type === 'heartbeat' && message.manifest_update === undefined)) this.replay.push(sequence, message);
+    if (this.tap.tapping) this.tap.tapOut(message);
+    if (this.wire !== undefined) {
+      this.sent++;
+      this.wire.send(message);
+    }
+  }
+
+  /** send() of a tool_result, built in one step from the call's result (the result is kept as it is). */
+  sendResult(result: CallResult): void {
+    const sequence = ++this.sequence;
+    const message: ToolResult =
+      result.error === undefined
+        ? { protocol: PROTOCOL, session_id: this.sessionId, message_id: this.ids.idOf(sequence), type: 'tool_result', call_id: result.call_id, ok: result.ok, output: result.output!, meta: result.meta }
+        : { protocol: PROTOCOL, session_id: this.sessionId, message_id: this.ids.idOf(sequence), type: 'tool_result', call_id: result.call_id, ok: result.ok, error: result.error, meta: result.meta };
+    this.replay.push(sequence, message);
     if (this.tap.tapping) this.tap.tapOut(message);
     if (this.wire !== undefined) {
       this.sent++;

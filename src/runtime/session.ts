@@ -281,6 +281,11 @@ export class Session implements OutboxTap {
     if (this.state !== 'closed') this.outbox.send(body);
   }
 
+  /** @internal A call's result (the call pipeline's, through SessionCalls). */
+  sendResult(result: CallResult): void {
+    if (this.state !== 'closed') this.outbox.sendResult(result);
+  }
+
   /** Bytes waiting unsent on the session's link; undefined while it has none (detached or closed). */
   get backlog(): number | undefined {
     return this.wire?.link.bufferedAmount;
@@ -342,7 +347,7 @@ class SessionOutlet implements CallOutlet {
   constructor(private readonly session: Session) {}
 
   result(result: CallResult): void {
-    this.session.send({ type: 'tool_result', ...result });
+    this.session.sendResult(result);
   }
 
   direct(event: QueuedEvent): void {

@@ -3,8 +3,8 @@
 
 import { runHeadless, type HeadlessResult } from '../../adapters/headless/runner.js';
 import { RunSummary, type RunSummaryJSON } from '../../adapters/headless/summary.js';
-import { AgentClient } from '../../agent/agentClient.js';
-import { createMemoryLinkPair } from '../../links/memory.js';
+import type { AgentClient } from '../../agent/agentClient.js';
+import { connectInProcess } from '../../agent/inProcess.js';
 import { Recorder } from '../../recording/recorder.js';
 import { RECORDING_FORMAT } from '../../recording/recording.js';
 import type { ChatBackend } from '../../agent/pilot/backend.js';
@@ -13,7 +13,7 @@ import { Player, type PlayerIo } from './play.js';
 import { Bard, Baker, Farmer } from './roles.js';
 import { Narrator } from './story.js';
 import type { Villager } from './villager.js';
-import { buildVillage, VILLAGERS } from './world.js';
+import { buildVillage, VILLAGER_SESSION, VILLAGERS } from './world.js';
 
 export interface VillageOptions {
   /** Default 7. */
@@ -64,11 +64,8 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   let player: Player | undefined;
   let pilot: Pilot | undefined;
   for (const id of VILLAGERS) {
-    const [bridgeEnd, agentEnd] = createMemoryLinkPair();
-    // The capsule is in this process: its messages need no second check (AgentClientOptions.trustBridge).
-    const connecting = AgentClient.connect(agentEnd, { clock, randomBytes: random.fork(`agent:${id}`).bytes, trustBridge: true });
-    village.connect(id, bridgeEnd);
-    const client = await connecting;
+    // The capsule is in this process: message objects, one frame a delivery, no second check (connectInProcess).
+    const client = await connectInProcess(capsule, { character: id, ...VILLAGER_SESSION, agent: { clock, randomBytes: random.fork(`agent:${id}`).bytes } });
     clients.push(client);
     if (options.play?.character === id) player = new Player(client, world, id, options.play.io);
     else if (options.pilot?.character === id) {
