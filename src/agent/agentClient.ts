@@ -314,9 +314,7 @@ export class AgentClient {
     }
     switch (message.type) {
       case 'tool_result': {
-        if (!this.pending.has(message.call_id)) return;
-        const meta = message.meta ?? {};
-        this.pending.settle(message.call_id, message.ok ? { ok: true, output: message.output ?? {}, meta, callId: message.call_id } : { ok: false, error: message.error ?? { code: 'internal_error', message: 'failed without an error', retryable: false }, meta, callId: message.call_id });
+        this.pending.settle(message);
         return;
       }
       case 'event':

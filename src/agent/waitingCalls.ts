@@ -3,7 +3,7 @@
 // costs more than the call).
 
 import { UPKEEP, type Clock, type TimerId } from '../runtime/clock.js';
-import type { JsonObject, Meta, WireError } from '../protocol/messages.js';
+import type { JsonObject, Meta, ToolResult, WireError } from '../protocol/messages.js';
 
 /** A call's outcome, as data: `local` marks a failure decided on this side (timeout, closed). */
 export type CallOutcome<O = JsonObject> =
@@ -41,12 +41,18 @@ export class WaitingCalls {
     this.armSweep(deadline);
   }
 
-  /** The result for `callId` arrived; false when nothing waits for it (late, or never asked). */
-  settle(callId: string, outcome: CallOutcome<any>): boolean {
+  /** A call's result arrived: its outcome resolves the call; false when nothing waits for it (late, or never asked). */
+  settle(result: ToolResult): boolean {
+    const callId = result.call_id;
     const waiting = this.calls.get(callId);
     if (waiting === undefined) return false;
     this.calls.delete(callId);
-    waiting.resolve(outcome);
+    const meta = result.meta ?? {};
+    waiting.resolve(
+      result.ok
+        ? { ok: true, output: result.output ?? {}, meta, callId }
+        : { ok: false, error: result.error ?? { code: 'internal_error', message: 'failed without an error', retryable: false }, meta, callId },
+    );
     return true;
   }
 

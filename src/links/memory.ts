@@ -24,6 +24,7 @@ class MemoryEnd implements Link {
   readonly inProcess = true;
   private handlers: LinkHandlers | undefined;
   private inbox: Frame[] = [];
+  private spare: Frame[] = [];
   private draining = false;
   private closedWith: string | undefined;
   private closeDelivered = false;
@@ -71,14 +72,17 @@ class MemoryEnd implements Link {
     this.draining = false;
     const handlers = this.handlers;
     if (handlers === undefined) return;
-    // Deliver what was queued before close; a closed end takes nothing after its close event.
+    // Deliver what was queued before close; a closed end takes nothing after its close event. Two
+    // arrays take turns (what arrives while a batch is delivered goes into the other): none is made per drain.
     while (this.inbox.length > 0 && !this.closeDelivered) {
       const batch = this.inbox;
-      this.inbox = [];
-      for (const frame of batch) {
+      this.inbox = this.spare;
+      for (let i = 0; i < batch.length; i++) {
         if (this.closeDelivered) break;
-        deliverFrame(handlers, frame);
+        deliverFrame(handlers, batch[i]!);
       }
+      batch.length = 0;
+      this.spare = batch;
     }
     if (this.closedWith !== undefined && !this.closeDelivered) {
       this.closeDelivered = true;

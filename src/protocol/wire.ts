@@ -91,10 +91,13 @@ export class Wire {
     const check = this.check;
     const framing = this.framing;
     if (check === 'trusted') {
-      // What the bridge in this process built: decoded only (with objectCodec, not even that).
-      const decoded = this.codec.decodeTrusted(frame);
-      if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
-      const value = decoded.value;
+      // What the bridge in this process built: decoded only (object frames are the messages themselves).
+      let value: unknown = frame;
+      if (this.codec.name !== 'object') {
+        const decoded = this.codec.decodeTrusted(frame);
+        if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
+        value = decoded.value;
+      }
       if (framing !== undefined && Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) handlers.message(value[i] as AiccMessage);
       } else handlers.message(value as AiccMessage);
@@ -102,7 +105,7 @@ export class Wire {
     }
     const decoded = this.codec.decode(frame, this.frameLimits);
     if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
-    if (framing === undefined) return checkOne(check, decoded.value, handlers);
+    if (framing === undefined || !Array.isArray(decoded.value)) return checkOne(check, decoded.value, handlers);
     const values = framing.split(decoded.value);
     if (typeof values === 'string') return handlers.invalid({ kind: 'malformed_frame', message: values });
     for (const value of values) checkOne(check, value, handlers);

@@ -52,8 +52,8 @@ export class CallPipeline {
     readonly queueBound: number,
   ) {}
 
-  /** A tool_call a session took in: answered exactly once, now or at the next tick. */
-  accept(calls: SessionCalls, call: ToolCall): void {
+  /** A tool_call a session took in at `arrivedAt` (its frame's time): answered exactly once, now or at the next tick. */
+  accept(calls: SessionCalls, call: ToolCall, arrivedAt: number): void {
     const seen = calls.claim(call.call_id);
     if (seen !== undefined) {
       // A repeated call_id: the first result again, never a second run. While the first call still
@@ -62,9 +62,8 @@ export class CallPipeline {
       return;
     }
     const host = this.host;
-    const arrivedAt = host.clock.now();
     const immediate = host.tickMode === 'event' || (host.tickMode === 'hybrid' && call.call_id.startsWith(IMMEDIATE_MARK));
-    if (immediate) return this.run(calls, call, arrivedAt);
+    if (immediate) return this.run(calls, call, arrivedAt, arrivedAt);
     const count = this.waitingPer.get(calls) ?? 0;
     if (count >= this.queueBound) {
       calls.finish({ call_id: call.call_id, ok: false, error: refusal('queue_full', `${this.queueBound} calls already wait for the next tick; wait for their results`), meta: { tick: host.tick, latency_ms: 0, source: 'bridge' } });
@@ -75,13 +74,13 @@ export class CallPipeline {
     this.watchForStall();
   }
 
-  /** The tick came: the calls waiting for it run, in arrival order (those of closed sessions are dropped). */
-  runWaiting(): void {
+  /** The tick came at `now`: the calls waiting for it run, in arrival order (those of closed sessions are dropped). */
+  runWaiting(now: number): void {
     const due = this.waiting;
     if (due.length === 0) return;
     this.waiting = [];
     this.waitingPer.clear();
-    for (const { calls, call, arrivedAt } of due) if (!calls.closed) this.run(calls, call, arrivedAt);
+    for (const { calls, call, arrivedAt } of due) if (!calls.closed) this.run(calls, call, arrivedAt, now);
   }
 
   /** The capsule is gone: nothing waits any more. */
@@ -92,9 +91,10 @@ export class CallPipeline {
     this.stallWatch = undefined;
   }
 
-  private run(calls: SessionCalls, call: ToolCall, arrivedAt: number): void {
+  /** Runs a call that arrived at `arrivedAt`, `now`. */
+  private run(calls: SessionCalls, call: ToolCall, arrivedAt: number, now: number): void {
     try {
-      new CallRun(this.host, calls, call, arrivedAt).run();
+      new CallRun(this.host, calls, call, arrivedAt).run(now);
     } catch (error) {
       // Only a bug of ours lands here; the agent still gets an answer and the loop goes on.
       calls.finish({ call_id: call.call_id, ok: false, error: refusal('internal', 'the bridge failed while serving this call'), meta: { tick: this.host.tick, latency_ms: 0, source: 'bridge' } });
@@ -163,7 +163,7 @@ class CallRun implements ToolContext, FinishedCall {
     this.calls.direct(meta === undefined ? { topic, payload } : { topic, payload, meta });
   }
 
-  run(): void {
+  run(now: number): void {
     const { host, calls, call } = this;
     const tool = (this.tool = host.tool(call.tool));
     if (tool === undefined) return this.refuse('tool_unknown', `no tool "${clip(call.tool, MAX_QUOTED_NAME)}" in this world; request the manifest for the current catalog`);
@@ -174,7 +174,6 @@ class CallRun implements ToolContext, FinishedCall {
       return this.refuse('capability_missing', `${call.tool} requires the ${descriptor.class} capability "${capability}", which this session does not hold`);
     }
     const usage = calls.usageOf(descriptor.id);
-    const now = host.clock.now();
     const limit = usage.check(descriptor.id, descriptor.limits, now);
     if (!limit.ok) return this.refuse(limit.kind, limit.message);
     const valid = tool.validateInput(call.input);

@@ -356,7 +356,7 @@ class CapsuleImpl implements Capsule, CallHost {
     const now = this.clock.now();
     const dt = now - this.lastTickAt;
     this.lastTickAt = now;
-    this.calls.runWaiting();
+    this.calls.runWaiting(now);
     const payload = { tick: this.tick, dt_ms: this.tickMode === 'event' ? dt : this.loop.intervalMs, time_ms: now };
     try {
       this.emit('tick', payload);

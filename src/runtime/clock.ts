@@ -33,8 +33,10 @@ export interface Clock {
 export function realClock(): Clock {
   const timers = new Map<TimerId, ReturnType<typeof setTimeout>>();
   let nextId = 1;
+  // Read once: in Node, globalThis.performance is a getter, and the capsule reads the time per message.
+  const performance = globalThis.performance;
   return {
-    now: () => globalThis.performance.now(),
+    now: () => performance.now(),
     setTimeout(callback, delayMs, options) {
       const id = nextId++;
       const handle = globalThis.setTimeout(() => {

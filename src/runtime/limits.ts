@@ -46,13 +46,16 @@ export class SlidingWindow {
 
 export type LimitVerdict = { ok: true } | { ok: false; kind: 'rate_limited' | 'quota_exhausted'; message: string };
 
+/** Every call checks its limits: one shared verdict for the calls that may go. */
+const WITHIN_LIMITS: LimitVerdict = Object.freeze({ ok: true });
+
 /** One session's use of one tool. */
 export class ToolUsage {
   used = 0;
   private window: SlidingWindow | undefined;
 
   check(tool: string, limits: Limits | undefined, now: number): LimitVerdict {
-    if (limits === undefined) return { ok: true };
+    if (limits === undefined) return WITHIN_LIMITS;
     const perSession = limits.calls_per_session;
     if (perSession !== undefined && this.used >= perSession) {
       return { ok: false, kind: 'quota_exhausted', message: `${tool}: the session's quota of ${perSession} calls is used up` };
@@ -65,7 +68,7 @@ export class ToolUsage {
         return { ok: false, kind: 'rate_limited', message: `${tool}: at most ${perMinute} calls per minute; retry in ${Math.ceil(wait)} ms` };
       }
     }
-    return { ok: true };
+    return WITHIN_LIMITS;
   }
 
   record(limits: Limits | undefined, now: number): void {

@@ -23,26 +23,32 @@ export interface CallResult {
 /** How far over its capacity the cache may go before a trim brings it back. */
 const TRIM_SLACK = 32;
 
+/** What a running call holds in the cache until its result comes. */
+const RUNNING = null;
+
 export class ResultCache {
-  /** call_id → its result, or undefined while the call runs; insertion order is age. */
-  private results: Map<string, CallResult | undefined> | undefined;
+  /** call_id → its result, or RUNNING; insertion order is age. */
+  private results: Map<string, CallResult | typeof RUNNING> | undefined;
 
   constructor(readonly capacity: number) {}
 
   /** undefined: a new call_id, now marked running. Otherwise its result, or null while it runs. */
   claim(callId: string): CallResult | null | undefined {
-    this.results ??= new Map();
-    if (this.results.has(callId)) return this.results.get(callId) ?? null;
-    this.results.set(callId, undefined);
-    this.trim();
+    const results = (this.results ??= new Map());
+    const seen = results.get(callId);
+    if (seen !== undefined) return seen;
+    results.set(callId, RUNNING);
+    if (results.size > this.capacity + TRIM_SLACK) this.trim(results);
     return undefined;
   }
 
   /** Keeps the result of a claimed call; a retryable refusal (but a timeout) frees its call_id instead. */
   store(result: CallResult): void {
-    if (this.results?.has(result.call_id) !== true) return;
-    if (isRetryable(result)) this.results.delete(result.call_id);
-    else this.results.set(result.call_id, result);
+    const results = this.results;
+    if (results === undefined) return;
+    if (isRetryable(result)) results.delete(result.call_id);
+    // Only a call still marked running takes its result (one trimmed away is not brought back).
+    else if (results.get(result.call_id) === RUNNING) results.set(result.call_id, result);
   }
 
   /**
@@ -56,12 +62,11 @@ export class ResultCache {
   }
 
   /** Trims in batches once the cache is a little over its bound: one pass per batch, not per call. */
-  private trim(): void {
-    if (this.results === undefined || this.results.size <= this.capacity + TRIM_SLACK) return;
-    for (const [callId, result] of this.results) {
-      if (result === undefined) continue;
-      this.results.delete(callId);
-      if (this.results.size <= this.capacity) return;
+  private trim(results: Map<string, CallResult | typeof RUNNING>): void {
+    for (const callId of results.keys()) {
+      if (results.get(callId) === RUNNING) continue;
+      results.delete(callId);
+      if (results.size <= this.capacity) return;
     }
   }
 }

@@ -203,7 +203,8 @@ export class Session implements OutboxTap {
     switch (message.type) {
       case 'tool_call':
         this.delivery.noteDecision();
-        this.host.calls.accept(this.calls, message);
+        // Its frame's arrival, read once for the frame: the call's arrival too.
+        this.host.calls.accept(this.calls, message, this.lastHeardAt);
         return;
       case 'manifest_request':
         this.sendManifest();
