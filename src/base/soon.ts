@@ -3,19 +3,26 @@
 // fifty deliveries and fifty link drains per tick, and a browser's queueMicrotask is not cheap.
 
 /**
+ * A task: a function, or an object that runs itself — so that something with a task of its own to
+ * queue again and again (a link's drain) need not keep a closure for it.
+ */
+export type Task = (() => void) | { run(): void };
+
+/**
  * A queue of tasks run together in one microtask. Tasks asked for while a batch runs go into the next
  * batch, a microtask of its own queued behind whatever the current tasks queued: the order is what
  * one queueMicrotask per task would give. `around`, when given, runs each batch (a host timing the
  * work, say).
  */
-export function microtaskBatch(around?: (run: () => void) => void): (task: () => void) => void {
-  let tasks: Array<() => void> = [];
+export function microtaskBatch(around?: (run: () => void) => void): (task: Task) => void {
+  let tasks: Task[] = [];
   const run = (): void => {
     const due = tasks;
     tasks = [];
     for (const task of due) {
       try {
-        task();
+        if (typeof task === 'function') task();
+        else task.run();
       } catch (error) {
         // One task's failure must not cost the others: reported on its own, as its own microtask would be.
         queueMicrotask(() => {
@@ -47,9 +54,9 @@ export function runAround(around: (work: () => void) => void, work: () => void):
   }
 }
 
-let shared: ((task: () => void) => void) | undefined;
+let shared: ((task: Task) => void) | undefined;
 
 /** Runs `task` in a microtask shared with every other task asked for in this turn, in the order asked. */
-export function soon(task: () => void): void {
+export function soon(task: Task): void {
   (shared ??= microtaskBatch())(task);
 }

@@ -24,7 +24,8 @@ class MemoryEnd implements Link {
   readonly inProcess = true;
   private handlers: LinkHandlers | undefined;
   private inbox: Frame[] = [];
-  private spare: Frame[] = [];
+  /** The array the next drain's arrivals go into (made at the first drain: an idle link holds none). */
+  private spare: Frame[] | undefined;
   private draining = false;
   private closedWith: string | undefined;
   private closeDelivered = false;
@@ -65,10 +66,11 @@ class MemoryEnd implements Link {
   private schedule(): void {
     if (this.draining || this.handlers === undefined) return;
     this.draining = true;
-    soon(this.drain);
+    soon(this);
   }
 
-  private readonly drain = (): void => {
+  /** @internal The drain (a soon() task): delivers what waits, then the close. */
+  run(): void {
     this.draining = false;
     const handlers = this.handlers;
     if (handlers === undefined) return;
@@ -76,7 +78,7 @@ class MemoryEnd implements Link {
     // arrays take turns (what arrives while a batch is delivered goes into the other): none is made per drain.
     while (this.inbox.length > 0 && !this.closeDelivered) {
       const batch = this.inbox;
-      this.inbox = this.spare;
+      this.inbox = this.spare ?? [];
       for (let i = 0; i < batch.length; i++) {
         if (this.closeDelivered) break;
         deliverFrame(handlers, batch[i]!);
@@ -89,6 +91,6 @@ class MemoryEnd implements Link {
       this.inbox.length = 0;
       handlers.close(this.closedWith);
     }
-  };
+  }
 }
 

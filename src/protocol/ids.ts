@@ -41,7 +41,6 @@ export class SequencedIds {
   /** The prefix and the sequence's digits but its last three, for the run of 4,096 ids it covers. */
   private head = '';
   private headOf = -1;
-  private readonly tails: readonly string[];
 
   constructor(fill: RandomBytes = cryptoBytes) {
     const bytes = new Uint8Array(10);
@@ -49,7 +48,7 @@ export class SequencedIds {
     bytes[6] = (bytes[6]! & 0x0f) | 0x80;
     bytes[8] = (bytes[8]! & 0x3f) | 0x80;
     this.prefix = `${hex(bytes, 0, 4)}-${hex(bytes, 4, 6)}-${hex(bytes, 6, 8)}-${hex(bytes, 8, 10)}-`;
-    this.tails = (TAILS ??= Array.from({ length: 4096 }, (_, i) => i.toString(16).padStart(3, '0')));
+    TAILS ??= Array.from({ length: 4096 }, (_, i) => i.toString(16).padStart(3, '0'));
   }
 
   /** One id per message sent: a concatenation of two strings, the head changing once every 4,096 ids. */
@@ -57,9 +56,10 @@ export class SequencedIds {
     const high = Math.floor(sequence / 4096);
     if (high !== this.headOf) {
       this.headOf = high;
-      this.head = this.prefix + high.toString(16).padStart(SEQUENCE_DIGITS - 3, '0');
+      // The first run of ids (most sessions of a large population never leave it) makes no digits.
+      this.head = this.prefix + (high === 0 ? '000000000' : high.toString(16).padStart(SEQUENCE_DIGITS - 3, '0'));
     }
-    return this.head + this.tails[sequence & 0xfff]!;
+    return this.head + TAILS![sequence & 0xfff]!;
   }
 
   /** The sequence number a message id of this stream carries, or undefined for a foreign id. */

@@ -44,7 +44,6 @@ export class Session implements OutboxTap {
   /** The catalog version of the last manifest this agent was sent. */
   manifestVersion = -1;
 
-  private wire: Wire | undefined;
   private readonly outbox: Outbox;
   /** @internal The session's events: what it reads from the capsule's log, its own queue, and when they go out. */
   readonly delivery: EventDelivery;
@@ -124,7 +123,7 @@ export class Session implements OutboxTap {
       this.close('replay gap', { notify: false });
       return false;
     }
-    if (this.wire !== undefined && this.wire !== wire) this.dropWire('superseded by a resumed link');
+    if (this.outbox.wire !== undefined && this.outbox.wire !== wire) this.dropWire('superseded by a resumed link');
     this.attach(wire);
     for (const message of missed) wire.send(message);
     this.send({ type: 'heartbeat' });
@@ -134,7 +133,6 @@ export class Session implements OutboxTap {
   }
 
   private attach(wire: Wire): void {
-    this.wire = wire;
     this.outbox.wire = wire;
     this.state = 'open';
     this.lastHeardAt = this.host.clock.now();
@@ -153,8 +151,7 @@ export class Session implements OutboxTap {
   }
 
   private dropWire(reason: string): void {
-    const wire = this.wire;
-    this.wire = undefined;
+    const wire = this.outbox.wire;
     this.outbox.wire = undefined;
     this.host.heartbeats.stop(this);
     this.delivery.stop();
@@ -164,7 +161,7 @@ export class Session implements OutboxTap {
   /** Ends the session; with notify, the agent gets a session_close first. */
   close(reason: string, options: { notify: boolean } = { notify: true }): void {
     if (this.state === 'closed') return;
-    if (options.notify && this.wire !== undefined) this.send({ type: 'session_close', reason });
+    if (options.notify && this.outbox.wire !== undefined) this.send({ type: 'session_close', reason });
     this.state = 'closed';
     this.dropWire(reason);
     this.clearTimer('graceTimer');
@@ -176,7 +173,7 @@ export class Session implements OutboxTap {
 
   /** Whether `wire` is the session's link now (a superseded one's messages are ignored). @internal */
   linkedBy(wire: Wire): boolean {
-    return this.wire === wire;
+    return this.outbox.wire === wire;
   }
 
   /** @internal Each message from the link. Nothing a peer sends may throw out: a failure here is ours. */
@@ -227,7 +224,7 @@ export class Session implements OutboxTap {
           return;
         }
         this.lastLiveResumeAt = now;
-        if (this.wire !== undefined) this.resume(this.wire, message.message_id);
+        if (this.outbox.wire !== undefined) this.resume(this.outbox.wire, message.message_id);
         return;
       }
       default:
@@ -289,7 +286,7 @@ export class Session implements OutboxTap {
 
   /** Bytes waiting unsent on the session's link; undefined while it has none (detached or closed). */
   get backlog(): number | undefined {
-    return this.wire?.link.bufferedAmount;
+    return this.outbox.wire?.link.bufferedAmount;
   }
 
   /** @internal Whether anyone listens to the capsule's `message` taps (OutboxTap). */
@@ -327,7 +324,7 @@ export class Session implements OutboxTap {
 
   /** A heartbeat: sent to a live agent, or the link dropped when the agent has been silent too long. */
   beat(): void {
-    if (this.wire === undefined) return this.host.heartbeats.stop(this);
+    if (this.outbox.wire === undefined) return this.host.heartbeats.stop(this);
     const silentFor = this.host.clock.now() - this.lastHeardAt;
     if (silentFor >= this.host.settings.deadPeerTimeoutMs) {
       this.detach(`agent silent for ${Math.round(silentFor)} ms`);
