@@ -9,6 +9,7 @@ import { connectInProcess } from '../src/agent/inProcess.js';
 import { SeededRandom } from '../src/adapters/headless/random.js';
 import type { Codec } from '../src/protocol/codec.js';
 import { createCapsule, type Capsule } from '../src/runtime/capsule.js';
+import type { CapsuleOptions } from '../src/runtime/options.js';
 import { ManualClock } from '../src/runtime/clock.js';
 import type { EventPayloads } from '../src/runtime/events.js';
 import { SequencedIds, randomUuid } from '../src/protocol/ids.js';
@@ -100,7 +101,7 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
  * tick and state_change. A tick: `capsule.step(100)` (one 10 Hz tick), the world's changes emitted,
  * then the wait for the agents.
  */
-export async function capsuleSide(settings: TickSettings, codec: Codec): Promise<TickSide> {
+export async function capsuleSide(settings: TickSettings, codec: Codec, options: Partial<CapsuleOptions> = {}): Promise<TickSide> {
   const random = new SeededRandom(settings.seed);
   const clock = new ManualClock();
   const capsule: Capsule = createCapsule({
@@ -110,6 +111,7 @@ export async function capsuleSide(settings: TickSettings, codec: Codec): Promise
     tickRateHz: 10,
     clock,
     randomBytes: random.fork('bridge ids').bytes,
+    ...options,
   });
   const inboxes: Inbox[] = [];
   for (let i = 0; i < settings.sessions; i++) {

@@ -20,9 +20,9 @@ export interface Codec {
   encode(message: AiccMessage): Frame;
   /**
    * The same frame as `encode(message)` for an event whose payload reaches many sessions: the
-   * payload is encoded once, kept on `shared`, and the frame built around it. `message` must be
-   * built in envelope order (protocol, type, session_id, message_id, topic, payload, meta), as
-   * sessions build events. Absent: `encode`.
+   * payload is encoded once, kept on `shared`, and the frame built around it. `message` must be a
+   * valid aicc/0.1 event built in envelope order (protocol, type, session_id, message_id, topic,
+   * payload, meta), as sessions build events. Absent: `encode`.
    */
   encodeEvent?(message: EventMessage, shared: SharedEncodings): Frame;
   /** Never throws: a frame that is too large, malformed, too deep or hostile gets a verdict. */
@@ -41,9 +41,10 @@ export const jsonCodec: Codec = {
   encodeEvent(message, shared) {
     const encodings = (shared.encodings ??= {});
     const payload = (encodings.json ??= JSON.stringify(message.payload));
-    const meta = message.meta === undefined ? '' : `,"meta":${JSON.stringify(message.meta)}`;
-    // What JSON.stringify(message) makes, byte for byte, with the payload's text reused.
-    return `{"protocol":${JSON.stringify(message.protocol)},"type":"event","session_id":${JSON.stringify(message.session_id)},"message_id":${JSON.stringify(message.message_id)},"topic":${JSON.stringify(message.topic)},"payload":${payload}${meta}}`;
+    // What JSON.stringify(message) makes, byte for byte, with the payload's text reused. The ids are
+    // UUIDs and the topic a reserved name, as the schema has them: nothing in them needs escaping.
+    const head = `{"protocol":"aicc/0.1","type":"event","session_id":"${message.session_id}","message_id":"${message.message_id}","topic":"${message.topic}","payload":`;
+    return message.meta === undefined ? `${head}${payload}}` : `${head}${payload},"meta":${JSON.stringify(message.meta)}}`;
   },
   decode: (frame, limits) => parseJsonFrame(frame, limits, JSON_WORDING),
   decodeTrusted(frame) {
