@@ -18,12 +18,10 @@ import { topicMask } from './eventLog.js';
 import { Outbox, type OutboxTap } from './outbox.js';
 import type { SentEvent } from './replay.js';
 import type { SharedEncodings } from '../protocol/codec.js';
-import type { CallResult } from './resultCache.js';
-import { SessionCalls, type CallOutlet } from './sessionCalls.js';
+import { SessionCalls } from './sessionCalls.js';
 import type { QueuedEvent } from './events.js';
-import type { InvalidFrame, Wire } from '../protocol/wire.js';
+import type { InvalidFrame, Wire, WireHandlers } from '../protocol/wire.js';
 import type { SessionHost } from './sessionHost.js';
-import { SessionListener } from './sessionListener.js';
 import type { OutboundBody, SessionState, SessionStats, ToolUsageSnapshot } from './sessionTypes.js';
 
 /** The least time between two session_resume messages on a live link (each may replay a whole buffer). */
@@ -91,7 +89,7 @@ export class Session implements OutboxTap {
 
   /** What this session's calls leave behind (results, usage, running handlers): the call pipeline's, made on the first call. */
   private get calls(): SessionCalls {
-    return (this.ledger ??= new SessionCalls(this.id, this.character, this.capabilities, new SessionOutlet(this), this.host.settings.resultCacheSize));
+    return (this.ledger ??= new SessionCalls(this.id, this.character, this.capabilities, this.outbox, this.delivery, this.host.settings.resultCacheSize));
   }
 
   // ── links ──────────────────────────────────────────────────────────────────────────────────
@@ -279,11 +277,6 @@ export class Session implements OutboxTap {
     if (this.state !== 'closed') this.outbox.send(body);
   }
 
-  /** @internal A call's result (the call pipeline's, through SessionCalls). */
-  sendResult(result: CallResult): void {
-    if (this.state !== 'closed') this.outbox.sendResult(result);
-  }
-
   /** Bytes waiting unsent on the session's link; undefined while it has none (detached or closed). */
   get backlog(): number | undefined {
     return this.outbox.wire?.link.bufferedAmount;
@@ -340,15 +333,26 @@ export class Session implements OutboxTap {
   }
 }
 
-/** Where a session's call results and direct responses go: its outbox and its event queue. */
-class SessionOutlet implements CallOutlet {
-  constructor(private readonly session: Session) {}
+/** What a session listens to its Wire with: one small object rather than closures (a capsule holds many). */
+export class SessionListener implements WireHandlers {
+  constructor(
+    private readonly session: Session,
+    private readonly wire: Wire,
+  ) {}
 
-  result(result: CallResult): void {
-    this.session.sendResult(result);
+  frame(): void {
+    if (this.session.linkedBy(this.wire)) this.session.heard();
   }
 
-  direct(event: QueuedEvent): void {
-    this.session.enqueue(event);
+  message(message: AiccMessage): void {
+    if (this.session.linkedBy(this.wire)) this.session.receiveSafely(message);
+  }
+
+  invalid(problem: InvalidFrame): void {
+    if (this.session.linkedBy(this.wire)) this.session.refuseFrame(problem);
+  }
+
+  close(reason: string): void {
+    if (this.session.linkedBy(this.wire)) this.session.detach(`link closed: ${reason}`);
   }
 }

@@ -1,7 +1,7 @@
 // What one session's calls leave behind, as the call pipeline keeps it: the results a repeated
 // call_id is answered from, each tool's use against its limits, the signals of handlers still
-// running, and the counts the session's stats report. Results go out through the session's outbox
-// and direct responses into its event queue; the pipeline never holds the session itself.
+// running, and the counts the session's stats report. Results go straight to the session's outbox
+// and direct responses to its event queue: neither the pipeline nor this holds the session itself.
 
 import { ResultCache, type CallResult } from './resultCache.js';
 import { ToolUsage } from './limits.js';
@@ -9,12 +9,14 @@ import type { QueuedEvent } from './events.js';
 import type { Capabilities, ToolClass } from '../protocol/messages.js';
 import type { ToolUsageSnapshot } from './sessionTypes.js';
 
-/** Where a session's call results and direct responses go. */
-export interface CallOutlet {
-  /** Sends a tool_result (the session's outbox). */
-  result(result: CallResult): void;
-  /** Queues an event for this session alone (the session's delivery). */
-  direct(event: QueuedEvent): void;
+/** Where a session's call results go: its outbox. */
+export interface ResultOutlet {
+  sendResult(result: CallResult): void;
+}
+
+/** Where a handler's direct responses go: the session's own event queue. */
+export interface DirectOutlet {
+  push(event: QueuedEvent): void;
 }
 
 export class SessionCalls {
@@ -32,7 +34,8 @@ export class SessionCalls {
     readonly sessionId: string,
     readonly character: string,
     private readonly capabilities: Capabilities,
-    private readonly outlet: CallOutlet,
+    private readonly outbox: ResultOutlet,
+    private readonly queue: DirectOutlet,
     resultCacheSize: number,
   ) {
     this.results = new ResultCache(resultCacheSize);
@@ -49,12 +52,12 @@ export class SessionCalls {
     this.calls++;
     if (!result.ok) this.refusals++;
     this.results.store(result);
-    this.outlet.result(result);
+    this.outbox.sendResult(result);
   }
 
   /** A repeated call_id answered from the cache: sent, not counted again. */
   resend(result: CallResult): void {
-    if (!this.closed) this.outlet.result(result);
+    if (!this.closed) this.outbox.sendResult(result);
   }
 
   /** A result that came after its call's timeout: kept for a retry, never sent (the agent had `timeout`). */
@@ -82,7 +85,7 @@ export class SessionCalls {
 
   /** An event to the calling session alone, whatever its subscriptions (a handler's direct response). */
   direct(event: QueuedEvent): void {
-    if (!this.closed) this.outlet.direct(event);
+    if (!this.closed) this.queue.push(event);
   }
 
   /** An AbortController tied to the session's life. */
