@@ -79,34 +79,39 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     },
   );
 
-  let floor: ProtocolFloorSwarm | undefined;
-  bareBench.add(
-    'floor',
-    () => {
-      for (let i = 0; i < ticks; i++) floor!.step();
-    },
-    {
-      async: false,
-      beforeAll: () => {
-        floor = new ProtocolFloorSwarm(settings);
-        for (let i = 0; i < warmInTicks; i++) floor.step();
+  // The floor, with messages as objects and (json) as JSON text each receiver parses.
+  for (const json of [false, true]) {
+    let floor: ProtocolFloorSwarm | undefined;
+    bareBench.add(
+      json ? 'floor json' : 'floor',
+      () => {
+        for (let i = 0; i < ticks; i++) floor!.step();
       },
-    },
-  );
+      {
+        async: false,
+        beforeAll: () => {
+          floor = new ProtocolFloorSwarm({ ...settings, json });
+          for (let i = 0; i < warmInTicks; i++) floor.step();
+        },
+      },
+    );
+  }
 
   await capsuleBench.run();
   await bareBench.run();
   const baseline = ticksPerSecond(bareBench, 'bare', ticks);
   const floorRate = ticksPerSecond(bareBench, 'floor', ticks);
+  const jsonFloorRate = ticksPerSecond(bareBench, 'floor json', ticks);
   const rows: BenchRow[] = Object.keys(codecs).map((name) => {
     const capsule = ticksPerSecond(capsuleBench, name, ticks);
+    const overJsonFloor = name === 'json' ? `, ${timeRatio(capsule, jsonFloorRate).toFixed(1)}× the floor over JSON` : '';
     return {
       name: `swarm ${foragers} foragers (${name} codec)`,
       capsule,
       baseline,
       unit: 'ticks/s',
       ratio: timeRatio(capsule, baseline),
-      note: `median ${ticks}-tick window after ${warmInTicks} ticks; ${timeRatio(capsule, floorRate).toFixed(1)}× the aicc/0.1 floor's time; target ≤ ${name === 'object' ? 3 : 5}× the floor's time (issue #14)`,
+      note: `median ${ticks}-tick window after ${warmInTicks} ticks; ${timeRatio(capsule, floorRate).toFixed(1)}× the aicc/0.1 floor's time${overJsonFloor}; target ≤ ${name === 'object' ? 3 : 5}× the floor's time (issue #14)`,
     };
   });
   rows.push({
@@ -116,6 +121,14 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     unit: 'ticks/s',
     ratio: timeRatio(floorRate, baseline),
     note: `the bare loop plus only the protocol's own work (a message per call, result and event, with ids; input schema checks): the least any aicc/0.1 bridge costs here (bench/swarm.floor.ts)`,
+  });
+  rows.push({
+    name: `swarm ${foragers} foragers, aicc/0.1 floor over JSON`,
+    capsule: jsonFloorRate,
+    baseline,
+    unit: 'ticks/s',
+    ratio: timeRatio(jsonFloorRate, baseline),
+    note: `the floor with every message stringified by its sender and parsed by its receiver: the least any aicc/0.1 bridge and agent speaking JSON cost here; ${timeRatio(jsonFloorRate, floorRate).toFixed(1)}× the floor`,
   });
   return rows;
 }

@@ -40,9 +40,12 @@ export class ProtocolFloorSwarm extends BareSwarm {
   private readonly sessions: Session[];
   private readonly inputChecks: Map<string, SchemaValidator>;
   private calls = 0;
+  /** Each message crosses as JSON text (stringified by its sender, parsed by its receiver): the floor of a JSON link. */
+  private readonly json: boolean;
 
-  constructor(options: WorldOptions = {}) {
+  constructor(options: WorldOptions & { json?: boolean } = {}) {
     super(options);
+    this.json = options.json === true;
     const random = new SeededRandom(`${options.seed ?? 1} floor ids`);
     this.sessions = Array.from({ length: this.world.foragers }, () => ({
       id: randomUuid(random.bytes),
@@ -83,18 +86,23 @@ export class ProtocolFloorSwarm extends BareSwarm {
   private call(forager: number, tool: string, input: JsonObject, run: () => JsonObject): JsonObject | undefined {
     const session = this.sessions[forager]!;
     const callId = `c${++this.calls}`;
-    const request: AiccMessage = { protocol: PROTOCOL, type: 'tool_call', session_id: session.id, message_id: session.agent.idOf(++session.sequence.agent), call_id: callId, tool, input };
+    const request = this.cross({ protocol: PROTOCOL, type: 'tool_call', session_id: session.id, message_id: session.agent.idOf(++session.sequence.agent), call_id: callId, tool, input });
     session.inbox.bridge = request;
     if (request.type !== 'tool_call' || !this.inputChecks.get(request.tool)!(request.input).ok) return undefined;
     const output = run();
-    const result: AiccMessage = { protocol: PROTOCOL, type: 'tool_result', session_id: session.id, message_id: session.bridge.idOf(++session.sequence.bridge), call_id: callId, ok: true, output };
+    const result = this.cross({ protocol: PROTOCOL, type: 'tool_result', session_id: session.id, message_id: session.bridge.idOf(++session.sequence.bridge), call_id: callId, ok: true, output });
     session.inbox.agent = result;
     return result.type === 'tool_result' && result.ok ? result.output : undefined;
   }
 
   private event(forager: number, topic: 'tick' | 'state_change', payload: JsonObject): void {
     const session = this.sessions[forager]!;
-    session.inbox.agent = { protocol: PROTOCOL, type: 'event', session_id: session.id, message_id: session.bridge.idOf(++session.sequence.bridge), topic, payload };
+    session.inbox.agent = this.cross({ protocol: PROTOCOL, type: 'event', session_id: session.id, message_id: session.bridge.idOf(++session.sequence.bridge), topic, payload });
+  }
+
+  /** A message as its receiver gets it: the object itself, or (json) its JSON text parsed back. */
+  private cross(message: AiccMessage): AiccMessage {
+    return this.json ? (JSON.parse(JSON.stringify(message)) as AiccMessage) : message;
   }
 }
 

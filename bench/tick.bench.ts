@@ -26,7 +26,7 @@ import { Bench } from 'tinybench';
 import { jsonCodec } from '../src/protocol/codec.js';
 import { objectCodec } from '../src/protocol/objectCodec.js';
 import { timeRatio, type BenchOptions, type BenchRow } from './row.js';
-import { capsuleSide, envelopeFloorSide, mittSide, TICK_SETTINGS, type TickSide } from './tick.world.js';
+import { capsuleSide, envelopeFloorSide, jsonEnvelopeFloorSide, mittSide, TICK_SETTINGS, type TickSide } from './tick.world.js';
 
 export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const settings = TICK_SETTINGS;
@@ -37,6 +37,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
 
   const mitt = await timeTicks('mitt loop', () => mittSide(settings), warmInTicks, baselineBudget);
   const floor = await timeTicks('aicc/0.1 floor', () => envelopeFloorSide(settings), warmInTicks, baselineBudget);
+  const jsonFloor = await timeTicks('aicc/0.1 floor over JSON', () => jsonEnvelopeFloorSide(settings), warmInTicks, budget);
   const object = await timeTicks('capsule, objectCodec', () => capsuleSide(settings, objectCodec), warmInTicks, budget);
   const json = await timeTicks('capsule, jsonCodec', () => capsuleSide(settings, jsonCodec), warmInTicks, budget);
 
@@ -54,10 +55,14 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const overFloor = (side: Timed): string => `; ${(side.meanUs / floor.meanUs).toFixed(1)}× the aicc/0.1 floor's time`;
   return [
     row(object, 'objectCodec', `${overFloor(object)}; target ≤ 2× the floor's time (issue #14)`),
-    row(json, 'jsonCodec', `${overFloor(json)}; target ≤ 5× the floor's time (issue #14)`),
+    row(json, 'jsonCodec', `${overFloor(json)}, ${(json.meanUs / jsonFloor.meanUs).toFixed(1)}× the floor over JSON; target ≤ 5× the floor's time (issue #14)`),
     {
       ...row(floor, 'aicc/0.1 floor', ''),
       note: `${us(floor.meanUs)}/tick vs ${us(mitt.meanUs)}: the mitt loop with every event sent to every subscriber as its own aicc/0.1 message with a message id, and nothing else — the least any aicc/0.1 bridge costs here`,
+    },
+    {
+      ...row(jsonFloor, 'aicc/0.1 floor over JSON', ''),
+      note: `${us(jsonFloor.meanUs)}/tick vs ${us(mitt.meanUs)}: the floor with every message as JSON text (each payload stringified once, each subscriber parsing its tick's messages as one array) — the least any aicc/0.1 bridge and agent speaking JSON cost here; ${(jsonFloor.meanUs / floor.meanUs).toFixed(1)}× the floor`,
     },
   ];
 }

@@ -173,15 +173,58 @@ export function envelopeFloorSide(settings: TickSettings): TickSide {
   });
 }
 
+/**
+ * The protocol's floor over JSON: the floor above, where every message also crosses as JSON text —
+ * each event's payload stringified once for all subscribers (as any bridge can), the envelope
+ * around it per subscriber, and each subscriber parsing its tick's messages as one array (as a
+ * batched link can) — the least any aicc/0.1 bridge and agent speaking JSON cost on this fan-out.
+ */
+export function jsonEnvelopeFloorSide(settings: TickSettings): TickSide {
+  const random = new SeededRandom(`${settings.seed} json floor ids`);
+  // Each payload's text, made once: subscribers hear an event one after another.
+  let lastPayload: object | undefined;
+  let lastText = '';
+  const textOf = (payload: object): string => {
+    if (payload !== lastPayload) {
+      lastPayload = payload;
+      lastText = JSON.stringify(payload);
+    }
+    return lastText;
+  };
+  return mittFanOut(settings, 'aicc/0.1 floor over JSON', (bus, inbox, flushes) => {
+    const sessionId = randomUuid(random.bytes);
+    const ids = new SequencedIds(random.bytes);
+    let sequence = 0;
+    let texts: string[] = [];
+    const send = (topic: string, payload: object): void => {
+      texts.push(`{"protocol":"aicc/0.1","type":"event","session_id":"${sessionId}","message_id":"${ids.idOf(++sequence)}","topic":"${topic}","payload":${textOf(payload)}}`);
+    };
+    bus.on('state_change', (change) => send('state_change', change));
+    bus.on('tick', (tick) => send('tick', tick));
+    flushes.push(() => {
+      const messages = JSON.parse(`[${texts.join(',')}]`) as EventMessage[];
+      texts = [];
+      for (const message of messages) {
+        if (message.topic === 'state_change') inbox.changes.push(message.payload as StateChange);
+        else inbox.ticks.push(message.payload as TickPayload);
+      }
+    });
+  });
+}
+
 type Bus = Emitter<{ tick: TickPayload; state_change: StateChange }>;
 
-/** One mitt emitter and `sessions` subscribers, each hooked up by `subscribe`; a tick as mittSide says. */
-function mittFanOut(settings: TickSettings, side: string, subscribe: (bus: Bus, inbox: Inbox) => void): TickSide {
+/**
+ * One mitt emitter and `sessions` subscribers, each hooked up by `subscribe` (which may add work to
+ * do after the tick's turn, before the check: `flushes`); a tick as mittSide says.
+ */
+function mittFanOut(settings: TickSettings, side: string, subscribe: (bus: Bus, inbox: Inbox, flushes: Array<() => void>) => void): TickSide {
   const bus: Bus = mitt();
   const inboxes: Inbox[] = [];
+  const flushes: Array<() => void> = [];
   for (let i = 0; i < settings.sessions; i++) {
     const inbox = new Inbox();
-    subscribe(bus, inbox);
+    subscribe(bus, inbox, flushes);
     inboxes.push(inbox);
   }
   const world = new World(settings);
@@ -194,6 +237,7 @@ function mittFanOut(settings: TickSettings, side: string, subscribe: (bus: Bus, 
       bus.emit('tick', { tick, dt_ms: intervalMs, time_ms: tick * intervalMs });
       world.changes(emit);
       await turn();
+      for (const flush of flushes) flush();
       checkInboxes(inboxes, settings.changesPerTick, side);
     },
     dispose() {
