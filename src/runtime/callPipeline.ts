@@ -41,9 +41,8 @@ interface WaitingCall {
 }
 
 export class CallPipeline {
-  /** The calls waiting for the next tick, in arrival order, and how many each session has waiting. */
+  /** The calls waiting for the next tick, in arrival order (each session counts its own: SessionCalls.waiting). */
   private waiting: WaitingCall[] = [];
-  private readonly waitingPer = new Map<SessionCalls, number>();
   private stallWatch: TimerId | undefined;
 
   /** `queueBound`: calls one session may have waiting for a tick (CapsuleOptions.callQueueSize). */
@@ -64,12 +63,11 @@ export class CallPipeline {
     const host = this.host;
     const immediate = host.tickMode === 'event' || (host.tickMode === 'hybrid' && call.call_id.startsWith(IMMEDIATE_MARK));
     if (immediate) return this.run(calls, call, arrivedAt, arrivedAt);
-    const count = this.waitingPer.get(calls) ?? 0;
-    if (count >= this.queueBound) {
+    if (calls.waiting >= this.queueBound) {
       calls.finish({ call_id: call.call_id, ok: false, error: refusal('queue_full', `${this.queueBound} calls already wait for the next tick; wait for their results`), meta: { tick: host.tick, latency_ms: 0, source: 'bridge' } });
       return;
     }
-    this.waitingPer.set(calls, count + 1);
+    calls.waiting++;
     this.waiting.push({ calls, call, arrivedAt });
     this.watchForStall();
   }
@@ -79,14 +77,14 @@ export class CallPipeline {
     const due = this.waiting;
     if (due.length === 0) return;
     this.waiting = [];
-    this.waitingPer.clear();
+    for (const entry of due) entry.calls.waiting = 0;
     for (const { calls, call, arrivedAt } of due) if (!calls.closed) this.run(calls, call, arrivedAt, now);
   }
 
   /** The capsule is gone: nothing waits any more. */
   dispose(): void {
+    for (const entry of this.waiting) entry.calls.waiting = 0;
     this.waiting = [];
-    this.waitingPer.clear();
     if (this.stallWatch !== undefined) this.host.clock.clearTimeout(this.stallWatch);
     this.stallWatch = undefined;
   }

@@ -25,6 +25,8 @@ export class SessionCalls {
   refusals = 0;
   /** The session closed: results made later are dropped. */
   closed = false;
+  /** Calls waiting for the next tick (the pipeline bounds them: CapsuleOptions.callQueueSize). */
+  waiting = 0;
   private readonly results: ResultCache;
   // Made on first use: a session calls few of the world's tools.
   private usage: Map<string, ToolUsage> | undefined;
