@@ -13,6 +13,7 @@
 
 import Phaser from 'phaser';
 import { AgentClient } from '../../src/agent/agentClient.js';
+import { connectInProcess } from '../../src/agent/inProcess.js';
 import { SeededRandom } from '../../src/adapters/headless/random.js';
 import { aiccScenePlugin, type FrameStats } from '../../src/adapters/phaser/index.js';
 import { mountInspector } from '../../src/inspector/index.js';
@@ -70,20 +71,23 @@ async function connectAgents(scene: VillageScene): Promise<void> {
 
   await Promise.all(
     ids.map(async (id, i) => {
-      const [gameSide, agentSide] = createMemoryLinkPair();
       const piDriven = agentKind === 'pi' && i === 0;
       const gardener = i % GARDENER_EVERY === GARDENER_EVERY - 1;
       const capabilities = { sensors: ['sight'], actuators: ['legs', 'voice', 'body'], generators: gardener ? ['conjure'] : [] };
-      // Scripted agents share the capsule's clock (scene time): a hidden, paused page pauses both
-      // sides alike. In-page links carry message objects (objectCodec): no JSON on either side.
-      const connecting = piDriven ? AgentClient.connect(agentSide, { codec: objectCodec }) : AgentClient.connect(agentSide, { codec: objectCodec, clock: capsule.clock });
-      // A scripted agent decides in microseconds; a model takes seconds, and is sent news less often.
-      // Foragers act on ticks, state changes and words; contacts they learn from their walks' ends.
-      const subscriptions = piDriven ? undefined : ['tick', 'state_change', 'agent_message'];
-      plugin.connect(gameSide, { character: id, capabilities, codec: objectCodec, agentModel: { class: piDriven ? 'cloud_large' : 'edge_small' }, ...(subscriptions && { subscriptions }) });
-      const client = await connecting;
-      if (piDriven) await pilotFor(client, id);
-      else new Forager(client, id, random.fork(id), gardener);
+      if (piDriven) {
+        // pi thinks in wall time: its agent keeps wall time, and is sent news less often.
+        const [gameSide, agentSide] = createMemoryLinkPair();
+        const connecting = AgentClient.connect(agentSide, { codec: objectCodec });
+        plugin.connect(gameSide, { character: id, capabilities, codec: objectCodec, agentModel: { class: 'cloud_large' } });
+        await pilotFor(await connecting, id);
+        return;
+      }
+      // Scripted agents share the capsule's clock (scene time: a hidden, paused page pauses both
+      // sides alike) and take the capsule's messages as they are, a delivery at a time
+      // (connectInProcess). They act on ticks, state changes and words; contacts they learn from
+      // their walks' ends.
+      const client = await connectInProcess(plugin, { character: id, capabilities, agentModel: { class: 'edge_small' }, subscriptions: ['tick', 'state_change', 'agent_message'] });
+      new Forager(client, id, random.fork(id), gardener);
     }),
   );
   window.aiccDemo.ready = true;

@@ -9,6 +9,7 @@
 import { WebGLRenderer } from 'three';
 import { createCapsule } from '../../src/index.js';
 import { AgentClient } from '../../src/agent/agentClient.js';
+import { connectInProcess } from '../../src/agent/inProcess.js';
 import { SeededRandom } from '../../src/adapters/headless/random.js';
 import { CapsuleBinding } from '../../src/adapters/three/index.js';
 import { mountInspector } from '../../src/inspector/index.js';
@@ -96,15 +97,18 @@ async function start(): Promise<void> {
   const capabilities = { sensors: ['proprioception', 'proximity', 'sight'], actuators: ['legs'], generators: [] };
   await Promise.all(
     ids.map(async (id, i) => {
-      const [gameSide, agentSide] = createMemoryLinkPair();
       const piDriven = agentKind === 'pi' && i === 0;
-      // In-page links carry message objects (objectCodec): no JSON on either side.
-      const connecting = AgentClient.connect(agentSide, { codec: objectCodec });
-      // A scripted agent decides in microseconds; a model takes seconds, and is sent news less often.
-      capsule.connect(gameSide, { character: id, capabilities, codec: objectCodec, agentModel: { class: piDriven ? 'cloud_large' : 'edge_small' } });
-      const client = await connecting;
-      if (piDriven) await pilotFor(client, id);
-      else new Wanderer(client, random.fork(id), AREA);
+      if (piDriven) {
+        // pi thinks in wall time: its agent keeps wall time, and is sent news less often.
+        const [gameSide, agentSide] = createMemoryLinkPair();
+        const connecting = AgentClient.connect(agentSide, { codec: objectCodec });
+        capsule.connect(gameSide, { character: id, capabilities, codec: objectCodec, agentModel: { class: 'cloud_large' } });
+        await pilotFor(await connecting, id);
+        return;
+      }
+      // A scripted agent in the page takes the capsule's messages as they are, a delivery at a time
+      // (connectInProcess), and decides in microseconds.
+      new Wanderer(await connectInProcess(capsule, { character: id, capabilities, agentModel: { class: 'edge_small' } }), random.fork(id), AREA);
     }),
   );
   demo.ready = true;

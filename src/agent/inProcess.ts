@@ -22,11 +22,21 @@ export interface InProcessOptions extends Omit<ConnectOptions, 'codec' | 'framin
   agent?: Omit<AgentClientOptions, 'codec' | 'framing' | 'trustBridge'>;
 }
 
-/** Connects a new agent to `options.character` of `capsule`, in this process; resolves once it has its manifest. */
-export function connectInProcess(capsule: Capsule, options: InProcessOptions): Promise<AgentClient> {
+/**
+ * What opens the session: a capsule, or an engine binding that opens sessions for its capsule and
+ * says whose clock it keeps (the Phaser plugin, whose `connect` also counts the session's link in
+ * its frame stats).
+ */
+export type SessionOpener = Pick<Capsule, 'connect' | 'clock'>;
+
+/**
+ * Connects a new agent to `options.character` through `opener`, in this process; resolves once the
+ * agent has its manifest. The agent keeps the capsule's clock unless `options.agent.clock` says otherwise.
+ */
+export function connectInProcess(opener: SessionOpener, options: InProcessOptions): Promise<AgentClient> {
   const { codec = objectCodec, agent = {}, ...session } = options;
   const [bridgeEnd, agentEnd] = createMemoryLinkPair();
   // The capsule first: a bad option throws before any agent waits. Its session_init waits in the link.
-  capsule.connect(bridgeEnd, { ...session, codec, framing: batchedFraming });
-  return AgentClient.connect(agentEnd, { clock: capsule.clock, ...agent, codec, framing: batchedFraming, trustBridge: true });
+  opener.connect(bridgeEnd, { ...session, codec, framing: batchedFraming });
+  return AgentClient.connect(agentEnd, { clock: opener.clock, ...agent, codec, framing: batchedFraming, trustBridge: true });
 }

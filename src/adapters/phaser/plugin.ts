@@ -8,9 +8,9 @@
 // with Phaser 3.60+ and 4, from an ES import or from the `Phaser` global of a <script> page.
 
 import type * as Phaser from 'phaser';
-import { createCapsule } from '../../index.js';
-import type { Capsule } from '../../runtime/capsule.js';
-import { ManualClock } from '../../runtime/clock.js';
+import { createCapsule, type Capsule } from '../../runtime/capsule.js';
+import { ajvValidators } from '../../validators/ajv.js';
+import { ManualClock, type Clock } from '../../runtime/clock.js';
 import { CapsuleError, ToolError } from '../../base/errors.js';
 import type { EventPayloads } from '../../runtime/events.js';
 import type { ConnectOptions } from '../../runtime/options.js';
@@ -115,6 +115,7 @@ export class AiccScenePlugin implements SceneWorld {
         tickRateHz: 10,
         tickMode: 'fixed',
         ...this.config.capsuleOptions,
+        validators: this.config.capsuleOptions?.validators ?? ajvValidators(),
         clock: new ManualClock(),
         // Deliveries run after the frame's update, in a microtask of their own: counted in frameStats.
         measureWork: (work) => this.meter.measure(() => (userMeasure === undefined ? work() : userMeasure(work))),
@@ -184,6 +185,11 @@ export class AiccScenePlugin implements SceneWorld {
   get capsule(): Capsule {
     if (this.current === undefined) throw new CapsuleError('AICC_NOT_CONNECTED', `AiccScenePlugin.capsule: scene "${this.systems.settings.key}" is not running; the capsule exists from the scene's start to its shutdown`);
     return this.current;
+  }
+
+  /** The capsule's clock (the scene's time): what agents in the page do best to share (connectInProcess does). */
+  get clock(): Clock {
+    return this.capsule.clock;
   }
 
   /** A game object an agent plays: it can move, speak and sense, and hears what happens near it. */

@@ -1,7 +1,7 @@
 // The options of the Scene plugin: what each means, its default, and the checks that turn a bad one
 // into a CapsuleError when the scene starts.
 
-import type { CapsuleOptionsWithDefaults } from '../../index.js';
+import type { CapsuleOptions } from '../../runtime/options.js';
 import type { Capsule } from '../../runtime/capsule.js';
 import { CapsuleError } from '../../base/errors.js';
 import type { World } from '../../protocol/messages.js';
@@ -18,7 +18,8 @@ export interface AiccPluginOptions {
   /** For the capsule the plugin creates. Default `{ name: <scene key>, kind: '2d' }`. */
   world?: World;
   /** For the capsule the plugin creates: tick rate, tick mode, bounds… Default: 10 Hz, fixed ticks. */
-  capsuleOptions?: Omit<CapsuleOptionsWithDefaults, 'world' | 'clock'>;
+  /** Options of the capsule the plugin makes; `validators` defaults to ajvValidators(). */
+  capsuleOptions?: Omit<CapsuleOptions, 'world' | 'clock' | 'validators'> & Partial<Pick<CapsuleOptions, 'validators'>>;
   /** Step the capsule with each scene update's delta. Default true; turn off when one capsule serves several scenes and another drives it. */
   driveClock?: boolean;
   /** How far characters see (`nearby`) and hear (`say`, events), px. Default 400. */
