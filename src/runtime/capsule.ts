@@ -264,7 +264,14 @@ class CapsuleImpl implements Capsule, CallHost {
   // ── calls ──────────────────────────────────────────────────────────────────────────────────
 
   completed(done: FinishedCall, result: CallResult, tool: ReturnType<CapsuleImpl['tool']>): void {
-    if (this.bus.all.has('call')) this.bus.emit('call', { sessionId: done.sessionId, character: done.character, tool: done.call.tool, callId: done.callId, input: done.call.input, result });
+    if (this.bus.all.has('call')) {
+      try {
+        this.bus.emit('call', { sessionId: done.sessionId, character: done.character, tool: done.call.tool, callId: done.callId, input: done.call.input, result });
+      } catch (error) {
+        // The call has its one result already: a host listener's failure is the host's to hear.
+        this.bus.emit('error', { code: 'listener_threw', tool: done.call.tool, sessionId: done.sessionId, message: `a call listener threw: ${String(error)}`, cause: error });
+      }
+    }
     // In event mode the world advances once per successful action.
     if (this.tickMode === 'event' && result.ok && tool !== undefined && tool.descriptor.class !== 'sensor') this.runTick();
   }
@@ -357,6 +364,8 @@ class CapsuleImpl implements Capsule, CallHost {
     const dt = now - this.lastTickAt;
     this.lastTickAt = now;
     this.calls.runWaiting(now);
+    // In event mode a tick follows every action: nothing is built for a tick nobody hears.
+    if (!this.bus.all.has('tick') && !this.audience.heard('tick')) return;
     const payload = { tick: this.tick, dt_ms: this.tickMode === 'event' ? dt : this.loop.intervalMs, time_ms: now };
     try {
       this.emit('tick', payload);

@@ -147,6 +147,21 @@ describe('tool_call pipeline', () => {
     expect(errors).toMatchObject([{ code: 'handler_threw', tool: 'echo' }]);
   });
 
+  it("gives the agent one result when a host's call listener throws, and tells the host", async () => {
+    const { capsule } = makeCapsule();
+    const errors: HostError[] = [];
+    capsule.on('error', (e) => errors.push(e));
+    capsule.on('call', () => {
+      throw new Error('inspector broke');
+    });
+    capsule.registerTool(echoTool);
+    const peer = await connectRaw(capsule);
+    peer.send({ type: 'tool_call', call_id: 'c1', tool: 'echo', input: { text: 'x' } });
+    await settle();
+    expect(peer.ofType('tool_result').map((r) => [r.call_id, r.ok])).toEqual([['c1', true]]);
+    expect(errors).toMatchObject([{ code: 'listener_threw', tool: 'echo', message: expect.stringContaining('inspector broke') }]);
+  });
+
   it('passes a ToolError through with its own message and retryable flag', async () => {
     const { capsule, clock } = makeCapsule();
     capsule.registerTool({ ...echoTool, handler: async () => { throw new ToolError('the well is dry; try later', { retryable: true }); } });
