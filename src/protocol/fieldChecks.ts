@@ -116,6 +116,11 @@ export function isUuid(text: string): boolean {
   );
 }
 
+/** Whether a 36-character uuid-to-be ends in 12 hex digits (its prefix checked elsewhere). */
+export function isHexTail(text: string): boolean {
+  return isHexRun(text, 24, 36);
+}
+
 /** Whether text[from..to) are all hex digits: `0-9`, or `a-f` once bit 0x20 has lowered `A-F`. */
 function isHexRun(text: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) {

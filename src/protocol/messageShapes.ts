@@ -9,7 +9,7 @@
 // The gate in ./messageCheck.ts has already made sure of `protocol` and `type`: they are present
 // and right, so only the other fields are checked here.
 
-import { boolean, count, isObject, missing, nonEmpty, object, oneOf, string, toolId, undeclared, uuid, wrongType, type Fields, type SchemaError } from './fieldChecks.js';
+import { boolean, count, isHexTail, isObject, missing, nonEmpty, object, oneOf, string, toolId, undeclared, uuid, wrongType, type Fields, type SchemaError } from './fieldChecks.js';
 import { ERROR_CODES, NIL_UUID, TOPICS } from './messages.js';
 
 /** The first schema error of one message whose protocol and type are known good. */
@@ -100,7 +100,12 @@ function ids(m: Fields): SchemaError {
     if (error !== undefined) return error;
     lastSessionId = sessionId as string;
   }
-  return uuid('/message_id', m.message_id);
+  const messageId = m.message_id;
+  // A peer numbers its messages under one prefix: past its first message, only the last 12 digits are new.
+  if (typeof messageId === 'string' && messageId.length === 36 && messageId.startsWith(lastMessagePrefix) && isHexTail(messageId)) return undefined;
+  const error = uuid('/message_id', messageId);
+  if (error === undefined) lastMessagePrefix = (messageId as string).slice(0, 24);
+  return error;
 }
 
 /**
@@ -110,6 +115,13 @@ function ids(m: Fields): SchemaError {
  * UUID to start with), so a verdict never depends on it.
  */
 let lastSessionId: string = NIL_UUID;
+
+/**
+ * The first 24 characters (8-4-4-4 hex digits and their dashes) of the last message_id that passed,
+ * for the same reason: a 36-character id that begins with them is a UUID exactly when its last 12
+ * characters are hex digits. Only a passing id's prefix is kept, so a verdict never depends on it.
+ */
+let lastMessagePrefix: string = NIL_UUID.slice(0, 24);
 
 /** The first field, in for-in order, that is neither the envelope's nor one of the message's own. */
 function undeclaredField(m: Fields, a?: string, b?: string, c?: string, d?: string, e?: string): string | undefined {

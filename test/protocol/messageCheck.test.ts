@@ -194,6 +194,16 @@ describe('checkMessage', () => {
     },
   );
 
+  it('checks every message_id whole, whatever the ids that passed before it share with it', () => {
+    const prefix = '5d1c9a0e-72b4-8a31-9c4e-';
+    expect(checkMessage({ ...EXAMPLES.tool_call, message_id: `${prefix}000000000001` }, 'agent').ok).toBe(true);
+    for (const tail of ['00000000000g', '0000000000', '0000000000001', '00000000000-', '00000000000Ａ']) {
+      expect(checkMessage({ ...EXAMPLES.tool_call, message_id: `${prefix}${tail}` }, 'agent'), tail).toEqual({ ok: false, kind: 'schema_violation', message: 'tool_call.message_id must match format "uuid"' });
+    }
+    expect(checkMessage({ ...EXAMPLES.tool_call, message_id: `${prefix}00000000ABCD` }, 'agent').ok).toBe(true);
+    expect(checkMessage({ ...EXAMPLES.tool_call, message_id: `urn:uuid:${prefix}000000000002` }, 'agent').ok).toBe(true);
+  });
+
   it('checks required fields, then undeclared ones, then each field in the schema\'s order', () => {
     const { call_id: _callId, ...noCallId } = EXAMPLES.tool_call;
     expect(checkMessage({ ...noCallId, extra: 1, session_id: 'x' }, 'agent')).toMatchObject({ message: 'tool_call.call_id is required' });
