@@ -10,23 +10,29 @@ import { validateSessionInit } from './generated/aicc-validators.js';
 import { describeAjvError } from './ajvError.js';
 import { isObject, type Fields, type SchemaError } from './fieldChecks.js';
 import type { Verdict } from './inbound.js';
-import { envelopeOnly, errorMessage, event, heartbeat, modelDecl, sessionClose, toolCall, toolResult, type MessageShape } from './messageShapes.js';
+import { envelopeOnly, errorMessage, event, heartbeat, modelDecl, newIdMemo, sessionClose, toolCall, toolResult, type IdMemo, type MessageShape } from './messageShapes.js';
 import { MESSAGE_TYPES, PROTOCOL, type AiccMessage } from './messages.js';
 
 /** Who sent the message being checked. */
 export type Sender = 'agent' | 'bridge';
 
-/** Checks one decoded value as a message from one side. */
-export type MessageChecker = (value: unknown) => Verdict<AiccMessage>;
+/**
+ * Checks one decoded value as a message from one side. `memo` is what the checker may remember of
+ * this link's ids between messages (a Wire keeps one per link); without one, a shared one is used.
+ */
+export type MessageChecker = (value: unknown, memo?: IdMemo) => Verdict<AiccMessage>;
+
+/** For checks made without a link's memo. */
+const SHARED_MEMO: IdMemo = newIdMemo();
 
 /** What a heartbeat's manifest_update must be beyond an object, by sender: a refusal, or undefined. */
 type ManifestUpdateCheck = (update: Fields, heartbeat: Fields) => string | undefined;
 
 /** Messages an agent sends, as the bridge checks them. */
-export const checkAgentMessage: MessageChecker = (value) => check(value, 'agent', agentShape, agentManifestUpdate);
+export const checkAgentMessage: MessageChecker = (value, memo = SHARED_MEMO) => check(value, 'agent', agentShape, agentManifestUpdate, memo);
 
 /** Messages the bridge sends, as an agent checks them. */
-export const checkBridgeMessage: MessageChecker = (value) => check(value, 'bridge', bridgeShape, bridgeManifestUpdate);
+export const checkBridgeMessage: MessageChecker = (value, memo = SHARED_MEMO) => check(value, 'bridge', bridgeShape, bridgeManifestUpdate, memo);
 
 /** Either direction, by sender (recordings; tools that see both sides). */
 export function checkMessage(value: unknown, sender: Sender): Verdict<AiccMessage> {
@@ -72,7 +78,7 @@ function sessionInit(message: Fields): SchemaError {
   return validateSessionInit(message) ? undefined : validateSessionInit.errors?.[0];
 }
 
-function check(value: unknown, sender: Sender, shapeOf: (type: string) => MessageShape | undefined, manifestUpdate: ManifestUpdateCheck): Verdict<AiccMessage> {
+function check(value: unknown, sender: Sender, shapeOf: (type: string) => MessageShape | undefined, manifestUpdate: ManifestUpdateCheck, memo: IdMemo): Verdict<AiccMessage> {
   if (!isObject(value)) return { ok: false, kind: 'schema_violation', message: 'message must be a JSON object' };
   if (value['protocol'] !== PROTOCOL) {
     return {
@@ -88,7 +94,7 @@ function check(value: unknown, sender: Sender, shapeOf: (type: string) => Messag
     if (!(MESSAGE_TYPES as readonly string[]).includes(type)) return notAType(type);
     return { ok: false, kind: 'wrong_direction', message: `${type} is sent by the ${sender === 'agent' ? 'bridge' : 'agent'}, not the ${sender}` };
   }
-  const error = shape(value);
+  const error = shape(value, memo);
   if (error !== undefined) return { ok: false, kind: 'schema_violation', message: describeAjvError(type, error) };
   // The heartbeat's shape made manifest_update, when present, an object.
   const update = type === 'heartbeat' ? value['manifest_update'] : undefined;

@@ -12,65 +12,80 @@
 import { boolean, count, isHexTail, isObject, missing, nonEmpty, object, oneOf, string, toolId, undeclared, uuid, wrongType, type Fields, type SchemaError } from './fieldChecks.js';
 import { ERROR_CODES, NIL_UUID, TOPICS } from './messages.js';
 
+/**
+ * What a checker remembers of the ids that passed, to check the next message of the same peer by
+ * what is new in it: the last session_id, and the 24-character prefix of the last message_id. Kept
+ * per link (the Wire makes one): peers on other links have other ids. Only ids that passed are
+ * kept, so a verdict never depends on it.
+ */
+export interface IdMemo {
+  sessionId: string;
+  messagePrefix: string;
+}
+
+export function newIdMemo(): IdMemo {
+  return { sessionId: NIL_UUID, messagePrefix: NIL_UUID.slice(0, 24) };
+}
+
 /** The first schema error of one message whose protocol and type are known good. */
-export type MessageShape = (message: Fields) => SchemaError;
+export type MessageShape = (message: Fields, memo: IdMemo) => SchemaError;
 
 /** session_resume and manifest_request: the envelope alone. */
-export function envelopeOnly(m: Fields): SchemaError {
+export function envelopeOnly(m: Fields, memo: IdMemo): SchemaError {
   const absent = absentId(m);
   if (absent !== undefined) return missing('', absent);
   const extra = undeclaredField(m);
   if (extra !== undefined) return undeclared('', extra);
-  return ids(m);
+  return ids(m, memo);
 }
 
-export function sessionClose(m: Fields): SchemaError {
+export function sessionClose(m: Fields, memo: IdMemo): SchemaError {
   const absent = absentId(m);
   if (absent !== undefined) return missing('', absent);
   const extra = undeclaredField(m, 'reason');
   if (extra !== undefined) return undeclared('', extra);
-  return ids(m) ?? string('/reason', m.reason);
+  return ids(m, memo) ?? string('/reason', m.reason);
 }
 
 /** A heartbeat's own schema: its manifest_update need only be an object (see ./messageCheck.ts). */
-export function heartbeat(m: Fields): SchemaError {
+export function heartbeat(m: Fields, memo: IdMemo): SchemaError {
   const absent = absentId(m);
   if (absent !== undefined) return missing('', absent);
   const extra = undeclaredField(m, 'manifest_update');
   if (extra !== undefined) return undeclared('', extra);
-  return ids(m) ?? object('/manifest_update', m.manifest_update);
+  return ids(m, memo) ?? object('/manifest_update', m.manifest_update);
 }
 
-export function toolCall(m: Fields): SchemaError {
+export function toolCall(m: Fields, memo: IdMemo): SchemaError {
   const absent = absentId(m) ?? (m.call_id === undefined ? 'call_id' : m.tool === undefined ? 'tool' : m.input === undefined ? 'input' : undefined);
   if (absent !== undefined) return missing('', absent);
   const extra = undeclaredField(m, 'call_id', 'tool', 'input');
   if (extra !== undefined) return undeclared('', extra);
-  return ids(m) ?? nonEmpty('/call_id', m.call_id) ?? toolId('/tool', m.tool) ?? object('/input', m.input);
+  return ids(m, memo) ?? nonEmpty('/call_id', m.call_id) ?? toolId('/tool', m.tool) ?? object('/input', m.input);
 }
 
-export function toolResult(m: Fields): SchemaError {
+export function toolResult(m: Fields, memo: IdMemo): SchemaError {
   const absent = absentId(m) ?? (m.call_id === undefined ? 'call_id' : m.ok === undefined ? 'ok' : undefined);
   if (absent !== undefined) return missing('', absent);
   const extra = undeclaredField(m, 'call_id', 'ok', 'output', 'error', 'meta');
   if (extra !== undefined) return undeclared('', extra);
-  return ids(m) ?? nonEmpty('/call_id', m.call_id) ?? boolean('/ok', m.ok) ?? object('/output', m.output) ?? wireError(m.error) ?? meta(m.meta);
+  return ids(m, memo) ?? nonEmpty('/call_id', m.call_id) ?? boolean('/ok', m.ok) ?? object('/output', m.output) ?? wireError(m.error) ?? meta(m.meta);
 }
 
-export function event(m: Fields): SchemaError {
+export function event(m: Fields, memo: IdMemo): SchemaError {
   const absent = absentId(m) ?? (m.topic === undefined ? 'topic' : m.payload === undefined ? 'payload' : undefined);
   if (absent !== undefined) return missing('', absent);
   const extra = undeclaredField(m, 'topic', 'payload', 'meta');
   if (extra !== undefined) return undeclared('', extra);
-  return ids(m) ?? oneOf('/topic', m.topic, TOPICS) ?? object('/payload', m.payload) ?? meta(m.meta);
+  return ids(m, memo) ?? oneOf('/topic', m.topic, TOPICS) ?? object('/payload', m.payload) ?? meta(m.meta);
 }
 
-export function errorMessage(m: Fields): SchemaError {
+export function errorMessage(m: Fields, memo: IdMemo): SchemaError {
   const absent = absentId(m) ?? (m.error === undefined ? 'error' : undefined);
   if (absent !== undefined) return missing('', absent);
   const extra = undeclaredField(m, 'error');
   if (extra !== undefined) return undeclared('', extra);
-  return ids(m) ?? wireError(m.error);
+  return ids(m, memo) ?? wireError(m.error);
 }
 
 const MODEL_CLASSES = ['edge_small', 'edge_medium', 'cloud_medium', 'cloud_large'];
@@ -93,35 +108,22 @@ function absentId(m: Fields): string | undefined {
   return m.session_id === undefined ? 'session_id' : m.message_id === undefined ? 'message_id' : undefined;
 }
 
-function ids(m: Fields): SchemaError {
+function ids(m: Fields, memo: IdMemo): SchemaError {
   const sessionId = m.session_id;
-  if (sessionId !== lastSessionId) {
+  // Every message of a session carries its one session_id: comparing two strings is several times
+  // cheaper than reading one character by character.
+  if (sessionId !== memo.sessionId) {
     const error = uuid('/session_id', sessionId);
     if (error !== undefined) return error;
-    lastSessionId = sessionId as string;
+    memo.sessionId = sessionId as string;
   }
   const messageId = m.message_id;
   // A peer numbers its messages under one prefix: past its first message, only the last 12 digits are new.
-  if (typeof messageId === 'string' && messageId.length === 36 && messageId.startsWith(lastMessagePrefix) && isHexTail(messageId)) return undefined;
+  if (typeof messageId === 'string' && messageId.length === 36 && messageId.startsWith(memo.messagePrefix) && isHexTail(messageId)) return undefined;
   const error = uuid('/message_id', messageId);
-  if (error === undefined) lastMessagePrefix = (messageId as string).slice(0, 24);
+  if (error === undefined) memo.messagePrefix = (messageId as string).slice(0, 24);
   return error;
 }
-
-/**
- * The last session_id that passed. Every message of a session carries the same one, and comparing
- * two strings is several times cheaper than reading one character by character: the cache halves
- * the work of the uuid checks, which are most of a message's. Only a passing id is kept (the nil
- * UUID to start with), so a verdict never depends on it.
- */
-let lastSessionId: string = NIL_UUID;
-
-/**
- * The first 24 characters (8-4-4-4 hex digits and their dashes) of the last message_id that passed,
- * for the same reason: a 36-character id that begins with them is a UUID exactly when its last 12
- * characters are hex digits. Only a passing id's prefix is kept, so a verdict never depends on it.
- */
-let lastMessagePrefix: string = NIL_UUID.slice(0, 24);
 
 /** The first field, in for-in order, that is neither the envelope's nor one of the message's own. */
 function undeclaredField(m: Fields, a?: string, b?: string, c?: string, d?: string, e?: string): string | undefined {

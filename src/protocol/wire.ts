@@ -6,6 +6,7 @@ import { CapsuleError } from '../base/errors.js';
 import { type RefusalKind } from './refusals.js';
 import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from './inbound.js';
 import type { MessageChecker } from './messageCheck.js';
+import { newIdMemo, type IdMemo } from './messageShapes.js';
 import type { AiccMessage, EventMessage } from './messages.js';
 import { jsonCodec, type Codec, type Frame, type SharedEncodings } from './codec.js';
 import type { Link, LinkHandlers } from '../links/link.js';
@@ -53,6 +54,8 @@ export class Wire {
   readonly framing: Framing | undefined;
   /** The bounds a frame is decoded with: a batch nests its messages one level deeper than alone. */
   private readonly frameLimits: InboundLimits;
+  /** What the message check remembers of this link's ids (messageShapes.ts, IdMemo). */
+  private memo: IdMemo | undefined;
   /** Frames held between cork() and uncork(), to go out together (with a framing only). */
   private held: Frame[] | undefined;
 
@@ -105,10 +108,12 @@ export class Wire {
     }
     const decoded = this.codec.decode(frame, this.frameLimits);
     if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
-    if (framing === undefined || !Array.isArray(decoded.value)) return checkOne(check, decoded.value, handlers);
+    // Made at the first checked message: a link that never speaks holds none.
+    const memo = (this.memo ??= newIdMemo());
+    if (framing === undefined || !Array.isArray(decoded.value)) return checkOne(check, decoded.value, memo, handlers);
     const values = framing.split(decoded.value);
     if (typeof values === 'string') return handlers.invalid({ kind: 'malformed_frame', message: values });
-    for (const value of values) checkOne(check, value, handlers);
+    for (const value of values) checkOne(check, value, memo, handlers);
   }
 
   send(message: AiccMessage): void {
@@ -146,8 +151,8 @@ export class Wire {
 }
 
 /** One decoded message, checked: handed on, or refused as invalid. */
-function checkOne(check: MessageChecker, value: unknown, handlers: WireHandlers): void {
-  const checked = check(value);
+function checkOne(check: MessageChecker, value: unknown, memo: IdMemo, handlers: WireHandlers): void {
+  const checked = check(value, memo);
   if (!checked.ok) return handlers.invalid({ kind: checked.kind, message: checked.message, value });
   handlers.message(checked.value);
 }
