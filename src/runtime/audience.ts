@@ -3,7 +3,6 @@
 // Built for large populations: a session subscribed to every topic (the default) is indexed once,
 // and a character that one session controls (the usual case) is indexed by that session itself.
 
-import type { QueuedEvent } from './events.js';
 import { TOPICS } from '../protocol/messages.js';
 import type { Session } from './session.js';
 
@@ -46,21 +45,16 @@ export class Audience {
     return this.everyTopic.size > 0 || (this.byTopic.get(topic)?.size ?? 0) > 0;
   }
 
-  /** Queues `event` for every session subscribed to its topic, or only those of the characters `to`. */
-  enqueue(event: QueuedEvent, to: string | readonly string[] | undefined): void {
-    const topic = event.topic;
-    if (to === undefined) {
-      for (const session of this.everyTopic) session.enqueue(event);
-      const subscribers = this.byTopic.get(topic);
-      if (subscribers !== undefined) for (const session of subscribers) session.enqueue(event);
-      return;
-    }
+  /** The sessions of the characters `to` that subscribe to `topic`, each once. */
+  recipients(topic: string, to: string | readonly string[]): Set<Session> {
+    const out = new Set<Session>();
     for (const character of typeof to === 'string' ? [to] : to) {
       const sessions = this.byCharacter.get(character);
       if (sessions instanceof Set) {
-        for (const session of sessions) if (session.subscriptions.has(topic)) session.enqueue(event);
-      } else if (sessions !== undefined && sessions.subscriptions.has(topic)) sessions.enqueue(event);
+        for (const session of sessions) if (session.subscriptions.has(topic)) out.add(session);
+      } else if (sessions !== undefined && sessions.subscriptions.has(topic)) out.add(sessions);
     }
+    return out;
   }
 
   private addTopics(session: Session, topics: ReadonlySet<string>): void {

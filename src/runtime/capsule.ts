@@ -312,8 +312,11 @@ class CapsuleImpl implements Capsule, CallHost {
       this.flushSoon();
       return;
     }
+    const recipients = this.audience.recipients(topic, typeof options.to === 'function' ? options.to() : options.to);
+    if (recipients.size === 0) return;
+    // For some characters only: into each recipient's own queue (one event object for them all).
     const event: QueuedEvent = options.meta === undefined ? { topic, payload, key } : { topic, payload, meta: options.meta, key };
-    this.audience.enqueue(event, typeof options.to === 'function' ? options.to() : options.to);
+    for (const session of recipients) session.enqueue(event);
   }
 
   /** The sessions reading the log (its readers, for an append that must first make room). */

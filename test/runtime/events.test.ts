@@ -234,4 +234,13 @@ describe('emit to a character that several sessions control', () => {
     await settle();
     expect(heard()).toEqual([['one'], ['one', 'two'], ['two']]);
   });
+
+  it('reaches a character named twice in `to` once', async () => {
+    const { makeCapsule, connectRaw, pass } = await import('../helpers.js');
+    const { capsule, clock } = makeCapsule();
+    const bo = await connectRaw(capsule, { character: 'bo', agentModel: { class: 'edge_small' }, subscriptions: ['agent_message'] });
+    capsule.emit('agent_message', { from: 'x', text: 'hello' }, { to: ['bo', 'bo'] });
+    await pass(clock, 20, 20);
+    expect(bo.ofType('event').map((e) => e.payload['text'])).toEqual(['hello']);
+  });
 });
