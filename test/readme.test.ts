@@ -13,11 +13,11 @@ describe('README', () => {
 
   it('its example wires a character to an agent and makes a call', async () => {
     const example = readme.match(/## Wire one character to an agent\n\n```ts\n([\s\S]*?)```/)![1]!;
-    const body = example
-      .replace(/^import .*$/m, '')
-      .replace(/handler: \(\{ dir \}\)/, 'handler: ({ dir }: { dir: string })');
+    // The names it imports, given it from the library as its import would.
+    const imported = example.match(/^import \{ ([^}]+) \} from 'aicc-capsule';$/m)![1]!;
+    const body = example.replace(/^import .*$/m, '');
     // Run the example with the library in scope and hand back what it computed.
-    const run = new Function('aicc', `return (async () => { const { createCapsule, createMemoryLinkPair, AgentClient } = aicc; ${body.replace(/: \{ dir: string \}/, '')}; return { result, wren, capsule }; })();`);
+    const run = new Function('aicc', `return (async () => { const { ${imported} } = aicc; ${body}; return { result, wren, capsule }; })();`);
     const { result, wren, capsule } = await run(aicc);
     expect(result).toMatchObject({ ok: true, output: { x: 1 }, meta: { source: 'handler' } });
     expect(wren).toEqual({ x: 1, y: 0 });
