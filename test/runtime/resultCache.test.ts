@@ -30,6 +30,17 @@ describe('ResultCache', () => {
     expect(cache.claim('!c5')).toBeUndefined();
   });
 
+  it('keeps calls whose numbers share a slot, or pass 2^31, apart', () => {
+    const cache = new ResultCache(4);
+    const ids = ['c3', 'c19', 'c35', `c${2 ** 31 + 3}`, `c${2 ** 40 + 3}`, '!c3'];
+    for (const id of ids) {
+      expect(cache.claim(id), id).toBeUndefined();
+      cache.store(result(id));
+    }
+    // The last four finished are remembered, whatever slot they share.
+    for (const id of ids.slice(-4)) expect(cache.claim(id), id).toEqual(result(id));
+  });
+
   it('holds a running call as null, and forgets a retryable refusal so a retry is evaluated afresh', () => {
     const cache = new ResultCache(256);
     expect(cache.claim('c1')).toBeUndefined();
