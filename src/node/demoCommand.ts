@@ -26,7 +26,12 @@ Usage: aicc demo [options]
   --pi-agent-dir D  where pi finds models.json and auth (default ~/.pi/agent)
   --agent pi-daemon:SOCKET
                     let a running pi-daemon drive Cleo, straight over its Unix socket
-                    (protocol v2; --provider and --model together pick the session's model)
+                    (protocol v2; --provider and --model together pick the session's model).
+                    Cleo's session works in --cwd: the daemon's --allow-root must hold it,
+                    without overlapping its --state-dir or --agent-dir. Each run opens a fresh
+                    session, replacing what an earlier run left; one the daemon evicts or
+                    loses in a restart is opened again, briefed again, by itself.
+  --cwd DIR         the session's folder on the daemon's host (default: this folder)
   -h, --help        this help
 
 Exit codes: 0 success, 1 the run failed, 2 bad usage.
@@ -41,6 +46,8 @@ interface DemoArgs {
   agent?: string;
   /** With --agent pi-daemon:SOCKET: the daemon's socket. */
   daemonSocket?: string;
+  /** With --agent pi-daemon:SOCKET: the session's folder (--cwd). */
+  cwd?: string;
   pi: PiAgentOptions;
 }
 
@@ -86,12 +93,17 @@ export function parseDemoArgs(argv: string[]): DemoArgs | string {
       const name = match[1] ?? 'cleo';
       if (!(VILLAGERS as readonly string[]).includes(name)) return `--agent: no villager called "${name}"; choose ${VILLAGERS.join(', ')}`;
       args.agent = name;
+    } else if (arg === '--cwd') {
+      const dir = value();
+      if (dir === undefined) return '--cwd expects a folder';
+      args.cwd = dir;
     } else if (arg in piFlags) {
       const text = value();
       if (text === undefined) return `${arg} expects a value`;
       args.pi[piFlags[arg as keyof typeof piFlags]] = text;
     } else return `unknown option "${arg}"`;
   }
+  if (args.cwd !== undefined && args.daemonSocket === undefined) return '--cwd goes with --agent pi-daemon:SOCKET';
   if (args.agent !== undefined && args.play === args.agent) return `--play and --agent cannot both take ${args.agent}`;
   if (args.play !== undefined && args.json) return '--play and --json do not go together';
   return args;
@@ -124,7 +136,7 @@ export async function demoCommand(argv: string[], io: CliIo): Promise<number> {
     args.agent === undefined
       ? undefined
       : args.daemonSocket !== undefined
-        ? await agents!.startDaemonAgent({ socketPath: args.daemonSocket, label: args.agent, ...(args.pi.provider !== undefined && { provider: args.pi.provider }), ...(args.pi.model !== undefined && { model: args.pi.model }) })
+        ? await agents!.startDaemonAgent({ socketPath: args.daemonSocket, label: args.agent, ...(args.cwd !== undefined && { cwd: args.cwd }), ...(args.pi.provider !== undefined && { provider: args.pi.provider }), ...(args.pi.model !== undefined && { model: args.pi.model }) })
         : await agents!.startPiAgent({ ...args.pi, label: args.agent });
   if (pi !== undefined) options.pilot = { character: args.agent!, backend: pi.backend };
   let run;

@@ -35,17 +35,34 @@ Modes
           SOCKET (pi-daemon serve --socket SOCKET) at ws://127.0.0.1:PORT/ : one daemon
           connection per page connection, each closed when the other closes. Each text frame
           is one command (one JSON object, up to --max-frame bytes, default the daemon's 1 MiB
-          line limit) and each daemon line one frame back, byte for byte. A frame that is not a
-          JSON object, or is too long, is answered like the daemon does — a response with
-          ok:false and error.code invalid_json or line_too_large — and the connection closes.
-          Commands are otherwise checked by the daemon, not the gateway, except two rules for
-          open (refused as denied_by_gateway): payload.resources.tools must be "none", so a
-          page cannot give the model the host's filesystem tools; and, without
-          --daemon-stored-sessions, the session must be a memory one (no path, sessionDir or
-          agentDir), so a page cannot reach the host's stored sessions. A daemon that is not there
-          gets the page a daemon_unavailable response (retryable) and a close. When a page
-          stops reading, the gateway stops reading the daemon once ${DAEMON_HIGH_WATER_BYTES} bytes wait for
-          the page (and the other way round), so memory stays bounded.
+          line limit) and each daemon line one frame back, byte for byte. A frame is answered
+          as the daemon answers such a line, with ok:false and the daemon's code: text that is
+          not JSON gets invalid_json and the connection closes (4400); a JSON value that is not
+          an object gets invalid_field and the connection stays; a record over the line limit,
+          or a message over twice it, gets line_too_large and a close (1009); text that is not
+          UTF-8 gets invalid_utf8 and a close (1007); an empty frame gets nothing; a requestId
+          still in flight gets duplicate_request_id.
+          Sessions: pages share the daemon, and each page reaches only the sessions its own
+          connection opened. A session belongs to the page connection whose open the daemon
+          answered ok, until that connection ends; then the session stays on the daemon and
+          the next page that opens it owns it (a page that reconnects opens its sessions
+          again, then attaches). Refused as denied_by_gateway, with error.details.rule:
+            attach, detach, wake, steer, followUp, abort, close or status of a session this
+            connection has not opened (not_opened), or before its open was answered (opening);
+            an open, of any generation, of a session another page owns (other_page);
+            drain, status without a sessionId (every session on the host) and operations the
+            gateway does not know (admin_only, unknown_operation), unless --daemon-admin.
+          A handshake's host snapshot lists only the page's own sessions. A page never gets
+          another session's events: the daemon sends events only to a connection attached to
+          the session. Two rules for open (denied_by_gateway too): payload.resources.tools must
+          be "none", so a page cannot give the model the host's filesystem tools (host_tools);
+          and, without --daemon-stored-sessions, the session must be a memory one (no path,
+          sessionDir or agentDir), so a page cannot reach the host's stored sessions
+          (stored_sessions). Commands are otherwise checked by the daemon, not the gateway.
+          A daemon that is not there gets the page a daemon_unavailable response (retryable)
+          and a close. When a page stops reading, the gateway stops reading the daemon once
+          ${DAEMON_HIGH_WATER_BYTES} bytes wait for the page (and the other way round), so
+          memory stays bounded.
 
 Connecting from a page
   const ws = new WebSocket(url, ['pi-peers.v1', 'aicc-key.' + KEY]);
@@ -78,6 +95,10 @@ Options
                       daemon: let pages open sessions stored on the host (session modes new,
                       open and continue, session paths, agentDir); without it a page may open
                       memory sessions only
+  --daemon-admin      daemon: let pages drain the daemon (it then takes no new work until it
+                      restarts, for every page), read its host-wide status and every session in
+                      a handshake, and send operations the gateway does not know. For an
+                      operator's page only; pages still reach only the sessions they opened
   -h, --help          this help
 
 Output: the line "aicc gateway: listening on ws://127.0.0.1:PORT/" on standard output, then
@@ -90,7 +111,7 @@ Close codes a page may see
   4401 no key, a wrong key, or a token in the hello     4403 origin not in --origin
   4404 unknown path or agent      4408 no hello within 10 s      4502 the agent or pi went away
   With --daemon: 4400 invalid_json (or no ${DAEMON_SUBPROTOCOL} subprotocol), 1009 line_too_large,
-  4502 the daemon is not reachable or ended the connection.
+  1007 invalid_utf8, 4502 the daemon is not reachable or ended the connection.
   A page that offered only its key as a subprotocol sees the handshake fail (1006) instead of 4400:
   the gateway never echoes the key, and a browser fails a handshake that selects none of its offers.
 
@@ -103,6 +124,8 @@ export interface GatewayArgs {
   daemonSocket?: string;
   /** daemon mode: pages may open sessions stored on the host. */
   storedSessions?: boolean;
+  /** daemon mode: pages may drain the daemon and read its host-wide status. */
+  admin?: boolean;
   origins: string[];
   key?: string;
   port: number;
@@ -154,6 +177,10 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
       args.storedSessions = true;
       continue;
     }
+    if (flag === '--daemon-admin') {
+      args.admin = true;
+      continue;
+    }
     const value = rest[i + 1];
     // A value may start with "-" (a prompt could), but not with "--": that is the next flag.
     if (value === undefined || value.startsWith('--')) return `${flag} expects a value`;
@@ -176,6 +203,7 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
   if (mode === 'daemon' && args.peersHome !== undefined) return '--peers-home is for relay mode';
   if (mode === 'daemon' && args.daemonSocket === '') return "--daemon expects the daemon's Unix socket path";
   if (mode !== 'daemon' && args.storedSessions === true) return '--daemon-stored-sessions is for --daemon mode';
+  if (mode !== 'daemon' && args.admin === true) return '--daemon-admin is for --daemon mode';
   if (mode !== 'daemon' && args.peersHome === undefined && env.PI_PEERS_HOME !== undefined) args.peersHome = env.PI_PEERS_HOME;
   if (mode === 'relay' && (args.peersHome === undefined || args.peersHome === '')) return 'relay needs the agents\' folder: set PI_PEERS_HOME or pass --peers-home';
   const hostOnly = (['piBin', 'piNode', 'provider', 'model', 'systemPrompt', 'agentDir', 'label'] as const).find((name) => args[name] !== undefined);
@@ -201,7 +229,13 @@ export async function gatewayCommand(argv: string[], io: CliIo, runtime: Gateway
       host !== undefined
         ? { kind: 'host', host }
         : args.mode === 'daemon'
-          ? { kind: 'daemon', socketPath: args.daemonSocket!, ...(args.maxFrame === undefined ? {} : { maxLineBytes: args.maxFrame }), ...(args.storedSessions === true ? { storedSessions: true } : {}) }
+          ? {
+              kind: 'daemon',
+              socketPath: args.daemonSocket!,
+              ...(args.maxFrame === undefined ? {} : { maxLineBytes: args.maxFrame }),
+              ...(args.storedSessions === true ? { storedSessions: true } : {}),
+              ...(args.admin === true ? { admin: true } : {}),
+            }
           : { kind: 'relay', peersHome: args.peersHome! };
     // In daemon mode --max-frame is the line limit; the WebSocket limit follows from it.
     const maxPayload = args.maxFrame === undefined || args.mode === 'daemon' ? {} : { maxPayload: args.maxFrame };

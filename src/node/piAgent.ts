@@ -71,6 +71,8 @@ export interface DaemonAgentOptions {
   model?: string;
   /** The villager: the session is `aicc-demo-<label>`. */
   label?: string;
+  /** The session's folder on the daemon's host: under its --allow-root. Default: this process's. */
+  cwd?: string;
 }
 
 /**
@@ -86,7 +88,9 @@ export async function startDaemonAgent(options: DaemonAgentOptions): Promise<PiA
     const model = options.provider === undefined ? {} : { model: { provider: options.provider, id: options.model! } };
     const backend = await DaemonBackend.open(client, {
       sessionId: `aicc-demo-${options.label ?? 'villager'}`,
-      open: { cwd: process.cwd(), session: { mode: 'memory' }, systemPrompt: SYSTEM_PROMPT, ...model },
+      // The session works in this folder: the daemon's --allow-root must hold it.
+      cwd: options.cwd ?? process.cwd(),
+      open: { session: { mode: 'memory' }, systemPrompt: SYSTEM_PROMPT, ...model },
     });
     return {
       backend,

@@ -13,6 +13,7 @@ import { randomUuid } from '../protocol/ids.js';
 import { utf8Exceeds, type InboundLimits } from '../protocol/inbound.js';
 import { daemonError, DaemonError, errorFromResponse, type DaemonErrorCode } from './daemonError.js';
 import {
+  DAEMON_DRAIN_TIMEOUT_MS,
   DAEMON_PROTOCOL_VERSION,
   type AttachResult,
   type DaemonCommand,
@@ -24,6 +25,7 @@ import {
   type SessionRef,
 } from './daemonProtocol.js';
 import { checkCommand, DEFAULT_DAEMON_LIMITS, readAttach, readDaemonRecord, readFlag, readHandshake, readOpen, readWake } from './daemonRecords.js';
+import { OpenedSessions } from './daemonOpens.js';
 import { EventStreams, STREAM_DEFAULTS } from './daemonStream.js';
 import type { DaemonClientEvents, DaemonClientOptions, DaemonClientState, DaemonReconnectOptions, ReconnectReport, WakeAnswer, WakeOptions } from './daemonOptions.js';
 import { PendingRequests, type PendingErrors } from './peersPending.js';
@@ -47,6 +49,7 @@ export class DaemonClient {
   private readonly clock: Clock;
   private readonly pending: PendingRequests<Answer, DaemonError>;
   private readonly streams: EventStreams;
+  private readonly opens: OpenedSessions;
   private readonly limits: InboundLimits;
   private readonly requestTimeoutMs: number;
   private readonly wakeTimeoutMs: number;
@@ -64,6 +67,7 @@ export class DaemonClient {
     this.wakeTimeoutMs = options.wakeTimeoutMs ?? 600_000;
     this.pending = new PendingRequests<Answer, DaemonError>(this.clock, options.maxPendingRequests ?? 64, 'DaemonClient', PENDING_ERRORS);
     this.streams = new EventStreams(options.maxAttachedSessions ?? STREAM_DEFAULTS.maxStreams);
+    this.opens = new OpenedSessions(options.maxAttachedSessions ?? STREAM_DEFAULTS.maxStreams);
     this.limits = { ...DEFAULT_DAEMON_LIMITS, ...options.limits };
     this.newKey = options.newIdempotencyKey ?? (() => randomUuid());
     this.sleeper = new Sleeper(this.clock);
@@ -105,8 +109,11 @@ export class DaemonClient {
   async open(ref: SessionRef, options: OpenOptions): Promise<OpenResult> {
     const { systemPrompt, ...rest } = options;
     const resources = { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools: 'none', ...(systemPrompt !== undefined && { systemPrompt }) };
-    const response = await this.request('open', { ...rest, resources }, ref, 'DaemonClient.open');
-    return this.read(response, 'open', readOpen(response.data));
+    const payload = { ...rest, resources };
+    const response = await this.request('open', payload, ref, 'DaemonClient.open');
+    const opened = this.read(response, 'open', readOpen(response.data));
+    this.opens.remember(ref, payload);
+    return opened;
   }
 
   /** Subscribes to the session's events (nothing is subscribed implicitly); needed after every re-open. */
@@ -164,17 +171,29 @@ export class DaemonClient {
     return this.read(response, 'abort', readFlag(response.data, 'aborted'));
   }
 
-  /** Closes an idle session; `retainSession` keeps a durable one dormant on disk. */
+  /**
+   * Closes an idle session. Without `retainSession` the host decides, and pi-daemon 0.3.3 retains:
+   * a durable session stays dormant on disk, and a memory session's generation can never be opened
+   * again (ephemeral_session_unavailable). `retainSession: false` deletes it.
+   */
   async close(ref: SessionRef, options: { retainSession?: boolean } = {}): Promise<boolean> {
     const payload = options.retainSession === undefined ? {} : { retainSession: options.retainSession };
     const response = await this.request('close', payload, ref, 'DaemonClient.close');
     this.streams.end(ref.sessionId);
-    return this.read(response, 'close', readFlag(response.data, 'closed'));
+    const closed = this.read(response, 'close', readFlag(response.data, 'closed'));
+    this.opens.forget(ref.sessionId);
+    return closed;
   }
 
-  /** Stops the host admitting work, for good: every later request fails with host_draining. */
+  /**
+   * Stops the host admitting work (open and wake; they fail with host_draining), for good. The host
+   * waits up to `timeoutMs` (default 30 s, always sent) for running and queued turns, aborts the rest
+   * and answers `{ draining, timeoutMs, timedOut, abortedTurns }`: so this waits `timeoutMs` plus
+   * `requestTimeoutMs` for that answer (requestTimeoutMs alone would give up just as it came).
+   */
   async drain(options: { timeoutMs?: number } = {}): Promise<unknown> {
-    const response = await this.request('drain', options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }, {}, 'DaemonClient.drain');
+    const timeoutMs = options.timeoutMs ?? DAEMON_DRAIN_TIMEOUT_MS;
+    const response = await this.request('drain', { timeoutMs }, {}, 'DaemonClient.drain', timeoutMs + this.requestTimeoutMs);
     return response.data;
   }
 
@@ -345,7 +364,7 @@ export class DaemonClient {
     const report: ReconnectReport = { attempt, hostInstanceId, previousHostInstanceId, hostChanged: hostInstanceId !== previousHostInstanceId, reattached: [], lost: [] };
     for (const ref of attached) {
       try {
-        await this.attach(ref);
+        await this.attach(ref).catch((error: unknown) => this.openAgain(ref, error));
         report.reattached.push(ref);
       } catch (error) {
         const failure = error instanceof DaemonError ? error : daemonError('unknown_error', `DaemonClient.attach: ${String(error)}`);
@@ -353,6 +372,18 @@ export class DaemonClient {
       }
     }
     return report;
+  }
+
+  /**
+   * A gateway refused the attach because this connection has not opened the session (a page's
+   * sessions are its connection's, and this is a new one): opens it again as it was, then attaches.
+   */
+  private async openAgain(ref: SessionRef, error: unknown): Promise<AttachResult> {
+    const payload = this.opens.payloadOf(ref);
+    if (payload === undefined || !(error instanceof DaemonError) || error.code !== 'denied_by_gateway' || error.details.host?.['rule'] !== 'not_opened') throw error;
+    const response = await this.request('open', payload, ref, 'DaemonClient.open');
+    this.read(response, 'open', readOpen(response.data));
+    return this.attach(ref);
   }
 
   private shutdown(reason: string, retryable: boolean): void {

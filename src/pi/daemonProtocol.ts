@@ -9,6 +9,9 @@ export const DAEMON_PROTOCOL_VERSION = '2.0';
 /** The major version this client speaks; a host that offers no 2.x is refused. */
 export const DAEMON_MAJOR = 2;
 
+/** How long `drain` lets running and queued turns finish before aborting them: pi-daemon's default. */
+export const DAEMON_DRAIN_TIMEOUT_MS = 30_000;
+
 export const DAEMON_OPERATIONS = ['handshake', 'open', 'attach', 'detach', 'wake', 'steer', 'followUp', 'status', 'abort', 'close', 'drain'] as const;
 
 export type DaemonOperation = (typeof DAEMON_OPERATIONS)[number];

@@ -8,7 +8,7 @@ import type { InboundLimits } from '../protocol/inbound.js';
 import { readJsonRecord } from './jsonRecord.js';
 import { describeAjvError } from '../protocol/ajvError.js';
 import { validateDaemonCommand, validateDaemonEvent, validateDaemonResponse } from './generated/daemon-validators.js';
-import { negotiateDaemonVersion, type AttachResult, type DaemonCommand, type DaemonEvent, type DaemonHostInfo, type DaemonResponse, type OpenResult, type WakeResult } from './daemonProtocol.js';
+import { DAEMON_PROTOCOL_VERSION, negotiateDaemonVersion, type AttachResult, type DaemonCommand, type DaemonEvent, type DaemonHostInfo, type DaemonResponse, type OpenResult, type WakeResult } from './daemonProtocol.js';
 
 /** Bounds for inbound records: pi-daemon's own line limit is 1 MiB. */
 export const DEFAULT_DAEMON_LIMITS: Readonly<InboundLimits> = Object.freeze({ maxFrameBytes: 1024 * 1024, maxDepth: 32 });
@@ -35,7 +35,7 @@ export function readDaemonRecord(frame: Frame, limits: InboundLimits): DaemonRec
   const record = read.record;
   const requestId = typeof record['requestId'] === 'string' ? record['requestId'] : undefined;
   if (record['kind'] === 'response') {
-    if (!validateDaemonResponse(record)) return refuse('schema_violation', `response refused: ${describeAjvError('response', validateDaemonResponse.errors?.[0])}`, requestId);
+    if (!validateDaemonResponse(asV2Refusal(record))) return refuse('schema_violation', `response refused: ${describeAjvError('response', validateDaemonResponse.errors?.[0])}`, requestId);
     const response = record as unknown as DaemonResponse;
     // ok:false without an error object could not be reported as a typed error: the schema allows it, this client does not.
     if (!response.ok && response.error === undefined) return refuse('schema_violation', 'response refused: ok is false but there is no error', requestId);
@@ -47,6 +47,21 @@ export function readDaemonRecord(frame: Frame, limits: InboundLimits): DaemonRec
   }
   return refuse('schema_violation', 'record has no "kind" of "response" or "event"', requestId);
 }
+
+/**
+ * An error response marked 1.x, read as the 2.x record it answers. pi-daemon 0.3.3 marks with its
+ * default "1.0" the refusals it makes before it has read the command's own version: the line's
+ * (invalid_json, line_too_large) and the connection's (duplicate_request_id, connection_busy, the
+ * latter retryable). Refused as off-schema, a retryable connection_busy became a non-retryable
+ * invalid_response. Only refusals: a success marked 1.x would be a v1 answer, which stays refused.
+ */
+function asV2Refusal(record: Record<string, unknown>): Record<string, unknown> {
+  const version = record['protocolVersion'];
+  if (record['ok'] !== false || typeof version !== 'string' || !V1.test(version)) return record;
+  return { ...record, protocolVersion: DAEMON_PROTOCOL_VERSION };
+}
+
+const V1 = /^1\.\d+$/;
 
 /** Why an outbound command fails the schema, or undefined when it passes. */
 export function checkCommand(command: DaemonCommand): string | undefined {
@@ -95,11 +110,15 @@ export function readAttach(data: unknown): Read<AttachResult> {
   return { ok: true, value: { attached: data['attached'] !== false, generation: data['generation'] as number, sequence: data['sequence'] as number } };
 }
 
-/** wake data (waitForTerminal true): `{ result: { text, … }, session }`. */
+/**
+ * wake data (waitForTerminal true): `{ result: { text, … }, session }`. A turn aborted before the
+ * model wrote any text answers with no `text` at all (pi-daemon 0.3.3): read as "".
+ */
 export function readWake(data: unknown): Read<{ result: WakeResult; session?: unknown }> {
   const result = isObject(data) ? data['result'] : undefined;
-  if (!isObject(result) || typeof result['text'] !== 'string') return { ok: false, message: 'wake data must be { result: { text: string, … }, session }' };
-  return { ok: true, value: data as { result: WakeResult; session?: unknown } };
+  const text = isObject(result) ? (result['text'] ?? '') : undefined;
+  if (!isObject(result) || typeof text !== 'string') return { ok: false, message: 'wake data must be { result: { text: string, … }, session }' };
+  return { ok: true, value: { ...(data as { session?: unknown }), result: { ...result, text } as WakeResult } };
 }
 
 /** A data field that must be a boolean (`{queued}`, `{aborted}`, `{closed}`). */

@@ -2,6 +2,14 @@
 // sessionId, generation). pi-daemon numbers each session's events from 1 per incarnation; this
 // module drops what is stale (another host, an older generation, a session not attached), reports
 // gaps and duplicates, and lets a late event (one that fills a reported gap) through.
+//
+// An incarnation is not always a generation. pi-daemon evicts an idle session (`sessionDormant`,
+// then `sessionEvicted`) but keeps every connection's subscription to its (sessionId, generation);
+// a durable session reopened at the same generation — by this client or any other — is a new
+// incarnation numbered from 1 again (`opened`, sequence 1), and its events reach the old
+// subscribers too. Read by the last sequence alone they would all be duplicates; so an `opened` at
+// sequence 1, or any sequence 1 after the stream's last event (`sessionEvicted`, `sessionClosed`),
+// starts the stream again.
 
 import type { DaemonEvent, SessionRef } from './daemonProtocol.js';
 
@@ -34,10 +42,15 @@ export const STREAM_DEFAULTS = Object.freeze({
   maxMissing: 256,
 });
 
+/** The last event of an incarnation: what follows it at sequence 1 is the next one's. */
+const INCARNATION_ENDS: ReadonlySet<string> = new Set(['sessionEvicted', 'sessionClosed']);
+
 interface Stream {
   generation: number;
   /** Highest sequence seen. */
   last: number;
+  /** The incarnation's last event came: a sequence 1 now begins the next one. */
+  ended: boolean;
   /** Sequences skipped by a gap and not yet seen, oldest first. */
   missing: Set<number>;
 }
@@ -69,7 +82,7 @@ export class EventStreams {
   /** Attached: events of `ref` after `sequence` are expected. False when maxStreams are open already. */
   begin(ref: SessionRef, sequence: number): boolean {
     if (!this.canBegin(ref.sessionId)) return false;
-    this.streams.set(ref.sessionId, { generation: ref.generation, last: sequence, missing: new Set() });
+    this.streams.set(ref.sessionId, { generation: ref.generation, last: sequence, ended: false, missing: new Set() });
     return true;
   }
 
@@ -93,10 +106,14 @@ export class EventStreams {
     if (generation < stream.generation) return stale('generation');
     if (generation > stream.generation) {
       // The session was reopened at a higher generation while attached: its numbering starts again.
-      stream.generation = generation;
-      stream.last = 0;
-      stream.missing.clear();
+      this.restart(stream, generation, false);
+    } else if (this.restarts(stream, event)) {
+      // Reopened at this generation after its incarnation ended. pi-daemon numbers some events 1
+      // outside any incarnation (`openFailed`, `sessionDeleted` of a dormant session): after them the
+      // next `opened` still begins one.
+      this.restart(stream, generation, event.event !== 'opened');
     }
+    if (INCARNATION_ENDS.has(event.event)) stream.ended = true;
     if (sequence === stream.last + 1) {
       stream.last = sequence;
       return { deliver: true };
@@ -113,5 +130,22 @@ export class EventStreams {
     }
     if (stream.missing.delete(sequence)) return { deliver: true, report: { kind: 'late', sessionId, generation, sequence } };
     return { deliver: false, report: { kind: 'duplicate', sessionId, generation, sequence } };
+  }
+
+  private restart(stream: Stream, generation: number, ended: boolean): void {
+    stream.generation = generation;
+    stream.last = 0;
+    stream.missing.clear();
+    stream.ended = ended;
+  }
+
+  /**
+   * Whether `event`, of the stream's own generation, begins a new incarnation. `opened` is the first
+   * event of every incarnation and comes once in it, so an `opened` at sequence 1 on a stream past 1
+   * is a new one (a stream at 1 may be seeing its own `opened` twice: that stays a duplicate).
+   */
+  private restarts(stream: Stream, event: DaemonEvent): boolean {
+    if (event.sequence !== 1) return false;
+    return stream.ended || (event.event === 'opened' && stream.last > 1);
   }
 }

@@ -9,7 +9,7 @@ export { RECONNECT_DEFAULTS, backoffDelay } from './peersReconnect.js';
 export { WAIT_DEFAULTS } from './peersWait.js';
 export { DaemonClient } from './daemonClient.js';
 export { DaemonError, DAEMON_ERRORS, DAEMON_WIRE_ERROR_CODES, isDaemonWireErrorCode } from './daemonError.js';
-export { DAEMON_MAJOR, DAEMON_OPERATIONS, DAEMON_PROTOCOL_VERSION, negotiateDaemonVersion } from './daemonProtocol.js';
+export { DAEMON_DRAIN_TIMEOUT_MS, DAEMON_MAJOR, DAEMON_OPERATIONS, DAEMON_PROTOCOL_VERSION, negotiateDaemonVersion } from './daemonProtocol.js';
 export { DEFAULT_DAEMON_LIMITS } from './daemonRecords.js';
 export { STREAM_DEFAULTS } from './daemonStream.js';
 

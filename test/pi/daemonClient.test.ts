@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { DaemonClient } from '../../src/pi/index.js';
+import { DAEMON_DRAIN_TIMEOUT_MS, DaemonClient } from '../../src/pi/index.js';
 import { settle } from '../helpers.js';
 import { CHAR, daemonFailure, daemonSetup, OPEN, openAttached } from './daemonHelpers.js';
 import { DaemonSimulator } from './daemonSimulator.js';
@@ -111,38 +111,52 @@ describe('DaemonClient wake', () => {
     await openAttached(client);
     sim.scriptTurns('I walk south.');
     const answer = await client.wake(CHAR, { prompt: 'What now?', idempotencyKey: 'cleo-1' });
-    expect(answer).toMatchObject({ terminal: true, idempotencyKey: 'cleo-1', result: { text: 'I walk south.', sessionId: 'npc-cleo' } });
+    // result.sessionId is pi's conversation id, not the host's session id.
+    expect(answer).toMatchObject({ terminal: true, idempotencyKey: 'cleo-1', result: { text: 'I walk south.', sessionId: expect.any(String) } });
     expect(sim.received.at(-1)).toMatchObject({ operation: 'wake', idempotencyKey: 'cleo-1', payload: { prompt: 'What now?', waitForTerminal: true } });
-    expect(events.map((e) => e.event)).toEqual(['promptAccepted', 'agentStart', 'turnStart', 'messageStart', 'messageUpdate', 'messageEnd', 'turnEnd', 'agentSettled', 'agentEnd', 'sessionIdle']);
-    expect(events.map((e) => e.sequence)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    // As pi-daemon 0.3.3 sends them: the prompt as a user message, the reply streamed as an assistant one.
+    expect(events.map((e) => e.event)).toEqual(['promptAccepted', 'agentStart', 'turnStart', 'messageStart', 'messageEnd', 'messageStart', 'messageUpdate', 'messageUpdate', 'messageUpdate', 'messageEnd', 'turnEnd', 'agentSettled', 'agentEnd', 'sessionIdle']);
+    expect(events.map((e) => e.sequence)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
     expect(new Set(events.map((e) => e.requestId))).toEqual(new Set([answer.requestId]));
   });
 
-  it('answers at once without waitForTerminal; the turn ends in the events', async () => {
+  it('answers a durable session at once without waitForTerminal, with a ticket; the turn ends in the events', async () => {
     const { client, sim, events } = await daemonSetup();
-    await openAttached(client);
+    await openAttached(client, CHAR, 'new');
     sim.scriptTurns({ text: 'later', hold: true });
     const answer = await client.wake(CHAR, { prompt: 'go', waitForTerminal: false });
-    expect(answer).toMatchObject({ terminal: false, data: { accepted: true }, idempotencyKey: expect.any(String) });
+    expect(answer).toMatchObject({ terminal: false, data: { ticket: { state: 'queued', idempotencyKey: answer.idempotencyKey } } });
     expect(sim.running('npc-cleo')).toBe(true);
     sim.finishTurn();
     await settle();
-    expect(events.find((e) => e.event === 'messageEnd')!.data).toEqual({ text: 'later' });
+    expect(events.filter((e) => e.event === 'messageUpdate').at(-1)!.data).toMatchObject({ assistantMessageEvent: { type: 'text_end', content: 'later' } });
     expect(events.at(-1)!.event).toBe('sessionIdle');
   });
 
-  it('a second wake while one runs is session_busy (retryable)', async () => {
-    const { client, sim } = await daemonSetup();
+  it('refuses a memory session a wake without waitForTerminal: durable_admission_unavailable', async () => {
+    const { client } = await daemonSetup();
     await openAttached(client);
-    sim.scriptTurns({ text: 'a', hold: true });
-    const first = client.wake(CHAR, { prompt: 'one' });
+    const refused = await daemonFailure(client.wake(CHAR, { prompt: 'go', waitForTerminal: false }));
+    expect(refused).toMatchObject({ code: 'durable_admission_unavailable', retryable: false });
+    expect(refused.message).toContain('needs a durable session');
+  });
+
+  it('a second wake while one runs waits its turn, and is answered after it', async () => {
+    const { client, sim, events } = await daemonSetup();
+    await openAttached(client);
+    sim.scriptTurns({ text: 'a', hold: true }, 'b');
+    const first = tracked(client.wake(CHAR, { prompt: 'one' }));
     await settle();
-    const busy = await daemonFailure(client.wake(CHAR, { prompt: 'two' }));
-    expect(busy).toMatchObject({ code: 'session_busy', retryable: true, details: { idempotencyKey: expect.any(String) } });
-    // The key made for it is the one sent: retrying with it is retrying the same wake.
-    expect(sim.received.at(-1)).toMatchObject({ operation: 'wake', idempotencyKey: busy.details.idempotencyKey });
+    const second = tracked(client.wake(CHAR, { prompt: 'two' }));
+    await settle();
+    expect(events.filter((e) => e.event === 'promptAccepted').map((e) => e.data)).toEqual([
+      { idempotencyKey: expect.any(String), queuedTurns: 0 },
+      { idempotencyKey: expect.any(String), queuedTurns: 1 },
+    ]);
+    expect([first.settled, second.settled]).toEqual([false, false]);
     sim.finishTurn();
-    expect((await first).terminal).toBe(true);
+    const answers = await Promise.all([first.promise, second.promise]);
+    expect(answers.map((a) => (a.terminal ? a.result.text : ''))).toEqual(['a', 'b']);
   });
 
   it('memory sessions run a retried key again; durable ones return the cached result or refuse another prompt', async () => {
@@ -167,8 +181,9 @@ describe('DaemonClient wake', () => {
   it('steers and follows up only while a wake runs; idle, both fail with session_not_running', async () => {
     const { client, sim } = await daemonSetup();
     await openAttached(client);
+    // Retryable, as the host says: a steer that comes just as a wake ends can go into the next one.
     for (const send of [() => client.steer(CHAR, 'now!'), () => client.followUp(CHAR, 'later')]) {
-      expect(await daemonFailure(send())).toMatchObject({ code: 'session_not_running', retryable: false });
+      expect(await daemonFailure(send())).toMatchObject({ code: 'session_not_running', retryable: true, details: { host: { state: 'idle' } } });
     }
     sim.scriptTurns({ text: (turn) => `heard ${turn.steers.join(',')} then ${turn.followUps.join(',')}`, hold: true });
     const wake = client.wake(CHAR, { prompt: 'go' });
@@ -180,14 +195,14 @@ describe('DaemonClient wake', () => {
     expect(await wake).toMatchObject({ result: { text: 'heard ada speaks then rain' } });
   });
 
-  it('a full queue is session_queue_full', async () => {
-    const { client, sim } = await daemonSetup({ maxQueuedMessages: 1 });
+  it('a wake past the queue (maxSessionQueueDepth behind the running one) is session_queue_full', async () => {
+    const { client, sim } = await daemonSetup({ maxSessionQueueDepth: 1 });
     await openAttached(client);
     sim.scriptTurns({ text: 'x', hold: true });
     void client.wake(CHAR, { prompt: 'go' }).catch(() => {});
+    void client.wake(CHAR, { prompt: 'then' }).catch(() => {});
     await settle();
-    await client.steer(CHAR, 'one');
-    expect(await daemonFailure(client.steer(CHAR, 'two'))).toMatchObject({ code: 'session_queue_full', retryable: true });
+    expect(await daemonFailure(client.wake(CHAR, { prompt: 'and' }))).toMatchObject({ code: 'session_queue_full', retryable: true, details: { host: { maxSessionQueueDepth: 1 } } });
   });
 
   it('aborts a running wake, which answers with its partial text', async () => {
@@ -198,7 +213,18 @@ describe('DaemonClient wake', () => {
     const wake = client.wake(CHAR, { prompt: 'go' });
     await settle();
     expect(await client.abort(CHAR)).toBe(true);
-    expect(await wake).toMatchObject({ terminal: true, result: { text: 'I wa', stopReason: 'aborted' } });
+    expect(await wake).toMatchObject({ terminal: true, result: { text: 'I wa' } });
+  });
+
+  it('reads a wake aborted before any text, which the host answers with no text at all, as ""', async () => {
+    const { client, sim } = await daemonSetup();
+    await openAttached(client);
+    sim.scriptTurns({ text: 'never', hold: true });
+    const wake = client.wake(CHAR, { prompt: 'go' });
+    await settle();
+    await client.abort(CHAR);
+    const answer = await wake;
+    expect(answer.terminal && answer.result.text).toBe('');
   });
 
   it('a wake that waits for its turn is bounded by wakeTimeoutMs, restarted by its own events', async () => {
@@ -222,8 +248,9 @@ describe('DaemonClient status, close, drain', () => {
   it('reads the host status and a session snapshot', async () => {
     const { client } = await daemonSetup();
     await openAttached(client);
-    expect(await client.status()).toMatchObject({ host: { hostInstanceId: 'sim-host-1' }, sessions: 1 });
-    expect(await client.status('npc-cleo')).toMatchObject({ session: { sessionId: 'npc-cleo', generation: 1, state: 'idle' } });
+    expect(await client.status()).toMatchObject({ hostInstanceId: 'sim-host-1', ready: true, draining: false, sessions: [{ sessionId: 'npc-cleo', generation: 1, state: 'idle' }] });
+    // With a sessionId: the snapshot itself, not { session: … }.
+    expect(await client.status('npc-cleo')).toMatchObject({ sessionId: 'npc-cleo', generation: 1, state: 'idle', sequence: 1, queuedTurns: 0 });
   });
 
   it('closes an idle session (retained: dormant, then closed) and refuses a busy one', async () => {
@@ -241,14 +268,45 @@ describe('DaemonClient status, close, drain', () => {
     expect(sim.session('npc-cleo')).toBeUndefined();
   });
 
-  it('drain stops admission for good: host_draining afterwards', async () => {
+  it('drain stops admission (open and wake) for good: host_draining afterwards, retryable on a successor', async () => {
     const { client } = await daemonSetup();
     await openAttached(client);
-    expect(await client.drain({ timeoutMs: 1000 })).toMatchObject({ draining: true });
+    expect(await client.drain({ timeoutMs: 1000 })).toEqual({ draining: true, timeoutMs: 1000, timedOut: false, abortedTurns: 0 });
     const error = await daemonFailure(client.wake(CHAR, { prompt: 'go' }));
-    expect(error).toMatchObject({ code: 'host_draining', retryable: false });
-    expect(error.message).toMatch(/^DaemonClient\.wake: the host refused wake with host_draining: host is draining \(.*successor\)$/);
-    expect((await client.status()) as object).toHaveProperty('host');
+    expect(error).toMatchObject({ code: 'host_draining', retryable: true });
+    expect(error.message).toMatch(/^DaemonClient\.wake: the host refused wake with host_draining: host is draining; wake rejected \(.*successor.*\)$/);
+    expect(await client.status()).toMatchObject({ draining: true, ready: false });
+  });
+
+  it("waits for drain's answer past the timeout it asks the host for, by its requestTimeoutMs", async () => {
+    const { client, sim, clock } = await daemonSetup({}, { requestTimeoutMs: 1000 });
+    await openAttached(client);
+    sim.scriptTurns({ text: 'long', hold: true, partial: 'lo' });
+    const wake = client.wake(CHAR, { prompt: 'go' });
+    await settle();
+    const drain = tracked(client.drain({ timeoutMs: 5000 }));
+    await settle();
+    expect(sim.received.at(-1)).toMatchObject({ operation: 'drain', payload: { timeoutMs: 5000 } });
+    // Past requestTimeoutMs, and up to the host's own timeout, the client still waits.
+    clock.advance(4999);
+    await settle();
+    expect(drain.settled).toBe(false);
+    clock.advance(1);
+    expect(await drain.promise).toEqual({ draining: true, timeoutMs: 5000, timedOut: true, abortedTurns: 1 });
+    expect(await wake).toMatchObject({ result: { text: 'lo' } });
+  });
+
+  it("sends the host's default drain timeout when given none, and gives up only after it and requestTimeoutMs", async () => {
+    const { client, sim, clock } = await daemonSetup({}, { requestTimeoutMs: 1000 });
+    sim.holdNext('drain');
+    const drain = tracked(client.drain());
+    await settle();
+    expect(sim.received.at(-1)).toMatchObject({ operation: 'drain', payload: { timeoutMs: DAEMON_DRAIN_TIMEOUT_MS } });
+    clock.advance(DAEMON_DRAIN_TIMEOUT_MS + 999);
+    await settle();
+    expect(drain.settled).toBe(false);
+    clock.advance(1);
+    expect(await daemonFailure(drain.promise)).toMatchObject({ code: 'timeout', details: { operation: 'drain' } });
   });
 });
 

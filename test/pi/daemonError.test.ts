@@ -15,6 +15,24 @@ describe('pi-daemon errors', () => {
     }
   });
 
+  it("knows the codes pi-daemon 0.3.3 and the aicc gateway send, with the host's own retryable flags as its fallback", () => {
+    // Each provoked against the real daemon in test/e2e/daemon/client.test.ts; before, they came as unknown_error.
+    for (const code of ['durable_admission_unavailable', 'ephemeral_session_unavailable', 'cwd_not_allowed', 'cwd_not_directory', 'authority_root_overlap', 'model_unavailable', 'model_auth_unavailable', 'session_name_conflict', 'session_capacity', 'open_failed', 'aborted', 'denied_by_gateway', 'daemon_unavailable']) {
+      expect(isDaemonWireErrorCode(code), code).toBe(true);
+    }
+    // As the host says them: retryable.
+    for (const code of ['session_not_running', 'host_draining', 'connection_busy', 'session_busy', 'session_capacity', 'aborted', 'daemon_unavailable'] as const) expect(DAEMON_ERRORS[code].retryable, code).toBe(true);
+    for (const code of ['stale_generation', 'ephemeral_session_unavailable', 'cwd_not_allowed', 'denied_by_gateway'] as const) expect(DAEMON_ERRORS[code].retryable, code).toBe(false);
+  });
+
+  it("takes the host's retryable over the table's, either way", async () => {
+    const { client, sim } = await daemonSetup();
+    sim.failNext('status', { code: 'session_not_running', message: 'no', retryable: false });
+    expect(await daemonFailure(client.status())).toMatchObject({ code: 'session_not_running', retryable: false });
+    sim.failNext('status', { code: 'internal_error', message: 'try again', retryable: true });
+    expect(await daemonFailure(client.status())).toMatchObject({ code: 'internal_error', retryable: true });
+  });
+
   it('keeps an unknown code as unknown_error with the code sent', async () => {
     const { client, sim } = await daemonSetup();
     sim.failNext('status', { code: 'from_the_future', message: 'new', retryable: true });

@@ -2,7 +2,8 @@
 // or oversized: everything reported, nothing thrown, the link kept.
 import { describe, expect, it } from 'vitest';
 import { settle } from '../helpers.js';
-import { CHAR, daemonFailure, daemonSetup, openAttached } from './daemonHelpers.js';
+import { DaemonClient } from '../../src/pi/index.js';
+import { CHAR, daemonFailure, daemonSetup, OPEN, openAttached } from './daemonHelpers.js';
 
 const forged = (sequence: number, over: Record<string, unknown> = {}) => ({ protocolVersion: '2.0', kind: 'event', event: 'messageUpdate', hostInstanceId: 'sim-host-1', sessionId: 'npc-cleo', generation: 1, sequence, ...over });
 
@@ -29,7 +30,36 @@ describe('DaemonClient events', () => {
       { kind: 'stale', sessionId: 'npc-ada', generation: 1, sequence: 1, reason: 'unattached' },
     ]);
     // The client carries on.
-    expect(await client.status()).toHaveProperty('sessions', 1);
+    expect(await client.status()).toMatchObject({ sessions: [{ sessionId: 'npc-cleo' }] });
+  });
+
+  it('delivers the stream of an evicted durable session reopened by another client at its generation, from 1 again', async () => {
+    const { client, sim, events, reports } = await daemonSetup();
+    await openAttached(client, CHAR, 'new');
+    sim.evict('npc-cleo');
+    await settle();
+    const other = await DaemonClient.connect(sim.link());
+    await other.open(CHAR, { ...OPEN, session: { mode: 'new' } });
+    sim.scriptTurns('back');
+    await other.wake(CHAR, { prompt: 'hi' });
+    await settle();
+    expect(events.slice(0, 3).map((e) => [e.event, e.sequence])).toEqual([['sessionDormant', 2], ['sessionEvicted', 3], ['opened', 1]]);
+    expect(events.map((e) => e.event).slice(-2)).toEqual(['agentEnd', 'sessionIdle']);
+    expect(events.at(-1)!.sequence).toBe(sim.session('npc-cleo')!.sequence);
+    expect(reports).toEqual([]);
+  });
+
+  it('reads error answers marked "1.0" as pi-daemon sends them: connection_busy stays a retryable connection_busy', async () => {
+    const { client, sim } = await daemonSetup({ maxInFlight: 1 });
+    sim.holdNext('status');
+    const held = client.status();
+    await settle();
+    const busy = await daemonFailure(client.status());
+    expect(busy).toMatchObject({ code: 'connection_busy', retryable: true });
+    expect(sim.receivedLines.length).toBe(3);
+    // A success marked 1.x would be a v1 answer: still refused.
+    sim.sendRecord({ protocolVersion: '1.0', kind: 'response', requestId: 'r2', hostInstanceId: 'sim-host-1', ok: true, data: {} });
+    expect(await daemonFailure(held)).toMatchObject({ code: 'invalid_response' });
   });
 
   it('drops the old generation after a re-open and attach', async () => {

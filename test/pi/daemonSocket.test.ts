@@ -55,7 +55,15 @@ describe('DaemonClient over a Unix socket', () => {
     const answer = await client.wake(CHAR, { prompt });
     expect(answer.terminal && answer.result.text).toBe(`${prompt.length} chars read; ${big}`);
     expect(Buffer.byteLength(sim.receivedLines.at(-1)!)).toBeGreaterThan(800_000);
-    expect(events.find((e) => e.event === 'messageEnd')!.data).toEqual({ text: `${prompt.length} chars read; ${big}` });
+    const reply = events.filter((e) => e.event === 'messageEnd').at(-1)!.data as { message: { role: string; content: Array<{ text: string }> } };
+    expect(reply.message.role).toBe('assistant');
+    expect(reply.message.content[0]!.text).toBe(`${prompt.length} chars read; ${big}`);
+    // The updates that carry the text twice (the delta and the message so far) pass the 1 MiB the host
+    // may send: it sends eventDropped in their place, keeping their sequence.
+    expect(events.filter((e) => e.event === 'eventDropped').map((e) => e.data)).toEqual([
+      { originalEvent: 'messageUpdate', error: expect.objectContaining({ code: 'outbound_record_too_large' }) },
+      { originalEvent: 'messageUpdate', error: expect.objectContaining({ code: 'outbound_record_too_large' }) },
+    ]);
     expect(events.at(-1)!.event).toBe('sessionIdle');
   });
 

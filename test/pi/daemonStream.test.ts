@@ -53,6 +53,39 @@ describe('EventStreams', () => {
     expect(s.attached()).toEqual([{ sessionId: 's', generation: 3 }]);
   });
 
+  it('starts again, at the same generation, after the incarnation ended: an evicted session reopened by anyone', () => {
+    const s = streams();
+    s.accept(ev(1, { event: 'opened' }));
+    expect([2, 3].map((n) => s.accept(ev(n, { event: n === 2 ? 'sessionDormant' : 'sessionEvicted' })))).toEqual([{ deliver: true }, { deliver: true }]);
+    // The successor numbers from 1 again; read by the last sequence alone, all of it would be duplicates.
+    expect([1, 2, 3].map((n) => s.accept(ev(n, { event: n === 1 ? 'opened' : 'promptAccepted' })))).toEqual([{ deliver: true }, { deliver: true }, { deliver: true }]);
+    expect(s.accept(ev(2))).toMatchObject({ deliver: false, report: { kind: 'duplicate', sequence: 2 } });
+  });
+
+  it('takes an opened at 1 as a new incarnation even when the end of the old one never came', () => {
+    const s = streams();
+    for (const n of [1, 2, 3]) s.accept(ev(n));
+    expect(s.accept(ev(1, { event: 'opened' }))).toEqual({ deliver: true });
+    expect(s.accept(ev(2))).toEqual({ deliver: true });
+  });
+
+  it('keeps an opened at 1 on a stream still at 1 a duplicate, and any other event at 1 on a live stream', () => {
+    const s = streams();
+    s.accept(ev(1, { event: 'opened' }));
+    expect(s.accept(ev(1, { event: 'opened' }))).toMatchObject({ deliver: false, report: { kind: 'duplicate', sequence: 1 } });
+    s.accept(ev(2));
+    expect(s.accept(ev(1, { event: 'promptAccepted' }))).toMatchObject({ deliver: false, report: { kind: 'duplicate', sequence: 1 } });
+  });
+
+  it('after the end, delivers an event the host numbers 1 outside any incarnation, and the opened after it', () => {
+    const s = streams();
+    for (const [n, event] of [[1, 'opened'], [2, 'sessionDormant'], [3, 'sessionEvicted']] as const) s.accept(ev(n, { event }));
+    // A dormant session deleted (close without retaining): numbered 1, no incarnation of its own.
+    expect(s.accept(ev(1, { event: 'sessionDeleted' }))).toEqual({ deliver: true });
+    expect(s.accept(ev(1, { event: 'opened' }))).toEqual({ deliver: true });
+    expect(s.accept(ev(2))).toEqual({ deliver: true });
+  });
+
   it('a new host ends every stream; streams are bounded in number', () => {
     const s = streams();
     expect(s.begin({ sessionId: 't', generation: 1 }, 0)).toBe(true);

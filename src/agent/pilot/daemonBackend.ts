@@ -2,26 +2,41 @@
 // each incarnation of it), one `wake` per decision, `steer` / `followUp` into the running wake, and
 // text that finds no running wake queued for the next one. The pilot itself is the same as over
 // pi-peers; only this bookkeeping differs.
+//
+// What the real daemon (pi-daemon 0.3.3) does that this survives: a session the host lost — evicted
+// after its idle time, or gone with a restarted host — answers session_not_found, and its generation
+// cannot be opened again (ephemeral_session_unavailable); so the backend opens the next generation,
+// briefs it again and carries on. It never takes over an incarnation it did not open itself: it
+// opens one above the session the host shows, and when a generation turns out taken by one the host
+// no longer shows, one drawn from the clock, above any a previous run could have used.
 
 import type { DaemonClient } from '../../pi/daemonClient.js';
 import type { OpenOptions, SessionRef } from '../../pi/daemonProtocol.js';
 import type { ChatBackend, SendKind } from './backend.js';
+import { codeOf, GENERATION_TAKEN, hostSession, messageOf, nextGeneration, retryable, stopIncarnation } from './daemonHost.js';
 import { abortable } from './peersBackend.js';
 
 /** The part of DaemonClient (src/pi/daemonClient.ts) this backend uses. */
-export type DaemonClientLike = Pick<DaemonClient, 'open' | 'attach' | 'wake' | 'steer' | 'followUp' | 'abort' | 'close' | 'status' | 'on'>;
+export type DaemonClientLike = Pick<DaemonClient, 'open' | 'attach' | 'wake' | 'steer' | 'followUp' | 'abort' | 'close' | 'status' | 'on' | 'state'>;
 
 export interface DaemonBackendOptions {
   /** The character's session on the host: one per character. */
   sessionId: string;
   /**
+   * The session's working folder on the host. It must lie under one of the daemon's `--allow-root`
+   * folders and not overlap its state or agent folders, or the host refuses to open it.
+   */
+  cwd: string;
+  /**
    * This incarnation of the character. Default: one above the session's generation on the host
-   * (read with `status`), or 1 for a session the host does not have: a new character replaces the
-   * idle session of the previous one.
+   * (read with `status`, or, through a gateway that shows a page only the sessions it opened, from
+   * an open answered "there already"), so that a new character replaces the previous one's session;
+   * when the host shows none, 1 — or, if the host says a session it no longer shows had that one
+   * (closed, evicted), the clock's milliseconds, above any generation an earlier run could have used.
    */
   generation?: number;
-  /** `open`'s payload. Default: cwd "/", a memory session, the host's model, no system prompt. */
-  open?: Partial<OpenOptions>;
+  /** The rest of `open`'s payload. Default: a memory session, the host's model, no system prompt. */
+  open?: Partial<Omit<OpenOptions, 'cwd'>>;
   /** Prefix of idempotency keys; each wake and steer gets `${keyPrefix}-${n}`. Default: the session id and generation. */
   keyPrefix?: string;
   /** Attempts per steer/followUp when the host says a failure is retryable. Default 3. */
@@ -33,7 +48,16 @@ export interface DaemonBackendOptions {
 }
 
 /** Defaults of DaemonBackendOptions. */
-export const DAEMON_BACKEND_DEFAULTS = Object.freeze({ attempts: 3, maxQueuedTexts: 16, cwd: '/', mode: 'memory' as const });
+export const DAEMON_BACKEND_DEFAULTS = Object.freeze({ attempts: 3, maxQueuedTexts: 16, mode: 'memory' as const });
+
+/** Opens tried for one incarnation before giving up (each after the host refused the last generation). */
+const OPEN_ATTEMPTS = 4;
+
+/** What the host tells an attached client when it puts a session away (pi-daemon 0.3.3: idle eviction sends the first two). */
+const LOSS_EVENTS: ReadonlySet<string> = new Set(['sessionDormant', 'sessionEvicted', 'sessionDeleted']);
+
+/** How long a send waits for a client that lost its link to be connected again. */
+const RECONNECT_WAIT_MS = 30_000;
 
 interface Outstanding {
   /** The turn's text (an aborted turn's partial text); a failed wake rejects, and reply() throws it. */
@@ -49,8 +73,10 @@ export class DaemonBackend implements ChatBackend {
   private wake: Outstanding | undefined;
   /** Texts that found no running wake: they open the next wake's prompt. */
   private readonly queued: string[] = [];
-  /** The first prompt (the briefing): sent again when a restarted host lost a memory session. */
+  /** The first prompt (the briefing): sent again when the host lost a memory session. */
   private firstPrompt: string | undefined;
+  /** The last prompt after the briefing (the latest digest): carried over to a new incarnation. */
+  private lastPrompt: string | undefined;
   /** The host lost the session (it restarted): the next send opens a new generation. */
   private lost = false;
   private closed = false;
@@ -68,7 +94,10 @@ export class DaemonBackend implements ChatBackend {
     this.maxQueued = Math.max(1, options.maxQueuedTexts ?? DAEMON_BACKEND_DEFAULTS.maxQueuedTexts);
     this.offs.push(
       client.on('event', (event) => {
-        if (event.sessionId === this.ref.sessionId && event.generation === this.ref.generation && event.event === 'promptAccepted') this.wake?.accepted();
+        if (event.sessionId !== this.ref.sessionId || event.generation !== this.ref.generation) return;
+        if (event.event === 'promptAccepted') this.wake?.accepted();
+        // Evicted after its idle time (or otherwise put away by the host): the next send opens a new incarnation.
+        else if (LOSS_EVENTS.has(event.event)) this.lost = true;
       }),
       client.on('reconnect', (report) => {
         if (report.hostChanged || report.lost.some((lost) => lost.sessionId === this.ref.sessionId)) this.lost = true;
@@ -79,8 +108,11 @@ export class DaemonBackend implements ChatBackend {
 
   /** Opens and attaches the character's session; rejects with the client's DaemonError. */
   static async open(client: DaemonClientLike, options: DaemonBackendOptions): Promise<DaemonBackend> {
-    const generation = options.generation ?? (await nextGeneration(client, options.sessionId));
-    const backend = new DaemonBackend(client, options, generation);
+    if (typeof options?.cwd !== 'string' || options.cwd.length === 0) {
+      throw new Error("DaemonBackend.open: options.cwd must name the session's folder on the host, under one of the daemon's --allow-root folders");
+    }
+    const onHost = options.generation === undefined ? await hostSession(client, options.sessionId) : undefined;
+    const backend = new DaemonBackend(client, options, options.generation ?? nextGeneration(onHost));
     try {
       await backend.openSession();
     } catch (error) {
@@ -168,19 +200,50 @@ export class DaemonBackend implements ChatBackend {
 
   // ── internals ──────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * Opens the session at this.ref's generation, or the next ones while the host says that one is
+   * taken (a newer incarnation, a lost session's generation), then attaches to it.
+   */
   private async openSession(): Promise<void> {
     const open = this.options.open ?? {};
-    const payload: OpenOptions = { ...open, cwd: open.cwd ?? DAEMON_BACKEND_DEFAULTS.cwd, session: open.session ?? { mode: DAEMON_BACKEND_DEFAULTS.mode } };
-    await this.client.open(this.ref, payload);
+    const payload: OpenOptions = { ...open, cwd: this.options.cwd, session: open.session ?? { mode: DAEMON_BACKEND_DEFAULTS.mode } };
+    for (let attempt = 1; ; attempt++) {
+      let opened: Awaited<ReturnType<DaemonClientLike['open']>>;
+      try {
+        opened = await this.client.open(this.ref, payload);
+      } catch (error) {
+        const code = codeOf(error);
+        if (code === 'cwd_not_allowed' || code === 'authority_root_overlap') {
+          throw new Error(`DaemonBackend: the host will not open a session in ${this.options.cwd}: start the daemon with an --allow-root that holds this folder and does not overlap its --state-dir or --agent-dir (${messageOf(error)})`);
+        }
+        if (attempt >= OPEN_ATTEMPTS || (code !== 'session_busy' && !GENERATION_TAKEN.has(code as string))) throw error;
+        const onHost = await hostSession(this.client, this.ref.sessionId).catch(() => undefined);
+        if (code === 'session_busy') {
+          // The incarnation before is still at work (its run was cut short mid-wake): the host
+          // replaces only an idle session, so that one is stopped first.
+          if (onHost !== undefined) await stopIncarnation(this.client, { sessionId: this.ref.sessionId, generation: onHost.generation });
+          continue;
+        }
+        // Taken by a session the host still shows: the one above it. Taken by one it no longer shows
+        // (closed, evicted, lost with a restart): its number is unknown, but it was drawn before now.
+        this.ref = { ...this.ref, generation: Math.max(this.ref.generation + 1, onHost === undefined ? Date.now() : onHost.generation + 1) };
+        continue;
+      }
+      // The generation was there already, an earlier run's: where the host would not show it before
+      // (a gateway shows a page only the sessions it opened), this run goes one above it.
+      if (opened.created || this.options.generation !== undefined || attempt >= OPEN_ATTEMPTS) break;
+      this.ref = { ...this.ref, generation: Math.max(this.ref.generation, opened.session.generation) + 1 };
+    }
     await this.client.attach(this.ref);
   }
 
   /** Starts one wake; resolves once the host has accepted its prompt, rejects when it refuses it. */
-  private async startWake(text: string): Promise<void> {
+  private async startWake(text: string, again = false): Promise<void> {
     if (this.lost) await this.reincarnate();
     const isFirst = this.firstPrompt === undefined;
     this.firstPrompt ??= text;
-    const prompt = [...this.queued.splice(0), text].join('\n\n');
+    const queued = this.queued.splice(0);
+    const prompt = [...queued, text].join('\n\n');
     let accept!: () => void;
     const accepted = new Promise<void>((resolve) => (accept = resolve));
     const promise = this.client.wake(this.ref, { prompt, idempotencyKey: this.nextKey(), source: 'aicc-pilot' }).then((answer) => (answer.terminal ? answer.result.text : ''));
@@ -194,18 +257,53 @@ export class DaemonBackend implements ChatBackend {
       // Accepted when the promptAccepted event arrives, or the answer itself (whichever is first).
       await Promise.race([accepted, promise]);
     } catch (error) {
+      if (this.wake === wake) this.wake = undefined;
       if (isFirst) this.firstPrompt = undefined;
+      // Evicted while idle, or gone with a restarted host: a new incarnation, once. The link down
+      // while the client reconnects: the same wake once it is back (a restarted host also lost the
+      // session: the reconnect says so, and the wake goes to a new incarnation).
+      if (!again && (codeOf(error) === 'session_not_found' || (await this.reconnected(error)))) {
+        if (codeOf(error) === 'session_not_found') this.lost = true;
+        this.queued.unshift(...queued);
+        return this.startWake(text, true);
+      }
       throw new Error(`DaemonBackend.send: the host refused the wake: ${messageOf(error)}`);
     }
+    if (!isFirst) this.lastPrompt = text;
   }
 
-  /** The host restarted: a new generation of the session, briefed again if its memory went with it. */
+  /**
+   * The host lost the session: the next generation, briefed again, with the latest digest carried
+   * over, if its memory went with it.
+   */
   private async reincarnate(): Promise<void> {
     this.ref = { ...this.ref, generation: this.ref.generation + 1 };
     await this.openSession();
     this.lost = false;
     const mode = this.options.open?.session?.mode ?? DAEMON_BACKEND_DEFAULTS.mode;
-    if (mode === 'memory' && this.firstPrompt !== undefined) this.queued.unshift(this.firstPrompt);
+    if (mode === 'memory' && this.firstPrompt !== undefined) {
+      this.queued.unshift(...(this.lastPrompt === undefined ? [this.firstPrompt] : [this.firstPrompt, this.lastPrompt]));
+    }
+  }
+
+  /**
+   * Whether `error` came from a link that was down while the client reconnected, and the client is
+   * connected again now (waiting for it, at most RECONNECT_WAIT_MS); false for anything else.
+   */
+  private reconnected(error: unknown): Promise<boolean> {
+    if (codeOf(error) !== 'closed' || this.client.state === 'closed') return Promise.resolve(false);
+    if (this.client.state === 'open') return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (back: boolean): void => {
+        clearTimeout(timer);
+        offReconnect();
+        offClose();
+        resolve(back);
+      };
+      const timer = setTimeout(() => done(false), RECONNECT_WAIT_MS);
+      const offReconnect = this.client.on('reconnect', () => done(true));
+      const offClose = this.client.on('close', () => done(false));
+    });
   }
 
   private enqueue(text: string): void {
@@ -220,28 +318,4 @@ export class DaemonBackend implements ChatBackend {
   private dispose(): void {
     for (const off of this.offs.splice(0)) off();
   }
-}
-
-/** One above the session's generation on the host; 1 when it has none. */
-async function nextGeneration(client: DaemonClientLike, sessionId: string): Promise<number> {
-  try {
-    const status = (await client.status(sessionId)) as { session?: { generation?: unknown } } | undefined;
-    const generation = status?.session?.generation;
-    return typeof generation === 'number' && Number.isSafeInteger(generation) && generation >= 0 ? generation + 1 : 1;
-  } catch (error) {
-    if (codeOf(error) === 'session_not_found') return 1;
-    throw error;
-  }
-}
-
-function codeOf(error: unknown): unknown {
-  return (error as { code?: unknown } | null)?.code;
-}
-
-function retryable(error: unknown): boolean {
-  return (error as { retryable?: unknown } | null)?.retryable === true;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,7 +1,7 @@
 // One accepted browser WebSocket, as both modes see it: text records in and out, a close with a
 // code and a reason, and the facts for the connection's single log line.
 
-import type { WebSocket } from 'ws';
+import { WebSocket } from 'ws';
 import { closeReason } from '../../links/closeReason.js';
 import { CLOSE } from './access.js';
 
@@ -9,6 +9,32 @@ export interface BrowserHandlers {
   /** One WebSocket message: a string for a text frame, a Buffer for a binary one. */
   frame(data: string | Buffer): void;
   close(code: number, reason: string): void;
+  /**
+   * ws is about to close the connection itself over a message it will not take: 1009 (over the
+   * gateway's WebSocket limit) or 1007 (text that is not UTF-8). Runs before ws's close frame
+   * leaves — the last moment a record can still reach the page — and returns the close reason to
+   * give, where ws would give none.
+   */
+  refused?(code: number): string;
+}
+
+/** The codes ws closes with on its own over a broken message that a page should hear about. */
+const REFUSED_MESSAGE_CODES: ReadonlySet<number> = new Set([CLOSE.tooBig, 1007]);
+
+/**
+ * ws's WebSocket with one hook. ws closes a connection itself when a message breaks its rules, and
+ * sends its close frame before it emits 'error' — after which nothing can be sent. Every close
+ * passes through close(), so the hook sees ws's own one in time (the gateway's WebSocketServer is
+ * made with this class).
+ */
+export class GatewayWebSocket extends WebSocket {
+  /** Set by BrowserConnection: runs before each close; returns the reason to close with instead. */
+  beforeClose: ((code: number | undefined) => string | undefined) | undefined;
+
+  override close(code?: number, data?: string | Buffer): void {
+    const reason = this.beforeClose?.(code);
+    super.close(code, reason ?? data);
+  }
 }
 
 /** The status ws closes with for each error of a broken frame (ws/lib/receiver.js); the others are 1002. */
@@ -29,6 +55,7 @@ export class BrowserConnection {
   /** What this connection is for ("relay to agent X", "pi host"), for the log line. */
   role = 'unassigned';
   private closing: { code: number; reason: string } | undefined;
+  private handlers: BrowserHandlers | undefined;
 
   constructor(
     readonly socket: WebSocket,
@@ -41,6 +68,16 @@ export class BrowserConnection {
     socket.on('error', (error: Error & { code?: string }) => {
       this.closing ??= { code: WS_ERROR_CLOSE[error.code ?? ''] ?? 1002, reason: error.message };
     });
+    if (socket instanceof GatewayWebSocket) {
+      socket.beforeClose = (code) => {
+        // Our own close() set `closing` first; the gateway's shutdown (1001) is not a refusal.
+        const refused = this.handlers?.refused;
+        if (this.closing !== undefined || refused === undefined || code === undefined || !REFUSED_MESSAGE_CODES.has(code)) return undefined;
+        const reason = closeReason(refused(code));
+        this.closing = { code, reason };
+        return reason;
+      };
+    }
   }
 
   /** The code and reason this side closed with, if it did. */
@@ -57,6 +94,7 @@ export class BrowserConnection {
   }
 
   listen(handlers: BrowserHandlers): void {
+    this.handlers = handlers;
     this.socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
       if (this.closing !== undefined) return;
       this.recordsIn++;

@@ -1,13 +1,16 @@
 // pi-daemon protocol v2 records as the gateway's daemon relay reads and writes them
 // (schemas/pi-daemon-protocol-v2.schema.json): turning a browser's frame into one NDJSON line, the
-// one policy the gateway adds, and the response shape of the gateway's own refusals.
+// gateway's policy on what a page may open, and the response shape of the gateway's own refusals.
+// Which sessions a page may reach is daemonIsolation.ts.
 //
-// What the relay checks, and why no more: a frame must be one JSON object of at most the daemon's
-// line limit (else `invalid_json` / `line_too_large`, then a close — what the daemon itself does
-// with such a line). The command envelope and each operation's payload are left to the daemon: it
-// is the authority on v2, answers a bad command with a precise code (`invalid_field` with details,
-// `unknown_operation`, `incompatible_protocol`) and keeps the connection, and a second check here
-// would refuse operations a newer 2.x daemon accepts. The fields the gateway reads are `open`'s:
+// A frame is answered as pi-daemon 0.3.3 answers the same line (observed, see docs/PILOT.md): text
+// that is not JSON gets `invalid_json` and the connection ends; JSON that is not an object
+// (an array, a string, null, a number) gets `invalid_field` (field "command") and the connection
+// stays; a record over the line limit gets `line_too_large` and the connection ends; an empty
+// frame, like an empty line, gets nothing. The command envelope and each operation's payload are
+// otherwise left to the daemon: it is the authority on v2, answers a bad command with a precise
+// code (`invalid_field` with details, `unknown_operation`, `incompatible_protocol`), and a second
+// check here would refuse what a newer 2.x daemon accepts. The policy reads `open`'s
 // `payload.resources.tools` (a page may not hand the model the host's filesystem tools) and,
 // unless the gateway allows stored sessions, `payload.session` and `payload.agentDir` (a page may
 // open memory sessions only: it may not read or write the host's session files, or point the
@@ -24,8 +27,26 @@ export const GATEWAY_INSTANCE_ID = 'aicc-gateway';
 /** requestId of a refusal that answers no readable request (the schema wants one; pi-daemon's simulator uses the same). */
 export const UNKNOWN_REQUEST_ID = 'unknown';
 
-/** Codes of the gateway's own refusals; the daemon's codes pass through untouched. */
-export type DaemonRelayErrorCode = 'invalid_json' | 'line_too_large' | 'denied_by_gateway' | 'daemon_unavailable';
+/**
+ * Codes of the gateway's own answers; the daemon's answers pass through untouched. Two are the
+ * gateway's alone (`denied_by_gateway`, `daemon_unavailable`); the others are the daemon's codes
+ * for the same thing, given where the gateway answers in its stead.
+ */
+export type DaemonRelayErrorCode = 'invalid_json' | 'invalid_field' | 'invalid_utf8' | 'line_too_large' | 'duplicate_request_id' | 'connection_busy' | 'denied_by_gateway' | 'daemon_unavailable';
+
+/**
+ * Why a `denied_by_gateway` refused, in `error.details.rule`, for a client to act on without
+ * reading the message: `not_opened` (this page connection has not opened the session),
+ * `opening` (its open is not answered yet), `other_page` (another page owns it),
+ * `session_limit`, `admin_only` (drain, host-wide status), `unknown_operation` (one the gateway
+ * cannot judge), `host_tools`, `stored_sessions`.
+ */
+export type DenialRule = 'not_opened' | 'opening' | 'other_page' | 'session_limit' | 'admin_only' | 'unknown_operation' | 'host_tools' | 'stored_sessions';
+
+export interface DaemonErrorDetails {
+  source: typeof GATEWAY_INSTANCE_ID;
+  [field: string]: unknown;
+}
 
 export interface DaemonErrorResponse {
   protocolVersion: string;
@@ -33,7 +54,7 @@ export interface DaemonErrorResponse {
   requestId: string;
   hostInstanceId: string;
   ok: false;
-  error: { code: DaemonRelayErrorCode; message: string; retryable: boolean; details: { source: typeof GATEWAY_INSTANCE_ID } };
+  error: { code: DaemonRelayErrorCode; message: string; retryable: boolean; details: DaemonErrorDetails };
 }
 
 /** What the browser's command said about itself, for answering it. */
@@ -46,14 +67,14 @@ export interface CommandIds {
  * A refusal made by the gateway, shaped like a daemon response (and valid by the schema). Its
  * message starts with "aicc gateway:"; `hostInstanceId` is the daemon's once known.
  */
-export function gatewayError(ids: CommandIds, hostInstanceId: string, code: DaemonRelayErrorCode, message: string, retryable = false): DaemonErrorResponse {
+export function gatewayError(ids: CommandIds, hostInstanceId: string, code: DaemonRelayErrorCode, message: string, retryable = false, details: Record<string, unknown> = {}): DaemonErrorResponse {
   return {
     protocolVersion: ids.protocolVersion ?? DAEMON_PROTOCOL_VERSION,
     kind: 'response',
     requestId: ids.requestId ?? UNKNOWN_REQUEST_ID,
     hostInstanceId,
     ok: false,
-    error: { code, message: `aicc gateway: ${message}`, retryable, details: { source: GATEWAY_INSTANCE_ID } },
+    error: { code, message: `aicc gateway: ${message}`, retryable, details: { ...details, source: GATEWAY_INSTANCE_ID } },
   };
 }
 
@@ -68,33 +89,41 @@ export function hostInstanceIdOf(line: string): string | undefined {
   }
 }
 
-/** A frame read as one line for the daemon, or why it is refused (the refusal ends the connection). */
+/** A frame read as one line for the daemon, or the daemon's answer to such a line and whether the connection then ends. */
 export type ReadFrame =
   | { ok: true; line: string; record: Record<string, unknown>; ids: CommandIds }
-  | { ok: false; code: 'invalid_json' | 'line_too_large'; message: string };
+  | { ok: false; code: 'invalid_json' | 'invalid_field' | 'line_too_large'; message: string; details?: Record<string, unknown>; ends: boolean };
 
 const RAW_LINE_BREAK = /[\r\n]/g;
 
 /**
- * Reads one browser frame. A JSON text holds a raw CR or LF only as whitespace between tokens (never
- * inside a string), so each becomes a space: the line keeps its length and meaning, cannot split in
- * two on the daemon's side, and is otherwise forwarded byte for byte.
+ * Reads one browser frame (not an empty one: the relay skips those, as the daemon skips an empty
+ * line). A JSON text holds a raw CR or LF only as whitespace between tokens (never inside a
+ * string), so each becomes a space: the line keeps its length and meaning, cannot split in two on
+ * the daemon's side, and is otherwise forwarded byte for byte.
  */
 export function readFrame(frame: string | Buffer, maxLineBytes: number): ReadFrame {
-  if (typeof frame !== 'string') return { ok: false, code: 'invalid_json', message: 'pi-daemon records are JSON text; send a text frame, not a binary one' };
+  if (typeof frame !== 'string') return { ok: false, code: 'invalid_json', message: 'pi-daemon records are JSON text; send a text frame, not a binary one', ends: true };
   const bytes = Buffer.byteLength(frame, 'utf8');
   if (bytes > maxLineBytes) {
-    return { ok: false, code: 'line_too_large', message: `a record of ${bytes} bytes is over the daemon's line limit of ${maxLineBytes} bytes; send a shorter one` };
+    return {
+      ok: false,
+      code: 'line_too_large',
+      message: `a record of ${bytes} bytes is over the daemon's line limit of ${maxLineBytes} bytes; send a shorter one`,
+      details: { maxLineBytes, actualBytes: bytes },
+      ends: true,
+    };
   }
   let value: unknown;
   try {
     value = JSON.parse(frame);
   } catch {
     // JSON.parse's message quotes the text, which may hold anything (a pasted key): never repeated.
-    return { ok: false, code: 'invalid_json', message: 'not JSON; send one JSON object per text frame' };
+    return { ok: false, code: 'invalid_json', message: 'not JSON; send one JSON object per text frame', ends: true };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { ok: false, code: 'invalid_json', message: 'a record must be a JSON object; send one command object per text frame' };
+    const what = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    return { ok: false, code: 'invalid_field', message: `command must be an object, not ${what}; send one command object per text frame`, details: { field: 'command' }, ends: false };
   }
   const record = value as Record<string, unknown>;
   return { ok: true, line: frame.replace(RAW_LINE_BREAK, ' '), record, ids: idsOf(record) };
@@ -105,22 +134,28 @@ export interface DaemonPolicy {
   storedSessions?: boolean;
 }
 
-/** The gateway's policy on a command the daemon would otherwise take: why it is refused, or undefined to forward it. */
-export function checkPolicy(record: Record<string, unknown>, policy: DaemonPolicy = {}): string | undefined {
+/** A refusal: what to tell the page, and the rule that refused (error.details.rule). */
+export interface Denial {
+  rule: DenialRule;
+  message: string;
+}
+
+/** The gateway's policy on what a page may open: why the command is refused, or undefined to go on. */
+export function checkPolicy(record: Record<string, unknown>, policy: DaemonPolicy = {}): Denial | undefined {
   if (record.operation !== 'open') return undefined;
   const payload = record.payload;
   if (payload === null || typeof payload !== 'object') return undefined;
   const open = payload as Record<string, unknown>;
   const resources = open.resources;
   if (resources !== null && typeof resources === 'object' && 'tools' in resources && (resources as Record<string, unknown>).tools !== 'none') {
-    return 'payload.resources.tools must be "none": a page may not give the model the host\'s filesystem tools; a character acts through its game\'s AICC tools';
+    return { rule: 'host_tools', message: 'payload.resources.tools must be "none": a page may not give the model the host\'s filesystem tools; a character acts through its game\'s AICC tools' };
   }
   if (policy.storedSessions === true) return undefined;
   const session = open.session !== null && typeof open.session === 'object' ? (open.session as Record<string, unknown>) : {};
   const stored = ['path', 'sessionDir'].find((name) => name in session) ?? ('agentDir' in open ? 'agentDir' : undefined);
   if (session.mode !== 'memory' || stored !== undefined) {
     const what = stored === undefined ? `payload.session.mode ${JSON.stringify(session.mode)}` : stored === 'agentDir' ? 'payload.agentDir' : `payload.session.${stored}`;
-    return `${what}: a page may open memory sessions only (session.mode "memory", no path, sessionDir or agentDir); start the gateway with --daemon-stored-sessions to let pages use the host's stored sessions`;
+    return { rule: 'stored_sessions', message: `${what}: a page may open memory sessions only (session.mode "memory", no path, sessionDir or agentDir); start the gateway with --daemon-stored-sessions to let pages use the host's stored sessions` };
   }
   return undefined;
 }

@@ -8,11 +8,12 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CapsuleError } from '../../base/errors.js';
 import { AccessPolicy, checkKeyFormat, clip, CLOSE, DAEMON_SUBPROTOCOL, normalizeOrigin, parseProtocols, selectSubprotocol, SUBPROTOCOL, type Refusal } from './access.js';
-import { BrowserConnection } from './browser.js';
-import { checkDaemonRelayOptions, relayDaemon, type DaemonRelayOptions } from './daemonRelay.js';
+import { BrowserConnection, GatewayWebSocket } from './browser.js';
+import { checkDaemonRelayOptions, relayDaemon, type DaemonRelayOptions, type DaemonRelayShared } from './daemonRelay.js';
 import { serveHost, type HostSessionOptions } from './hostSession.js';
 import type { PiHost } from './piHost.js';
 import { relayBrowser, type RelayOptions } from './relay.js';
+import { SessionOwners } from './sessionOwners.js';
 
 /** Only the loopback interface: the gateway is for pages and programs on this machine. */
 export const GATEWAY_HOST = '127.0.0.1';
@@ -30,8 +31,9 @@ export interface GatewayOptions {
   port?: number;
   /**
    * Largest WebSocket message accepted, in bytes (default 1 MiB); a larger one closes with 1009. In
-   * daemon mode the default is twice the daemon target's maxLineBytes, so a record over the line
-   * limit but under this is answered with `line_too_large` before the close.
+   * daemon mode the default is twice the daemon target's maxLineBytes, so that a record over the
+   * line limit but under this is read and answered with `line_too_large` before the close, which
+   * says how long it was; a larger one too gets `line_too_large`, just before ws's own close.
    */
   maxPayload?: number;
   /** Most open connections (default 64); more are closed with 1013. */
@@ -73,11 +75,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     response.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' });
     response.end(`aicc gateway: this is a WebSocket endpoint for ${target.kind === 'daemon' ? 'pi-daemon protocol v2' : 'pi-peers 1.0'}; see \`aicc gateway --help\`\n`);
   });
+  const maxPayload = options.maxPayload ?? (target.kind === 'daemon' ? 2 * (target.maxLineBytes ?? DEFAULT_MAX_PAYLOAD) : DEFAULT_MAX_PAYLOAD);
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: options.maxPayload ?? (target.kind === 'daemon' ? 2 * (target.maxLineBytes ?? DEFAULT_MAX_PAYLOAD) : DEFAULT_MAX_PAYLOAD),
+    // Its close() hook lets the daemon relay answer a message ws refuses before ws closes (browser.ts).
+    WebSocket: GatewayWebSocket,
+    maxPayload,
     handleProtocols: (protocols) => selectSubprotocol(protocols, subprotocol, options.key),
   });
+  // One ledger of session owners for all the pages of this gateway (sessionOwners.ts).
+  const daemonShared: DaemonRelayShared = { owners: new SessionOwners(), maxMessageBytes: maxPayload, redact: (message) => message.replaceAll(options.key, 'the gateway key') };
 
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const number = ++counter;
@@ -104,7 +111,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         log(`aicc gateway: ${who} ${browser.role}: closed (${browser.closeCode ?? code}): ${clip(why, 160)}; ${browser.recordsIn} records in, ${browser.recordsOut} out, ${seconds} s`);
       });
       if (target.kind === 'relay') relayBrowser(browser, route as string, target);
-      else if (target.kind === 'daemon') relayDaemon(browser, target);
+      else if (target.kind === 'daemon') relayDaemon(browser, target, daemonShared);
       else serveHost(browser, target.host, target);
     });
   });
@@ -116,7 +123,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const address = http.address();
   if (address === null || typeof address === 'string') throw new Error('startGateway: the server has no TCP address');
   const port = address.port;
-  const serving = target.kind === 'relay' ? 'relaying to the agents in PI_PEERS_HOME' : target.kind === 'daemon' ? `relaying pi-daemon protocol v2 to ${target.socketPath}` : 'hosting pi';
+  const serving = target.kind === 'relay' ? 'relaying to the agents in PI_PEERS_HOME' : target.kind === 'daemon' ? `relaying pi-daemon protocol v2 to ${target.socketPath}${target.admin === true ? ' (admin: pages may drain it)' : ''}` : 'hosting pi';
   log(`aicc gateway: ${serving} on ws://${GATEWAY_HOST}:${port}/ for ${origins.length === 1 ? 'origin' : 'origins'} ${origins.join(', ')}`);
 
   return {

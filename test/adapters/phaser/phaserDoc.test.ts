@@ -4,8 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { AgentClient } from '../../../src/agent/agentClient.js';
-import { createMemoryLinkPair } from '../../../src/links/memory.js';
+import { connectInProcess } from '../../../src/agent/inProcess.js';
 import { makeTexture, play, stage, type Stage } from './harness.js';
 
 // Read from the repository root (vitest's working directory): under jsdom import.meta.url is not a file URL.
@@ -18,9 +17,11 @@ it('the NPC example walks Mira and has her speak', async () => {
   const block = doc.match(/## An NPC in a few lines\n\n```ts\n([\s\S]*?)```/)![1]!;
   const body = block.match(/async function create\(this: [^)]*\) \{\n([\s\S]*)\n\}\n$/)![1]!;
   expect(block).toContain('aiccScenePlugin({ perceptionRadius: 300 })');
+  // The names the body uses, as the example imports them.
+  expect(block).toContain("import { connectInProcess } from 'aicc-capsule';");
   s = await stage({ plugin: { perceptionRadius: 300 } });
   makeTexture(s.scene, 'npc');
-  const create = new Function('AgentClient', 'createMemoryLinkPair', `return async function create() {\n${body}\nreturn { walk, said, mira };\n};`)(AgentClient, createMemoryLinkPair);
+  const create = new Function('connectInProcess', `return async function create() {\n${body}\nreturn { walk, said, mira };\n};`)(connectInProcess);
   let outcome: { walk: unknown; said: unknown; mira: { x: number; y: number } } | undefined;
   const running = (create.call(s.scene) as Promise<typeof outcome>).then((value) => (outcome = value));
   // The plugin's capsule runs fixed ticks: the calls are answered as the scene updates.

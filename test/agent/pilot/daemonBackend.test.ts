@@ -15,7 +15,7 @@ async function setup(options: { generation?: number } = {}) {
   const clock = new ManualClock();
   const sim = new DaemonSimulator({ clock });
   const client = await DaemonClient.connect(sim.link(), { clock, reconnect: { connect: async () => sim.link(), baseDelayMs: 10 } });
-  const backend = await DaemonBackend.open(client, { sessionId: 'npc-bram', open: { systemPrompt: 'You play Bram.' }, ...options });
+  const backend = await DaemonBackend.open(client, { sessionId: 'npc-bram', cwd: '/srv/aicc', open: { systemPrompt: 'You play Bram.' }, ...options });
   return { clock, sim, client, backend };
 }
 
@@ -26,13 +26,13 @@ describe('the pi-daemon backend', () => {
     const { sim, backend } = await setup();
     expect(backend.session).toEqual({ sessionId: 'npc-bram', generation: 1 });
     expect(sim.received.map((r) => r['operation'])).toEqual(['handshake', 'status', 'open', 'attach']);
-    expect(sim.received[2]).toMatchObject({ payload: { cwd: '/', session: { mode: 'memory' }, resources: { tools: 'none', systemPrompt: 'You play Bram.' } } });
+    expect(sim.received[2]).toMatchObject({ payload: { cwd: '/srv/aicc', session: { mode: 'memory' }, resources: { tools: 'none', systemPrompt: 'You play Bram.' } } });
     expect(sim.session('npc-bram')).toMatchObject({ generation: 1, attached: 1 });
   });
 
   it('gives a new incarnation of the character the next generation, replacing the idle session', async () => {
     const { sim, client } = await setup();
-    const again = await DaemonBackend.open(client, { sessionId: 'npc-bram' });
+    const again = await DaemonBackend.open(client, { sessionId: 'npc-bram', cwd: '/srv/aicc' });
     expect(again.session.generation).toBe(2);
     expect(sim.session('npc-bram')).toMatchObject({ generation: 2 });
   });

@@ -26,7 +26,7 @@ async function daemonVillage() {
   };
   const sim = new DaemonSimulator({ clock: village.clock });
   const daemon = await DaemonClient.connect(sim.link(), { clock: village.clock });
-  const backend = await DaemonBackend.open(daemon, { sessionId: 'millbrook-bram', open: { systemPrompt: 'You play a villager. Answer with aicc blocks.' } });
+  const backend = await DaemonBackend.open(daemon, { sessionId: 'millbrook-bram', cwd: '/srv/aicc', open: { systemPrompt: 'You play a villager. Answer with aicc blocks.' } });
   const client = await connect('bram');
   const spec = village.world.character('bram')!;
   const pilot = new Pilot({ client, backend, clock: village.clock, character: { id: 'bram', name: spec.name, description: spec.description } });

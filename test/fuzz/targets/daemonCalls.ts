@@ -8,6 +8,7 @@ import type { ClientRun } from './clientRun.js';
 import type { DaemonSession } from './daemonClientSession.js';
 import { OPEN, PROBE, SESSIONS } from './daemonStage.js';
 import { plainText } from './hostileValues.js';
+import { TIMEOUT_MS } from './manualTime.js';
 
 /** A session and its generation: the one it is at, the next, or a number. */
 type Ref = { session: string; generation: 'current' | 'next' | number };
@@ -85,6 +86,7 @@ export function callDaemon(run: ClientRun, session: DaemonSession, spec: DaemonC
     case 'close':
       return calls.track(client.close(refOf(spec.ref), spec.retain === undefined ? {} : { retainSession: spec.retain }), where, (closed) => (typeof closed === 'boolean' ? undefined : 'close resolved with no boolean'), failed(where));
     case 'drain':
-      return calls.track(client.drain(), where, () => undefined, failed(where));
+      // The client waits for drain's answer the host's timeout plus its own: keep both within a batch's settling.
+      return calls.track(client.drain({ timeoutMs: TIMEOUT_MS }), where, () => undefined, failed(where));
   }
 }

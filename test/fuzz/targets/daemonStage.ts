@@ -18,11 +18,15 @@ export async function stage(run: ClientRun, session: DaemonSession): Promise<voi
   for (const sessionId of SESSIONS) {
     const current = session.proxy.sim.session(sessionId);
     if (current !== undefined && current.attached > 0 && !current.running) continue;
-    // A batch may have opened it at 2^53, past which there is no next generation: closed, it starts again at 1.
-    const past = current !== undefined && !Number.isSafeInteger(current.generation + 1);
-    const ref = { sessionId, generation: past ? 1 : (current?.generation ?? 0) + 1 };
+    // The host's catalog keeps a session's generation past a close, an eviction or a restart (where a
+    // memory session cannot be opened again at it): the next one is above that.
+    const known = session.proxy.sim.retained(sessionId)?.generation;
+    // A batch may have opened it at 2^53, past which there is no next generation: deleted (not kept
+    // dormant, which would make 1 stale), it starts again at 1.
+    const past = known !== undefined && !Number.isSafeInteger(known + 1);
+    const ref = { sessionId, generation: past ? 1 : (known ?? 0) + 1 };
     session.attachedEver.add(sessionId);
-    const closed = past ? session.client.close({ sessionId, generation: current.generation }) : Promise.resolve(true);
+    const closed = past ? session.client.close({ sessionId, generation: known }, { retainSession: false }) : Promise.resolve(true);
     const staged = watch(closed.then(() => session.client.open(ref, OPEN)).then(() => session.client.attach(ref)));
     await runClock(run.clock, () => staged.settled, TIMEOUT_MS / 2, 2 * TIMEOUT_MS);
     if (staged.error !== undefined) run.context.problem(`an open and attach with an honest host failed (${codeOf(staged.error)})`);

@@ -1,8 +1,9 @@
 // The gateway in daemon mode under hostile pages (the run is in gatewayRun.ts): pi-daemon protocol v2
 // records relayed byte for byte to a fake daemon on a Unix socket (test/node/gateway/daemonHelpers.ts),
 // which answers every line. After each batch the daemon's lines are checked: each one a frame a
-// page sent (raw CR and LF turned to spaces, nothing split off, nothing added), and none an `open`
-// the gateway's policy refuses (filesystem tools, stored sessions). Now and then the daemon goes
+// page sent (raw CR and LF turned to spaces, nothing split off, nothing added), none an `open`
+// the gateway's policy refuses (filesystem tools, stored sessions), and none a drain, a host-wide
+// status or an operation the gateway does not know (for admin gateways only). Now and then the daemon goes
 // away: a page must then get daemon_unavailable and a 4502, and the next daemon must be served.
 
 import { join } from 'node:path';
@@ -27,7 +28,14 @@ const MAX_LINE_BYTES = 64 * 1024;
  * Codes a page may get: the daemon's (DAEMON_WIRE_ERROR_CODES but internal_error, which the fake
  * daemon never sends) and the gateway's own refusals, listed in `aicc gateway --help`.
  */
-const DAEMON_CODES: ReadonlySet<string> = new Set([...DAEMON_WIRE_ERROR_CODES.filter((code) => code !== 'internal_error'), 'invalid_json', 'line_too_large', 'denied_by_gateway', 'daemon_unavailable']);
+const DAEMON_CODES: ReadonlySet<string> = new Set([...DAEMON_WIRE_ERROR_CODES.filter((code) => code !== 'internal_error'), 'invalid_json', 'invalid_utf8', 'line_too_large', 'denied_by_gateway', 'daemon_unavailable']);
+
+/** What reaches past a page's own sessions: the gateway (not an admin one) never passes these on. */
+const KNOWN_OPERATIONS: ReadonlySet<string> = new Set(['handshake', 'open', 'wake', 'steer', 'followUp', 'status', 'abort', 'attach', 'detach', 'close']);
+function reachesPastSessions(record: Record_): boolean {
+  const operation = record['operation'];
+  return typeof operation === 'string' && (!KNOWN_OPERATIONS.has(operation) || (operation === 'status' && !('sessionId' in record)));
+}
 
 const isObject = (value: unknown): value is Record_ => value !== null && typeof value === 'object';
 
@@ -84,10 +92,13 @@ function daemonFrames(): fc.Arbitrary<PageFrame> {
     // What ends the connection (an error record first): a second record after a line break, cut or
     // broken text, a binary frame, a record over the line limit, a message over the WebSocket limit.
     { weight: 1, arbitrary: fc.tuple(text, text, fc.constantFrom('\n', '\r\n')).map(([a, b, gap]) => `${a}${gap}${b}`) },
+    // (JSON that is not an object — null, [], "x" — is answered with invalid_field, and the connection stays.)
     { weight: 1, arbitrary: fc.tuple(text, fc.nat()).map(([t, n]) => t.slice(0, n % (t.length + 1))) },
-    { weight: 1, arbitrary: fc.oneof(notText, fc.constantFrom('null', '[]', '"x"', '{', '', 'NaN')) },
+    { weight: 1, arbitrary: fc.oneof(notText, fc.constantFrom('null', '[]', '"x"', '{', ' ', 'NaN')) },
     { weight: 1, arbitrary: fc.oneof(sizedFrame(MAX_LINE_BYTES, fields), sizedFrame(2 * MAX_LINE_BYTES, fields)) },
-  );
+    // An empty frame gets no answer (as the daemon gives an empty line none), so it would count
+    // here as a request never answered: a blank one instead, which is answered.
+  ).map((frame) => (frame === '' ? ' ' : frame));
 }
 
 function inspectDaemon(context: FuzzContext): RecordCheck {
@@ -140,6 +151,7 @@ export const target: FuzzTarget = async (context) => {
       }
       if (!isObject(record) || Array.isArray(record)) context.problem(`daemon: the daemon got a line that is not a JSON object: ${line.slice(0, 80)}`);
       else if (breaksPolicy(record)) context.problem(`daemon: an open the policy refuses reached the daemon: ${line.slice(0, 120)}`);
+      else if (reachesPastSessions(record)) context.problem(`daemon: a drain, a host-wide status or an unknown operation reached the daemon: ${line.slice(0, 120)}`);
     }
     daemon.lines.splice(0);
   };
@@ -170,7 +182,8 @@ export const target: FuzzTarget = async (context) => {
       handshakes: handshakes(DAEMON_SUBPROTOCOL, SUBPROTOCOL, '/'),
       inspect,
       greeting: command_('handshake'),
-      request: command_('status'),
+      // A handshake: status without a sessionId (every session on the host) is for admin gateways only.
+      request: command_('handshake'),
       // One frame in about fifteen ends the connection: look for the close after each few.
       chunk: 4,
       exactAnswers: true,

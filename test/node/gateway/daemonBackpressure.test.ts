@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type Gateway } from '../../../src/node/gateway/server.js';
-import { command, connectDaemonBrowser, responseTo, startFakeDaemon, type FakeDaemon } from './daemonHelpers.js';
+import { command, connectDaemonBrowser, openCommand, responseTo, startFakeDaemon, type FakeDaemon } from './daemonHelpers.js';
 import { KEY, ORIGIN, tempDir, within, type BrowserClient } from './helpers.js';
 
 const RECORD_BYTES = 64 * 1024;
@@ -58,6 +58,9 @@ beforeEach(async () => {
   client = connectDaemonBrowser(`${gateway.url}/`);
   client.send(command('r0', 'handshake'));
   await responseTo(client, 'r0');
+  // The page's own session: the gateway passes on commands for no other.
+  client.send(openCommand('o0', 's'));
+  await responseTo(client, 'o0');
 });
 
 afterEach(async () => {
@@ -91,7 +94,7 @@ describe('daemon mode: backpressure', () => {
     expect(client.socket.readyState).toBe(client.socket.OPEN);
     client.socket.resume();
     // Counted, not parsed, while waiting: BrowserClient.records parses every frame on each look.
-    await until(() => client.frames.length === RECORDS + 1, 'every event');
+    await until(() => client.frames.length === RECORDS + 2, 'every event');
     const sequences = client.records.filter((record) => record.kind === 'event').map((record) => record.sequence);
     expect(sequences).toEqual(Array.from({ length: RECORDS }, (_, i) => i + 1));
   });
@@ -106,8 +109,8 @@ describe('daemon mode: backpressure', () => {
     const queued = await settled(() => client.socket.bufferedAmount);
     expect(queued).toBeGreaterThan(TOTAL - SLACK);
     socket!.resume();
-    await daemon.waitForLines(RECORDS + 1, 20_000);
-    expect(daemon.lines.slice(1).map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual(Array.from({ length: RECORDS }, (_, i) => `c${i + 1}`));
+    await daemon.waitForLines(RECORDS + 2, 20_000);
+    expect(daemon.lines.slice(2).map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual(Array.from({ length: RECORDS }, (_, i) => `c${i + 1}`));
   });
 
   it('ends a held-back browser promptly with 4502 when the daemon leaves', async () => {

@@ -35,6 +35,8 @@ describe('aicc gateway --daemon', () => {
     });
     expect(parseGatewayArgs(['--origin', ORIGIN, '--port', '8788', '--daemon', '/run/pi.sock', '--max-frame', '2048'], { AICC_GATEWAY_KEY: KEY })).toMatchObject({ mode: 'daemon', port: 8788, maxFrame: 2048 });
     expect(parseGatewayArgs(['--daemon', '/run/pi.sock', '--daemon-stored-sessions', '--origin', ORIGIN], { AICC_GATEWAY_KEY: KEY })).toMatchObject({ mode: 'daemon', storedSessions: true, origins: [ORIGIN] });
+    expect(parseGatewayArgs(['--daemon', '/run/pi.sock', '--origin', ORIGIN, '--daemon-admin'], { AICC_GATEWAY_KEY: KEY })).toMatchObject({ mode: 'daemon', admin: true });
+    expect(parseGatewayArgs(['--daemon', '/run/pi.sock', '--origin', ORIGIN], { AICC_GATEWAY_KEY: KEY })).not.toHaveProperty('admin');
   });
 
   it.each([
@@ -46,18 +48,37 @@ describe('aicc gateway --daemon', () => {
     [['--origin', ORIGIN], 'unknown mode "--origin"; choose relay, host or --daemon SOCKET'],
     [['--daemon', '/s', 'relay', '--origin', ORIGIN], 'unexpected "relay"; a mode (relay, host) comes first, and every option is --NAME VALUE'],
     [['host', '--origin', ORIGIN, '--daemon-stored-sessions'], '--daemon-stored-sessions is for --daemon mode'],
+    [['relay', '--origin', ORIGIN, '--daemon-admin'], '--daemon-admin is for --daemon mode'],
   ])('refuses %j in one line with exit code 2', async (argv, complaint) => {
     const r = run(argv);
     expect(await r.code).toBe(2);
     expect(r.err()).toBe(`aicc gateway: ${complaint}; run \`aicc gateway --help\`\n`);
   });
 
-  it('explains daemon mode in --help: the flag, the subprotocol, the refusals and the bound', async () => {
+  it('explains daemon mode in --help: the flag, the subprotocol, the refusals, who reaches which session, and the bound', async () => {
     const r = run(['--help']);
     expect(await r.code).toBe(0);
-    for (const text of ['aicc gateway --daemon SOCKET --origin ORIGIN', "'pi-daemon.v2'", 'invalid_json', 'line_too_large', 'denied_by_gateway', '--daemon-stored-sessions', 'daemon_unavailable', '1048576 bytes wait', '"operation":"handshake"']) {
-      expect(r.out()).toContain(text);
+    const texts = ['aicc gateway --daemon SOCKET --origin ORIGIN', "'pi-daemon.v2'", 'invalid_json', 'invalid_field', 'invalid_utf8', 'line_too_large', 'denied_by_gateway', '--daemon-stored-sessions', 'daemon_unavailable', '1048576 bytes wait', '"operation":"handshake"'];
+    texts.push('each page reaches only the sessions its own', 'connection opened', 'until that connection ends', 'reconnects opens its sessions', '--daemon-admin', 'drain', 'not_opened', 'other_page', 'admin_only');
+    for (const text of texts) expect(r.out()).toContain(text);
+  });
+
+  it('passes --daemon-admin on: an admin gateway lets a page drain the daemon, another does not', async () => {
+    const dir = tempDir('aicc-daemon-cmd-');
+    const daemon = await startFakeDaemon(join(dir.path, 'd.sock'));
+    for (const admin of [false, true]) {
+      const r = run(['--daemon', daemon.path, '--origin', ORIGIN, ...(admin ? ['--daemon-admin'] : [])]);
+      const client = connectDaemonBrowser(await r.url());
+      client.send(command('d1', 'drain'));
+      expect(await responseTo(client, 'd1')).toMatchObject(admin ? { ok: true } : { ok: false, error: { code: 'denied_by_gateway', details: { rule: 'admin_only' } } });
+      expect(r.err()).toContain(admin ? `relaying pi-daemon protocol v2 to ${daemon.path} (admin: pages may drain it)` : `relaying pi-daemon protocol v2 to ${daemon.path} on`);
+      client.close();
+      r.stop();
+      expect(await r.code).toBe(0);
     }
+    expect(daemon.lines.map((line) => (JSON.parse(line) as { operation: string }).operation)).toEqual(['drain']);
+    await daemon.close();
+    dir.remove();
   });
 
   it('relays to the daemon until stopped, with --max-frame as the line limit, and logs each connection without the key', async () => {

@@ -101,14 +101,19 @@ export function responseTo(client: BrowserClient, requestId: string, ms = 5000):
   return client.waitFor((record) => record.kind === 'response' && record.requestId === requestId, `the response to ${requestId}`, ms);
 }
 
+/** An open the gateway's policy lets through: a memory session with no host tools. */
+export function openCommand(requestId: string, sessionId: string, generation = 1): Record_ & { requestId: string } {
+  return command(requestId, 'open', { cwd: '/', session: { mode: 'memory' }, resources: { tools: 'none' } }, { sessionId, generation });
+}
+
 /** A refusal the gateway makes, as a browser receives it (the defaults: before the daemon named itself, answering no request). */
-export function refusal(code: string, message: string, fields: { requestId?: string; hostInstanceId?: string; retryable?: boolean } = {}): Record_ {
+export function refusal(code: string, message: string, fields: { requestId?: string; hostInstanceId?: string; retryable?: boolean; details?: Record_ } = {}): Record_ {
   return {
     protocolVersion: '2.0',
     kind: 'response',
     requestId: fields.requestId ?? 'unknown',
     hostInstanceId: fields.hostInstanceId ?? 'aicc-gateway',
     ok: false,
-    error: { code, message: `aicc gateway: ${message}`, retryable: fields.retryable ?? false, details: { source: 'aicc-gateway' } },
+    error: { code, message: `aicc gateway: ${message}`, retryable: fields.retryable ?? false, details: { ...fields.details, source: 'aicc-gateway' } },
   };
 }

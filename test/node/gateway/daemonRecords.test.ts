@@ -23,18 +23,25 @@ describe('readFrame', () => {
   it('counts the limit in UTF-8 bytes, not characters', () => {
     const frame = JSON.stringify({ t: 'é'.repeat(10) }); // 18 characters, 28 bytes
     expect(readFrame(frame, 28).ok).toBe(true);
-    expect(readFrame(frame, 27)).toEqual({ ok: false, code: 'line_too_large', message: "a record of 28 bytes is over the daemon's line limit of 27 bytes; send a shorter one" });
+    // The daemon's details for such a line: its limit and the line's length.
+    expect(readFrame(frame, 27)).toEqual({ ok: false, code: 'line_too_large', message: "a record of 28 bytes is over the daemon's line limit of 27 bytes; send a shorter one", details: { maxLineBytes: 27, actualBytes: 28 }, ends: true });
   });
 
   it.each([
     ['a binary frame', Buffer.from('{}'), 'pi-daemon records are JSON text; send a text frame, not a binary one'],
-    ['an array', '[]', 'a record must be a JSON object; send one command object per text frame'],
-    ['a number', '42', 'a record must be a JSON object; send one command object per text frame'],
-    ['two records in one frame', '{}\n{}', /^not JSON; send one JSON object per text frame$/],
-  ])('refuses %s as invalid_json', (_what, frame, message) => {
-    const read = readFrame(frame, 1024);
-    expect(read).toMatchObject({ ok: false, code: 'invalid_json' });
-    expect(read.ok ? '' : read.message).toMatch(message);
+    ['two records in one frame', '{}\n{}', 'not JSON; send one JSON object per text frame'],
+    ['blank text', '  ', 'not JSON; send one JSON object per text frame'],
+  ])('refuses %s as invalid_json, which ends the connection', (_what, frame, message) => {
+    expect(readFrame(frame, 1024)).toEqual({ ok: false, code: 'invalid_json', message, ends: true });
+  });
+
+  it.each([
+    ['an array', '[{"operation":"status"}]', 'an array'],
+    ['a number', '42', 'a number'],
+    ['a string', '"handshake"', 'a string'],
+    ['null', 'null', 'null'],
+  ])('answers %s as the daemon does, invalid_field on the command, and keeps the connection', (_what, frame, what) => {
+    expect(readFrame(frame, 1024)).toEqual({ ok: false, code: 'invalid_field', message: `command must be an object, not ${what}; send one command object per text frame`, details: { field: 'command' }, ends: false });
   });
 });
 
@@ -49,7 +56,7 @@ describe('checkPolicy', () => {
   });
 
   it.each([[{ mode: 'host-adapter', descriptor: {} }], ['all'], [null]])('refuses an open whose tools are %j', (tools) => {
-    expect(checkPolicy(open({ tools }))).toMatch(/^payload\.resources\.tools must be "none"/);
+    expect(checkPolicy(open({ tools }))).toEqual({ rule: 'host_tools', message: expect.stringMatching(/^payload\.resources\.tools must be "none"/) });
   });
 
   const stored = (payload: Record<string, unknown>): Record<string, unknown> => ({ operation: 'open', payload: { cwd: '/', resources: { tools: 'none' }, ...payload } });
@@ -62,7 +69,7 @@ describe('checkPolicy', () => {
     ['another agent folder', { session: { mode: 'memory' }, agentDir: '/home/u/.pi/agent' }, /^payload\.agentDir: .*--daemon-stored-sessions/],
     ['no session at all', {}, /^payload\.session\.mode undefined: /],
   ])('refuses %s unless stored sessions are allowed', (_what, payload, message) => {
-    expect(checkPolicy(stored(payload))).toMatch(message);
+    expect(checkPolicy(stored(payload))).toEqual({ rule: 'stored_sessions', message: expect.stringMatching(message) });
     expect(checkPolicy(stored(payload), { storedSessions: true })).toBeUndefined();
   });
 });
@@ -75,6 +82,12 @@ describe('gatewayError', () => {
     const unanswered = gatewayError({}, 'aicc-gateway', 'daemon_unavailable', 'gone', true);
     expect(unanswered).toMatchObject({ protocolVersion: '2.0', requestId: 'unknown', error: { retryable: true } });
     expect(validateDaemonResponse(unanswered)).toBe(true);
+  });
+
+  it('carries details beside its source, which no detail can overwrite', () => {
+    const denied = gatewayError({ requestId: 'r1' }, 'h', 'denied_by_gateway', 'no', false, { rule: 'admin_only', source: 'the daemon' });
+    expect(denied.error.details).toEqual({ rule: 'admin_only', source: 'aicc-gateway' });
+    expect(validateDaemonResponse(denied)).toBe(true);
   });
 });
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLOSE, KEY_PREFIX, SUBPROTOCOL } from '../../../src/node/gateway/access.js';
 import { startGateway, type Gateway } from '../../../src/node/gateway/server.js';
 import type { DaemonRelayOptions } from '../../../src/node/gateway/daemonRelay.js';
-import { command, connectDaemonBrowser, refusal, responseTo, startFakeDaemon, type FakeDaemon } from './daemonHelpers.js';
+import { command, connectDaemonBrowser, openCommand, refusal, responseTo, startFakeDaemon, type FakeDaemon } from './daemonHelpers.js';
 import { KEY, ORIGIN, tempDir, within, type BrowserClient, type ClientOptions } from './helpers.js';
 
 let dir: ReturnType<typeof tempDir>;
@@ -141,13 +141,14 @@ describe('daemon mode: relaying', () => {
 
   it('turns raw line breaks between tokens into spaces, so a frame stays one line', async () => {
     const client = connect();
-    client.send('{"requestId":"r1",\r\n"protocolVersion":"2.0",\n"operation":"status","payload":{"text":"a\\nb"}}\n');
+    client.send('{"requestId":"r1",\r\n"protocolVersion":"2.0",\n"operation":"handshake","payload":{"text":"a\\nb"}}\n');
     await responseTo(client, 'r1');
-    expect(daemon.lines).toEqual(['{"requestId":"r1",  "protocolVersion":"2.0", "operation":"status","payload":{"text":"a\\nb"}} ']);
+    expect(daemon.lines).toEqual(['{"requestId":"r1",  "protocolVersion":"2.0", "operation":"handshake","payload":{"text":"a\\nb"}} ']);
   });
 
   it('delivers events the daemon pushes unasked, in order', async () => {
     const client = connect();
+    await responseTo((client.send(openCommand('o1', 's')), client), 'o1');
     await responseTo((client.send(command('r1', 'attach', {}, { sessionId: 's', generation: 1 })), client), 'r1');
     for (let sequence = 1; sequence <= 50; sequence++) {
       daemon.push(JSON.stringify({ protocolVersion: '2.0', kind: 'event', event: 'messageUpdate', hostInstanceId: 'fake-host', sessionId: 's', generation: 1, sequence }));
@@ -158,7 +159,7 @@ describe('daemon mode: relaying', () => {
 
   it('forwards commands sent before the daemon socket is open, in order', async () => {
     const client = connect();
-    for (const id of ['a', 'b', 'c']) client.send(command(id, 'status'));
+    for (const id of ['a', 'b', 'c']) client.send(command(id, 'handshake'));
     await responseTo(client, 'c');
     expect(daemon.lines.map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual(['a', 'b', 'c']);
   });
@@ -166,8 +167,8 @@ describe('daemon mode: relaying', () => {
   it('opens one daemon connection per browser connection and keeps their traffic apart', async () => {
     const one = connect();
     const two = connect();
-    one.send(command('one-1', 'status'));
-    two.send(command('two-1', 'status'));
+    one.send(command('one-1', 'handshake'));
+    two.send(command('two-1', 'handshake'));
     await Promise.all([responseTo(one, 'one-1'), responseTo(two, 'two-1')]);
     expect(daemon.connections).toBe(2);
     expect(one.records.map((record) => record.requestId)).toEqual(['one-1']);
@@ -181,7 +182,7 @@ describe('daemon mode: relaying', () => {
     const tools = { mode: 'host-adapter', descriptor: {} };
     client.send(command('o1', 'open', { cwd: '/', session: { mode: 'memory' }, resources: { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools } }, { sessionId: 's', generation: 1 }));
     expect(await responseTo(client, 'o1')).toEqual(
-      refusal('denied_by_gateway', 'payload.resources.tools must be "none": a page may not give the model the host\'s filesystem tools; a character acts through its game\'s AICC tools', { requestId: 'o1', hostInstanceId: 'fake-host' }),
+      refusal('denied_by_gateway', 'payload.resources.tools must be "none": a page may not give the model the host\'s filesystem tools; a character acts through its game\'s AICC tools', { requestId: 'o1', hostInstanceId: 'fake-host', details: { rule: 'host_tools' } }),
     );
     client.send(command('o2', 'open', { cwd: '/', session: { mode: 'memory' }, resources: { tools: 'none' } }, { sessionId: 's', generation: 1 }));
     await responseTo(client, 'o2');
@@ -192,7 +193,7 @@ describe('daemon mode: relaying', () => {
     const client = connect();
     const open = (id: string) => command(id, 'open', { cwd: '/', session: { mode: 'continue' }, resources: { tools: 'none' } }, { sessionId: 's', generation: 1 });
     client.send(open('o1'));
-    expect(await responseTo(client, 'o1')).toMatchObject({ ok: false, error: { code: 'denied_by_gateway' } });
+    expect(await responseTo(client, 'o1')).toMatchObject({ ok: false, error: { code: 'denied_by_gateway', details: { rule: 'stored_sessions' } } });
     expect(daemon.lines).toEqual([]);
     await start({ storedSessions: true });
     const allowed = connect();
@@ -202,25 +203,17 @@ describe('daemon mode: relaying', () => {
   });
 });
 
-describe('daemon mode: bad frames', () => {
-  it.each([
-    ['not JSON', '{"requestId": "r1", oops}', /^aicc gateway: not JSON; send one JSON object per text frame$/],
-    ['an array', '[1,2]', /^aicc gateway: a record must be a JSON object; send one command object per text frame$/],
-    ['a string', '"handshake"', /^aicc gateway: a record must be a JSON object/],
-    ['null', 'null', /^aicc gateway: a record must be a JSON object/],
-  ])('answers %s with invalid_json, then closes with 4400 without forwarding it', async (_what, frame, message) => {
+describe('daemon mode: bad frames, answered as the daemon answers such a line', () => {
+  it('answers text that is not JSON with invalid_json, then closes with 4400 without forwarding it', async () => {
     const client = connect();
-    client.send(command('ok', 'status'));
+    client.send(command('ok', 'handshake'));
     await responseTo(client, 'ok');
-    client.send(frame);
+    client.send('{"requestId": "r1", oops}');
     const closed = await within(client.closed, 'the close');
-    expect(closed.code).toBe(CLOSE.badRequest);
-    const answer = client.records.at(-1)!;
+    expect(closed).toEqual({ code: CLOSE.badRequest, reason: 'aicc gateway: not JSON; send one JSON object per text frame' });
     // Under the daemon's hostInstanceId once it is known, so a client sees no host change; a
     // requestId that answers nothing, because the frame could not be read.
-    expect(answer).toMatchObject({ protocolVersion: '2.0', kind: 'response', requestId: 'unknown', hostInstanceId: 'fake-host', ok: false, error: { code: 'invalid_json', retryable: false, details: { source: 'aicc-gateway' } } });
-    expect((answer.error as { message: string }).message).toMatch(message);
-    expect(closed.reason).toMatch(/^aicc gateway: /);
+    expect(client.records.at(-1)).toEqual(refusal('invalid_json', 'not JSON; send one JSON object per text frame', { hostInstanceId: 'fake-host' }));
     expect(daemon.lines).toHaveLength(1);
     // The daemon's side of the connection ends too.
     await within(
@@ -229,6 +222,29 @@ describe('daemon mode: bad frames', () => {
       })(),
       'the daemon connection to end',
     );
+  });
+
+  it.each([
+    ['an array', '[1,2]', 'an array'],
+    ['a string', '"handshake"', 'a string'],
+    ['null', 'null', 'null'],
+    ['a number', '42', 'a number'],
+  ])('answers %s with invalid_field on the command, keeps the connection, and forwards the next command', async (_what, frame, what) => {
+    const client = connect();
+    client.send(frame);
+    client.send(command('next', 'handshake'));
+    await responseTo(client, 'next');
+    expect(client.records[0]).toEqual(refusal('invalid_field', `command must be an object, not ${what}; send one command object per text frame`, { details: { field: 'command' } }));
+    expect(daemon.lines.map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual(['next']);
+  });
+
+  it('answers an empty frame with nothing, as the daemon an empty line', async () => {
+    const client = connect();
+    client.send('');
+    client.send(command('next', 'handshake'));
+    await responseTo(client, 'next');
+    expect(client.records.map((record) => record.requestId)).toEqual(['next']);
+    expect(daemon.lines).toHaveLength(1);
   });
 
   it('answers a binary frame with invalid_json and closes', async () => {
@@ -240,34 +256,46 @@ describe('daemon mode: bad frames', () => {
     expect(daemon.lines).toEqual([]);
   });
 
+  it('answers text that is not UTF-8 with invalid_utf8 before the WebSocket closes with 1007', async () => {
+    const client = connect();
+    await within(client.opened, 'the open');
+    client.socket.send(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), { binary: false });
+    expect(await within(client.closed, 'the close')).toEqual({ code: 1007, reason: 'aicc gateway: a text frame that is not UTF-8' });
+    expect(client.records).toEqual([refusal('invalid_utf8', 'a text frame that is not UTF-8; send JSON text in UTF-8')]);
+    expect(daemon.lines).toEqual([]);
+    expect(await logLine(1)).toMatch(/pi-daemon relay: closed \(1007\): aicc gateway: a text frame that is not UTF-8; 0 records in, 1 out/);
+  });
+
   it('answers a record over the 1 MiB line limit with line_too_large and closes with 1009', async () => {
     const client = connect();
     const record = JSON.stringify(command('big', 'wake', { prompt: 'x'.repeat(1024 * 1024) }));
     client.send(record);
     const closed = await within(client.closed, 'the close');
     expect(closed.code).toBe(CLOSE.tooBig);
-    expect(client.records).toEqual([refusal('line_too_large', `a record of ${Buffer.byteLength(record)} bytes is over the daemon's line limit of 1048576 bytes; send a shorter one`)]);
+    const bytes = Buffer.byteLength(record);
+    expect(client.records).toEqual([refusal('line_too_large', `a record of ${bytes} bytes is over the daemon's line limit of 1048576 bytes; send a shorter one`, { details: { maxLineBytes: 1048576, actualBytes: bytes } })]);
     expect(daemon.lines).toEqual([]);
   });
 
   it('forwards a record of exactly the line limit', async () => {
     await start({ maxLineBytes: 4096 });
     const client = connect();
-    const empty = JSON.stringify(command('edge', 'wake', { prompt: '' }));
-    const record = JSON.stringify(command('edge', 'wake', { prompt: 'y'.repeat(4096 - empty.length) }));
+    const empty = JSON.stringify(command('edge', 'handshake', { prompt: '' }));
+    const record = JSON.stringify(command('edge', 'handshake', { prompt: 'y'.repeat(4096 - empty.length) }));
     expect(Buffer.byteLength(record)).toBe(4096);
     client.send(record);
     await responseTo(client, 'edge');
     expect(daemon.lines).toEqual([record]);
   });
 
-  it('cuts off a message over twice the line limit at the WebSocket layer with 1009', async () => {
+  it('answers a message over twice the line limit with line_too_large too, before the WebSocket layer closes with 1009', async () => {
     await start({ maxLineBytes: 4096 });
     const client = connect();
     client.send(JSON.stringify(command('huge', 'wake', { prompt: 'z'.repeat(9000) })));
-    expect((await within(client.closed, 'the close')).code).toBe(CLOSE.tooBig);
-    expect(client.frames).toEqual([]);
-    expect(await logLine(1)).toMatch(/^aicc gateway: #1 origin http:\/\/localhost:5173 pi-daemon relay: closed \(1009\): /);
+    expect(await within(client.closed, 'the close')).toEqual({ code: CLOSE.tooBig, reason: 'aicc gateway: a message over 8192 bytes; records are at most 4096 bytes' });
+    expect(client.records).toEqual([refusal('line_too_large', "a WebSocket message over the gateway's limit of 8192 bytes; send records of at most 4096 bytes (the daemon's line limit)", { details: { maxLineBytes: 4096 } })]);
+    expect(daemon.lines).toEqual([]);
+    expect(await logLine(1)).toMatch(/^aicc gateway: #1 origin http:\/\/localhost:5173 pi-daemon relay: closed \(1009\): aicc gateway: a message over 8192 bytes; records are at most 4096 bytes; 0 records in, 1 out/);
   });
 });
 
@@ -306,7 +334,7 @@ describe('daemon mode: the daemon side', () => {
   it('closes the browser with 4502 when the daemon sends a line over the limit', async () => {
     await start({ maxLineBytes: 1024 });
     const client = connect();
-    client.send(command('r1', 'status'));
+    client.send(command('r1', 'handshake'));
     await responseTo(client, 'r1');
     daemon.push(JSON.stringify({ kind: 'event', data: 'x'.repeat(2000) }));
     const closed = await within(client.closed, 'the close');
@@ -317,7 +345,7 @@ describe('daemon mode: the daemon side', () => {
 
   it('ends the daemon connection when the browser leaves', async () => {
     const client = connect();
-    client.send(command('r1', 'status'));
+    client.send(command('r1', 'handshake'));
     await responseTo(client, 'r1');
     expect(daemon.sockets.size).toBe(1);
     const [socket] = daemon.sockets;
