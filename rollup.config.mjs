@@ -27,7 +27,10 @@ const entries = {
   node: 'src/node/index.ts', // "./node"
 };
 const cli = 'src/node/cli.ts'; // → dist/cli.js (the `aicc` bin)
-const phaserAdapter = resolve(dirname(fileURLToPath(import.meta.url)), 'src/adapters/phaser') + '/';
+const here = dirname(fileURLToPath(import.meta.url));
+const phaserAdapter = resolve(here, 'src/adapters/phaser') + '/';
+/** Bundled into the Phaser IIFE although outside its folder: the AICC global does not export them. */
+const phaserIifeAlso = ['src/validators/shapes.js', 'src/validators/verdict.js'].map((file) => resolve(here, file));
 
 // @rollup/plugin-typescript fails on tsconfig's noEmit/outDir and would emit declarations itself:
 // rollup-plugin-dts does the types. tsconfig.build.json makes src/ the only root files, so type
@@ -121,10 +124,15 @@ export default [
   {
     // The Phaser adapter for <script> pages: global AICCPhaser. Everything it imports from outside
     // its own folder is taken from the page's AICC global (dist/aicc.iife.js, loaded first) rather
-    // than bundled again, so both share one runtime: one CapsuleError, one ToolError class.
+    // than bundled again, so both share one runtime: one CapsuleError, one ToolError class. Only the
+    // lookup of its precompiled validators (phaserIifeAlso) comes along.
     input: entries.phaser,
     onwarn,
-    external: (id, importer) => importer !== undefined && id.startsWith('.') && !resolve(dirname(importer), id).startsWith(phaserAdapter),
+    external: (id, importer) => {
+      if (importer === undefined || !id.startsWith('.')) return false;
+      const path = resolve(dirname(importer), id);
+      return !path.startsWith(phaserAdapter) && !phaserIifeAlso.includes(path);
+    },
     plugins: [ts({ noCheck: true })],
     output: {
       file: 'dist/aicc-phaser.iife.js',

@@ -1,5 +1,5 @@
 // The capsule's share of a frame inside the Phaser demo: 50 characters, each driven by a scripted
-// agent through the capsule's tool calls, in Debian's headless Chromium.
+// agent through the capsule's tool calls, in headless Chromium (test/e2e/browser/chromium.ts picks which).
 //
 // What it measures: demos/phaser, bundled and served as `npm run demo:web` serves it, opened with
 // `?characters=50&inspector=0`. The page counts, in `aiccDemo.frameStats()`, the frames Phaser ran

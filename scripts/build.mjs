@@ -1,10 +1,12 @@
-// `npm run build`: cleans dist/, runs the builds of rollup.config.mjs, marks the CLI executable.
+// `npm run build`: cleans dist/, runs the builds of rollup.config.mjs, marks the CLI executable,
+// writes the CommonJS forwarders and declarations of dist/cjs/ (scripts/commonjsEntries.mjs).
 // The builds run one after another in this process: worker threads were measured slower here
 // (2 cores; each worker loads TypeScript and warms its JIT again).
 import { chmodSync, existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { rollup } from 'rollup';
 import { loadConfigFile } from 'rollup/loadConfigFile';
+import { writeCommonJsEntries } from './commonjsEntries.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 process.chdir(root);
@@ -28,6 +30,7 @@ for (const config of options) {
   warnings.flush(); // loadConfigFile collects warnings (type errors among them) instead of printing them
 }
 if (existsSync('dist/cli.js')) chmodSync('dist/cli.js', 0o755);
+writeCommonJsEntries(root);
 if (failed) {
   console.error('build failed (see above)');
   process.exit(1);

@@ -1,13 +1,22 @@
 // Generates the CSP-safe validators for the protocol schemas so that no bundle needs `new Function`
 // for them: aicc/0.1 (src/protocol/generated/aicc-validators.js and its .d.ts), pi-peers 1.0
 // (src/pi/generated/peers-validators.js and its .d.ts) and pi-daemon v2
-// (src/pi/generated/daemon-validators.js and its .d.ts). `npm run generate` writes the files;
-// `--check` fails when one is stale, as do test/protocol/generated.test.ts, test/pi/generated.test.ts
-// and test/pi/daemonGenerated.test.ts (which import this file).
+// (src/pi/generated/daemon-validators.js and its .d.ts); and for the adapters' own tools, by schema
+// shape (src/adapters/phaser/generated/phaser-validators.js, src/adapters/three/generated/
+// three-validators.js and their .d.ts). `npm run generate` writes the files; `--check` fails when one
+// is stale, as do test/protocol/generated.test.ts, test/pi/generated.test.ts,
+// test/pi/daemonGenerated.test.ts and test/adapters/*/validators.test.ts (which import this file).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { standaloneValidatorsSource } from '../src/node/standalone.js';
+import { phaserTools } from '../src/adapters/phaser/tools.js';
+import type { SceneWorld } from '../src/adapters/phaser/phaserTool.js';
+import type { SceneBinding } from '../src/adapters/three/threeTool.js';
+import { threeTools, type ThreeToolsOptions } from '../src/adapters/three/tools.js';
+import { moduleSource, standaloneAjv, standaloneExpression, standaloneValidatorsSource, withoutEvaluatedMarks, withoutSchemaPaths } from '../src/node/standalone.js';
+import type { ToolDefinition } from '../src/runtime/tool.js';
+import { strictSchema } from '../src/runtime/validator.js';
+import { schemaShape, shapeKey } from '../src/validators/shapes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const outFile = `${root}src/protocol/generated/aicc-validators.js`;
@@ -117,6 +126,74 @@ export function daemonTypesSource(): string {
   return typesSource('daemon-validators.js', 'pi-daemon-protocol-v2.schema.json', DAEMON_EXPORTS);
 }
 
+/**
+ * The Phaser tools in every shape their options give: `nearby` has a `maximum` radius only while the
+ * perception radius is finite. Other options change bounds and descriptions, not shapes.
+ */
+export function phaserToolDefinitions(): ToolDefinition[] {
+  const world = (perceptionRadius: number): SceneWorld => ({ perceptionRadius, entities: { templates: () => [] } }) as unknown as SceneWorld;
+  return [...phaserTools(world(400)), ...phaserTools(world(Number.POSITIVE_INFINITY))];
+}
+
+/** The Three tools in every shape their options give: `move_to` has bounds on x and z only with an `area`. */
+export function threeToolDefinitions(): ToolDefinition[] {
+  const binding = {} as SceneBinding; // the factories read options only until a tool is called
+  const area: ThreeToolsOptions = { overrides: { move_to: { area: { minX: -1, maxX: 1, minZ: -1, maxZ: 1 } } } };
+  return [...threeTools(binding), ...threeTools(binding, area)];
+}
+
+/**
+ * One ES module exporting `shapes`, the table shapeValidators() reads: shapeKey → the validator of
+ * that shape, for each distinct input (strict or lenient per strict_input) and output schema of
+ * `tools`. Bounds are `$data` pointers, read at run time from the bounds the validator is given.
+ */
+export function shapeTableSource(tools: readonly ToolDefinition[], banner: string): string {
+  // As at run time: lenient inputs need removeAdditional, nothing else may have it.
+  const plain = standaloneAjv({ esm: false, $data: true });
+  const removing = standaloneAjv({ esm: false, removeAdditional: true, $data: true });
+  const helpers = new Set<string>();
+  const rows = new Map<string, string>();
+  for (const tool of tools) {
+    const strict = tool.strict_input === true;
+    for (const purpose of [{ kind: 'input', strict }, { kind: 'output', strict: false }] as const) {
+      const { shape } = schemaShape(purpose.kind === 'input' ? tool.input_schema : tool.output_schema);
+      const key = shapeKey(shape, purpose);
+      if (rows.has(key)) continue;
+      const ajv = purpose.kind === 'input' && !strict ? removing : plain;
+      const validate = ajv.compile(purpose.kind === 'input' && strict ? strictSchema(shape) : shape);
+      // Pure: a bundle that never looks the table up leaves every validator out.
+      const expression = withoutSchemaPaths(withoutEvaluatedMarks(standaloneExpression(ajv, validate, helpers)));
+      rows.set(key, `  ${JSON.stringify(key)}: /* @__PURE__ */ ${expression},`);
+    }
+  }
+  return moduleSource(banner, helpers, `export const shapes = {\n${[...rows.values()].join('\n')}\n};`);
+}
+
+/** The .d.ts beside a shape table; `toSrc` leads from its folder to src/. */
+function shapeTypesSource(jsFile: string, holds: string, toSrc: string): string {
+  return [
+    `// Generated by scripts/generate-validators.ts: types of ./${jsFile}. Do not edit.`,
+    `import type { ShapeTable } from '${toSrc}/validators/shapes.js';`,
+    '',
+    `/** The validators of ${holds}' schemas, by shapeKey (src/validators/shapes.ts). */`,
+    'export declare const shapes: ShapeTable;',
+    '',
+  ].join('\n');
+}
+
+export const phaserOutFile = `${root}src/adapters/phaser/generated/phaser-validators.js`;
+export const phaserTypesFile = `${root}src/adapters/phaser/generated/phaser-validators.d.ts`;
+export const threeOutFile = `${root}src/adapters/three/generated/three-validators.js`;
+export const threeTypesFile = `${root}src/adapters/three/generated/three-validators.d.ts`;
+
+export function phaserValidatorsSource(): string {
+  return shapeTableSource(phaserToolDefinitions(), '// Generated by scripts/generate-validators.ts from the Phaser tools (src/adapters/phaser). Do not edit.');
+}
+
+export function threeValidatorsSource(): string {
+  return shapeTableSource(threeToolDefinitions(), '// Generated by scripts/generate-validators.ts from the Three tools (src/adapters/three). Do not edit.');
+}
+
 /** Every generated file and the source it must have. */
 export function generatedFiles(): Array<[file: string, source: string]> {
   return [
@@ -126,6 +203,10 @@ export function generatedFiles(): Array<[file: string, source: string]> {
     [peersTypesFile, peersTypesSource()],
     [daemonOutFile, daemonValidatorsSource()],
     [daemonTypesFile, daemonTypesSource()],
+    [phaserOutFile, phaserValidatorsSource()],
+    [phaserTypesFile, shapeTypesSource('phaser-validators.js', 'the Phaser tools', '../../..')],
+    [threeOutFile, threeValidatorsSource()],
+    [threeTypesFile, shapeTypesSource('three-validators.js', 'the Three tools', '../../..')],
   ];
 }
 

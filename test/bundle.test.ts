@@ -99,8 +99,10 @@ describe('dist/: every entry is built', () => {
   it('every file package.json points at exists', () => {
     const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
     const targets: string[] = [pkg.main, pkg.module, pkg.types, pkg.unpkg, pkg.jsdelivr, ...Object.values<string>(pkg.bin)];
-    for (const [subpath, target] of Object.entries<string | Record<string, string>>(pkg.exports)) {
-      if (!subpath.includes('*')) targets.push(...(typeof target === 'string' ? [target] : Object.values(target)));
+    // Conditions nest (`require: { types, default }`): every leaf is a file.
+    const leaves = (target: unknown): string[] => (typeof target === 'string' ? [target] : Object.values(target as Record<string, unknown>).flatMap(leaves));
+    for (const [subpath, target] of Object.entries<unknown>(pkg.exports)) {
+      if (!subpath.includes('*')) targets.push(...leaves(target));
     }
     expect(targets.filter((target) => !existsSync(`${root}${target}`))).toEqual([]);
   });
@@ -121,10 +123,18 @@ describe('browser ESM builds', () => {
     expect(packages.filter((name) => !ALLOWED_EXTERNAL.test(name) && !(ENGINE_OF[entry]?.test(name) ?? false)), 'packages outside the allowed set').toEqual([]);
   });
 
-  it.each(['core', 'precompiled'])('%s leaves the ajv compiler out', (entry) => {
+  // The adapters' own tools come with precompiled validators (src/validators/shapes.ts).
+  it.each(['core', 'precompiled', 'phaser', 'three'])('%s leaves the ajv compiler out', (entry) => {
     const { files, packages } = graph(entry);
     expect(packages.filter((name) => AJV_COMPILER.test(name))).toEqual([]);
     for (const file of files) expect(read(file), file).not.toMatch(/ajv\/dist\/2020|from\s*['"]ajv['"]/);
+  });
+
+  // typed-binary serves the binary codec alone, which these never use.
+  it.each(['precompiled', 'phaser', 'three', 'inspector'])('%s leaves typed-binary and the binary codec out', (entry) => {
+    const { files, packages } = graph(entry);
+    expect(packages.filter((name) => name.startsWith('typed-binary'))).toEqual([]);
+    expect(files.filter((file) => /binaryCodec/.test(file))).toEqual([]);
   });
 
   // ajv itself stays external in these builds, so any code generation here would be ours, e.g. the
@@ -167,6 +177,14 @@ describe('dist/aicc-phaser.iife.js (<script> tag)', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(AICC!['CapsuleError']);
+    // The plugin's tools are checked by precompiled validators, with code generation off as under a
+    // strict CSP, and agree with the AICC global's own wording of a refusal.
+    const world = { perceptionRadius: 100, entities: { templates: () => [] } };
+    const nearby = AICCPhaser!['nearbyTool'](world);
+    const validate = AICCPhaser!['phaserValidators']().compile(nearby.input_schema, { tool: 'nearby', kind: 'input', strict: true });
+    expect(validate({ radius: 50 })).toEqual({ ok: true });
+    expect(validate({ radius: 150 })).toEqual({ ok: false, message: 'input.radius must be <= 100' });
+    expect(validate({ extra: 1 })).toEqual({ ok: false, message: 'input.extra is not a declared field' });
   });
 });
 

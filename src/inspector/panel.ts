@@ -1,21 +1,30 @@
-// The panel's DOM and how the record is drawn into it. Every value a peer or the game supplied goes
-// in as text (textContent, attribute values), never as markup. Rows are keyed (calls and events by
-// their sequence number, sessions and quota by id), so a redraw touches only rows that are new,
-// changed or dropped; the manifest is rebuilt only when the catalog changed.
+// The capsule's side of the overlay: a header line and five sections (sessions, manifest, calls,
+// quota, events), each a <details> with column headers over its rows, filtered by character and
+// tool. Rows are keyed (calls and events by their sequence number, sessions and quota by id), so a
+// redraw touches only rows that are new, changed or dropped; the manifest is rebuilt only when the
+// catalog changed, and the call and event lists when the filter did. A call row opens (click, Enter)
+// to show its input, output and error at the length the record kept them.
 
 import { clip } from '../base/clip.js';
 import type { Capsule } from '../runtime/capsule.js';
-import type { Limits, ToolDescriptor } from '../protocol/messages.js';
-import { MAX_NAME_CHARS, type CallRow, type EventRow, type InspectorRecord } from './record.js';
-import { ROOT_ATTRIBUTE } from './style.js';
+import type { Limits } from '../protocol/messages.js';
+import { el } from './dom.js';
+import type { InspectorFilter } from './overlay.js';
+import { MAX_NAME_CHARS, MAX_VALUE_CHARS, type CallRow, type EventRow, type InspectorRecord } from './record.js';
 
 type Section = 'sessions' | 'manifest' | 'calls' | 'quota' | 'events';
-const SECTIONS: readonly Section[] = ['sessions', 'manifest', 'calls', 'quota', 'events'];
 
-interface Shown {
-  el: HTMLElement;
-  version: number;
-}
+/** Each section's columns: the header row's labels, and the `data-cell` names of its rows' cells. */
+const COLUMNS: Record<Section, readonly string[]> = {
+  sessions: ['id', 'character', 'model', 'state', 'calls', 'subscriptions'],
+  manifest: ['tool', 'class', 'capability', 'limits', 'description'],
+  calls: ['character', 'tool', 'result', 'latency', 'input', 'output'],
+  quota: ['character', 'tool', 'minute', 'session'],
+  events: ['tick', 'event', 'detail'],
+};
+const SECTIONS = Object.keys(COLUMNS) as Section[];
+/** Open at mount: the live traffic. The others fold to their title until opened. */
+const OPEN_AT_MOUNT: ReadonlySet<Section> = new Set(['calls', 'events']);
 
 /** A text cell: [name (its data-cell), text, title?]. */
 export type Cell = [string, string, string?];
@@ -26,10 +35,20 @@ interface KeyedRow {
   cells: Cell[];
 }
 
+interface Shown {
+  el: HTMLElement;
+  version: number;
+}
+
+/** What the panel draws from: the bound capsule, what was recorded of it, and the clock. */
+export interface Source {
+  capsule: Capsule;
+  record: InspectorRecord;
+  now: () => number;
+}
+
 export class Panel {
-  readonly root: HTMLElement;
-  readonly button: HTMLButtonElement;
-  readonly body: HTMLElement;
+  readonly element: HTMLElement;
   private readonly header: HTMLElement;
   private readonly lists = {} as Record<Section, HTMLElement>;
   private readonly titles = {} as Record<Section, HTMLElement>;
@@ -37,61 +56,106 @@ export class Panel {
   private readonly events = new Map<number, HTMLElement>();
   /** Sessions and quota rows by key, with the text they show: a row is redrawn only when that changes. */
   private readonly keyed = { sessions: new Map<string, { el: HTMLElement; signature: string }>(), quota: new Map<string, { el: HTMLElement; signature: string }>() };
-  private toolsShown: readonly ToolDescriptor[] | undefined;
+  /** Calls shown opened, by seq: a subset of the rows shown. */
+  private readonly expanded = new Set<number>();
+  private source: Source | undefined;
+  private manifestShown: unknown;
+  private filterShown = '';
 
   constructor(
     private readonly doc: Document,
-    private readonly capsule: Capsule,
-    private readonly record: InspectorRecord,
     private readonly maxRows: number,
-    private readonly now: () => number,
   ) {
-    this.root = this.el('div', { [ROOT_ATTRIBUTE]: '' });
-    this.button = this.el('button', { type: 'button', 'data-aicc-toggle': '', title: 'AICC inspector (`)' }, 'AICC') as HTMLButtonElement;
-    this.body = this.el('section', { 'data-aicc-panel': '', 'aria-label': 'AICC inspector' });
-    this.header = this.el('div', { 'data-aicc-header': '' });
-    this.body.append(this.header);
+    this.element = el(doc, 'div', { 'data-aicc-capsule': '' });
+    this.header = el(doc, 'div', { 'data-aicc-header': '' });
+    this.element.append(this.header);
     for (const name of SECTIONS) {
-      this.titles[name] = this.el('h3', {}, name);
-      this.lists[name] = this.el('div', { 'data-aicc-list': name });
-      this.body.append(this.titles[name], this.lists[name]);
+      const section = el(doc, 'details', { 'data-aicc-section': name });
+      (section as HTMLDetailsElement).open = OPEN_AT_MOUNT.has(name);
+      this.titles[name] = el(doc, 'summary', {}, name);
+      const columns = el(doc, 'div', { 'data-aicc-columns': '', 'aria-hidden': 'true' });
+      columns.append(...COLUMNS[name].map((column) => el(doc, 'span', { 'data-cell': column }, column)));
+      this.lists[name] = el(doc, 'div', { 'data-aicc-list': name });
+      section.append(this.titles[name], columns, this.lists[name]);
+      this.element.append(section);
     }
-    this.root.append(this.body, this.button);
+    this.lists.calls.addEventListener('click', (event) => this.toggleCall(event.target));
+    this.lists.calls.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter' && event.key !== ' ') return;
+      event.preventDefault();
+      this.toggleCall(event.target);
+    });
   }
 
-  /** Sets the open state the root, the button and the panel show. */
-  showOpen(open: boolean): void {
-    this.root.setAttribute('data-open', String(open));
-    this.button.setAttribute('aria-expanded', String(open));
-    this.body.hidden = !open;
+  /** Shows another capsule (or none): every row of the one before goes. */
+  show(source: Source | undefined): void {
+    this.source = source;
+    for (const list of Object.values(this.lists)) list.replaceChildren();
+    this.calls.clear();
+    this.events.clear();
+    this.keyed.sessions.clear();
+    this.keyed.quota.clear();
+    this.expanded.clear();
+    this.manifestShown = undefined;
+    this.header.textContent = '';
   }
 
-  render(): void {
-    const { record, capsule } = this;
+  render(filter: InspectorFilter): void {
+    const source = this.source;
+    if (source === undefined) return;
+    const { capsule, record } = source;
     const live = capsule.sessions().length;
     const { calls, ok, errors, events, failures } = record.totals;
     const unread = failures === 0 ? '' : ` · ${failures} capsule events the inspector could not read`;
     this.header.textContent = `${clip(capsule.world.name, MAX_NAME_CHARS)} · tick ${capsule.tick} · ${live} live session${live === 1 ? '' : 's'} · calls ${calls} (${ok} ok, ${errors} failed) · events ${events}${unread}`;
-    this.renderSessions();
-    this.renderManifest();
-    this.renderCalls();
-    this.renderQuota();
-    this.renderEvents();
+    // A new filter brings back rows of any age: the call and event lists are built again, in order.
+    const filterKey = `${filter.character}\n${filter.tool}`;
+    if (filterKey !== this.filterShown) {
+      this.filterShown = filterKey;
+      this.lists.calls.replaceChildren();
+      this.lists.events.replaceChildren();
+      this.calls.clear();
+      this.events.clear();
+      this.expanded.clear();
+      this.manifestShown = undefined;
+    }
+    this.renderSessions(source, filter);
+    this.renderManifest(source, filter);
+    this.renderCalls(source, filter);
+    this.renderQuota(source, filter);
+    this.renderEvents(source, filter);
   }
 
-  private renderSessions(): void {
+  /** The characters and tools the filters offer: those of the rows held and of the manifest. */
+  choices(): { character: string[]; tool: string[] } {
+    const characters = new Set<string>();
+    const tools = new Set<string>();
+    if (this.source !== undefined) {
+      for (const session of this.source.record.sessions.values()) characters.add(clip(session.character, MAX_NAME_CHARS));
+      for (const tool of this.source.capsule.tools()) tools.add(tool.id);
+      for (const call of this.source.record.calls) {
+        characters.add(call.character);
+        if (call.tool !== '?') tools.add(call.tool);
+      }
+    }
+    return { character: [...characters].sort(), tool: [...tools].sort() };
+  }
+
+  private renderSessions({ record }: Source, filter: InspectorFilter): void {
     const rows: KeyedRow[] = [];
-    for (const session of this.record.sessions.values()) {
+    for (const session of record.sessions.values()) {
+      const character = clip(session.character, MAX_NAME_CHARS);
+      if (filter.character !== null && character !== filter.character) continue;
       const { calls, refusals } = session.stats;
       rows.push({
         key: session.id,
         attributes: { 'data-aicc-session': session.id, 'data-state': session.state },
         cells: [
           ['id', session.id.slice(0, 8), session.id],
-          ['character', clip(session.character, MAX_NAME_CHARS)],
+          ['character', character],
           ['model', session.agentModel.class],
           ['state', session.state],
-          ['dim', `calls ${calls}, refused ${refusals}`],
+          ['calls', `${calls}, refused ${refusals}`],
           ['subscriptions', [...session.subscriptions].join(', ') || 'no events'],
         ],
       });
@@ -99,65 +163,73 @@ export class Panel {
     this.sync('sessions', rows, `sessions (${rows.length})`, 'no sessions yet');
   }
 
-  private renderManifest(): void {
-    const tools = this.capsule.tools();
-    // The capsule hands out the same array until its catalog changes.
-    if (tools === this.toolsShown) return;
-    this.toolsShown = tools;
-    const rows = tools.map((tool) =>
+  private renderManifest({ capsule }: Source, filter: InspectorFilter): void {
+    const tools = capsule.tools();
+    // The capsule hands out the same array until its catalog changes; a new filter resets manifestShown.
+    if (tools === this.manifestShown) return;
+    this.manifestShown = tools;
+    const shown = tools.filter((tool) => filter.tool === null || tool.id === filter.tool);
+    const rows = shown.map((tool) =>
       this.row({ 'data-aicc-tool': tool.id, 'data-class': tool.class }, [
         ['tool', tool.id],
         ['class', tool.class],
         ['capability', tool.requires_capability ?? 'no capability'],
-        ['dim', describeLimits(tool.limits)],
-        ['description', clip(tool.description, 120)],
+        ['limits', describeLimits(tool.limits)],
+        ['description', clip(tool.description, 120), tool.description],
       ]),
     );
-    this.fill('manifest', rows, `manifest (${tools.length} tools)`, 'no tools registered');
+    this.lists.manifest.replaceChildren(...rows);
+    const count = shown.length === tools.length ? `${tools.length} tools` : `${shown.length} of ${tools.length} tools`;
+    this.title('manifest', `manifest (${count})`, rows.length === 0 ? 'no tools registered' : undefined);
   }
 
-  private renderCalls(): void {
-    const { calls } = this.record;
+  private renderCalls({ record }: Source, filter: InspectorFilter): void {
     const held = new Set<number>();
-    for (const row of calls) {
+    for (const row of record.calls) {
+      if (!matches(filter, [row.character], row.tool)) continue;
       held.add(row.seq);
       let shown = this.calls.get(row.seq);
       if (shown === undefined) {
-        shown = { el: this.el('div', { 'data-aicc-call': row.callId }), version: -1 };
+        shown = { el: this.el('div', { 'data-aicc-call': row.callId, tabindex: '0' }), version: -1 };
         this.calls.set(row.seq, shown);
         // Rows arrive in order, so prepending keeps the newest on top.
         this.lists.calls.prepend(shown.el);
       }
       if (shown.version !== row.version) {
-        drawCall(this, shown.el, row);
+        drawCall(this, shown.el, row, this.expanded.has(row.seq));
         shown.version = row.version;
       }
     }
     this.prune(this.calls, held, (shown) => shown.el);
-    this.title('calls', `calls (last ${calls.length} of ${this.record.totals.calls})`, calls.length === 0 ? 'no calls yet' : undefined);
+    this.title('calls', `calls (${count(held.size, record.calls.length, record.totals.calls)})`, held.size === 0 ? (record.calls.length === 0 ? 'no calls yet' : 'no call matches the filter') : undefined);
   }
 
-  private renderEvents(): void {
-    const { events } = this.record;
+  private renderEvents({ record }: Source, filter: InspectorFilter): void {
     const held = new Set<number>();
-    for (const row of events) {
+    // An event is another character's when it names one: a door or a bell is everyone's news.
+    const characters = filter.character === null ? undefined : new Set([...record.sessions.values()].map((session) => clip(session.character, MAX_NAME_CHARS)));
+    for (const row of record.events) {
+      const names = characters === undefined ? row.names : row.names.filter((name) => characters.has(name));
+      if (!matches(filter, names, row.tool)) continue;
       held.add(row.seq);
       if (this.events.has(row.seq)) continue;
-      const el = drawEvent(this, row);
-      this.events.set(row.seq, el);
-      this.lists.events.prepend(el);
+      const element = drawEvent(this, row);
+      this.events.set(row.seq, element);
+      this.lists.events.prepend(element);
     }
-    this.prune(this.events, held, (el) => el);
-    this.title('events', `events (last ${events.length} of ${this.record.totals.events})`, events.length === 0 ? 'no events yet' : undefined);
+    this.prune(this.events, held, (element) => element);
+    this.title('events', `events (${count(held.size, record.events.length, record.totals.events)})`, held.size === 0 ? (record.events.length === 0 ? 'no events yet' : 'no event matches the filter') : undefined);
   }
 
-  private renderQuota(): void {
-    const limits = new Map(this.capsule.tools().map((tool) => [tool.id, tool.limits]));
-    const now = this.now();
+  private renderQuota({ capsule, record, now }: Source, filter: InspectorFilter): void {
+    const limits = new Map(capsule.tools().map((tool) => [tool.id, tool.limits]));
+    const at = now();
     const rows: KeyedRow[] = [];
-    outer: for (const session of this.record.sessions.values()) {
-      if (session.state === 'closed') continue;
-      for (const usage of session.toolUsage(now)) {
+    outer: for (const session of record.sessions.values()) {
+      const character = clip(session.character, MAX_NAME_CHARS);
+      if (session.state === 'closed' || (filter.character !== null && character !== filter.character)) continue;
+      for (const usage of session.toolUsage(at)) {
+        if (filter.tool !== null && usage.tool !== filter.tool) continue;
         if (rows.length >= this.maxRows) break outer;
         const limit = limits.get(usage.tool);
         const perMinute = limit?.calls_per_minute;
@@ -166,7 +238,7 @@ export class Panel {
           key: `${session.id} ${usage.tool}`,
           attributes: { 'data-aicc-quota': usage.tool, 'data-session': session.id },
           cells: [
-            ['character', clip(session.character, MAX_NAME_CHARS)],
+            ['character', character],
             ['tool', usage.tool],
             ['minute', perMinute === undefined ? 'no per-minute limit' : `${usage.inWindow}/${perMinute} this minute`],
             ['session', perSession === undefined ? `${usage.used} this session` : `${usage.used}/${perSession} this session`],
@@ -177,9 +249,20 @@ export class Panel {
     this.sync('quota', rows, `quota (${rows.length})`, 'no tool used yet');
   }
 
-  private fill(name: Section, rows: HTMLElement[], title: string, empty: string): void {
-    this.lists[name].replaceChildren(...rows);
-    this.title(name, title, rows.length === 0 ? empty : undefined);
+  /** Opens or closes the call row an event happened in (not inside its opened part, where text is selected). */
+  private toggleCall(target: EventTarget | null): void {
+    const element = target as Element | null;
+    if (typeof element?.closest !== 'function' || element.closest('[data-aicc-detail]') !== null) return;
+    const rowElement = element.closest('[data-aicc-call]');
+    for (const [seq, shown] of this.calls) {
+      if (shown.el !== rowElement) continue;
+      const row = this.source?.record.calls.find((call) => call.seq === seq);
+      if (row === undefined) return;
+      if (!this.expanded.delete(seq)) this.expanded.add(seq);
+      drawCall(this, shown.el, row, this.expanded.has(seq));
+      shown.version = row.version;
+      return;
+    }
   }
 
   /** Puts `rows` in the list in this order, reusing each key's element and redrawing it only when its text changed. */
@@ -209,13 +292,14 @@ export class Panel {
     this.title(name, title, rows.length === 0 ? empty : undefined);
   }
 
-  /** The section title, and a placeholder line while the section is empty. */
+  /** The section title, and a placeholder line while the section shows no row. */
   private title(name: Section, title: string, empty: string | undefined): void {
     this.titles[name].textContent = title;
     const list = this.lists[name];
     const placeholder = list.querySelector(':scope > [data-aicc-empty]');
     if (empty === undefined) placeholder?.remove();
     else if (placeholder === null) list.append(this.el('div', { 'data-aicc-empty': '' }, empty));
+    else placeholder.textContent = empty;
   }
 
   private prune<V>(shown: Map<number, V>, held: ReadonlySet<number>, element: (value: V) => HTMLElement): void {
@@ -224,6 +308,7 @@ export class Panel {
       if (held.has(seq)) continue;
       element(value).remove();
       shown.delete(seq);
+      this.expanded.delete(seq);
     }
   }
 
@@ -240,30 +325,50 @@ export class Panel {
   }
 
   el(tag: string, attributes: Record<string, string> = {}, text?: string): HTMLElement {
-    const element = this.doc.createElement(tag);
-    for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
-    if (text !== undefined) element.textContent = text;
-    return element;
+    return el(this.doc, tag, attributes, text);
   }
 }
 
-function drawCall(panel: Panel, el: HTMLElement, row: CallRow): void {
-  if (row.state === 'ok' || row.state === 'error') el.setAttribute('data-ok', String(row.state === 'ok'));
+/** Whether a row naming these characters (none: about no one in particular) and this tool (none: no tool) passes. */
+function matches(filter: InspectorFilter, names: readonly string[], tool: string | undefined): boolean {
+  if (filter.character !== null && names.length > 0 && !names.includes(filter.character)) return false;
+  return filter.tool === null || tool === undefined || tool === filter.tool;
+}
+
+function count(shown: number, held: number, total: number): string {
+  return shown === held ? `last ${held} of ${total}` : `${shown} shown of the last ${held} of ${total}`;
+}
+
+function drawCall(panel: Panel, element: HTMLElement, row: CallRow, expanded: boolean): void {
+  if (row.state === 'ok' || row.state === 'error') element.setAttribute('data-ok', String(row.state === 'ok'));
   const result = row.state === 'ok' ? 'ok' : row.state === 'error' ? (row.errorCode ?? 'error') : row.state === 'running' ? 'running' : 'no result: session closed';
-  panel.draw(el, { 'data-state': row.state }, [
+  const output = row.output ?? row.errorMessage ?? '';
+  panel.draw(element, { 'data-state': row.state, 'aria-expanded': String(expanded) }, [
     ['character', row.character],
     ['tool', row.tool, `call_id ${row.callId}`],
     ['result', result, row.errorMessage ?? ''],
     ['latency', row.latencyMs === undefined ? '' : `${formatMs(row.latencyMs)} ms`],
     ['input', row.input],
+    ['output', clip(output, MAX_VALUE_CHARS)],
   ]);
+  if (!expanded) return;
+  const fields: Array<[string, string]> = [
+    ['call_id', row.callId],
+    ['input', row.inputDetail],
+  ];
+  if (row.output !== undefined) fields.push(['output', row.output]);
+  if (row.errorCode !== undefined) fields.push(['error', `${row.errorCode}${row.retryable === true ? ' (retryable)' : ''}: ${row.errorMessage ?? ''}`]);
+  if (row.state === 'running' || row.state === 'unanswered') fields.push(['result', result]);
+  const detail = panel.el('dl', { 'data-aicc-detail': '' });
+  for (const [name, text] of fields) detail.append(panel.el('dt', {}, name), panel.el('dd', { 'data-field': name }, text));
+  element.append(detail);
 }
 
 function drawEvent(panel: Panel, row: EventRow): HTMLElement {
   return panel.row({ 'data-aicc-event': row.label, 'data-kind': row.kind }, [
-    ['dim', `#${row.tick}`],
-    ['label', row.label],
-    ['detail', row.detail],
+    ['tick', `#${row.tick}`],
+    ['event', row.label],
+    ['detail', row.detail, row.detail],
   ]);
 }
 

@@ -1,4 +1,4 @@
-// What the inspector has seen of a capsule: the sessions, the last tool calls with their results and
+// What the inspector has seen of a capsule: the sessions, the last tool calls with their outputs and
 // latency, the last events and errors. Filled from the capsule's public events only, kept as short
 // strings (peer values are abridged when they arrive, so no large payload is held), and bounded.
 
@@ -14,6 +14,8 @@ export const LISTED_TOPICS: readonly Exclude<Topic, 'tick'>[] = ['collision', 'a
 
 /** Longest abridged argument or payload, in characters. */
 export const MAX_VALUE_CHARS = 160;
+/** Longest input, output or error message a call keeps for its expanded view, in characters. */
+export const MAX_DETAIL_CHARS = 800;
 /** Longest name (tool, character, topic) or message shown. */
 export const MAX_NAME_CHARS = 64;
 /** The tool of a result whose call the inspector did not see. */
@@ -26,14 +28,20 @@ export interface CallRow {
   readonly character: string;
   readonly tool: string;
   readonly callId: string;
-  /** The arguments, abridged. */
+  /** The arguments, abridged to MAX_VALUE_CHARS for the row. */
   readonly input: string;
+  /** The arguments, abridged to MAX_DETAIL_CHARS for the expanded view. */
+  readonly inputDetail: string;
+  /** The output of a call that succeeded, abridged to MAX_DETAIL_CHARS. */
+  output?: string;
   readonly startedAt: number;
   /** `unanswered`: the session closed before the result left. */
   state: 'running' | 'ok' | 'error' | 'unanswered';
   /** The wire error code of a failed call. */
   errorCode?: string;
+  /** Its message, clipped to MAX_DETAIL_CHARS. */
   errorMessage?: string;
+  retryable?: boolean;
   /** From the tool_call arriving to its tool_result leaving, on the inspector's clock. */
   latencyMs?: number;
   /** Bumped on every change, so the panel redraws only rows that changed. */
@@ -48,6 +56,10 @@ export interface EventRow {
   /** The topic, or the error's code. */
   readonly label: string;
   readonly detail: string;
+  /** The characters or entities it names (what the character filter matches). */
+  readonly names: readonly string[];
+  /** The tool it concerns (a host error's), for the tool filter. */
+  readonly tool?: string;
 }
 
 export interface Totals {
@@ -84,7 +96,7 @@ export class InspectorRecord {
       capsule.on('error', this.safely((error) => this.hostError(error))),
       // Ticks only advance the header and the quota windows.
       capsule.on('tick', () => this.changed()),
-      ...LISTED_TOPICS.map((topic) => capsule.on(topic, this.safely((payload) => this.event(topic, topic, compact(payload, ABRIDGE))))),
+      ...LISTED_TOPICS.map((topic) => capsule.on(topic, this.safely((payload) => this.event(topic, topic, compact(payload, ABRIDGE), namesIn(payload))))),
     );
   }
 
@@ -113,13 +125,14 @@ export class InspectorRecord {
     if (direction === 'in' && message.type === 'tool_call') this.callArrived(session, message);
     else if (direction === 'out' && message.type === 'tool_result') this.resultLeft(session, message);
     else if (direction === 'out' && message.type === 'error') {
-      this.event('wire_error', message.error.code, `to ${clip(session.character, MAX_NAME_CHARS)}: ${clip(message.error.message, MAX_VALUE_CHARS)}`);
+      const character = clip(session.character, MAX_NAME_CHARS);
+      this.event('wire_error', message.error.code, `to ${character}: ${clip(message.error.message, MAX_VALUE_CHARS)}`, [character]);
     } else if (direction === 'out' && message.type === 'heartbeat' && message.manifest_update !== undefined) this.changed();
   }
 
   private callArrived(session: Session, call: Extract<AiccMessage, { type: 'tool_call' }>): void {
     const key = callKey(session.id, call.call_id);
-    const row = this.addCall(session, key, call.call_id, clip(call.tool, MAX_NAME_CHARS), compact(call.input, ABRIDGE));
+    const row = this.addCall(session, key, call.call_id, clip(call.tool, MAX_NAME_CHARS), call.input);
     // A repeated call_id is answered once for both (or from the cache): one result settles them all.
     const waiting = this.running.get(key);
     if (waiting === undefined) this.running.set(key, [row]);
@@ -127,7 +140,7 @@ export class InspectorRecord {
     this.changed();
   }
 
-  private addCall(session: Session, key: string, callId: string, tool: string, input: string): HeldCall {
+  private addCall(session: Session, key: string, callId: string, tool: string, input: unknown): HeldCall {
     const row: HeldCall = {
       key,
       seq: ++this.seq,
@@ -135,7 +148,8 @@ export class InspectorRecord {
       character: clip(session.character, MAX_NAME_CHARS),
       tool,
       callId: clip(callId, MAX_NAME_CHARS),
-      input,
+      input: input === undefined ? '' : compact(input, ABRIDGE),
+      inputDetail: input === undefined ? '' : compact(input, DETAIL),
       startedAt: this.now(),
       state: 'running',
       version: 0,
@@ -153,15 +167,19 @@ export class InspectorRecord {
     if (rows === undefined) {
       // A refused frame never reached the tap as a tool_call, or its row was already dropped:
       // still show the result, without a latency.
-      rows = [this.addCall(session, key, result.call_id, UNKNOWN_TOOL, '')];
+      rows = [this.addCall(session, key, result.call_id, UNKNOWN_TOOL, undefined)];
     }
     const now = this.now();
+    // One abridged copy for every row the result settles.
+    const output = result.output === undefined ? undefined : compact(result.output, DETAIL);
     for (const row of rows) {
       row.state = result.ok ? 'ok' : 'error';
       if (row.tool !== UNKNOWN_TOOL) row.latencyMs = Math.max(0, now - row.startedAt);
+      if (output !== undefined) row.output = output;
       if (result.error !== undefined) {
         row.errorCode = result.error.code;
-        row.errorMessage = clip(result.error.message, MAX_VALUE_CHARS);
+        row.errorMessage = clip(result.error.message, MAX_DETAIL_CHARS);
+        row.retryable = result.error.retryable;
       }
       row.version++;
       if (result.ok) this.totals.ok++;
@@ -200,13 +218,17 @@ export class InspectorRecord {
   }
 
   private hostError(error: HostError): void {
-    const where = [error.tool, error.sessionId === undefined ? undefined : this.sessions.get(error.sessionId)?.character].filter((part) => part !== undefined).join(' · ');
-    this.event('host_error', error.code, clip(`${where === '' ? '' : `${where}: `}${error.message}`, MAX_VALUE_CHARS));
+    const tool = error.tool === undefined ? undefined : clip(error.tool, MAX_NAME_CHARS);
+    const character = error.sessionId === undefined ? undefined : this.sessions.get(error.sessionId)?.character;
+    const names = character === undefined ? [] : [clip(character, MAX_NAME_CHARS)];
+    const where = [...(tool === undefined ? [] : [tool]), ...names].join(' · ');
+    this.event('host_error', error.code, clip(`${where === '' ? '' : `${where}: `}${error.message}`, MAX_VALUE_CHARS), names, tool);
   }
 
-  private event(kind: EventRow['kind'], label: string, detail: string): void {
+  private event(kind: EventRow['kind'], label: string, detail: string, names: readonly string[], tool?: string): void {
     this.totals.events++;
-    this.events.push({ seq: ++this.seq, tick: this.capsule.tick, kind, label: clip(label, MAX_NAME_CHARS), detail });
+    const row: EventRow = { seq: ++this.seq, tick: this.capsule.tick, kind, label: clip(label, MAX_NAME_CHARS), detail, names };
+    this.events.push(tool === undefined ? row : { ...row, tool });
     if (this.events.length > this.maxRows) this.events.shift();
     this.changed();
   }
@@ -226,6 +248,19 @@ interface HeldCall extends CallRow {
 }
 
 const ABRIDGE = { maxString: 48, maxItems: 6, maxDepth: 3, maxLength: MAX_VALUE_CHARS } as const;
+const DETAIL = { maxString: MAX_DETAIL_CHARS, maxItems: 20, maxDepth: 4, maxLength: MAX_DETAIL_CHARS } as const;
+
+/** The payload fields of the reserved topics that name a character or entity. */
+const NAME_FIELDS = ['a', 'b', 'source', 'entity', 'from', 'to'] as const;
+
+function namesIn(payload: Readonly<Record<string, unknown>>): string[] {
+  const names: string[] = [];
+  for (const field of NAME_FIELDS) {
+    const value = payload[field];
+    if (typeof value === 'string') names.push(clip(value, MAX_NAME_CHARS));
+  }
+  return names;
+}
 
 function callKey(sessionId: string, callId: string): string {
   return `${sessionId}\n${callId}`;

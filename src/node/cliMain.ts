@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { compileSchemasCommand } from './compileSchemas.js';
 import { demoCommand } from './demoCommand.js';
 import { replayCommand, validateCommand } from './recordingCommands.js';
+import { userMessage } from './userMessage.js';
 
 export interface CliIo {
   stdout: { write(text: string): unknown };
@@ -17,7 +18,7 @@ Usage: aicc <command> [options]
 Commands:
   demo              the village of Millbrook, headless, its villagers driven by agents
   replay            re-run a recorded world with no agent and compare every message
-  validate          check a recording line by line
+  validate          check a recording: every line, and that it is whole (not cut short)
   compile-schemas   precompile tool schemas into CSP-safe validators (no ajv compiler in your bundle)
   gateway           join browser pages to the pi coding agent (pi-peers 1.0 or pi-daemon v2, over WebSocket)
   conformance       check an aicc/0.1 bridge (a ws:// URL or a module), level by level
@@ -26,7 +27,8 @@ Options:
   -h, --help        show this help, or a command's help with \`aicc <command> --help\`
   -v, --version     print the version
 
-Exit codes: 0 success, 1 failure of the command, 2 bad usage or a missing file.
+Exit codes: 0 success, 1 failure of the command, 2 bad usage or a missing file; each command's
+--help lists its own.
 `;
 
 const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
@@ -58,7 +60,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
     return await run(rest, io);
   } catch (error) {
-    io.stderr.write(`aicc ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`aicc ${command}: ${userMessage(error)}\n`);
     return 1;
   }
 }

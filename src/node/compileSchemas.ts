@@ -9,6 +9,7 @@ import type { JsonObject } from '../protocol/messages.js';
 import { schemaFingerprint, strictSchema, validatorKey } from '../runtime/validator.js';
 import { ASYNC_REASON, schemaCompileMessage } from '../validators/ajvOptions.js';
 import { moduleSource, standaloneAjv, standaloneExpression, withoutAnnotations } from './standalone.js';
+import { userMessage } from './userMessage.js';
 
 /** The part of a manifest tool descriptor the validators depend on. */
 export interface ToolSchemas {
@@ -33,7 +34,7 @@ export function compileToolSchemas(tools: readonly ToolSchemas[]): string {
   const consts: string[] = [];
   const rows: string[] = [];
   for (const tool of tools) {
-    if (seen.has(tool.id)) throw new CapsuleError('AICC_DUPLICATE_TOOL', `compile-schemas: tool "${tool.id}" is listed twice`);
+    if (seen.has(tool.id)) throw new CapsuleError('AICC_DUPLICATE_TOOL', `compileToolSchemas: tool "${tool.id}" is listed twice`);
     seen.add(tool.id);
     const strict = tool.strict_input === true;
     const jobs = [
@@ -78,10 +79,13 @@ export declare const validators: Readonly<Record<string, {
 }>>;
 `;
 
-const USAGE = `usage: aicc compile-schemas <tools.json> [-o <out.js>]
+const USAGE = `aicc compile-schemas — precompile tool schemas into CSP-safe validators
+
+Usage: aicc compile-schemas <tools.json> [-o <out.js>]
 
 Generates CSP-safe validators for each tool's input and output schema (input strict or lenient
 per strict_input) as one ES module; pass it to precompiledValidators():
+  import { precompiledValidators } from 'aicc-capsule/precompiled';
   import * as schemas from './tool-validators.js';
   precompiledValidators(schemas)
 Re-run it whenever a tool schema changes: a stale validator is refused when the tool is registered.
@@ -89,6 +93,9 @@ Re-run it whenever a tool schema changes: a stale validator is refused when the 
   <tools.json>     a JSON array of tool descriptors: { id, input_schema, output_schema, strict_input? }
   -o, --out FILE   write the module to FILE (and its types to FILE's .d.ts); default: stdout
   -h, --help       print this help
+
+Exit codes: 0 written, 1 a bad descriptor or a schema that does not compile, 2 bad usage or an
+unreadable file.
 `;
 
 export interface CommandIo {
@@ -142,7 +149,7 @@ export async function compileSchemasCommand(argv: readonly string[], io: Command
   try {
     source = compileToolSchemas(tools);
   } catch (err) {
-    return fail(1, (err as Error).message.split('\n')[0] ?? String(err));
+    return fail(1, userMessage(err).split('\n')[0]!);
   }
   if (out === undefined) {
     io.stdout.write(source);

@@ -12,18 +12,26 @@ const HELP = `aicc demo — the village of Millbrook, driven by agents through a
 
 Usage: aicc demo [options]
 
+Runs a day in the village, headless, and prints its story, then a summary: the ticks it ran and
+why it stopped, calls by tool, refusals by code, decision latency, wall time.
+
   --ticks N         most ticks to run, 10 per simulated second (default ${DEFAULT_TICKS});
                     the day ends sooner once every villager has met its goal
-  --seed N          the seed for ids and the agents' choices (default ${DEFAULT_SEED})
-  --json            print the story and the summary as one JSON object
+  --seed N          the seed for ids and the agents' choices (default ${DEFAULT_SEED});
+                    the same seed tells the same story
+  --json            print one JSON object instead: {seed, ticks (run), maxTicks, stop, story,
+                    summary, wall}; stop is goals_met, tick_limit, player_quit, input_ended
+                    or interrupted
   --record FILE     write every AICC message of every session to FILE (NDJSON), for
                     \`aicc replay FILE\` and \`aicc validate FILE\`
-  --play [NAME]     play a villager yourself at the terminal (${VILLAGERS.join(', ')}; default cleo)
-  --agent pi[:NAME] let pi drive a villager (default cleo) through the gateway, in real time;
-                    pi runs with your own pi configuration, or these:
-  --pi-bin PATH     the pi executable (default pi on PATH; a .js file runs with node)
-  --provider NAME   pi's --provider        --model ID   pi's --model
-  --pi-agent-dir D  where pi finds models.json and auth (default ~/.pi/agent)
+  --play [NAME]     play a villager yourself (${VILLAGERS.join(', ')}; default cleo): commands come from
+                    the terminal or standard input; type help for them, quit to end the day
+  --agent pi[:NAME] let pi drive a villager (default cleo) in real time, pi --mode rpc run
+                    here behind a private gateway; pi uses your own pi configuration, or:
+  --pi-bin PATH       the pi executable (default pi on PATH; a .js file runs with node)
+  --provider NAME     pi's --provider
+  --model ID          pi's --model
+  --pi-agent-dir DIR  where pi finds models.json and auth (default ~/.pi/agent)
   --agent pi-daemon:SOCKET
                     let a running pi-daemon drive Cleo, straight over its Unix socket
                     (protocol v2; --provider and --model together pick the session's model).
@@ -34,7 +42,10 @@ Usage: aicc demo [options]
   --cwd DIR         the session's folder on the daemon's host (default: this folder)
   -h, --help        this help
 
-Exit codes: 0 success, 1 the run failed, 2 bad usage.
+Ctrl-C ends the day early: the story and the summary (or the JSON) are still printed, and the
+recording is written whole. A second Ctrl-C stops at once.
+
+Exit codes: 0 success, 1 the run failed, 2 bad usage, 130 ended by Ctrl-C.
 `;
 
 interface DemoArgs {
@@ -104,12 +115,28 @@ export function parseDemoArgs(argv: string[]): DemoArgs | string {
     } else return `unknown option "${arg}"`;
   }
   if (args.cwd !== undefined && args.daemonSocket === undefined) return '--cwd goes with --agent pi-daemon:SOCKET';
+  const piFlag = (Object.keys(piFlags) as Array<keyof typeof piFlags>).find((flag) => args.pi[piFlags[flag]] !== undefined);
+  if (piFlag !== undefined && args.agent === undefined) return `${piFlag} goes with --agent pi or --agent pi-daemon:SOCKET`;
+  if (args.daemonSocket !== undefined) {
+    const hostOnly = (['--pi-bin', '--pi-agent-dir'] as const).find((flag) => args.pi[piFlags[flag]] !== undefined);
+    if (hostOnly !== undefined) return `${hostOnly} is for --agent pi; a pi-daemon runs its own pi`;
+    if ((args.pi.provider === undefined) !== (args.pi.model === undefined)) return "with --agent pi-daemon:SOCKET, give --provider and --model together, or neither for the daemon's default model";
+  }
   if (args.agent !== undefined && args.play === args.agent) return `--play and --agent cannot both take ${args.agent}`;
   if (args.play !== undefined && args.json) return '--play and --json do not go together';
   return args;
 }
 
-export async function demoCommand(argv: string[], io: CliIo): Promise<number> {
+/** What the command reads from its surroundings; tests pass their own. */
+export interface DemoRuntime {
+  /** Ends the day early, story and summary still printed (default: the first Ctrl-C, SIGINT). */
+  signal?: AbortSignal;
+}
+
+/** The exit code after Ctrl-C: 128 + SIGINT's number, what a shell reports for an interrupted command. */
+export const INTERRUPTED_EXIT_CODE = 130;
+
+export async function demoCommand(argv: string[], io: CliIo, runtime: DemoRuntime = {}): Promise<number> {
   if (argv.includes('-h') || argv.includes('--help')) {
     io.stdout.write(HELP);
     return 0;
@@ -123,9 +150,26 @@ export async function demoCommand(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write('aicc demo: --play needs a terminal or lines on standard input\n');
     return 2;
   }
+  const interrupt = runtime.signal === undefined ? firstCtrlC() : { signal: runtime.signal, release: () => {} };
+  try {
+    return await runDemo(args, io, interrupt.signal);
+  } finally {
+    interrupt.release();
+  }
+}
+
+/** Aborts on the first Ctrl-C only: a second one finds Node's default and ends the process at once. */
+function firstCtrlC(): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const abort = (): void => controller.abort();
+  process.once('SIGINT', abort);
+  return { signal: controller.signal, release: () => void process.off('SIGINT', abort) };
+}
+
+async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal): Promise<number> {
   const recording: string[] = [];
   const bar = progressBar(io.stderr as ProgressStream);
-  const options: VillageOptions = { progress: bar };
+  const options: VillageOptions = { progress: bar, signal };
   if (args.seed !== undefined) options.seed = args.seed;
   if (args.ticks !== undefined) options.ticks = args.ticks;
   if (args.record !== undefined) options.record = (line) => recording.push(line);
@@ -147,11 +191,14 @@ export async function demoCommand(argv: string[], io: CliIo): Promise<number> {
   }
   bar.finish();
   if (args.record !== undefined) writeFileSync(args.record, recording.join(''));
-  if (args.json) io.stdout.write(`${JSON.stringify({ story: run.story, summary: run.summary, wall: { ms: run.result.wallMs, ticksPerSecond: run.result.ticksPerSecond } })}\n`);
-  else io.stdout.write(`${run.story.join('\n')}\n\n${run.summaryLines.join('\n')}\n`);
+  if (args.json) {
+    const { seed, maxTicks, stop, story, summary } = run;
+    io.stdout.write(`${JSON.stringify({ seed, ticks: run.result.ticks, maxTicks, stop, story, summary, wall: { ms: run.result.wallMs, ticksPerSecond: run.result.ticksPerSecond } })}\n`);
+  } else io.stdout.write(`${run.story.join('\n')}\n\n${run.summaryLines.join('\n')}\n`);
   if (run.recordingProblems.length > 0) {
     io.stderr.write(`aicc demo: the recording has lines that break the schema (a bug): ${run.recordingProblems[0]}\n`);
     return 1;
   }
-  return 0;
+  return run.stop === 'interrupted' ? INTERRUPTED_EXIT_CODE : 0;
 }
+

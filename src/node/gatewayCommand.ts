@@ -3,10 +3,11 @@
 // pi-daemon protocol v2 in daemon mode (a pi daemon's Unix socket).
 
 import type { CliIo } from './cliMain.js';
-import { DAEMON_SUBPROTOCOL, MIN_KEY_LENGTH } from './gateway/access.js';
+import { checkKeyFormat, DAEMON_SUBPROTOCOL, MIN_KEY_LENGTH, normalizeOrigin } from './gateway/access.js';
 import { DAEMON_HIGH_WATER_BYTES } from './gateway/daemonRelay.js';
 import { PiHost, type PiHostOptions } from './gateway/piHost.js';
 import { DEFAULT_MAX_PAYLOAD, GATEWAY_HOST, startGateway, type GatewayTarget } from './gateway/server.js';
+import { userMessage } from './userMessage.js';
 
 const HELP = `aicc gateway — join browser pages to the pi coding agent (pi-peers 1.0, pi-daemon v2)
 
@@ -15,6 +16,8 @@ Usage:
   aicc gateway host  --origin ORIGIN [options]   run pi --mode rpc here and serve it
   aicc gateway --daemon SOCKET --origin ORIGIN [options]
                                                  relay pi-daemon protocol v2 to a daemon's socket
+Every mode needs a key, which pages present: put it in AICC_GATEWAY_KEY (or pass --key), e.g.
+  AICC_GATEWAY_KEY=$(openssl rand -hex 24) aicc gateway host --origin http://localhost:5173
 
 Modes
   relay   A page reaches a pi agent that advertises itself in $PI_PEERS_HOME/agents/<id>.json
@@ -76,7 +79,8 @@ Options
   --origin ORIGIN     an origin whose pages may connect, e.g. http://localhost:5173
                       (repeatable, at least one; "null" admits file:// pages). A client that
                       sends no Origin is a program, not a page: it needs only the key.
-  --key KEY           the gateway key: ${MIN_KEY_LENGTH}+ characters of letters, digits and . _ ~ -
+  --key KEY           the gateway key (required, here or in AICC_GATEWAY_KEY):
+                      ${MIN_KEY_LENGTH}+ characters of letters, digits and . _ ~ -
                       (e.g. \`openssl rand -hex 24\`). Prefer the environment variable
                       AICC_GATEWAY_KEY: other users can read a command line.
   --port N            the TCP port (default 0: a free one, printed at start)
@@ -197,9 +201,16 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
     } else if (flag in VALUE_FLAGS) (args as unknown as Record<string, string>)[VALUE_FLAGS[flag]!] = value;
     else return `unknown option "${flag}"`;
   }
+  const keyFrom = args.key !== undefined ? '--key' : 'AICC_GATEWAY_KEY';
   if (args.key === undefined && env.AICC_GATEWAY_KEY !== undefined) args.key = env.AICC_GATEWAY_KEY;
   if (args.origins.length === 0) return 'name at least one --origin whose pages may connect, e.g. --origin http://localhost:5173';
+  for (const origin of args.origins) {
+    const problem = normalizeOrigin(origin);
+    if (problem instanceof Error) return `--origin ${problem.message}`;
+  }
   if (args.key === undefined || args.key === '') return 'no gateway key: set AICC_GATEWAY_KEY (or pass --key)';
+  const keyProblem = checkKeyFormat(args.key);
+  if (keyProblem !== undefined) return `${keyFrom}: ${keyProblem}`;
   if (mode === 'daemon' && args.peersHome !== undefined) return '--peers-home is for relay mode';
   if (mode === 'daemon' && args.daemonSocket === '') return "--daemon expects the daemon's Unix socket path";
   if (mode !== 'daemon' && args.storedSessions === true) return '--daemon-stored-sessions is for --daemon mode';
@@ -251,7 +262,7 @@ export async function gatewayCommand(argv: string[], io: CliIo, runtime: Gateway
     return 0;
   } catch (error) {
     await host?.close();
-    io.stderr.write(`aicc gateway: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`aicc gateway: ${userMessage(error)}\n`);
     return error instanceof Error && 'code' in error && error.code === 'AICC_INVALID_OPTION' ? 2 : 1;
   }
 }

@@ -4,6 +4,7 @@
 // straight over its Unix socket (Node needs no gateway), protocol v2.
 
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import WebSocket from 'ws';
 import type { ChatBackend } from '../agent/pilot/backend.js';
 import { DaemonBackend } from '../agent/pilot/daemonBackend.js';
@@ -82,6 +83,9 @@ export interface DaemonAgentOptions {
 export async function startDaemonAgent(options: DaemonAgentOptions): Promise<PiAgent> {
   if ((options.provider === undefined) !== (options.model === undefined)) {
     throw new Error('startDaemonAgent: give --provider and --model together, or neither for the daemon\'s default model');
+  }
+  if (!existsSync(options.socketPath)) {
+    throw new Error(`startDaemonAgent: no socket at ${options.socketPath}; start the daemon with \`pi-daemon serve --socket ${options.socketPath}\`, or name its socket`);
   }
   const client = await DaemonClient.connect(await connectSocketLink(options.socketPath));
   try {

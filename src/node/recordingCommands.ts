@@ -10,7 +10,9 @@ const VALIDATE_HELP = `aicc validate — check a recording line by line
 
 Usage: aicc validate <recording.ndjson>
 
-Checks the header, every line's shape and every AICC message against schemas/aicc.schema.json.
+Checks the header, every line's shape, every AICC message against schemas/aicc.schema.json, and
+that the recording is whole: a file cut off mid-line or without its end line (a run that was
+killed, a truncated copy) is invalid.
 Exit codes: 0 valid, 1 invalid (the first bad line is named), 2 bad usage or unreadable file.
 `;
 
@@ -56,7 +58,7 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
   if (typeof recording === 'number') return recording;
   const characters = new Set(recording.entries.map((e) => e.character));
   const { world, seed, ticks } = recording.header;
-  io.stdout.write(`${argv[0]}: valid — ${world}, seed ${seed}, ${ticks} ticks, ${recording.entries.length} messages of ${characters.size} characters\n`);
+  io.stdout.write(`${argv[0]}: valid — ${world}, seed ${seed}, ${recording.end.tick} of ${ticks} ticks, ${recording.entries.length} messages of ${characters.size} characters\n`);
   return 0;
 }
 

@@ -12,11 +12,15 @@ import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { AJV_OPTIONS, FORMATS_MODE } from '../validators/ajvOptions.js';
 
-/** An ajv that keeps the source of what it compiles. `esm: false` suits standaloneExpression. */
-export function standaloneAjv(options: { esm: boolean; removeAdditional?: boolean }): Ajv2020 {
+/**
+ * An ajv that keeps the source of what it compiles. `esm: false` suits standaloneExpression;
+ * `$data: true` lets bounds be `{ $data }` pointers (the shapes of src/validators/shapes.ts).
+ */
+export function standaloneAjv(options: { esm: boolean; removeAdditional?: boolean; $data?: boolean }): Ajv2020 {
   const ajv = new Ajv2020({
     ...AJV_OPTIONS,
     removeAdditional: options.removeAdditional ?? false,
+    $data: options.$data ?? false,
     code: { source: true, esm: options.esm, lines: false },
   });
   addFormats(ajv, { mode: FORMATS_MODE });

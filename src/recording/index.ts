@@ -4,5 +4,5 @@ export { Recorder } from './recorder.js';
 export { RECORDING_FORMAT, RecordingError, entryProblem, formatLine, headerProblem, parseRecording } from './recording.js';
 export { replay } from './replay.js';
 
-export type { Recording, RecordingEntry, RecordingHeader } from './recording.js';
+export type { Recording, RecordingEnd, RecordingEntry, RecordingHeader } from './recording.js';
 export type { Mismatch, ReplayReport, ReplayWorld, WorldBuilder } from './replay.js';

@@ -1,10 +1,11 @@
 // The recording format: NDJSON, one header line, then one line per AICC message of every session,
-// in the order the capsule took them in or sent them out (docs/RECORDING.md).
+// in the order the capsule took them in or sent them out, then an end line (docs/RECORDING.md).
 
 import { checkMessage } from '../protocol/messageCheck.js';
 import type { AiccMessage, JsonObject } from '../protocol/messages.js';
 
-export const RECORDING_FORMAT = 'aicc-recording/1';
+// 2: the end line. A recording of format 1 had none, so nothing told a truncated one from a whole one.
+export const RECORDING_FORMAT = 'aicc-recording/2';
 
 /** Line 1: what was run, so that `aicc replay` can build the same world again. */
 export interface RecordingHeader {
@@ -26,9 +27,22 @@ export interface RecordingEntry {
   message: AiccMessage;
 }
 
+/**
+ * The last line, written when the recorder stops. A recording without it was cut short: the run was
+ * killed, or the file truncated. Its count finds lines lost before it.
+ */
+export interface RecordingEnd {
+  end: true;
+  /** The capsule's tick when the recording stopped. */
+  tick: number;
+  /** The entries between the header and this line. */
+  entries: number;
+}
+
 export interface Recording {
   header: RecordingHeader;
   entries: RecordingEntry[];
+  end: RecordingEnd;
 }
 
 /** A recording that breaks the format, with the line (1-based) where it first does. */
@@ -57,6 +71,7 @@ export function entryProblem(entry: unknown): string | undefined {
 export function headerProblem(header: unknown): string | undefined {
   if (header === null || typeof header !== 'object' || Array.isArray(header)) return 'the header must be a JSON object';
   const h = header as Record<string, unknown>;
+  if (h['format'] === 'aicc-recording/1') return `format "aicc-recording/1" is the older format, with no end line to prove a recording whole; record the run again`;
   if (h['format'] !== RECORDING_FORMAT) return `format must be "${RECORDING_FORMAT}", got ${JSON.stringify(h['format'] ?? null)}`;
   if (typeof h['world'] !== 'string' || h['world'].length === 0) return 'world must name the world builder';
   if (!Number.isInteger(h['seed'])) return 'seed must be an integer';
@@ -65,25 +80,47 @@ export function headerProblem(header: unknown): string | undefined {
   return undefined;
 }
 
-/** Parses and checks a whole recording; throws RecordingError naming the first bad line. */
+/** Checks the end line against what came before it; undefined when it is sound. */
+function endProblem(end: Record<string, unknown>, entries: number, lastTick: number): string | undefined {
+  if (end['end'] !== true || !Number.isInteger(end['tick']) || !Number.isInteger(end['entries'])) return 'the end line must be {"end":true,"tick":N,"entries":N}';
+  if ((end['tick'] as number) < lastTick) return `the end line's tick ${String(end['tick'])} comes before tick ${lastTick}`;
+  if (end['entries'] !== entries) return `the end line counts ${String(end['entries'])} entries, but ${entries} come before it: lines are missing`;
+  return undefined;
+}
+
+/**
+ * Parses and checks a whole recording; throws RecordingError naming the first bad line. A recording
+ * cut short (no newline after its last line, or no end line) is one.
+ */
 export function parseRecording(text: string): Recording {
   const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  if (lines.length === 0) throw new RecordingError(1, 'the recording is empty; expected a header line');
+  // The recorder ends every line with a newline: text after the last one is a line cut off.
+  const cut = lines.pop()!;
+  if (lines.length === 0 && cut === '') throw new RecordingError(1, 'the recording is empty; expected a header line');
+  const cutOff = (): RecordingError => new RecordingError(lines.length + 1, `cut off mid-line: the file ends inside line ${lines.length + 1}, with no newline; the recording was truncated`);
+  if (lines.length === 0) throw cutOff();
   const header = parseLine(lines[0]!, 1);
   const headerIssue = headerProblem(header);
   if (headerIssue !== undefined) throw new RecordingError(1, headerIssue);
   const entries: RecordingEntry[] = [];
   const sessions = new Map<string, string>();
   let lastTick = 0;
+  let end: RecordingEnd | undefined;
   for (let i = 1; i < lines.length; i++) {
     const entry = parseLine(lines[i]!, i + 1);
-    const issue = entryProblem(entry) ?? orderProblem(entry as RecordingEntry, lastTick, sessions);
+    if (end !== undefined) throw new RecordingError(i + 1, `a line after the end line (line ${i}): two recordings joined, or lines added`);
+    const isEnd = entry !== null && typeof entry === 'object' && 'end' in entry;
+    const issue = isEnd ? endProblem(entry as Record<string, unknown>, entries.length, lastTick) : (entryProblem(entry) ?? orderProblem(entry as RecordingEntry, lastTick, sessions));
     if (issue !== undefined) throw new RecordingError(i + 1, issue);
-    lastTick = (entry as RecordingEntry).tick;
-    entries.push(entry as RecordingEntry);
+    if (isEnd) end = entry as RecordingEnd;
+    else {
+      lastTick = (entry as RecordingEntry).tick;
+      entries.push(entry as RecordingEntry);
+    }
   }
-  return { header: header as RecordingHeader, entries };
+  if (cut !== '') throw cutOff();
+  if (end === undefined) throw new RecordingError(lines.length + 1, `no end line: the recording stops after line ${lines.length}, cut short (a run that was killed, or a truncated copy)`);
+  return { header: header as RecordingHeader, entries, end };
 }
 
 /** Ticks never go back, and a character keeps the session its session_init opened. */
@@ -106,6 +143,6 @@ function parseLine(line: string, number: number): unknown {
   }
 }
 
-export function formatLine(value: RecordingHeader | RecordingEntry): string {
+export function formatLine(value: RecordingHeader | RecordingEntry | RecordingEnd): string {
   return `${JSON.stringify(value)}\n`;
 }

@@ -14,8 +14,12 @@ import type { FinishedCall, HostError } from './calls.js';
 import type { CallResult } from './resultCache.js';
 import type { SessionCalls } from './sessionCalls.js';
 import type { RegisteredTool, ToolContext } from './tool.js';
+import type { Validation } from './validator.js';
 
-/** How long calls may wait for a tick that never comes before the host hears of it. */
+/**
+ * How long calls may wait for a tick that never comes before the host hears of it (twice the tick
+ * interval instead, for tick rates under 1 Hz, whose calls wait that long anyway).
+ */
 export const STALL_WARNING_MS = 2000;
 
 /** What the pipeline needs from its capsule. */
@@ -23,6 +27,7 @@ export interface CallHost {
   readonly clock: Clock;
   readonly tick: number;
   readonly tickMode: TickMode;
+  readonly tickRateHz: number;
   readonly toolTimeoutMs: number;
   tool(id: string): RegisteredTool | undefined;
   /** A call has its result; the host builds a CallRecord from `call` only for listeners (most calls have none). */
@@ -44,12 +49,18 @@ export class CallPipeline {
   /** The calls waiting for the next tick, in arrival order (each session counts its own: SessionCalls.waiting). */
   private waiting: WaitingCall[] = [];
   private stallWatch: TimerId | undefined;
+  /** The host heard `clock_stalled`: it hears it once. */
+  private stallTold = false;
+  /** When the last tick came (or the pipeline was made), on the capsule's clock. */
+  private lastTickAt: number;
 
   /** `queueBound`: calls one session may have waiting for a tick (CapsuleOptions.callQueueSize). */
   constructor(
     private readonly host: CallHost,
     readonly queueBound: number,
-  ) {}
+  ) {
+    this.lastTickAt = host.clock.now();
+  }
 
   /** A tool_call a session took in at `arrivedAt` (its frame's time): answered exactly once, now or at the next tick. */
   accept(calls: SessionCalls, call: ToolCall, arrivedAt: number): void {
@@ -74,6 +85,7 @@ export class CallPipeline {
 
   /** The tick came at `now`: the calls waiting for it run, in arrival order (those of closed sessions are dropped). */
   runWaiting(now: number): void {
+    this.lastTickAt = now;
     const due = this.waiting;
     if (due.length === 0) return;
     this.waiting = [];
@@ -101,25 +113,29 @@ export class CallPipeline {
   }
 
   /**
-   * A call waits for a tick: if no tick comes within STALL_WARNING_MS, nothing drives the capsule
-   * (no capsule.step, no driver), and every such call would wait out its timeout in silence.
+   * A call waits for a tick: if calls still wait and no tick has come a while later, nothing drives
+   * the capsule (no capsule.step, no driver), and every such call would wait out its timeout in
+   * silence. One timer on the capsule's clock, armed by the first call that waits and again only
+   * while calls wait: a capsule stepped as it should be pays one timer per interval, not one per
+   * call; and once the host has heard, none at all.
    */
   private watchForStall(): void {
-    if (this.stallWatch !== undefined) return;
+    if (this.stallWatch !== undefined || this.stallTold) return;
     const host = this.host;
-    const tick = host.tick;
-    this.stallWatch = host.clock.setTimeout(
-      () => {
-        this.stallWatch = undefined;
-        if (host.tick !== tick || this.waiting.length === 0) return;
-        host.hostError({
-          code: 'clock_stalled',
-          message: `capsule: calls have waited ${STALL_WARNING_MS} ms for a tick in ${host.tickMode} mode, but nothing steps the capsule; call capsule.step(deltaMs) from your game loop, or start a driver (startAnimationFrameDriver, startIntervalDriver)`,
-        });
-      },
-      STALL_WARNING_MS,
-      UPKEEP,
-    );
+    const afterMs = Math.max(STALL_WARNING_MS, 2000 / host.tickRateHz);
+    const look = (): void => {
+      this.stallWatch = undefined;
+      if (this.waiting.length === 0) return; // served: the next call to wait watches again
+      const idleMs = host.clock.now() - this.lastTickAt;
+      // Ticks come; these calls wait for the next: look again once the last tick is afterMs old.
+      if (idleMs < afterMs) return void (this.stallWatch = host.clock.setTimeout(look, afterMs - idleMs, UPKEEP));
+      this.stallTold = true;
+      host.hostError({
+        code: 'clock_stalled',
+        message: `capsule: calls wait for a tick in ${host.tickMode} mode, and none has come for ${afterMs} ms: nothing steps the capsule. Call capsule.step(deltaMs) from your game loop, or start a clock driver: startAnimationFrameDriver(capsule) on a page, startIntervalDriver(capsule) elsewhere (a world that moves only when its characters act wants tickMode 'event')`,
+      });
+    };
+    this.stallWatch = host.clock.setTimeout(look, afterMs, UPKEEP);
   }
 }
 
@@ -174,14 +190,21 @@ class CallRun implements ToolContext, FinishedCall {
     const usage = calls.usageOf(descriptor.id);
     const limit = usage.check(descriptor.id, descriptor.limits, now);
     if (!limit.ok) return this.refuse(limit.kind, limit.message);
-    const valid = tool.validateInput(call.input);
+    let valid: Validation;
+    try {
+      valid = tool.validateInput(call.input);
+    } catch (error) {
+      // The game's validator could not check (one that answers asynchronously): the game's fault.
+      return this.fail(error);
+    }
     if (!valid.ok) return this.refuse('invalid_input', `${call.tool}: ${valid.message}`);
     usage.record(descriptor.limits, now);
 
     this.timeoutMs = tool.definition.timeout_ms ?? host.toolTimeoutMs;
     let returned: unknown;
     try {
-      returned = tool.definition.handler(call.input, this);
+      // A Standard Schema validator's output (defaults filled in, say) is what the handler gets.
+      returned = tool.definition.handler('value' in valid ? valid.value : call.input, this);
     } catch (error) {
       return this.fail(error);
     }
@@ -199,7 +222,13 @@ class CallRun implements ToolContext, FinishedCall {
   private succeed(output: unknown): void {
     const { host, call, tool } = this;
     const isObject = typeof output === 'object' && output !== null && !Array.isArray(output);
-    const checked = isObject ? tool!.validateOutput(output) : { ok: false as const, message: 'output must be an object' };
+    let checked: Validation;
+    try {
+      checked = isObject ? tool!.validateOutput(output) : { ok: false, message: 'output must be an object' };
+    } catch (error) {
+      checked = { ok: false, message: firstLine(error) };
+    }
+    if (checked.ok && 'value' in checked) output = checked.value;
     if (this.settled) {
       host.hostError({ code: 'handler_late', tool: call.tool, sessionId: this.sessionId, message: `${call.tool}: the handler finished after its ${this.timeoutMs} ms timeout; the agent had \`timeout\`, and a retry with call_id ${call.call_id} gets this result` });
       if (checked.ok) this.keepLate(this.result(true, output as JsonObject, undefined, 'handler'));

@@ -19,7 +19,9 @@ import { Session } from './session.js';
 import { microtaskBatch, runAround } from '../base/soon.js';
 import { HEARTBEAT_DEFAULTS, type SessionSettings } from './sessionHost.js';
 import { TickLoop } from './tickLoop.js';
-import { ToolRegistry, type ToolDefinition, type ToolHandle } from './tool.js';
+import type { SchemaLiteral } from './schemaType.js';
+import type { StandardSchemaV1 } from './standardSchema.js';
+import { ToolRegistry, type ToolHandle, type ToolSpec, type TypedToolSpec } from './tool.js';
 import type { Link } from '../links/link.js';
 import { checkAgentMessage } from '../protocol/messageCheck.js';
 import { checkOptions, type CapsuleOptions, type ConnectOptions } from './options.js';
@@ -48,6 +50,8 @@ export type CapsuleEvents = { [T in Topic]: EventPayloads[T] } & {
   error: HostError;
   /** Every AICC message a session took in (valid ones) or sent out, in order. */
   message: TappedMessage;
+  /** The capsule was disposed (its sessions closed first): the last event it emits. */
+  dispose: { reason: string };
 };
 
 export interface TappedMessage {
@@ -63,7 +67,15 @@ export interface Capsule {
   readonly clock: Clock;
   /** Ticks run so far. */
   readonly tick: number;
-  registerTool<I = any, O extends JsonObject = JsonObject>(definition: ToolDefinition<I, O>): ToolHandle;
+  /** True once dispose() ran. */
+  readonly disposed: boolean;
+  /**
+   * Adds a tool to the manifest. Its handler is typed by the tool's schemas (a literal written inline,
+   * or `as const`) or by its Standard Schema validators (zod, valibot); see ToolDefinition.
+   */
+  registerTool<const IS extends SchemaLiteral = JsonObject, const OS extends SchemaLiteral = JsonObject, IV extends StandardSchemaV1 | undefined = undefined, OV extends StandardSchemaV1 | undefined = undefined>(
+    definition: TypedToolSpec<IS, OS, IV, OV>,
+  ): ToolHandle;
   /** The tools the manifest lists now (enabled ones, in registration order); the same array until the catalog changes. */
   tools(): readonly ToolDescriptor[];
   /** Opens a session for an agent on this link; sends session_init at once. */
@@ -123,7 +135,7 @@ class CapsuleImpl implements Capsule, CallHost {
   private manifestUpdateQueued = false;
   private flushQueued = false;
   private lastTickAt: number;
-  private disposed = false;
+  disposed = false;
   private readonly deferred: (task: () => void) => void;
   private readonly measureWork: ((work: () => void) => void) | undefined;
   private readonly makeReplayStore: CapsuleOptions['replayStore'];
@@ -160,9 +172,11 @@ class CapsuleImpl implements Capsule, CallHost {
 
   // ── tools and manifests ────────────────────────────────────────────────────────────────────
 
-  registerTool<I = any, O extends JsonObject = JsonObject>(definition: ToolDefinition<I, O>): ToolHandle {
+  registerTool<const IS extends SchemaLiteral = JsonObject, const OS extends SchemaLiteral = JsonObject, IV extends StandardSchemaV1 | undefined = undefined, OV extends StandardSchemaV1 | undefined = undefined>(
+    definition: TypedToolSpec<IS, OS, IV, OV>,
+  ): ToolHandle {
     this.alive('registerTool');
-    return this.registry.register(definition as unknown as ToolDefinition);
+    return this.registry.register(definition as unknown as ToolSpec);
   }
 
   tool(id: string) {
@@ -383,6 +397,7 @@ class CapsuleImpl implements Capsule, CallHost {
     for (const session of [...this.live.values()]) session.close(reason);
     this.calls.dispose();
     this.disposed = true;
+    this.bus.emit('dispose', { reason });
   }
 
   private alive(method: string): void {

@@ -15,7 +15,11 @@ export interface CapsuleOptions {
   validators: ValidatorFactory;
   /** Nominal tick rate. Default 10. */
   tickRateHz?: number;
-  /** Default 'fixed'. */
+  /**
+   * Default 'fixed'. In 'fixed' and 'hybrid' calls wait for a tick, and ticks come from
+   * `capsule.step(deltaMs)` or a clock driver (drivers.ts); calls that wait 2 s with no tick make
+   * the host hear `clock_stalled`, once.
+   */
   tickMode?: TickMode;
   /** Default: wall time. Tests pass a ManualClock and drive it with `step`. */
   clock?: Clock;

@@ -3,6 +3,8 @@
 
 import { CapsuleError } from '../base/errors.js';
 import type { JsonObject, Meta, Topic, ToolClass, ToolDescriptor } from '../protocol/messages.js';
+import type { FromSchema } from './schemaType.js';
+import { isStandardSchema, jsonSchemaOf, standardValidator, type StandardInput, type StandardOutput, type StandardSchemaV1 } from './standardSchema.js';
 import type { SchemaValidator, ValidatorFactory } from './validator.js';
 
 /** What a handler is told about the call it serves. */
@@ -17,14 +19,43 @@ export interface ToolContext {
   emit(topic: Topic, payload: JsonObject, meta?: Meta): void;
 }
 
-export type ToolHandler<I = any, O extends JsonObject = JsonObject> = (input: I, context: ToolContext) => O | Promise<O>;
+export type ToolHandler<I = any, O = JsonObject> = (input: I, context: ToolContext) => O | Promise<O>;
 
-/** A tool as the game registers it: the manifest descriptor plus its handler. */
-export interface ToolDefinition<I = any, O extends JsonObject = JsonObject> extends ToolDescriptor {
+/**
+ * A tool as the game registers it: the manifest descriptor, its handler, and what checks its calls.
+ * `I` and `O` type the handler; `capsule.registerTool` infers them from the schemas or validators.
+ */
+export interface ToolDefinition<I = any, O = JsonObject> extends ToolDescriptor {
+  /**
+   * A Standard Schema validator (zod, valibot…) that checks the input in place of `input_schema`; its
+   * output is what the handler gets. It answers synchronously. `strict_input` is then its business.
+   */
+  input_validator?: StandardSchemaV1<unknown, I>;
+  /** The same for the handler's output, checked before it goes to the agent. */
+  output_validator?: StandardSchemaV1;
   /** How long the handler may take, on the capsule's clock. Default: the capsule's `toolTimeoutMs`. */
   timeout_ms?: number;
   handler: ToolHandler<I, O>;
 }
+
+/**
+ * What `registerTool` takes: a ToolDefinition whose JSON Schemas may be left out where its
+ * validators convert themselves to JSON Schema (zod 4 does; agents read the converted one).
+ */
+export type ToolSpec<I = any, O = JsonObject> = Omit<ToolDefinition<I, O>, 'input_schema' | 'output_schema'> & { input_schema?: JsonObject; output_schema?: JsonObject };
+
+/**
+ * The definition as `registerTool` types it: the handler's input from `input_validator`'s output
+ * type or from the values `input_schema` admits (a literal; written inline it is read as const), its
+ * output likewise; a schema or a validator for each, at least.
+ */
+export type TypedToolSpec<IS, OS, IV, OV> = Omit<ToolSpec, 'input_schema' | 'output_schema' | 'input_validator' | 'output_validator' | 'handler'> &
+  CheckedBy<'input', IS, IV> &
+  CheckedBy<'output', OS, OV> & { handler: ToolHandler<InputOf<IS, IV>, OutputOf<OS, OV>> };
+
+type CheckedBy<K extends 'input' | 'output', S, V> = ({ [P in `${K}_schema`]: S } & { [P in `${K}_validator`]?: V }) | ({ [P in `${K}_schema`]?: S } & { [P in `${K}_validator`]: V });
+type InputOf<IS, IV> = [IV] extends [StandardSchemaV1] ? StandardOutput<IV> : FromSchema<IS>;
+type OutputOf<OS, OV> = [OV] extends [StandardSchemaV1] ? StandardInput<OV> : FromSchema<OS>;
 
 export interface ToolHandle {
   readonly id: string;
@@ -69,8 +100,11 @@ export class ToolRegistry {
     return this.descriptors;
   }
 
-  register(definition: ToolDefinition): ToolHandle {
-    if (this.tools.has(definition?.id)) {
+  register(spec: ToolSpec): ToolHandle {
+    checkDefinition(spec);
+    // The schemas agents read: those given, or those the validators convert themselves to.
+    const definition = { ...spec, input_schema: schemaOf(spec, 'input'), output_schema: schemaOf(spec, 'output') } as ToolDefinition;
+    if (this.tools.has(definition.id)) {
       throw new CapsuleError('AICC_DUPLICATE_TOOL', `registerTool: a tool "${definition.id}" is already registered; remove it first or pick another id`);
     }
     const tool = this.build(definition, true);
@@ -103,7 +137,9 @@ export class ToolRegistry {
         if ('id' in changes && (changes as { id?: unknown }).id !== id) {
           throw new CapsuleError('AICC_INVALID_TOOL', `ToolHandle.update: the id of "${id}" cannot change; remove it and register a new tool`);
         }
-        this.tools.set(id, this.build({ ...tool.definition, ...changes, id }, tool.enabled));
+        const spec: ToolSpec = { ...tool.definition, ...changes, id };
+        checkDefinition(spec);
+        this.tools.set(id, this.build({ ...spec, input_schema: schemaOf(spec, 'input'), output_schema: schemaOf(spec, 'output') } as ToolDefinition, tool.enabled));
         this.changed();
       },
       remove: () => {
@@ -121,15 +157,14 @@ export class ToolRegistry {
   }
 
   private build(definition: ToolDefinition, enabled: boolean): MutableTool {
-    checkDefinition(definition);
-    const descriptor = describe(definition);
+    const { id, input_validator: inputValidator, output_validator: outputValidator } = definition;
     const strict = definition.strict_input ?? false;
     return {
       definition,
-      descriptor,
+      descriptor: describe(definition),
       enabled,
-      validateInput: this.validators.compile(definition.input_schema, { tool: definition.id, kind: 'input', strict }),
-      validateOutput: this.validators.compile(definition.output_schema, { tool: definition.id, kind: 'output', strict: false }),
+      validateInput: inputValidator !== undefined ? standardValidator(inputValidator, id, 'input') : this.validators.compile(definition.input_schema, { tool: id, kind: 'input', strict }),
+      validateOutput: outputValidator !== undefined ? standardValidator(outputValidator, id, 'output') : this.validators.compile(definition.output_schema, { tool: id, kind: 'output', strict: false }),
     };
   }
 }
@@ -138,21 +173,21 @@ interface MutableTool extends RegisteredTool {
   enabled: boolean;
 }
 
+/** The JSON Schema agents read: the one given, or the one the validator converts itself to (checkDefinition saw one exists). */
+function schemaOf(spec: ToolSpec, kind: 'input' | 'output'): JsonObject {
+  return spec[`${kind}_schema`] ?? jsonSchemaOf(spec[`${kind}_validator`]!, kind)!;
+}
+
 function describe(definition: ToolDefinition): ToolDescriptor {
-  const descriptor: ToolDescriptor = {
-    id: definition.id,
-    class: definition.class,
-    description: definition.description,
-    input_schema: definition.input_schema,
-    output_schema: definition.output_schema,
-  };
+  const { id, class: toolClass, description, input_schema, output_schema } = definition;
+  const descriptor: ToolDescriptor = { id, class: toolClass, description, input_schema, output_schema };
   if (definition.limits !== undefined) descriptor.limits = { ...definition.limits };
   if (definition.requires_capability !== undefined) descriptor.requires_capability = definition.requires_capability;
   if (definition.strict_input !== undefined) descriptor.strict_input = definition.strict_input;
   return descriptor;
 }
 
-function checkDefinition(definition: ToolDefinition): void {
+function checkDefinition(definition: ToolSpec): void {
   const where = `registerTool(${JSON.stringify(definition?.id ?? null)})`;
   const fail = (what: string): never => {
     throw new CapsuleError('AICC_INVALID_TOOL', `${where}: ${what}`);
@@ -161,8 +196,15 @@ function checkDefinition(definition: ToolDefinition): void {
   if (typeof definition.id !== 'string' || !TOOL_ID.test(definition.id)) fail('id must be lowercase snake_case (^[a-z][a-z0-9_]*$)');
   if (!CLASSES.includes(definition.class)) fail(`class must be one of ${CLASSES.join(', ')}, got ${JSON.stringify(definition.class)}`);
   if (typeof definition.description !== 'string' || definition.description.length === 0) fail('description must be a non-empty string the agent can read');
-  if (!isObject(definition.input_schema)) fail('input_schema must be a JSON Schema object');
-  if (!isObject(definition.output_schema)) fail('output_schema must be a JSON Schema object');
+  for (const kind of ['input', 'output'] as const) {
+    const schema = definition[`${kind}_schema`];
+    const validator = definition[`${kind}_validator`];
+    if (validator !== undefined && !isStandardSchema(validator)) fail(`${kind}_validator must be a Standard Schema validator (zod, valibot…: an object with "~standard")`);
+    if (schema === undefined && validator !== undefined && jsonSchemaOf(validator, kind) === undefined) {
+      fail(`${kind}_validator (${validator['~standard'].vendor}) does not convert itself to JSON Schema; give ${kind}_schema too, the JSON Schema agents read (valibot: toJsonSchema from @valibot/to-json-schema)`);
+    }
+    if (schema === undefined ? validator === undefined : !isObject(schema)) fail(`${kind}_schema must be a JSON Schema object (or give ${kind}_validator, a Standard Schema such as zod's)`);
+  }
   if (typeof definition.handler !== 'function') fail('handler must be a function (input, context) => output');
   const limits = definition.limits;
   if (limits !== undefined) {

@@ -3,7 +3,8 @@
 
 import type { JsonObject } from '../protocol/messages.js';
 
-export type Validation = { ok: true } | { ok: false; message: string };
+/** A check's verdict; `value`, where given, is what the handler gets instead of the data checked (a Standard Schema validator's output). */
+export type Validation = { ok: true; value?: unknown } | { ok: false; message: string };
 
 /** Checks one value against one schema. May remove undeclared fields (see ValidatorPurpose). */
 export type SchemaValidator = (data: unknown) => Validation;

@@ -1,4 +1,4 @@
-// Turns an ajv validate function (run-time or generated) into a SchemaValidator, so both
+// Turns an ajv validate function (run-time or generated) into a SchemaValidator, so all the
 // factories word their verdicts the same way.
 
 import { describeAjvError, type AjvErrorLike } from '../protocol/ajvError.js';
@@ -13,6 +13,11 @@ export interface GeneratedValidatorFn {
 const OK: Validation = Object.freeze({ ok: true });
 
 export function toSchemaValidator(validate: GeneratedValidatorFn, kind: 'input' | 'output'): SchemaValidator {
+  return (data) => verdict(validate(data), validate, kind);
+}
+
+/** The Validation of one run of `validate` that returned `passed`. */
+export function verdict(passed: boolean, validate: Pick<GeneratedValidatorFn, 'errors'>, kind: 'input' | 'output'): Validation {
   // The message is built before returning: ajv overwrites `errors` on its next call.
-  return (data) => (validate(data) ? OK : { ok: false, message: describeAjvError(kind, validate.errors?.[0]) });
+  return passed ? OK : { ok: false, message: describeAjvError(kind, validate.errors?.[0]) };
 }

@@ -10,7 +10,7 @@ const doc = readFileSync(new URL('../../docs/CONFORMANCE.md', import.meta.url), 
 
 describe('docs/CONFORMANCE.md', () => {
   it('its example runs the suite against a capsule, every check passing', async () => {
-    const code = doc.match(/## From code[\s\S]*?```ts\n([\s\S]*?)```/)![1]!;
+    const code = doc.match(/## From code[\s\S]*?```ts[^\n]*\n([\s\S]*?)```/)![1]!;
     const body = code.replace(/^import .*$/gm, '').replace(/^const report = /m, 'report = ');
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
     const run = new Function('aicc', 'headless', 'conformance', `return (async () => { const { createCapsule, ManualClock } = aicc; const { SeededRandom } = headless; const { capsuleBridge, formatConformance, runConformance } = conformance; let report; ${body}; return report; })();`);

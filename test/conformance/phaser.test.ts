@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { capsuleBridge, formatConformance, runConformance, type ConformanceBridge } from '../../src/conformance/index.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { installCanvasStub, stage, type Stage } from '../adapters/phaser/harness.js';
+import { ajvValidators } from '../../src/validators/ajv.js';
 import { seededBytes } from './seeded.js';
 
 const stages: Stage[] = [];
@@ -13,7 +14,8 @@ afterAll(() => stages.forEach((s) => s.destroy()));
 
 async function phaserBridge(): Promise<ConformanceBridge> {
   installCanvasStub();
-  const s = await stage({ plugin: { capsuleOptions: { randomBytes: seededBytes(5), tickMode: 'hybrid' } } });
+  // The suite registers probe tools of its own: the plugin's capsule checks those with ajv, as a game's own tools.
+  const s = await stage({ plugin: { capsuleOptions: { randomBytes: seededBytes(5), tickMode: 'hybrid', validators: ajvValidators() } } });
   stages.push(s);
   const capsule = s.plugin.capsule;
   return {

@@ -49,7 +49,7 @@ describe('the inspector panel', () => {
     const move = capsule.registerTool(moveTool({ limits: { calls_per_minute: 30 } }));
     const { frames, root } = mount(capsule);
     const tools = rows(root, '[data-aicc-tool]');
-    expect(tools.map((r) => [cell(r, 'tool'), cell(r, 'class'), cell(r, 'capability'), cell(r, 'dim')])).toEqual([
+    expect(tools.map((r) => [cell(r, 'tool'), cell(r, 'class'), cell(r, 'capability'), cell(r, 'limits')])).toEqual([
       ['echo', 'sensor', 'no capability', 'no limits'],
       ['move_to', 'actuator', 'locomotion', '30/min'],
     ]);
@@ -175,7 +175,7 @@ describe('the inspector panel', () => {
     await agent.call('echo', { text: 'x' });
     frames.flush();
     const events = rows(root, '[data-aicc-event]');
-    expect(events.map((r) => [r.getAttribute('data-kind'), cell(r, 'label'), cell(r, 'detail')])).toEqual([
+    expect(events.map((r) => [r.getAttribute('data-kind'), cell(r, 'event'), cell(r, 'detail')])).toEqual([
       ['host_error', 'handler_threw', 'echo · wren: tool "echo" threw: boom'],
       ['state_change', 'state_change', 'entity: door, field: open, value: true'],
       ['collision', 'collision', 'a: wren, b: wall, phase: begin'],
@@ -237,6 +237,10 @@ describe('the inspector panel', () => {
     await agent.call('fail', { text: 'x' });
     capsule.emit('agent_message', { from: hostile, text: hostile });
     frames.flush();
+    // Opened calls and the filters' choices show them as text too.
+    for (const row of rows(root, '[data-aicc-call]')) row.click();
+    expect(rows(root, '[data-aicc-detail]')).toHaveLength(2);
+    expect(Array.from(root.querySelectorAll('[data-aicc-filter="character"] option')).map((option) => option.textContent)).toContain(hostile.slice(0, 63) + '…');
     expect(document.querySelectorAll('img, script').length).toBe(0);
     expect((globalThis as { __pwned?: number }).__pwned).toBeUndefined();
     const calls = rows(root, '[data-aicc-call]');
@@ -245,5 +249,80 @@ describe('the inspector panel', () => {
     expect(cell(rows(root, '[data-aicc-session]')[0]!, 'character')).toBe(hostile.slice(0, 63) + '…');
     expect(cell(rows(root, '[data-aicc-event]')[0]!, 'detail')).toContain('<img src=x onerror=');
     expect(calls[1]!.getAttribute('data-aicc-call')).toBe(hostile.slice(0, 63) + '…');
+  });
+});
+
+describe('columns and outputs', () => {
+  it('puts a header row over each section naming its columns, in the order of the rows’ cells', async () => {
+    const { capsule, clock } = makeCapsule();
+    capsule.registerTool(moveTool({ limits: { calls_per_minute: 5 } }));
+    const { agent } = await connectAgent(capsule, clock, { character: 'wren' });
+    const { frames, root } = mount(capsule);
+    await agent.call('move_to', { x: 1, y: 2 });
+    capsule.emit('audio', { source: 'bell', sound: 'ding' });
+    frames.flush();
+    const columns = (section: string) => Array.from(root.querySelectorAll(`[data-aicc-section="${section}"] > [data-aicc-columns] > span`)).map((span) => span.textContent);
+    const cells = (selector: string) => Array.from(root.querySelector(selector)!.children).map((span) => span.getAttribute('data-cell'));
+    expect(columns('sessions')).toEqual(['id', 'character', 'model', 'state', 'calls', 'subscriptions']);
+    expect(columns('manifest')).toEqual(['tool', 'class', 'capability', 'limits', 'description']);
+    expect(columns('calls')).toEqual(['character', 'tool', 'result', 'latency', 'input', 'output']);
+    expect(columns('quota')).toEqual(['character', 'tool', 'minute', 'session']);
+    expect(columns('events')).toEqual(['tick', 'event', 'detail']);
+    for (const [section, row] of [['sessions', '[data-aicc-session]'], ['manifest', '[data-aicc-tool]'], ['calls', '[data-aicc-call]'], ['quota', '[data-aicc-quota]'], ['events', '[data-aicc-event]']]) {
+      expect(cells(row!)).toEqual(columns(section!));
+    }
+  });
+
+  it('shows what a call returned, or the error message of one that failed, in its row, abridged', async () => {
+    const { capsule, clock } = makeCapsule();
+    capsule.registerTool(echoTool);
+    capsule.registerTool({ ...echoTool, id: 'fail', handler: () => { throw new ToolError('blocked by a wall'); } });
+    capsule.registerTool({ ...echoTool, id: 'long', output_schema: { type: 'object' }, handler: () => ({ text: 'b'.repeat(5000) }) });
+    const { agent } = await connectAgent(capsule, clock);
+    const { frames, root } = mount(capsule);
+    await agent.call('echo', { text: 'hi' });
+    await agent.call('fail', { text: 'x' });
+    await agent.call('long', { text: 'x' });
+    frames.flush();
+    const [long, fail, echo] = rows(root, '[data-aicc-call]');
+    expect(cell(echo!, 'output')).toBe('echo: {text: hi}');
+    expect(cell(fail!, 'output')).toBe('blocked by a wall');
+    expect(cell(long!, 'output')).toHaveLength(160);
+    expect(cell(long!, 'output').endsWith('…')).toBe(true);
+  });
+
+  it('opens a call on click or Enter: its call_id, input, output and error whole up to 800 characters; a second click closes it', async () => {
+    const { capsule, clock } = makeCapsule();
+    let release: (() => void) | undefined;
+    capsule.registerTool({ ...echoTool, output_schema: { type: 'object' }, handler: () => new Promise<JsonObject>((resolve) => (release = () => resolve({ text: 'b'.repeat(5000) }))) });
+    capsule.registerTool({ ...echoTool, id: 'fail', handler: () => { throw new ToolError('blocked by a wall', { retryable: true }); } });
+    const { agent } = await connectAgent(capsule, clock);
+    const { frames, root } = mount(capsule);
+    const running = agent.call('echo', { text: 'a'.repeat(300) }, { callId: 'c-long' });
+    await settle();
+    frames.flush();
+    const row = rows(root, '[data-aicc-call]')[0]!;
+    const detail = () => Object.fromEntries(Array.from(row.querySelectorAll('[data-aicc-detail] dd')).map((dd) => [dd.getAttribute('data-field'), dd.textContent]));
+    expect(row.getAttribute('aria-expanded')).toBe('false');
+    row.click();
+    expect(row.getAttribute('aria-expanded')).toBe('true');
+    expect(detail()).toEqual({ call_id: 'c-long', input: `text: ${'a'.repeat(300)}`, result: 'running' });
+    // The result arrives while it is open: the opened part follows.
+    release!();
+    await running;
+    frames.flush();
+    expect(detail().output).toHaveLength(800);
+    expect(detail().output!.endsWith('…')).toBe(true);
+    // A click on the opened part (to select its text) keeps it open; on the row it closes.
+    row.querySelector<HTMLElement>('[data-aicc-detail] dd')!.click();
+    expect(row.getAttribute('aria-expanded')).toBe('true');
+    row.querySelector<HTMLElement>('[data-cell="tool"]')!.click();
+    expect([row.getAttribute('aria-expanded'), row.querySelector('[data-aicc-detail]')]).toEqual(['false', null]);
+
+    await agent.call('fail', { text: 'x' });
+    frames.flush();
+    const failed = rows(root, '[data-aicc-call]')[0]!;
+    failed.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    expect(failed.querySelector('[data-field="error"]')!.textContent).toBe('execution_failed (retryable): blocked by a wall');
   });
 });

@@ -55,7 +55,7 @@ describe('inspector redraws', () => {
     frames.flush();
     const calls = rows(inspector.element, '[data-aicc-call]');
     expect(calls.map((r) => cell(r, 'input'))).toEqual(['text: m11', 'text: m10', 'text: m9', 'text: m8', 'text: m7']);
-    expect(inspector.element.querySelector('[data-aicc-list="calls"]')!.previousElementSibling!.textContent).toBe('calls (last 5 of 12)');
+    expect(inspector.element.querySelector('[data-aicc-section="calls"] > summary')!.textContent).toBe('calls (last 5 of 12)');
     const events = rows(inspector.element, '[data-aicc-event]');
     expect(events.map((r) => cell(r, 'detail'))).toEqual(['source: bell, sound: ding6', 'source: bell, sound: ding5', 'source: bell, sound: ding4', 'source: bell, sound: ding3', 'source: bell, sound: ding2']);
   });
@@ -82,17 +82,17 @@ describe('inspector redraws', () => {
     await busy.call('echo', { text: 'one' });
     frames.flush();
     const [busyRow, idleRow] = rows(inspector.element, '[data-aicc-session]');
-    const idleCell = idleRow!.querySelector('[data-cell="dim"]');
-    const busyCell = busyRow!.querySelector('[data-cell="dim"]');
+    const idleCell = idleRow!.querySelector('[data-cell="calls"]');
+    const busyCell = busyRow!.querySelector('[data-cell="calls"]');
     const firstCall = rows(inspector.element, '[data-aicc-call]')[0];
     await busy.call('echo', { text: 'two' });
     frames.flush();
     const [busyAfter, idleAfter] = rows(inspector.element, '[data-aicc-session]');
     expect(busyAfter).toBe(busyRow);
     expect(idleAfter).toBe(idleRow);
-    expect(idleAfter!.querySelector('[data-cell="dim"]')).toBe(idleCell);
-    expect(busyAfter!.querySelector('[data-cell="dim"]')).not.toBe(busyCell);
-    expect(busyAfter!.querySelector('[data-cell="dim"]')!.textContent).toBe('calls 2, refused 0');
+    expect(idleAfter!.querySelector('[data-cell="calls"]')).toBe(idleCell);
+    expect(busyAfter!.querySelector('[data-cell="calls"]')).not.toBe(busyCell);
+    expect(busyAfter!.querySelector('[data-cell="calls"]')!.textContent).toBe('2, refused 0');
     expect(rows(inspector.element, '[data-aicc-call]')[1]).toBe(firstCall);
   });
 
@@ -188,7 +188,7 @@ describe('options', () => {
   });
 
   it('refuses something that is not a capsule', () => {
-    expect(() => mountInspector({} as Capsule)).toThrow('mountInspector: the first argument must be a Capsule (from createCapsule)');
+    expect(() => mountInspector({} as Capsule)).toThrow('mountInspector: the first argument must be a Capsule (from createCapsule) or a holder of capsules with onCapsule (the Phaser plugin, this.aicc)');
   });
 });
 

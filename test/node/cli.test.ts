@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/node/cliMain.js';
+import { userMessage } from '../../src/node/userMessage.js';
 
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -58,11 +59,34 @@ describe('aicc', () => {
       [['--ticks', '0'], '--ticks expects a whole number above 0, got "0"'],
       [['--record'], '--record expects a file name'],
       [['--play', 'zed'], '--play: no villager called "zed"'],
+      [['--model', 'm'], '--model goes with --agent pi or --agent pi-daemon:SOCKET'],
+      [['--agent', 'pi-daemon:/run/pi.sock', '--pi-bin', 'pi'], '--pi-bin is for --agent pi; a pi-daemon runs its own pi'],
+      [['--agent', 'pi-daemon:/run/pi.sock', '--model', 'm'], "with --agent pi-daemon:SOCKET, give --provider and --model together, or neither for the daemon's default model"],
     ])('refuses %j in one line with exit code 2', async (args, message) => {
       const { code, err } = await run('demo', ...args);
       expect(code).toBe(2);
       expect(err).toContain(message);
       expect(err.trim().split('\n')).toHaveLength(1);
+    });
+  });
+
+  describe('when a command fails', () => {
+    it('prints what failed and what to fix, not the function that noticed it', () => {
+      expect(userMessage(new Error('PiProcess.start: pi could not be started (ENOENT); check --pi-bin'))).toBe('pi could not be started (ENOENT); check --pi-bin');
+      expect(userMessage(new Error('startGateway: connectSocketLink: cannot connect to /x.sock (ENOENT)'))).toBe('cannot connect to /x.sock (ENOENT)');
+      expect(userMessage('replay: the world must run on a ManualClock')).toBe('the world must run on a ManualClock');
+    });
+
+    it('keeps messages that start with words, a line number or a command', () => {
+      for (const message of ['pi exited (code 1); pi said: no model', 'line 5: not JSON', 'demo:web: the port is taken', '"localhost" is not an origin; write it as http://localhost']) {
+        expect(userMessage(new Error(message))).toBe(message);
+      }
+    });
+
+    it('does so for every command, where the command line prints a failure', async () => {
+      const { code, err } = await run('demo', '--agent', 'pi-daemon:/nonexistent/pi.sock');
+      expect(code).toBe(1);
+      expect(err).toBe('aicc demo: no socket at /nonexistent/pi.sock; start the daemon with `pi-daemon serve --socket /nonexistent/pi.sock`, or name its socket\n');
     });
   });
 });

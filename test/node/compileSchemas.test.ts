@@ -34,7 +34,8 @@ describe('aicc compile-schemas', () => {
   it('prints usage for --help', async () => {
     const result = await run('--help');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^usage: aicc compile-schemas <tools\.json> \[-o <out\.js>\]/);
+    expect(result.stdout).toMatch(/^aicc compile-schemas — .*\n\nUsage: aicc compile-schemas <tools\.json> \[-o <out\.js>\]/);
+    expect(result.stdout).toMatch(/\nExit codes: 0 written, 1 .*\n.*\n$/);
     expect(result.stderr).toBe('');
   });
 
@@ -54,6 +55,7 @@ describe('aicc compile-schemas', () => {
       ['[{"id": "say", "output_schema": {}}]', 'tools[0] ("say").input_schema must be an object'],
       ['[{"id": "say", "input_schema": {}, "output_schema": {}, "strict_input": "yes"}]', 'strict_input must be a boolean'],
       ['[{"id": "say", "input_schema": {"minimun": 1}, "output_schema": {}}]', 'tool "say" input schema does not compile'],
+      ['[{"id": "say", "input_schema": {}, "output_schema": {}}, {"id": "say", "input_schema": {}, "output_schema": {}}]', 'aicc compile-schemas: tool "say" is listed twice'],
     ];
     for (const [text, message] of cases) {
       const result = await run(file('tools.json', text));

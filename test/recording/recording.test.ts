@@ -36,7 +36,7 @@ function buildWorld(header: RecordingHeader): ReplayWorld {
   return { capsule, connect: (character: string, link: Link) => capsule.connect(link, { character, agentModel: { class: 'edge_small' }, subscriptions: ['state_change'] }) };
 }
 
-const header: RecordingHeader = { format: 'aicc-recording/1', world: 'counter', seed: 7, ticks: 20 };
+const header: RecordingHeader = { format: 'aicc-recording/2', world: 'counter', seed: 7, ticks: 20 };
 
 /** Two agents bump the counter at their own pace; one of them makes a mistake now and then. */
 async function recordRun(): Promise<string> {
@@ -76,6 +76,13 @@ describe('recording', () => {
     expect(types.slice(0, 2)).toEqual(['out session_init', 'out session_init']);
   });
 
+  it('ends with an end line that counts the entries and names the last tick', async () => {
+    const text = await recordRun();
+    const lines = text.trimEnd().split('\n');
+    expect(JSON.parse(lines.at(-1)!)).toEqual({ end: true, tick: 20, entries: lines.length - 2 });
+    expect(parseRecording(text).end).toEqual({ end: true, tick: 20, entries: lines.length - 2 });
+  });
+
   it('replays with every tool_result and event matching', async () => {
     const recording = parseRecording(await recordRun());
     const report = await replay(recording, buildWorld);
@@ -95,15 +102,19 @@ describe('recording', () => {
   });
 
   describe('a corrupted recording is rejected with its line number', () => {
-    const corrupt = async (edit: (lines: string[]) => void): Promise<RecordingError> => {
-      const lines = (await recordRun()).trimEnd().split('\n');
-      edit(lines);
+    const rejection = (text: string): RecordingError => {
       try {
-        parseRecording(lines.join('\n'));
+        parseRecording(text);
       } catch (error) {
         return error as RecordingError;
       }
       throw new Error('expected a RecordingError');
+    };
+    /** The recording with its lines edited, every line ending with its newline as the recorder writes it. */
+    const corrupt = async (edit: (lines: string[]) => void): Promise<RecordingError> => {
+      const lines = (await recordRun()).trimEnd().split('\n');
+      edit(lines);
+      return rejection(lines.map((line) => `${line}\n`).join(''));
     };
 
     it('a line that is not JSON', async () => {
@@ -121,12 +132,51 @@ describe('recording', () => {
 
     it('ticks that go back', async () => {
       const error = await corrupt((lines) => {
-        const entry = JSON.parse(lines[lines.length - 1]!);
+        const entry = JSON.parse(lines[lines.length - 2]!);
         entry.tick = 0;
-        lines[lines.length - 1] = JSON.stringify(entry);
+        lines[lines.length - 2] = JSON.stringify(entry);
       });
       expect(error.line).toBeGreaterThan(2);
       expect(error.reason).toMatch(/comes after tick/);
+    });
+
+    it('a recording cut off mid-line, at any point of its last lines', async () => {
+      const text = await recordRun();
+      const lineCount = text.split('\n').length - 1;
+      // Cut inside the end line, just before its newline, and inside the entry before it.
+      for (const cut of [text.length - 5, text.length - 1, text.lastIndexOf('\n', text.length - 2) - 7]) {
+        const partial = text.slice(0, cut);
+        const line = partial.split('\n').length;
+        const error = rejection(partial);
+        expect(error.line).toBe(line);
+        expect(error.reason).toBe(`cut off mid-line: the file ends inside line ${line}, with no newline; the recording was truncated`);
+        expect(line).toBeGreaterThanOrEqual(lineCount - 1);
+      }
+    });
+
+    it('a recording that stops at the end of a line, without its end line', async () => {
+      const error = await corrupt((lines) => lines.splice(-3));
+      const lines = (await recordRun()).trimEnd().split('\n');
+      expect(error.line).toBe(lines.length - 2);
+      expect(error.reason).toBe(`no end line: the recording stops after line ${lines.length - 3}, cut short (a run that was killed, or a truncated copy)`);
+    });
+
+    it('lines missing before the end line', async () => {
+      const error = await corrupt((lines) => lines.splice(-4, 2));
+      const lines = (await recordRun()).trimEnd().split('\n');
+      expect(error.line).toBe(lines.length - 2);
+      expect(error.reason).toBe(`the end line counts ${lines.length - 2} entries, but ${lines.length - 4} come before it: lines are missing`);
+    });
+
+    it('a line after the end line', async () => {
+      const error = await corrupt((lines) => lines.push(lines[3]!));
+      const lines = (await recordRun()).trimEnd().split('\n');
+      expect(error.line).toBe(lines.length + 1);
+      expect(error.reason).toBe(`a line after the end line (line ${lines.length}): two recordings joined, or lines added`);
+    });
+
+    it('an empty recording', () => {
+      expect(rejection('')).toMatchObject({ line: 1, reason: 'the recording is empty; expected a header line' });
     });
 
     it('a bad header', async () => {

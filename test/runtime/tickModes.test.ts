@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { IMMEDIATE_MARK } from '../../src/protocol/messages.js';
+import { STALL_WARNING_MS } from '../../src/runtime/capsule.js';
+import { ManualClock } from '../../src/runtime/clock.js';
+import type { HostError } from '../../src/runtime/calls.js';
+import type { CapsuleOptions } from '../../src/runtime/options.js';
 import { connectAgent, echoTool, makeCapsule, moveTool, settle } from '../helpers.js';
 
 describe('tick modes', () => {
@@ -122,33 +126,108 @@ describe('tick modes', () => {
 });
 
 describe('a fixed-mode capsule nobody steps', () => {
-  it('tells the host within two seconds that calls wait for a tick that does not come', async () => {
-    const { makeCapsule, connectAgent, echoTool } = await import('../helpers.js');
-    const { capsule, clock } = makeCapsule({ tickMode: 'fixed' });
+  /** A fixed-mode capsule with an agent; `call()` sends one echo call and lets it reach the capsule. */
+  async function unstepped(options: Partial<CapsuleOptions> = {}) {
+    const { capsule, clock } = makeCapsule({ tickMode: 'fixed', ...options });
     capsule.registerTool(echoTool);
-    const errors: string[] = [];
-    capsule.on('error', (error) => errors.push(`${error.code}: ${error.message}`));
-    const { agent } = await connectAgent(capsule, clock);
-    void agent.call('echo', { text: 'waiting' });
-    await new Promise((resolve) => setImmediate(resolve));
-    clock.advance(1999);
+    const errors: HostError[] = [];
+    capsule.on('error', (error) => errors.push(error));
+    // The agent keeps its own clock: the capsule's holds only the capsule's timers.
+    const { agent } = await connectAgent(capsule, new ManualClock());
+    const call = async (): Promise<void> => {
+      void agent.call('echo', { text: 'waiting' }).catch(() => {});
+      await settle();
+    };
+    return { capsule, clock, errors, call };
+  }
+
+  it('tells the host within two seconds that calls wait for a tick that does not come, and how to drive it', async () => {
+    const { clock, errors, call } = await unstepped();
+    await call();
+    clock.advance(1999); // wall time passing: nothing steps the capsule
     expect(errors).toEqual([]);
     clock.advance(1);
-    expect(errors).toEqual([expect.stringMatching(/^clock_stalled: capsule: calls have waited 2000 ms for a tick in fixed mode, but nothing steps the capsule; call capsule\.step/)]);
+    expect(errors.map((error) => error.code)).toEqual(['clock_stalled']);
+    expect(errors[0]!.message).toBe(
+      "capsule: calls wait for a tick in fixed mode, and none has come for 2000 ms: nothing steps the capsule. Call capsule.step(deltaMs) from your game loop, or start a clock driver: startAnimationFrameDriver(capsule) on a page, startIntervalDriver(capsule) elsewhere (a world that moves only when its characters act wants tickMode 'event')",
+    );
+  });
+
+  it('tells it once, however many calls go on waiting', async () => {
+    const { clock, errors, call } = await unstepped();
+    for (let second = 0; second < 30; second++) {
+      await call();
+      clock.advance(1000);
+    }
+    expect(errors.map((error) => error.code)).toEqual(['clock_stalled']);
   });
 
   it('says nothing when the capsule is stepped', async () => {
-    const { makeCapsule, connectAgent, echoTool } = await import('../helpers.js');
-    const { capsule, clock } = makeCapsule({ tickMode: 'fixed' });
-    capsule.registerTool(echoTool);
-    const errors: string[] = [];
-    capsule.on('error', (error) => errors.push(error.code));
-    const { agent } = await connectAgent(capsule, clock);
+    const { capsule, errors } = await unstepped();
+    const { agent } = await connectAgent(capsule, new ManualClock());
     const call = agent.call('echo', { text: 'served' });
-    await new Promise((resolve) => setImmediate(resolve));
+    await settle();
     capsule.step(100);
     expect((await call).ok).toBe(true);
     capsule.step(3000);
     expect(errors).toEqual([]);
+  });
+
+  it('a capsule stepped all along, with calls waiting at every tick, is never told, and pays a timer per two seconds, not one per call', async () => {
+    const { capsule, clock, errors, call } = await unstepped();
+    // The watch's timers: 2 s less the time since the last tick (here at most 100 ms). The session's
+    // own timers (heartbeats, deliveries) have other delays.
+    let watches = 0;
+    const setTimeout = clock.setTimeout.bind(clock);
+    clock.setTimeout = (callback, delayMs) => {
+      if (delayMs >= STALL_WARNING_MS - 100 && delayMs <= STALL_WARNING_MS) watches++;
+      return setTimeout(callback, delayMs);
+    };
+    for (let tick = 0; tick < 200; tick++) {
+      await call();
+      capsule.step(100);
+    }
+    expect(capsule.tick).toBe(200);
+    expect(errors).toEqual([]);
+    expect(watches).toBeGreaterThan(0);
+    expect(watches).toBeLessThanOrEqual(20_000 / (STALL_WARNING_MS - 100) + 1);
+  });
+
+  it('a capsule that stops being stepped is told two seconds after its last tick, even when that came just before the watch looked', async () => {
+    const { capsule, clock, errors, call } = await unstepped();
+    await call(); // the watch starts at 0 and looks at 2000
+    for (let tick = 0; tick < 19; tick++) capsule.step(100); // the last tick at 1900
+    await call(); // waits for a tick at 2000 that never comes: the game stopped stepping
+    clock.advance(1999);
+    expect(errors).toEqual([]);
+    clock.advance(1);
+    expect(errors.map((error) => error.code)).toEqual(['clock_stalled']);
+  });
+
+  it('under 1 Hz, calls wait two tick intervals before the host hears of it', async () => {
+    const { capsule, clock, errors, call } = await unstepped({ tickRateHz: 0.25 });
+    for (let tick = 0; tick < 10; tick++) {
+      await call();
+      capsule.step(4000); // one tick every 4 s, as it should
+    }
+    expect(errors).toEqual([]);
+    await call();
+    clock.advance(7999);
+    expect(errors).toEqual([]);
+    clock.advance(1);
+    expect(errors.map((error) => error.message)).toEqual([expect.stringContaining('none has come for 8000 ms')]);
+  });
+
+  it('a hybrid capsule is told too; a disposed one is not', async () => {
+    const hybrid = await unstepped({ tickMode: 'hybrid' });
+    await hybrid.call();
+    hybrid.clock.advance(2000);
+    expect(hybrid.errors.map((error) => error.message)).toEqual([expect.stringContaining('for a tick in hybrid mode, and none has come')]);
+
+    const gone = await unstepped();
+    await gone.call();
+    gone.capsule.dispose();
+    gone.clock.advance(10_000);
+    expect(gone.errors).toEqual([]);
   });
 });

@@ -53,12 +53,14 @@ export class RunSummary {
 
   /**
    * Readable lines: ticks, calls by tool, refusals by code, decision latency across agents and per
-   * agent; then, with a result, the wall-time lines under WALL_TIME_HEADING.
+   * agent; then, with a result, the wall-time lines under WALL_TIME_HEADING. `stopped` says why the
+   * run ended in the host's words (its stopWhen knows what the condition was); default
+   * `stopped by ticks` or `stopped by condition`.
    */
-  format(result?: HeadlessResult): string[] {
+  format(result?: HeadlessResult, stopped?: string): string[] {
     const json = this.toJSON();
     const lines: string[] = [];
-    if (result !== undefined) lines.push(`ticks: ${result.ticks} (stopped by ${result.stoppedBy})`);
+    if (result !== undefined) lines.push(`ticks: ${result.ticks} (${stopped ?? `stopped by ${result.stoppedBy}`})`);
     lines.push(`calls: ${json.calls.total}${counts(json.calls.byTool)}`);
     lines.push(`refusals: ${json.refusals.total}${counts(json.refusals.byCode)}`);
     const entries = Object.entries(json.decisionLatencyMs);

@@ -1,8 +1,11 @@
 // Arcade physics contacts as `collision` events. Arcade calls a collider back on every physics step
 // while two bodies touch; agents want to hear when a contact begins and when it ends. So contacts
 // are tracked per pair: `begin` the first step a pair touches, `end` once it has not touched for
-// `graceSteps` steps (a body pushed against a wall is separated and touches again every other step;
-// the grace keeps that from flapping).
+// `graceSteps` steps AND its bodies are then more than `gapPx` apart. Steps alone do not tell a
+// resting contact from a parting: Arcade separates a body pushed against a crate and stops it, and
+// it touches again only when pushed again — a walk re-aims every ~100 ms, so a push into a static
+// crate flapped begin/end seven times before it gave up. Bodies still within the gap are still in
+// contact, however long since Arcade last reported them.
 
 import type * as Phaser from 'phaser';
 import type { Measure } from './meter.js';
@@ -23,9 +26,13 @@ interface Touching {
   a: string;
   b: string;
   kind: ContactKind;
+  /** The step it last touched, or was last found within the gap. */
   lastStep: number;
   x: number;
   y: number;
+  /** The two game objects, to measure the gap between their bodies once touches stop. */
+  one: unknown;
+  two: unknown;
 }
 
 type Named = (object: unknown) => string | undefined;
@@ -48,6 +55,7 @@ export class Contacts {
     private readonly emit: (contact: Contact) => void,
     private readonly graceSteps: number,
     private readonly maxPairs: number,
+    private readonly gapPx: number,
     private readonly measure: Measure = (work) => work(),
   ) {}
 
@@ -107,25 +115,64 @@ export class Contacts {
       known.lastStep = this.step;
       known.x = at.x;
       known.y = at.y;
+      known.one = one;
+      known.two = two;
       return;
     }
     if (this.touching.size >= this.maxPairs) {
       this.dropped++;
       return;
     }
-    this.touching.set(key, { a, b, kind, lastStep: this.step, ...at });
+    this.touching.set(key, { a, b, kind, lastStep: this.step, ...at, one, two });
     this.emit({ a, b, kind, phase: 'begin', ...at });
   }
 
-  /** After a physics step: contacts not renewed for `graceSteps` steps have ended. */
+  /**
+   * After a physics step: a contact not renewed for `graceSteps` steps has ended if its bodies are
+   * more than `gapPx` apart; within it, it goes on and is looked at again `graceSteps` steps later
+   * (so a resting contact costs one measurement per `graceSteps` steps).
+   */
   stepped(): void {
     for (const [key, contact] of this.touching) {
       if (this.step - contact.lastStep < this.graceSteps) continue;
+      // Still close, and both still registered (one the game removed has no contacts to keep).
+      if (bodyGap(contact.one, contact.two) <= this.gapPx && this.name(contact.one) !== undefined && this.name(contact.two) !== undefined) {
+        contact.lastStep = this.step;
+        continue;
+      }
       this.touching.delete(key);
       this.emit({ a: contact.a, b: contact.b, kind: contact.kind, phase: 'end', x: contact.x, y: contact.y });
     }
     this.step++;
   }
+}
+
+/** An Arcade body (dynamic or static) as the gap reads it; Phaser 3.60+ and 4 share these. */
+interface BodyLike {
+  enable?: boolean;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  isCircle?: boolean;
+  radius?: number;
+  center?: { x: number; y: number };
+}
+
+/**
+ * The empty space between two game objects' bodies, px: circles as circles, anything else by its
+ * box; 0 when they touch or overlap. Infinity when either has no enabled body (destroyed, disabled).
+ */
+export function bodyGap(one: unknown, two: unknown): number {
+  const p = (one as { body?: BodyLike | null } | null)?.body;
+  const q = (two as { body?: BodyLike | null } | null)?.body;
+  if (p == null || q == null || p.enable === false || q.enable === false) return Infinity;
+  if (p.isCircle === true && q.isCircle === true && p.center !== undefined && q.center !== undefined) {
+    return Math.max(0, Math.hypot(p.center.x - q.center.x, p.center.y - q.center.y) - (p.radius ?? 0) - (q.radius ?? 0));
+  }
+  const dx = Math.max(0, p.x - (q.x + q.width), q.x - (p.x + p.width));
+  const dy = Math.max(0, p.y - (q.y + q.height), q.y - (p.y + p.height));
+  return Math.hypot(dx, dy);
 }
 
 function midpoint(one: unknown, two: unknown): { x: number; y: number } {

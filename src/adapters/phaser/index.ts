@@ -2,7 +2,10 @@
 // scene, and the tools it registers. Phaser is an optional peer: nothing here imports a Phaser value
 // (types only), so this entry loads without it. Nothing runs on import.
 
+import './sceneTypes.js'; // `this.aicc` typed in every Scene
+
 export { AiccScenePlugin, aiccScenePlugin } from './plugin.js';
+export { phaserValidators } from './validators.js';
 export { PLUGIN_DEFAULTS } from './pluginOptions.js';
 export { phaserTools, PHASER_TOOL_NAMES } from './tools.js';
 export { positionTool, nearbyTool, canSeeTool, MAX_NEARBY } from './sensors.js';

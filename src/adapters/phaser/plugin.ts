@@ -9,7 +9,6 @@
 
 import type * as Phaser from 'phaser';
 import { createCapsule, type Capsule } from '../../runtime/capsule.js';
-import { ajvValidators } from '../../validators/ajv.js';
 import { ManualClock, type Clock } from '../../runtime/clock.js';
 import { CapsuleError, ToolError } from '../../base/errors.js';
 import type { EventPayloads } from '../../runtime/events.js';
@@ -29,6 +28,7 @@ import { checkInside, type SceneWorld } from './phaserTool.js';
 import { resolveOptions, type AiccPluginOptions, type ResolvedOptions } from './pluginOptions.js';
 import { Bubbles } from './speech.js';
 import { phaserTools, type PhaserToolsOptions } from './tools.js';
+import { phaserValidators } from './validators.js';
 
 type ArcadeCollidable = Phaser.Types.Physics.Arcade.ArcadeColliderType;
 type ArcadeCallback = Phaser.Types.Physics.Arcade.ArcadePhysicsCallback;
@@ -74,6 +74,7 @@ export class AiccScenePlugin implements SceneWorld {
   private owned = false;
   private spawnCount = 0;
   private running = false;
+  private readonly capsuleListeners = new Set<(capsule: Capsule) => void>();
 
   constructor(scene: Phaser.Scene, pluginManager: Phaser.Plugins.PluginManager, pluginKey: string) {
     this.scene = scene;
@@ -88,7 +89,7 @@ export class AiccScenePlugin implements SceneWorld {
     this.bubbles = new Bubbles(scene, this.config.bubbles);
     // The hooks' own work (tracking contacts, copying data values) is timed as the capsule's too.
     const measure = (work: () => void): void => this.meter.measure(work);
-    this.contacts = new Contacts((object) => this.entities.of(object)?.id, (contact) => this.forwardContact(contact), this.settings.contactGraceSteps, this.settings.maxContacts, measure);
+    this.contacts = new Contacts((object) => this.entities.of(object)?.id, (contact) => this.forwardContact(contact), this.settings.contactGraceSteps, this.settings.maxContacts, this.settings.contactGap, measure);
     this.data = new DataChanges((change) => this.forwardData(change), measure);
     scene.sys.events.once('boot', this.boot, this);
     scene.sys.events.on('start', this.start, this);
@@ -115,7 +116,8 @@ export class AiccScenePlugin implements SceneWorld {
         tickRateHz: 10,
         tickMode: 'fixed',
         ...this.config.capsuleOptions,
-        validators: this.config.capsuleOptions?.validators ?? ajvValidators(),
+        // The Phaser tools' validators are precompiled; the game's own validators check its own tools.
+        validators: phaserValidators(this.config.capsuleOptions?.validators),
         clock: new ManualClock(),
         // Deliveries run after the frame's update, in a microtask of their own: counted in frameStats.
         measureWork: (work) => this.meter.measure(() => (userMeasure === undefined ? work() : userMeasure(work))),
@@ -129,6 +131,7 @@ export class AiccScenePlugin implements SceneWorld {
     const world = this.arcade()?.world;
     if (world !== undefined) this.contacts.attach(world);
     if (this.config.sceneDataEntity !== undefined) this.data.hook(events, this.config.sceneDataEntity);
+    for (const listener of [...this.capsuleListeners]) listener(this.current);
   }
 
   /** One scene update: walks and bubbles advance, the capsule steps by the frame's delta, bubbles are drawn. */
@@ -182,6 +185,16 @@ export class AiccScenePlugin implements SceneWorld {
   // ── the game's API ─────────────────────────────────────────────────────────────────────────
 
   /** The capsule of this scene, from its START to its SHUTDOWN. */
+  /**
+   * Calls `listener` with the capsule now (if the scene is running) and with each new one at every
+   * start; returns the unsubscribe. `mountInspector(this.aicc)` follows a restarting scene with it.
+   */
+  onCapsule(listener: (capsule: Capsule) => void): () => void {
+    this.capsuleListeners.add(listener);
+    if (this.current !== undefined) listener(this.current);
+    return () => void this.capsuleListeners.delete(listener);
+  }
+
   get capsule(): Capsule {
     if (this.current === undefined) throw new CapsuleError('AICC_NOT_CONNECTED', `AiccScenePlugin.capsule: scene "${this.systems.settings.key}" is not running; the capsule exists from the scene's start to its shutdown`);
     return this.current;

@@ -17,8 +17,12 @@ export interface AiccPluginOptions {
   capsule?: Capsule;
   /** For the capsule the plugin creates. Default `{ name: <scene key>, kind: '2d' }`. */
   world?: World;
-  /** For the capsule the plugin creates: tick rate, tick mode, bounds… Default: 10 Hz, fixed ticks. */
-  /** Options of the capsule the plugin makes; `validators` defaults to ajvValidators(). */
+  /**
+   * Options of the capsule the plugin makes: tick rate, tick mode… Default: 10 Hz, fixed ticks. The
+   * Phaser tools come with precompiled validators (no 'unsafe-eval', no ajv in the bundle);
+   * `validators` checks tools of the game's own: ajvValidators() from aicc-capsule/ajv, or
+   * precompiledValidators(…) of `aicc compile-schemas`. Without it such tools are refused.
+   */
   capsuleOptions?: Omit<CapsuleOptions, 'world' | 'clock' | 'validators'> & Partial<Pick<CapsuleOptions, 'validators'>>;
   /** Step the capsule with each scene update's delta. Default true; turn off when one capsule serves several scenes and another drives it. */
   driveClock?: boolean;
@@ -32,8 +36,13 @@ export interface AiccPluginOptions {
   maxSpawned?: number;
   /** Most contacts tracked at once; more are not forwarded. Default 1,024. */
   maxContacts?: number;
-  /** Physics steps without touching before a contact ends. Default 3. */
+  /** Physics steps without touching before a contact can end. Default 3. */
   contactGraceSteps?: number;
+  /**
+   * A contact ends only once its bodies are more than this far apart, px (0 to 64): a body resting
+   * or pushed against another, which Arcade separates, is one contact. Default 2.
+   */
+  contactGap?: number;
   /** A walk that gets no closer for this long (scene ms) ends as blocked. Default 750. */
   stuckAfterMs?: number;
   /** Forward the scene's own Data Manager (`this.data`) changes as this entity. Default: not forwarded. */
@@ -48,6 +57,7 @@ export interface ResolvedOptions {
   maxSpawned: number;
   maxContacts: number;
   contactGraceSteps: number;
+  contactGap: number;
   stuckAfterMs: number;
 }
 
@@ -58,8 +68,12 @@ export const PLUGIN_DEFAULTS: ResolvedOptions = {
   maxSpawned: 64,
   maxContacts: 1024,
   contactGraceSteps: 3,
+  contactGap: 2,
   stuckAfterMs: 750,
 };
+
+/** The largest `contactGap`, px. */
+export const MAX_CONTACT_GAP = 64;
 
 export function resolveOptions(options: AiccPluginOptions): ResolvedOptions {
   const fail = (what: string): never => {
@@ -72,6 +86,12 @@ export function resolveOptions(options: AiccPluginOptions): ResolvedOptions {
     if (value === undefined) continue;
     if (!(typeof value === 'number' && value > 0 && (Number.isFinite(value) || key === 'perceptionRadius'))) fail(`${key} must be a number > 0, got ${String(value)}`);
     out[key] = value;
+  }
+  const gap = options.contactGap;
+  if (gap !== undefined) {
+    // A larger gap would call bodies a contact that are visibly apart.
+    if (!(typeof gap === 'number' && gap >= 0 && gap <= MAX_CONTACT_GAP)) fail(`contactGap must be a number from 0 to ${MAX_CONTACT_GAP} (px), got ${String(gap)}`);
+    out.contactGap = gap;
   }
   if (options.driveClock !== undefined) {
     if (typeof options.driveClock !== 'boolean') fail(`driveClock must be true or false, got ${String(options.driveClock)}`);

@@ -140,7 +140,10 @@ export class CapsuleBinding implements SceneBinding {
    */
   update(dtMs: number): void {
     this.alive('update');
-    if (!(Number.isFinite(dtMs) && dtMs >= 0)) throw new CapsuleError('AICC_INVALID_OPTION', `CapsuleBinding.update: expected a finite number of ms >= 0, got ${dtMs}`);
+    if (!Number.isFinite(dtMs)) throw new CapsuleError('AICC_INVALID_OPTION', `CapsuleBinding.update: expected a finite number of ms, got ${dtMs}`);
+    // A frame timestamp may come before a performance.now() read just before it (requestAnimationFrame
+    // gives the frame's start): a loop's `now - last` is then a little below 0, and means no time.
+    if (dtMs < 0) dtMs = 0;
     const started = this.now();
     this.motion.step(dtMs);
     // Volumes and rays read world matrices; moved objects' are stale until this.

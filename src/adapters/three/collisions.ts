@@ -1,10 +1,13 @@
 // `collision` events from the bounding volumes of registered objects. Each frame the volumes are
 // measured and overlapping pairs found (sweep and prune along x, so spread-out worlds do not pay
 // n² tests); a pair that starts touching is told once (`phase: 'begin'`), and once more when it
-// parts (`phase: 'end'`), never every frame in between.
+// parts (`phase: 'end'`), never every frame in between. Parting means more than `gap` apart: a
+// resting contact under a physics engine (or a game that pushes a character back out of a crate)
+// sits a hair in and a hair out frame after frame, and is still one contact.
 
 import type { EventPayloads } from '../../runtime/events.js';
-import { overlaps, type Volume } from './geometry.js';
+import { CapsuleError } from '../../base/errors.js';
+import { gap, overlaps, type Volume } from './geometry.js';
 import type { ObjectRegistry, Registered } from './objects.js';
 
 export interface CollisionOptions {
@@ -12,7 +15,14 @@ export interface CollisionOptions {
   exits?: boolean;
   /** Who is told: `involved` — the sessions playing either object — or `all` subscribed sessions. Default 'involved'. */
   audience?: 'involved' | 'all';
+  /**
+   * A touching pair ends only once its volumes are more than this far apart (world units, a finite
+   * number ≥ 0). Default 0.05: 5 cm in a scene in metres.
+   */
+  gap?: number;
 }
+
+const DEFAULT_CONTACT_GAP = 0.05;
 
 export type CollisionPayload = EventPayloads['collision'] & { phase: 'begin' | 'end' };
 
@@ -31,6 +41,7 @@ export class CollisionWatcher {
   private readonly touching = new Map<string, { a: string; b: string }>();
   private readonly exits: boolean;
   private readonly audience: 'involved' | 'all';
+  private readonly contactGap: number;
   private readonly stopListening: () => void;
 
   constructor(
@@ -40,13 +51,17 @@ export class CollisionWatcher {
   ) {
     this.exits = options.exits ?? true;
     this.audience = options.audience ?? 'involved';
+    this.contactGap = options.gap ?? DEFAULT_CONTACT_GAP;
+    if (!(typeof this.contactGap === 'number' && Number.isFinite(this.contactGap) && this.contactGap >= 0)) {
+      throw new CapsuleError('AICC_INVALID_OPTION', `new CapsuleBinding: collisions.gap must be a finite number >= 0 (world units), got ${String(options.gap)}`);
+    }
     // A removed object's contacts are forgotten without an 'end': it left the world, it did not part.
     this.stopListening = objects.onRemove((entry) => {
       for (const [key, pair] of this.touching) if (pair.a === entry.id || pair.b === entry.id) this.touching.delete(key);
     });
   }
 
-  /** The pairs touching now, each as [a, b] with a < b. */
+  /** The contacts under way (pairs touching, or not yet more than `gap` apart), each as [a, b] with a < b. */
   pairs(): Array<[string, string]> {
     return [...this.touching.values()].map(({ a, b }) => [a, b]);
   }
@@ -75,6 +90,8 @@ export class CollisionWatcher {
       }
     }
 
+    this.keepClose(now, measured);
+
     const began: Array<{ a: string; b: string }> = [];
     const ended: Array<{ a: string; b: string }> = [];
     for (const [key, pair] of now) if (!this.touching.has(key)) began.push(pair);
@@ -89,6 +106,19 @@ export class CollisionWatcher {
   dispose(): void {
     this.stopListening();
     this.touching.clear();
+  }
+
+  /** Pairs that touched last frame and no longer overlap go on while they are within `gap`. */
+  private keepClose(now: Map<string, { a: string; b: string }>, measured: Measured[]): void {
+    let byId: Map<string, Volume> | undefined;
+    for (const [key, pair] of this.touching) {
+      if (now.has(key)) continue;
+      // Built only on frames where some contact is not overlapping; O(n), as measuring is anyway.
+      byId ??= new Map(measured.map((m) => [m.entry.id, m.volume]));
+      const a = byId.get(pair.a);
+      const b = byId.get(pair.b);
+      if (a !== undefined && b !== undefined && gap(a, b) <= this.contactGap) now.set(key, pair);
+    }
   }
 
   private tell({ a, b }: { a: string; b: string }, phase: 'begin' | 'end'): void {

@@ -9,6 +9,7 @@ export { ObjectRegistry, DEFAULT_MAX_OBJECTS, OBJECT_ID } from './objects.js';
 export { Motion } from './motion.js';
 export { CollisionWatcher } from './collisions.js';
 export { threeTools, THREE_TOOL_NAMES } from './tools.js';
+export { threeValidators } from './validators.js';
 export { positionTool, nearbyTool } from './sensors.js';
 export { lookAheadTool, lineOfSightTool } from './raySensors.js';
 export { inViewTool } from './viewSensor.js';

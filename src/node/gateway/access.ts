@@ -49,18 +49,23 @@ export function checkKeyFormat(key: string): string | undefined {
  */
 export function normalizeOrigin(text: string): string | Error {
   if (text === 'null') return text;
+  const notOrigin = (fix: string): Error => new Error(`"${text}" is not an origin; ${fix}`);
+  // Each suggestion is an origin a page really sends, made from what was written where it can be.
+  const bareHost = /^([\w-]+(?:\.[\w-]+)*(?::\d+)?)(?:\/|$)/.exec(text);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return new Error(`"${text}" is not an origin; write it as scheme://host[:port], e.g. http://localhost:5173`);
+    return notOrigin(`write it as scheme://host[:port], e.g. http://${bareHost?.[1] ?? 'localhost:5173'}`);
   }
+  if (url.protocol === 'file:') return new Error(`"${text}" is not an origin: file:// pages send the origin "null"; write null to admit them`);
   if (url.host === '') {
     // "localhost:5173" parses as the scheme "localhost:": the scheme was left out.
-    return new Error(`"${text}" is not an origin; write it as scheme://host[:port], e.g. http://${text.replace(/^\/+/, '')}`);
+    return notOrigin(`write it as scheme://host[:port], e.g. http://${bareHost?.[1] ?? 'localhost:5173'}`);
   }
-  if (url.origin === 'null' || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) {
-    return new Error(`"${text}" is not an origin; write only scheme://host[:port], with no path, e.g. ${url.protocol}//${url.host}`);
+  if (url.origin === 'null') return new Error(`"${text}" is not an origin a page sends; pages come from http:// or https://, e.g. http://${url.host}`);
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) {
+    return notOrigin(`write only scheme://host[:port], with no path, e.g. ${url.origin}`);
   }
   return url.origin;
 }

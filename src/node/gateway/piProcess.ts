@@ -5,7 +5,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { Link } from '../../links/link.js';
 import { streamLink } from '../socketLink.js';
@@ -207,8 +207,13 @@ function commandLine(options: PiProcessOptions): [string, string[]] {
   if (options.model !== undefined) args.push('--model', options.model);
   args.push(...PI_LOCKDOWN_FLAGS);
   if (options.systemPrompt !== undefined) args.push('--system-prompt', options.systemPrompt);
-  const bin = options.piBin ?? 'pi';
-  return /\.[cm]?js$/.test(bin) ? [options.node ?? process.execPath, [bin, ...args]] : [bin, args];
+  const bin = fromHere(options.piBin ?? 'pi');
+  return /\.[cm]?js$/.test(bin) ? [fromHere(options.node ?? process.execPath), [bin, ...args]] : [bin, args];
+}
+
+/** pi runs in a folder of its own: a relative path means this process's folder. A bare name is looked up on PATH. */
+function fromHere(path: string): string {
+  return path.includes('/') && !isAbsolute(path) ? resolve(path) : path;
 }
 
 /**
@@ -224,7 +229,7 @@ function childEnv(options: PiProcessOptions, home: string): NodeJS.ProcessEnv {
     ...options.env,
     HOME: home,
     USERPROFILE: home,
-    PI_CODING_AGENT_DIR: options.agentDir ?? join(homedir(), '.pi', 'agent'),
+    PI_CODING_AGENT_DIR: options.agentDir === undefined ? join(homedir(), '.pi', 'agent') : resolve(options.agentDir),
     PI_OFFLINE: '1',
     PI_TELEMETRY: '0',
     PI_SKIP_VERSION_CHECK: '1',

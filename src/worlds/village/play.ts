@@ -23,8 +23,13 @@ describe <thing>, wait, help, quit.`;
 
 const SHORT_DIRECTIONS: Record<string, string> = { n: 'north', s: 'south', e: 'east', w: 'west', u: 'up', d: 'down' };
 
+/** Why the player's day ended before its ticks ran out or every goal was met. */
+export type PlayerEnd = 'player_quit' | 'input_ended' | 'interrupted';
+
 export class Player {
   done = false;
+  /** Set when the player ended the day: quit, input closed, or Ctrl-C (the signal given to play). */
+  end: PlayerEnd | undefined;
   private heard: EventMessage[] = [];
   private roomAtLastTurn: string;
 
@@ -40,7 +45,7 @@ export class Player {
     });
   }
 
-  async play(capsule: Capsule, ticks: number, everyoneDone: () => boolean): Promise<HeadlessResult> {
+  async play(capsule: Capsule, ticks: number, everyoneDone: () => boolean, signal?: AbortSignal): Promise<HeadlessResult> {
     const me = this.world.character(this.id)!;
     const total: HeadlessResult = { ticks: 0, wallMs: 0, ticksPerSecond: 0, stoppedBy: 'ticks' };
     const advance = async (n: number): Promise<void> => {
@@ -56,9 +61,23 @@ export class Player {
     this.io.write(`You are ${me.name}, the ${me.role ?? 'villager'}. ${HELP}\n`);
     this.show(await act('look'));
     this.io.write('> ');
-    for await (const raw of this.io.lines) {
-      const line = raw.trim();
-      if (line === 'quit' || line === 'q') break;
+    const lines = this.io.lines[Symbol.asyncIterator]();
+    // Ctrl-C ends the day at once, even while the player's next line is awaited.
+    const interrupted = new Promise<'interrupted'>((resolve) => {
+      if (signal?.aborted === true) resolve('interrupted');
+      signal?.addEventListener('abort', () => resolve('interrupted'), { once: true });
+    });
+    for (;;) {
+      const next = await Promise.race([lines.next(), interrupted]);
+      if (next === 'interrupted' || next.done === true) {
+        this.end = next === 'interrupted' ? 'interrupted' : 'input_ended';
+        break;
+      }
+      const line = next.value.trim();
+      if (line === 'quit' || line === 'q') {
+        this.end = 'player_quit';
+        break;
+      }
       const command = this.parse(line);
       if (typeof command === 'string') this.io.write(`${command}\n`);
       else if (command !== undefined) this.show(await act(command.tool, command.input), command.tool);
@@ -67,6 +86,8 @@ export class Player {
       if (total.ticks >= ticks || everyoneDone()) break;
       this.io.write('> ');
     }
+    // Not awaited: a line may still be awaited, and it may never come.
+    void lines.return?.();
     this.io.write('\nThe day in Millbrook, as it happened:\n');
     this.done = true;
     total.ticksPerSecond = total.wallMs > 0 ? (total.ticks * 1000) / total.wallMs : 0;

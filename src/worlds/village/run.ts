@@ -9,7 +9,7 @@ import { Recorder } from '../../recording/recorder.js';
 import { RECORDING_FORMAT } from '../../recording/recording.js';
 import type { ChatBackend } from '../../agent/pilot/backend.js';
 import { Pilot } from '../../agent/pilot/pilot.js';
-import { Player, type PlayerIo } from './play.js';
+import { Player, type PlayerEnd, type PlayerIo } from './play.js';
 import { Bard, Baker, Farmer } from './roles.js';
 import { Narrator } from './story.js';
 import type { Villager } from './villager.js';
@@ -27,9 +27,27 @@ export interface VillageOptions {
   /** A chat agent (pi, through the pilot) drives this villager; the day then runs in real time. */
   pilot?: { character: string; backend: ChatBackend };
   progress?: (done: number, total: number) => void;
+  /** Ends the day early when aborted (Ctrl-C at the command line); the story and summary still come. */
+  signal?: AbortSignal;
 }
 
+/** Why the day ended: every goal met, the ticks ran out, or the player or an interrupt ended it. */
+export type VillageStop = 'goals_met' | 'tick_limit' | PlayerEnd;
+
+/** Each VillageStop as the summary says it. */
+const STOP_WORDS: Record<VillageStop, string> = {
+  goals_met: 'every villager met its goal',
+  tick_limit: 'out of ticks',
+  player_quit: 'the player quit',
+  input_ended: "the player's input ended",
+  interrupted: 'interrupted',
+};
+
 export interface VillageRun {
+  seed: number;
+  /** The most ticks the day was given; `result.ticks` is how many it ran. */
+  maxTicks: number;
+  stop: VillageStop;
   story: string[];
   summary: RunSummaryJSON;
   summaryLines: string[];
@@ -80,8 +98,10 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   const everyoneDone = () => agents.every((agent) => agent.done) && (player === undefined || player.done);
   // A model thinks in real time: with a pilot, each tick waits for its 100 ms of wall time.
   const realTime = pilot === undefined ? {} : { onTick: () => new Promise<void>((resolve) => setTimeout(resolve, 1000 / capsule.tickRateHz)) };
-  const stopWhen = pilot === undefined ? everyoneDone : () => false;
-  const result = player === undefined ? await runHeadless({ capsule, ticks, stopWhen, ...realTime, ...(options.progress && { progress: options.progress }) }) : await player.play(capsule, ticks, everyoneDone);
+  const interrupted = (): boolean => options.signal?.aborted === true;
+  const stopWhen = pilot === undefined ? () => everyoneDone() || interrupted() : interrupted;
+  const result = player === undefined ? await runHeadless({ capsule, ticks, stopWhen, ...realTime, ...(options.progress && { progress: options.progress }) }) : await player.play(capsule, ticks, everyoneDone, options.signal);
+  const stop: VillageStop = player?.end ?? (result.stoppedBy === 'ticks' ? 'tick_limit' : interrupted() ? 'interrupted' : 'goals_met');
   pilot?.stop('the day is over');
 
   narrator.tell(everyoneDone() ? 'Evening falls; everyone has done what they set out to do.' : 'Evening falls before everyone is done.');
@@ -90,5 +110,5 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   summary.detach();
   recorder?.stop();
   capsule.dispose();
-  return { story: narrator.lines, summary: summary.toJSON(), summaryLines: summary.format(result), result, recordingProblems: recorder?.problems ?? [] };
+  return { seed, maxTicks: ticks, stop, story: narrator.lines, summary: summary.toJSON(), summaryLines: summary.format(result, STOP_WORDS[stop]), result, recordingProblems: recorder?.problems ?? [] };
 }

@@ -52,6 +52,21 @@ describe('runHeadless', () => {
     expect(answered).toEqual([2, 3, 4, 5]);
   });
 
+  for (const tickRateHz of [10, 0.25]) {
+    it(`steps a fixed-mode capsule at ${tickRateHz} Hz: calls waiting at every tick are served, and the host never hears clock_stalled`, async () => {
+      const { capsule, clock } = makeCapsule({ tickMode: 'fixed', tickRateHz });
+      const ranAt: number[] = [];
+      capsule.registerTool(pingTool(ranAt));
+      const errors: string[] = [];
+      capsule.on('error', (error) => errors.push(error.code));
+      const { agent } = await connectAgent(capsule, clock, { agentModel: { class: 'edge_small' }, subscriptions: ['tick'] });
+      agent.on('tick', () => void agent.call('ping'));
+      await runHeadless({ capsule, ticks: 300 });
+      expect(ranAt).toHaveLength(299);
+      expect(errors).toEqual([]);
+    });
+  }
+
   it('awaits an async onTick before the next step', async () => {
     const { capsule } = makeCapsule({ tickMode: 'fixed' });
     const log: string[] = [];

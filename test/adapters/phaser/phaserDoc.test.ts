@@ -14,7 +14,7 @@ let s: Stage | undefined;
 afterEach(() => s?.destroy());
 
 it('the NPC example walks Mira and has her speak', async () => {
-  const block = doc.match(/## An NPC in a few lines\n\n```ts\n([\s\S]*?)```/)![1]!;
+  const block = doc.match(/## An NPC in a few lines\n\n```ts[^\n]*\n([\s\S]*?)```/)![1]!;
   const body = block.match(/async function create\(this: [^)]*\) \{\n([\s\S]*)\n\}\n$/)![1]!;
   expect(block).toContain('aiccScenePlugin({ perceptionRadius: 300 })');
   // The names the body uses, as the example imports them.

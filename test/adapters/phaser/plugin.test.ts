@@ -7,7 +7,7 @@ import { AiccScenePlugin, aiccScenePlugin } from '../../../src/adapters/phaser/i
 import { createCapsule } from '../../../src/index.js';
 import { ManualClock } from '../../../src/runtime/clock.js';
 import { CapsuleError } from '../../../src/base/errors.js';
-import { agentFor, FRAME_MS, installedPhaserVersion, makeTexture, settle, stage, type Stage } from './harness.js';
+import { agentFor, FRAME_MS, installedPhaserVersion, makeTexture, play, settle, stage, type Stage } from './harness.js';
 
 let current: Stage | undefined;
 afterEach(() => {
@@ -54,6 +54,24 @@ describe('AiccScenePlugin: installation and the clock', () => {
     expect(capsule.tick).toBe(3);
     expect(capsule.clock.now() - start).toBeCloseTo(350, 6);
     expect(s.plugin.frameStats().frames).toBe(6);
+  });
+
+  it('serves fixed-mode calls at the ticks scene updates bring, and the host never hears clock_stalled', async () => {
+    const s = await open();
+    const capsule = s.plugin.capsule;
+    s.plugin.registerTools({ only: ['position'], overrides: { position: { limits: { calls_per_minute: 6000 } } } });
+    s.plugin.addCharacter('hero', s.scene.add.sprite(10, 10, makeTexture(s.scene)));
+    const errors: string[] = [];
+    capsule.on('error', (error) => errors.push(error.code));
+    const agent = await agentFor(s.plugin, 'hero', { sensors: ['sight'] });
+    let served = 0;
+    for (let frame = 0; frame < 600; frame++) {
+      void agent.call('position', {}).then((result) => void (served += result.ok ? 1 : 0));
+      await play(s, 1); // ten seconds of scene time, a call every frame
+    }
+    expect(capsule.tick).toBe(100);
+    expect(served).toBeGreaterThan(590);
+    expect(errors).toEqual([]);
   });
 
   it('a paused scene gets no updates, so its capsule’s time stands still', async () => {

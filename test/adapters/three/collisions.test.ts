@@ -35,6 +35,41 @@ describe('collision events from bounding volumes', () => {
     expect(s.binding.touching()).toEqual([]);
   });
 
+  it('a resting contact that a physics engine leaves a hair in and a hair out, frame after frame, begins once and ends once', async () => {
+    const s = stage();
+    const seen = collisionsOf(s);
+    // Ada's cube rests against the crate's (they touch at x = 3), the solver's jitter 0.01 either way.
+    for (let frame = 0; frame < 60; frame++) {
+      s.ada.position.x = 3 + (frame % 2 === 0 ? 0.01 : -0.01);
+      await frames(s.binding, 1, 16);
+    }
+    expect(seen).toEqual([{ a: 'ada', b: 'crate', phase: 'begin' }]);
+    expect(s.binding.touching()).toEqual([['ada', 'crate']]);
+    s.ada.position.x = 3 - 0.04; // still within the default gap of 0.05
+    await frames(s.binding, 3, 16);
+    expect(seen).toHaveLength(1);
+    s.ada.position.x = 3 - 0.06; // parted
+    await frames(s.binding, 1, 16);
+    expect(seen).toEqual([
+      { a: 'ada', b: 'crate', phase: 'begin' },
+      { a: 'ada', b: 'crate', phase: 'end' },
+    ]);
+    expect(s.binding.touching()).toEqual([]);
+  });
+
+  it('collisions.gap sets how far apart a pair must be to part: with 0, every hair counts', async () => {
+    const s = stage({ binding: { collisions: { gap: 0 } } });
+    const seen = collisionsOf(s);
+    for (let frame = 0; frame < 6; frame++) {
+      s.ada.position.x = 3 + (frame % 2 === 0 ? 0.01 : -0.01);
+      await frames(s.binding, 1, 16);
+    }
+    expect(seen.map((event) => event.phase)).toEqual(['begin', 'end', 'begin', 'end', 'begin', 'end']);
+    for (const bad of [-0.1, Number.POSITIVE_INFINITY, Number.NaN, '0.1'] as unknown as number[]) {
+      expect(() => stage({ binding: { collisions: { gap: bad } } })).toThrow(expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringContaining('collisions.gap must be a finite number >= 0') }));
+    }
+  });
+
   it('a walk driven by move_to collides on the way', async () => {
     const s = stage();
     const seen = collisionsOf(s);

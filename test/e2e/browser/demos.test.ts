@@ -1,4 +1,4 @@
-// Each demo page in Debian's Chromium, served by the demo server as `npm run demo:web` serves it:
+// Each demo page in headless Chromium, served by the demo server as `npm run demo:web` serves it:
 // it gets ready, its characters move through the capsule's tool calls (read from the page), the
 // inspector lists the calls, the page logs no error, and its canvas is not blank. Screenshots go to
 // test/e2e/browser/.screenshots/.

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleDemos } from '../../../src/node/demoWebBundle.js';
 import { startDemoServer, type DemoServer } from '../../../src/node/demoWebServer.js';
-import { chromiumProblem, launchChromium, type Chromium } from './chromium.js';
+import { launchChromium, type Chromium } from './chromium.js';
 import { GATEWAY_KEY, startFakeGateway, type FakeGateway } from './fakeGateway.js';
 import { DemoPage } from './harness.js';
 import { blankProblem } from './png.js';
@@ -29,18 +29,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
   await gateway?.close();
-});
-
-describe('chromiumProblem', () => {
-  it('makes a launch without Chromium fail, naming the fix', async () => {
-    await expect(launchChromium({ executablePath: '/nonexistent/chromium' })).rejects.toThrow(/^Chromium is not installed at \/nonexistent\/chromium: install Debian's/);
-  });
-
-  it('names the missing binary and how to install Chromium', () => {
-    expect(chromiumProblem('/nonexistent/chromium')).toBe(
-      "Chromium is not installed at /nonexistent/chromium: install Debian's (as root: apt-get update && apt-get install -y chromium fonts-liberation; .ci/run does this), or point AICC_CHROMIUM at a Chromium binary",
-    );
-  });
 });
 
 describe('browser harness on the fixture page', () => {

@@ -136,6 +136,26 @@ describe('AccessPolicy', () => {
     expect(normalizeOrigin('localhost')).toBeInstanceOf(Error);
     // A missing scheme is named as such, with the fix (it once suggested "localhost://").
     expect(String(normalizeOrigin('localhost:5173'))).toBe('Error: "localhost:5173" is not an origin; write it as scheme://host[:port], e.g. http://localhost:5173');
+ 
+  });
+
+  it.each([
+    // Each suggestion is an origin a page really sends, built from what was written where it can be.
+    ['localhost', '"localhost" is not an origin; write it as scheme://host[:port], e.g. http://localhost'],
+    ['127.0.0.1:8080', '"127.0.0.1:8080" is not an origin; write it as scheme://host[:port], e.g. http://127.0.0.1:8080'],
+    ['example.com/app', '"example.com/app" is not an origin; write it as scheme://host[:port], e.g. http://example.com'],
+    ['file:///home/me/game.html', '"file:///home/me/game.html" is not an origin: file:// pages send the origin "null"; write null to admit them'],
+    ['foo://bar', '"foo://bar" is not an origin a page sends; pages come from http:// or https://, e.g. http://bar'],
+    ['http://localhost:5173/app', '"http://localhost:5173/app" is not an origin; write only scheme://host[:port], with no path, e.g. http://localhost:5173'],
+  ])('says how to write %j as an origin', (text, message) => {
+    expect((normalizeOrigin(text) as Error).message).toBe(message);
+  });
+
+  it('suggests only suggestions it would accept', () => {
+    for (const text of ['localhost', '127.0.0.1:8080', 'example.com/app', 'localhost:5173', 'foo://bar', 'http://localhost:5173/app']) {
+      const suggestion = /e\.g\. (\S+)$/.exec((normalizeOrigin(text) as Error).message)![1]!;
+      expect(normalizeOrigin(suggestion)).toBe(suggestion);
+    }
   });
 
   it('wants keys long enough and made of subprotocol-safe characters', () => {

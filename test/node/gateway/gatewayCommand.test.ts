@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { gatewayCommand, parseGatewayArgs } from '../../../src/node/gatewayCommand.js';
@@ -50,6 +51,8 @@ describe('aicc gateway', () => {
     [['host', '--origin', ORIGIN, '--frobnicate', 'x'], 'unknown option "--frobnicate"'],
     [['host', '--origin'], '--origin expects a value'],
     [['relay', '--origin', ORIGIN, '--peers-home', '/x', '--model', 'm'], '--model is for host mode'],
+    [['relay', '--origin', 'localhost:5173', '--peers-home', '/x'], '--origin "localhost:5173" is not an origin; write it as scheme://host[:port], e.g. http://localhost:5173'],
+    [['relay', '--origin', 'file:///game.html', '--peers-home', '/x'], '--origin "file:///game.html" is not an origin: file:// pages send the origin "null"; write null to admit them'],
   ])('refuses %j in one line with exit code 2', async (argv, complaint) => {
     const r = run(argv);
     expect(await r.code).toBe(2);
@@ -62,8 +65,10 @@ describe('aicc gateway', () => {
     expect(none.err()).toBe('aicc gateway: no gateway key: set AICC_GATEWAY_KEY (or pass --key); run `aicc gateway --help`\n');
     const weak = run(['relay', '--origin', ORIGIN, '--peers-home', '/x', '--key', 'short'], {});
     expect(await weak.code).toBe(2);
-    expect(weak.err()).toMatch(/^aicc gateway: startGateway: the gateway key must be at least 16 characters/);
-    expect(weak.err().split('\n')).toHaveLength(2);
+    expect(weak.err()).toBe('aicc gateway: --key: the gateway key must be at least 16 characters (got 5); generate one with `openssl rand -hex 24`; run `aicc gateway --help`\n');
+    const weakEnv = run(['relay', '--origin', ORIGIN, '--peers-home', '/x'], { AICC_GATEWAY_KEY: 'has spaces in it, sixteen+' });
+    expect(await weakEnv.code).toBe(2);
+    expect(weakEnv.err()).toMatch(/^aicc gateway: AICC_GATEWAY_KEY: the gateway key may hold only letters, digits/);
   });
 
   it('takes the Node to run a .js pi with, for pi 1.x on Node 22', () => {
@@ -92,7 +97,20 @@ describe('aicc gateway', () => {
   it('exits 1 with pi\'s complaint when the hosted pi cannot start', async () => {
     const r = run(['host', '--origin', ORIGIN, '--pi-bin', FAKE_PI], { AICC_GATEWAY_KEY: KEY, FAKE_PI_FAIL_START: '1' });
     expect(await r.code).toBe(1);
-    expect(r.err()).toBe('aicc gateway: PiProcess.start: pi exited (code 1); pi said: fake pi: no model configured\n');
+    // What went wrong and what to look at, not the function that noticed it (PiProcess.start).
+    expect(r.err()).toBe('aicc gateway: pi exited (code 1); pi said: fake pi: no model configured\n');
+  });
+
+  it('runs a --pi-bin given relative to the current folder, though pi runs in a folder of its own', async () => {
+    const r = run(['host', '--origin', ORIGIN, '--pi-bin', relative(process.cwd(), FAKE_PI)], { AICC_GATEWAY_KEY: KEY, FAKE_PI_FAIL_START: '1' });
+    expect(await r.code).toBe(1);
+    expect(r.err()).toBe('aicc gateway: pi exited (code 1); pi said: fake pi: no model configured\n');
+  });
+
+  it('names --pi-bin when pi is not there', async () => {
+    const r = run(['host', '--origin', ORIGIN, '--pi-bin', '/nonexistent/pi']);
+    expect(await r.code).toBe(1);
+    expect(r.err()).toBe('aicc gateway: pi could not be started (ENOENT); check --pi-bin\n');
   });
 
   it('exits 1 when the hosted pi exits while serving', async () => {
