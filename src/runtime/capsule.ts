@@ -1,15 +1,15 @@
 // The capsule: one game world. It owns the tool catalog, the clock and tick loop, the event bus and
-// the sessions, and routes each tool call through the pipeline in calls.ts.
+// the sessions, and routes each tool call through the pipeline in callPipeline.ts. Its public face is capsuleTypes.ts.
 
 import { createEmitter, type Emitter } from '../base/emitter.js';
-import type { CallRecord, FinishedCall, HostError } from './calls.js';
+import type { FinishedCall, HostError } from './calls.js';
 import { CallPipeline, type CallHost } from './callPipeline.js';
 import type { CallResult } from './resultCache.js';
 import { isSteppedClock, realClock, type Clock } from './clock.js';
 import { CapsuleError } from '../base/errors.js';
 import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js';
 import { cryptoBytes, randomUuid, type RandomBytes } from '../protocol/ids.js';
-import { PROTOCOL, TOPICS, type AgentModel, type AiccMessage, type Capabilities, type JsonObject, type ManifestUpdate, type Meta, type TickMode, type ToolDescriptor, type Topic, type World } from '../protocol/messages.js';
+import { PROTOCOL, TOPICS, type AgentModel, type AiccMessage, type Capabilities, type JsonObject, type ManifestUpdate, type TickMode, type ToolDescriptor, type Topic, type World } from '../protocol/messages.js';
 import { ALL_TOPICS, Audience } from './audience.js';
 import { EventLog, topicBit, type LogEntry, type LogReader } from './eventLog.js';
 import { Heartbeats } from './heartbeats.js';
@@ -26,78 +26,9 @@ import type { Link } from '../links/link.js';
 import { checkAgentMessage } from '../protocol/messageCheck.js';
 import { checkOptions, type CapsuleOptions, type ConnectOptions } from './options.js';
 import { Wire } from '../protocol/wire.js';
+import type { Capsule, CapsuleEvents, EmitOptions } from './capsuleTypes.js';
 
-export interface EmitOptions {
-  /**
-   * Deliver only to the sessions of these characters (still subject to their subscriptions). A
-   * function is called only when some session subscribes to the topic: an audience that costs a
-   * search is worked out only when someone could hear.
-   */
-  to?: string | readonly string[] | (() => string | readonly string[]);
-  meta?: Meta;
-}
-
-export interface SessionChange {
-  session: Session;
-  change: 'open' | 'detached' | 'resumed' | 'closed';
-  reason: string;
-}
-
-/** Everything the host can listen to with `capsule.on`. */
-export type CapsuleEvents = { [T in Topic]: EventPayloads[T] } & {
-  session: SessionChange;
-  call: CallRecord;
-  error: HostError;
-  /** Every AICC message a session took in (valid ones) or sent out, in order. */
-  message: TappedMessage;
-  /** The capsule was disposed (its sessions closed first): the last event it emits. */
-  dispose: { reason: string };
-};
-
-export interface TappedMessage {
-  direction: 'in' | 'out';
-  session: Session;
-  message: AiccMessage;
-}
-
-export interface Capsule {
-  readonly world: World;
-  readonly tickRateHz: number;
-  readonly tickMode: TickMode;
-  readonly clock: Clock;
-  /** Ticks run so far. */
-  readonly tick: number;
-  /** True once dispose() ran. */
-  readonly disposed: boolean;
-  /**
-   * Adds a tool to the manifest. Its handler is typed by the tool's schemas (a literal written inline,
-   * or `as const`) or by its Standard Schema validators (zod, valibot); see ToolDefinition.
-   */
-  registerTool<const IS extends SchemaLiteral = JsonObject, const OS extends SchemaLiteral = JsonObject, IV extends StandardSchemaV1 | undefined = undefined, OV extends StandardSchemaV1 | undefined = undefined>(
-    definition: TypedToolSpec<IS, OS, IV, OV>,
-  ): ToolHandle;
-  /** The tools the manifest lists now (enabled ones, in registration order); the same array until the catalog changes. */
-  tools(): readonly ToolDescriptor[];
-  /** Opens a session for an agent on this link; sends session_init at once. */
-  connect(link: Link, options: ConnectOptions): Session;
-  /**
-   * Takes a link on which an agent will resume a session (its first message: session_resume). A
-   * link with no first message within `firstMessageTimeoutMs` (default 10,000) is closed.
-   */
-  accept(link: Link, options?: AcceptOptions): void;
-  /** Sends a world event to every session subscribed to its topic (or to the `to` characters). */
-  emit<T extends Topic>(topic: T, payload: EventPayloads[T], options?: EmitOptions): void;
-  on<K extends keyof CapsuleEvents>(type: K, handler: (event: CapsuleEvents[K]) => void): () => void;
-  /** Advances time by dtMs: moves a clock that has `advance` (ManualClock), and runs the fixed ticks that fall due. */
-  step(dtMs: number): void;
-  /** Runs one tick now (how an event-mode world advances on its own triggers). */
-  trigger(): void;
-  session(id: string): Session | undefined;
-  sessions(): Session[];
-  /** Closes every session and stops all timers. */
-  dispose(reason?: string): void;
-}
-
+export type { Capsule, CapsuleEvents, EmitOptions, SessionChange, TappedMessage } from './capsuleTypes.js';
 export { STALL_WARNING_MS } from './callPipeline.js';
 
 /** What a session's agent is taken to be when it declares nothing: one frozen object for all. */
