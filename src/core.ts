@@ -46,6 +46,7 @@ export type * from './protocol/messages.js';
 export type { CallResult } from './runtime/resultCache.js';
 export type { SessionState, SessionStats, ToolUsageSnapshot } from './runtime/session.js';
 export type { RegisteredTool, ToolContext, ToolDefinition, ToolHandle, ToolHandler, ToolSpec, TypedToolSpec } from './runtime/tool.js';
+export { defineTool } from './runtime/tool.js';
 export type { FromSchema, SchemaLiteral } from './runtime/schemaType.js';
 export type { StandardSchemaV1 } from './runtime/standardSchema.js';
 export { selectTools, withOverrides } from './runtime/toolOverrides.js';

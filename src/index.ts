@@ -63,6 +63,7 @@ export {
   Memory,
   ScriptedAgent,
   runRules,
+  defineTool,
   selectTools,
   withOverrides,
 } from './core.js';

@@ -21,7 +21,7 @@ import { HEARTBEAT_DEFAULTS, type SessionSettings } from './sessionHost.js';
 import { TickLoop } from './tickLoop.js';
 import type { SchemaLiteral } from './schemaType.js';
 import type { StandardSchemaV1 } from './standardSchema.js';
-import { ToolRegistry, type ToolHandle, type ToolSpec, type TypedToolSpec } from './tool.js';
+import { ToolRegistry, type OutputOf, type Returnable, type ToolHandle, type ToolSpec, type TypedToolSpec } from './tool.js';
 import type { Link } from '../links/link.js';
 import { checkAgentMessage } from '../protocol/messageCheck.js';
 import { checkOptions, type CapsuleOptions, type ConnectOptions } from './options.js';
@@ -103,9 +103,13 @@ class CapsuleImpl implements Capsule, CallHost {
 
   // ── tools and manifests ────────────────────────────────────────────────────────────────────
 
-  registerTool<const IS extends SchemaLiteral = JsonObject, const OS extends SchemaLiteral = JsonObject, IV extends StandardSchemaV1 | undefined = undefined, OV extends StandardSchemaV1 | undefined = undefined>(
-    definition: TypedToolSpec<IS, OS, IV, OV>,
-  ): ToolHandle {
+  registerTool<
+    const IS extends SchemaLiteral = JsonObject,
+    const OS extends SchemaLiteral = JsonObject,
+    IV extends StandardSchemaV1 | undefined = undefined,
+    OV extends StandardSchemaV1 | undefined = undefined,
+    const R extends Returnable<OutputOf<OS, OV>> = Returnable<OutputOf<OS, OV>>,
+  >(definition: TypedToolSpec<IS, OS, IV, OV, R>): ToolHandle {
     this.alive('registerTool');
     return this.registry.register(definition as unknown as ToolSpec);
   }

@@ -11,7 +11,7 @@ import type { AcceptOptions } from './resumeLink.js';
 import type { SchemaLiteral } from './schemaType.js';
 import type { Session } from './session.js';
 import type { StandardSchemaV1 } from './standardSchema.js';
-import type { ToolHandle, TypedToolSpec } from './tool.js';
+import type { OutputOf, Returnable, ToolHandle, TypedToolSpec } from './tool.js';
 
 export interface EmitOptions {
   /**
@@ -59,9 +59,13 @@ export interface Capsule {
    * Adds a tool to the manifest. Its handler is typed by the tool's schemas (a literal written inline,
    * or `as const`) or by its Standard Schema validators (zod, valibot); see ToolDefinition.
    */
-  registerTool<const IS extends SchemaLiteral = JsonObject, const OS extends SchemaLiteral = JsonObject, IV extends StandardSchemaV1 | undefined = undefined, OV extends StandardSchemaV1 | undefined = undefined>(
-    definition: TypedToolSpec<IS, OS, IV, OV>,
-  ): ToolHandle;
+  registerTool<
+    const IS extends SchemaLiteral = JsonObject,
+    const OS extends SchemaLiteral = JsonObject,
+    IV extends StandardSchemaV1 | undefined = undefined,
+    OV extends StandardSchemaV1 | undefined = undefined,
+    const R extends Returnable<OutputOf<OS, OV>> = Returnable<OutputOf<OS, OV>>,
+  >(definition: TypedToolSpec<IS, OS, IV, OV, R>): ToolHandle;
   /** The tools the manifest lists now (enabled ones, in registration order); the same array until the catalog changes. */
   tools(): readonly ToolDescriptor[];
   /** Opens a session for an agent on this link; sends session_init at once. */

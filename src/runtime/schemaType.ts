@@ -4,8 +4,9 @@
 // small and plain, this covers them in a few lines, and the package keeps no dependency for types.
 //
 // Covered: type (one or a list), const, enum, properties + required, additionalProperties: false,
-// items (one schema), anyOf / oneOf. A schema only known at run time (typed JsonObject) gives `any`,
-// as before: its handler states its input type itself. Anything else gives `unknown`.
+// items (one schema), anyOf / oneOf (each branch merged with the keywords beside it). A schema only
+// known at run time (typed JsonObject) gives `any`, as before: its handler states its input type
+// itself. Anything else gives `unknown`.
 
 import type { JsonObject } from '../protocol/messages.js';
 
@@ -20,9 +21,9 @@ type ValueOf<S> = S extends { readonly const: infer C }
   : S extends { readonly enum: ReadonlyArray<infer E> }
     ? E
     : S extends { readonly anyOf: ReadonlyArray<infer A> }
-      ? EachValue<A>
+      ? EachValue<A, Omit<S, 'anyOf'>>
       : S extends { readonly oneOf: ReadonlyArray<infer A> }
-        ? EachValue<A>
+        ? EachValue<A, Omit<S, 'oneOf'>>
         : S extends { readonly type: ReadonlyArray<infer T> }
           ? EachType<T, S>
           : S extends { readonly type: infer T }
@@ -31,7 +32,8 @@ type ValueOf<S> = S extends { readonly const: infer C }
               ? ObjectOf<S>
               : unknown;
 
-type EachValue<A> = A extends unknown ? ValueOf<A> : never;
+/** Each branch with the keywords beside it: `{ type: 'object', properties, oneOf: [{ required: ['a'] }, …] }`. */
+type EachValue<A, Beside> = A extends unknown ? ValueOf<Beside & A> : never;
 type EachType<T, S> = T extends unknown ? OfType<T, S> : never;
 
 type OfType<T, S> = T extends 'string'

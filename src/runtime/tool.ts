@@ -3,7 +3,7 @@
 
 import { CapsuleError } from '../base/errors.js';
 import type { JsonObject, Meta, Topic, ToolClass, ToolDescriptor } from '../protocol/messages.js';
-import type { FromSchema } from './schemaType.js';
+import type { FromSchema, SchemaLiteral } from './schemaType.js';
 import { isStandardSchema, jsonSchemaOf, standardValidator, type StandardInput, type StandardOutput, type StandardSchemaV1 } from './standardSchema.js';
 import type { SchemaValidator, ValidatorFactory } from './validator.js';
 
@@ -49,13 +49,37 @@ export type ToolSpec<I = any, O = JsonObject> = Omit<ToolDefinition<I, O>, 'inpu
  * type or from the values `input_schema` admits (a literal; written inline it is read as const), its
  * output likewise; a schema or a validator for each, at least.
  */
-export type TypedToolSpec<IS, OS, IV, OV> = Omit<ToolSpec, 'input_schema' | 'output_schema' | 'input_validator' | 'output_validator' | 'handler'> &
+export type TypedToolSpec<IS, OS, IV, OV, R = OutputOf<OS, OV>> = Omit<ToolSpec, 'input_schema' | 'output_schema' | 'input_validator' | 'output_validator' | 'handler'> &
   CheckedBy<'input', IS, IV> &
-  CheckedBy<'output', OS, OV> & { handler: ToolHandler<InputOf<IS, IV>, OutputOf<OS, OV>> };
+  CheckedBy<'output', OS, OV> & { handler: ToolHandler<InputOf<IS, IV>, R> };
+
+/**
+ * What a handler may return for an output type: the same with its arrays readonly. registerTool
+ * reads a handler's return as const (so `{ kind: 'item' }` keeps its literal even from a handler
+ * that takes no input, which TypeScript types before it knows the output schema), and a const
+ * array is readonly.
+ */
+export type Returnable<T> = T extends ReadonlyArray<infer E> ? ReadonlyArray<Returnable<E>> : T extends object ? { [K in keyof T]: Returnable<T[K]> } : T;
+
+/**
+ * A tool definition made apart from `registerTool` (a factory, a module of tools), its handler typed
+ * as registerTool types it: by the literal `input_schema` and `output_schema`, or by the validators.
+ * Both JSON Schemas are given, for a ToolDefinition carries what agents read. Returns the definition
+ * as it is; to name the output type, annotate the handler's return (it must fit the output schema).
+ */
+export function defineTool<
+  const IS extends SchemaLiteral,
+  const OS extends SchemaLiteral,
+  IV extends StandardSchemaV1 | undefined = undefined,
+  OV extends StandardSchemaV1 | undefined = undefined,
+  const R extends Returnable<OutputOf<OS, OV>> = Returnable<OutputOf<OS, OV>>,
+>(definition: TypedToolSpec<IS, OS, IV, OV, R> & { input_schema: IS; output_schema: OS }): ToolDefinition<InputOf<IS, IV>, OutputOf<OS, OV>> {
+  return definition as unknown as ToolDefinition<InputOf<IS, IV>, OutputOf<OS, OV>>;
+}
 
 type CheckedBy<K extends 'input' | 'output', S, V> = ({ [P in `${K}_schema`]: S } & { [P in `${K}_validator`]?: V }) | ({ [P in `${K}_schema`]?: S } & { [P in `${K}_validator`]: V });
 type InputOf<IS, IV> = [IV] extends [StandardSchemaV1] ? StandardOutput<IV> : FromSchema<IS>;
-type OutputOf<OS, OV> = [OV] extends [StandardSchemaV1] ? StandardInput<OV> : FromSchema<OS>;
+export type OutputOf<OS, OV> = [OV] extends [StandardSchemaV1] ? StandardInput<OV> : FromSchema<OS>;
 
 export interface ToolHandle {
   readonly id: string;

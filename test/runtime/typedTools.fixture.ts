@@ -5,7 +5,8 @@ import * as v from 'valibot';
 import * as z from 'zod';
 import type { Capsule } from '../../src/runtime/capsule.js';
 import type { JsonObject } from '../../src/protocol/messages.js';
-import type { ToolDefinition } from '../../src/runtime/tool.js';
+import { defineTool, type ToolDefinition } from '../../src/runtime/tool.js';
+import { withOverrides } from '../../src/runtime/toolOverrides.js';
 
 declare const capsule: Capsule;
 
@@ -91,6 +92,25 @@ capsule.registerTool({
   },
 });
 
+// oneOf beside properties: each branch is read with the keywords beside it.
+capsule.registerTool({
+  id: 'turn',
+  class: 'actuator',
+  description: 'Turn to a heading or toward someone.',
+  input_schema: { type: 'object', properties: { heading: { type: 'number' }, toward: { type: 'string' } }, oneOf: [{ required: ['heading'] }, { required: ['toward'] }] },
+  output_schema: { type: 'object', properties: {} },
+  handler: (input) => {
+    if (input.toward !== undefined) {
+      const toward: string = input.toward;
+      void toward;
+    }
+    // @ts-expect-error heading may be missing when toward is given
+    const heading: number = input.heading;
+    void heading;
+    return {};
+  },
+});
+
 // Neither a schema nor a validator for the input.
 // @ts-expect-error input_schema or input_validator is needed
 capsule.registerTool({ id: 'nothing', class: 'sensor', description: 'Nothing.', output_schema: { type: 'object' }, handler: () => ({}) });
@@ -102,3 +122,96 @@ capsule.registerTool({ id: 'dynamic', class: 'sensor', description: 'Built at ru
 // A ToolDefinition built elsewhere (as the adapters build theirs) registers as it is.
 declare const built: ToolDefinition<{ x: number }, { ok: boolean }>;
 capsule.registerTool(built);
+
+// A definition made apart from registerTool (a factory, as the adapters make theirs) is typed the
+// same way by defineTool, and keeps its types through withOverrides.
+const point = { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } }, required: ['x', 'y'] } as const;
+function walkTool(speed: number) {
+  return defineTool({
+    id: 'walk',
+    class: 'actuator',
+    description: 'Walk to a point.',
+    input_schema: { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' }, speed: { type: 'number', maximum: speed } }, required: ['x', 'y'] },
+    output_schema: point,
+    handler: ({ x, y, speed }) => {
+      const pace: number | undefined = speed;
+      // @ts-expect-error x is a number
+      const named: string = x;
+      void [pace, named];
+      return { x, y };
+    },
+  });
+}
+const walk = withOverrides(walkTool(3), { id: 'stroll' });
+const typed: ToolDefinition<{ x: number; y: number; speed?: number }, { x: number; y: number }> = walk;
+// @ts-expect-error its input is not `any`: a handler for { x } alone cannot stand in for it
+const loose: ToolDefinition<{ x: number }, { x: number; y: number }> = walk;
+void [typed, loose];
+capsule.registerTool(walk);
+
+defineTool({
+  id: 'walk_wrong',
+  class: 'actuator',
+  description: 'Walk to a point.',
+  input_schema: point,
+  output_schema: point,
+  // @ts-expect-error y must be a number
+  handler: ({ x }) => ({ x, y: 'north' }),
+});
+
+// The output type named by the handler's return: it must fit the output schema.
+type Spot = { x: number; y: number };
+const spot = defineTool({ id: 'spot', class: 'sensor', description: 'Where?', input_schema: { type: 'object', properties: {} }, output_schema: point, handler: (): Spot => ({ x: 1, y: 2 }) });
+void spot;
+defineTool({
+  id: 'spot_wrong',
+  class: 'sensor',
+  description: 'Where?',
+  input_schema: { type: 'object', properties: {} },
+  output_schema: point,
+  // @ts-expect-error y may be missing from this type, and the schema requires it
+  handler: (): { x: number; y?: number } => ({ x: 1 }),
+});
+
+// A validator types the handler here too; the definition still carries the JSON Schemas agents read.
+const hop = defineTool({
+  id: 'hop',
+  class: 'actuator',
+  description: 'Hop.',
+  input_validator: z.object({ times: z.number().int().default(1) }),
+  input_schema: { type: 'object', properties: { times: { type: 'integer' } } },
+  output_schema: { type: 'object', properties: { hops: { type: 'integer' } }, required: ['hops'] },
+  handler: ({ times }) => ({ hops: times }),
+});
+const hopTyped: ToolDefinition<{ times: number }, { hops: number }> = hop;
+void hopTyped;
+// @ts-expect-error output_schema is missing: a ToolDefinition carries both JSON Schemas
+defineTool({ id: 'nothing', class: 'sensor', description: 'Nothing.', input_schema: { type: 'object', properties: {} }, output_validator: z.object({}), handler: () => ({}) });
+
+// An output with an enum, from a handler that takes no input (TypeScript types such a handler before
+// it knows the output schema): its literal stays a literal; one the enum lacks is refused.
+capsule.registerTool({
+  id: 'kind',
+  class: 'sensor',
+  description: 'What am I?',
+  input_schema: { type: 'object', properties: {} },
+  output_schema: { type: 'object', properties: { kind: { enum: ['item', 'person'] }, tags: { type: 'array', items: { type: 'string' } } }, required: ['kind'] },
+  handler: () => ({ kind: 'item', tags: ['small'] }),
+});
+capsule.registerTool({
+  id: 'kind_async',
+  class: 'sensor',
+  description: 'What am I?',
+  input_schema: { type: 'object', properties: {} },
+  output_schema: { type: 'object', properties: { kind: { enum: ['item', 'person'] } }, required: ['kind'] },
+  handler: async () => ({ kind: 'person' }),
+});
+capsule.registerTool({
+  id: 'kind_wrong',
+  class: 'sensor',
+  description: 'What am I?',
+  input_schema: { type: 'object', properties: {} },
+  output_schema: { type: 'object', properties: { kind: { enum: ['item', 'person'] } }, required: ['kind'] },
+  // @ts-expect-error 'place' is not one of the kinds
+  handler: () => ({ kind: 'place' }),
+});

@@ -3,8 +3,7 @@
 // its end comes as a `state_change { entity, field: 'moving', value: false, reason }`.
 
 import { ToolError } from '../../base/errors.js';
-import type { JsonObject } from '../../protocol/messages.js';
-import type { ToolDefinition } from '../../runtime/tool.js';
+import { defineTool } from '../../runtime/tool.js';
 import { positionOf, type Entity } from './entities.js';
 import { caller, checkInside, coordinate, objectOf, POINT_SCHEMA, round, withOptions, type PhaserToolOptions, type SceneWorld } from './phaserTool.js';
 import { readingTimeMs } from './speech.js';
@@ -19,8 +18,8 @@ export const MAX_SPEED = 1000;
 /** Longest line `say` takes, in characters (it has to fit in a bubble). */
 export const MAX_LINE_LENGTH = 140;
 
-const SPEED_SCHEMA: JsonObject = { type: 'number', exclusiveMinimum: 0, maximum: MAX_SPEED, description: 'Pixels per second (default: your own walking speed).' };
-const MOVE_OUTPUT: JsonObject = objectOf({ from: POINT_SCHEMA, to: POINT_SCHEMA, distance: { type: 'number' }, speed: { type: 'number' }, eta_ms: { type: 'number' } });
+const SPEED_SCHEMA = { type: 'number', exclusiveMinimum: 0, maximum: MAX_SPEED, description: 'Pixels per second (default: your own walking speed).' } as const;
+const MOVE_OUTPUT = objectOf({ from: POINT_SCHEMA, to: POINT_SCHEMA, distance: { type: 'number' }, speed: { type: 'number' }, eta_ms: { type: 'number' } });
 
 function walkTo(world: SceneWorld, me: Entity, x: number, y: number, speed: number | undefined): MoveOutput {
   if (me.object === undefined) throw new ToolError(`"${me.id}" has no game object to move`);
@@ -37,9 +36,9 @@ function walkTo(world: SceneWorld, me: Entity, x: number, y: number, speed: numb
  * is replaced. Answers at once with the distance and the time it should take; walls (Arcade
  * colliders) may stop the walk early. Requires actuator `legs`. Limit: 60 calls/min.
  */
-export function moveToTool(world: SceneWorld, options?: PhaserToolOptions): ToolDefinition<{ x: number; y: number; speed?: number }, MoveOutput> {
-  return withOptions<{ x: number; y: number; speed?: number }, MoveOutput>(
-    {
+export function moveToTool(world: SceneWorld, options?: PhaserToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'move_to',
       class: 'actuator',
       description: 'Walk in a straight line to a point (pixels; y grows downward). Answers at once; when the walk ends you get a state_change on your "moving" field saying arrived or blocked.',
@@ -48,8 +47,8 @@ export function moveToTool(world: SceneWorld, options?: PhaserToolOptions): Tool
       limits: { calls_per_minute: 60 },
       requires_capability: 'legs',
       strict_input: true,
-      handler: ({ x, y, speed }, context) => walkTo(world, caller(world, context), x, y, speed),
-    },
+      handler: ({ x, y, speed }, context): MoveOutput => walkTo(world, caller(world, context), x, y, speed),
+    }),
     options,
   );
 }
@@ -58,10 +57,10 @@ export function moveToTool(world: SceneWorld, options?: PhaserToolOptions): Tool
  * `move_by { dx, dy, speed? }` — walk by an offset from where the caller stands (at most 2,000 px
  * each way). Requires actuator `legs`. Limit: 60 calls/min, like move_to.
  */
-export function moveByTool(world: SceneWorld, options?: PhaserToolOptions): ToolDefinition<{ dx: number; dy: number; speed?: number }, MoveOutput> {
-  const offset = (description: string): JsonObject => ({ type: 'number', minimum: -2000, maximum: 2000, description });
-  return withOptions<{ dx: number; dy: number; speed?: number }, MoveOutput>(
-    {
+export function moveByTool(world: SceneWorld, options?: PhaserToolOptions) {
+  const offset = (description: string) => ({ type: 'number', minimum: -2000, maximum: 2000, description }) as const;
+  return withOptions(
+    defineTool({
       id: 'move_by',
       class: 'actuator',
       description: 'Walk by an offset from where you stand, e.g. { "dx": 40, "dy": 0 } is 40 px to the right. Answers at once, like move_to.',
@@ -70,20 +69,20 @@ export function moveByTool(world: SceneWorld, options?: PhaserToolOptions): Tool
       limits: { calls_per_minute: 60 },
       requires_capability: 'legs',
       strict_input: true,
-      handler: ({ dx, dy, speed }, context) => {
+      handler: ({ dx, dy, speed }, context): MoveOutput => {
         const me = caller(world, context);
         const at = positionOf(me);
         return walkTo(world, me, round(at.x + dx), round(at.y + dy), speed);
       },
-    },
+    }),
     options,
   );
 }
 
 /** `stop {}` — stand still where you are. Requires actuator `legs`. Limit: 60 calls/min. */
-export function stopTool(world: SceneWorld, options?: PhaserToolOptions): ToolDefinition<JsonObject, StopOutput> {
-  return withOptions<JsonObject, StopOutput>(
-    {
+export function stopTool(world: SceneWorld, options?: PhaserToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'stop',
       class: 'actuator',
       description: 'Stop walking and stand where you are.',
@@ -92,14 +91,14 @@ export function stopTool(world: SceneWorld, options?: PhaserToolOptions): ToolDe
       limits: { calls_per_minute: 60 },
       requires_capability: 'legs',
       strict_input: true,
-      handler: (_input, context) => {
+      handler: (_input, context): StopOutput => {
         const me = caller(world, context);
         const wasMoving = world.walks.get(me.id) !== undefined;
         world.walks.stop(me.id, 'stopped');
         const at = positionOf(me);
         return { x: round(at.x), y: round(at.y), was_moving: wasMoving };
       },
-    },
+    }),
     options,
   );
 }
@@ -108,9 +107,9 @@ export function stopTool(world: SceneWorld, options?: PhaserToolOptions): ToolDe
  * `play_animation { key, repeat? }` — plays one of the scene's animations (by its key in the
  * animation manager) on the caller's sprite. Requires actuator `body`. Limit: 30 calls/min.
  */
-export function playAnimationTool(world: SceneWorld, options?: PhaserToolOptions): ToolDefinition<{ key: string; repeat?: boolean }, AnimationOutput> {
-  return withOptions<{ key: string; repeat?: boolean }, AnimationOutput>(
-    {
+export function playAnimationTool(world: SceneWorld, options?: PhaserToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'play_animation',
       class: 'actuator',
       description: 'Play one of the animations of this game on your character, by its key (e.g. "wave"); repeat: true loops it until the next one.',
@@ -119,7 +118,7 @@ export function playAnimationTool(world: SceneWorld, options?: PhaserToolOptions
       limits: { calls_per_minute: 30 },
       requires_capability: 'body',
       strict_input: true,
-      handler: ({ key, repeat = false }, context) => {
+      handler: ({ key, repeat = false }, context): AnimationOutput => {
         const me = caller(world, context);
         const sprite = me.object as { play?: (config: { key: string; repeat: number }) => unknown } | undefined;
         if (typeof sprite?.play !== 'function') throw new ToolError(`your character "${me.id}" is not a sprite and cannot play animations`);
@@ -131,7 +130,7 @@ export function playAnimationTool(world: SceneWorld, options?: PhaserToolOptions
         sprite.play({ key, repeat: repeat ? -1 : 0 });
         return { key, frames: animation.frames.length, duration_ms: Math.round(animation.duration), repeat };
       },
-    },
+    }),
     options,
   );
 }
@@ -141,9 +140,9 @@ export function playAnimationTool(world: SceneWorld, options?: PhaserToolOptions
  * `agent_message` to every character within the perception radius (addressing one by id still lets
  * the others overhear). Requires actuator `voice`. Limit: 20 calls/min — a conversation, not a flood.
  */
-export function sayTool(world: SceneWorld, options?: PhaserToolOptions): ToolDefinition<{ text: string; to?: string; duration_ms?: number }, SayOutput> {
-  return withOptions<{ text: string; to?: string; duration_ms?: number }, SayOutput>(
-    {
+export function sayTool(world: SceneWorld, options?: PhaserToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'say',
       class: 'actuator',
       description: `Say something aloud (at most ${MAX_LINE_LENGTH} characters): a speech bubble shows it and everyone ${Number.isFinite(world.perceptionRadius) ? `within ${world.perceptionRadius} px` : 'in the scene'} hears it; "to" addresses one of them by id.`,
@@ -159,14 +158,14 @@ export function sayTool(world: SceneWorld, options?: PhaserToolOptions): ToolDef
       limits: { calls_per_minute: 20 },
       requires_capability: 'voice',
       strict_input: true,
-      handler: ({ text, to, duration_ms }, context) => {
+      handler: ({ text, to, duration_ms }, context): SayOutput => {
         const me = caller(world, context);
         if (me.object === undefined) throw new ToolError(`"${me.id}" has no game object to speak from`);
         if (to !== undefined && world.entities.get(to) === undefined) throw new ToolError(`there is no "${to}" in this scene to talk to; \`nearby\` lists the ids around you`);
         world.bubbles.show(me.id, me.object, text, duration_ms ?? readingTimeMs(text.length));
         return { text, heard_by: world.hear(me, text, to) };
       },
-    },
+    }),
     options,
   );
 }

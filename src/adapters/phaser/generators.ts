@@ -1,7 +1,7 @@
 // The generator of a Phaser scene: `spawn` makes a new object from one of the templates the game
 // registered (addTemplate) — an apple, a sign, a campfire — at a point inside the world.
 
-import type { ToolDefinition } from '../../runtime/tool.js';
+import { defineTool } from '../../runtime/tool.js';
 import { caller, coordinate, objectOf, withOptions, type PhaserToolOptions, type SceneWorld } from './phaserTool.js';
 
 export type SpawnOutput = { id: string; template: string; kind: string; x: number; y: number };
@@ -12,10 +12,10 @@ export type SpawnOutput = { id: string; template: string; kind: string; x: numbe
  * scene holds at most `maxSpawned` spawned objects at once. Requires generator `conjure`.
  * Limit: 10 calls/min — new things are events, not a stream.
  */
-export function spawnTool(world: SceneWorld, options?: PhaserToolOptions): ToolDefinition<{ template: string; x: number; y: number }, SpawnOutput> {
+export function spawnTool(world: SceneWorld, options?: PhaserToolOptions) {
   const known = world.entities.templates().map((template) => `${template.name} (${template.description})`);
-  return withOptions<{ template: string; x: number; y: number }, SpawnOutput>(
-    {
+  return withOptions(
+    defineTool({
       id: 'spawn',
       class: 'generator',
       description: `Make something new at a point in the world, from a template: ${known.length > 0 ? known.join(', ') : 'the game has registered none yet'}. Answers with its id.`,
@@ -24,12 +24,12 @@ export function spawnTool(world: SceneWorld, options?: PhaserToolOptions): ToolD
       limits: { calls_per_minute: 10 },
       requires_capability: 'conjure',
       strict_input: true,
-      handler: ({ template, x, y }, context) => {
+      handler: ({ template, x, y }, context): SpawnOutput => {
         caller(world, context);
         const made = world.spawn(template, x, y);
         return { id: made.id, template, kind: made.kind, x, y };
       },
-    },
+    }),
     options,
   );
 }

@@ -3,7 +3,7 @@
 
 import type * as Phaser from 'phaser';
 import { ToolError } from '../../base/errors.js';
-import type { JsonObject } from '../../protocol/messages.js';
+import type { SchemaLiteral } from '../../runtime/schemaType.js';
 import type { ToolContext } from '../../runtime/tool.js';
 import { withOverrides, type ToolOverrides } from '../../runtime/toolOverrides.js';
 import type { Box, Entity, EntityRegistry } from './entities.js';
@@ -51,15 +51,20 @@ export function checkInside(world: SceneWorld, x: number, y: number): void {
   }
 }
 
-export function objectOf(properties: JsonObject, required: string[] = Object.keys(properties)): JsonObject {
+/** An object schema whose `required` properties (all, unless named) must be given; its literal type types the handler. */
+export function objectOf<const P extends Properties>(properties: P): { type: 'object'; properties: P; required: Array<keyof P & string> };
+export function objectOf<const P extends Properties, const R extends ReadonlyArray<keyof P & string>>(properties: P, required: R): { type: 'object'; properties: P; required: R };
+export function objectOf(properties: Properties, required: readonly string[] = Object.keys(properties)) {
   return { type: 'object', properties, required };
 }
 
-export const POINT_SCHEMA: JsonObject = objectOf({ x: { type: 'number' }, y: { type: 'number' } });
+type Properties = { readonly [name: string]: SchemaLiteral };
+
+export const POINT_SCHEMA = objectOf({ x: { type: 'number' }, y: { type: 'number' } });
 
 /** A world coordinate as agents send it. */
-export function coordinate(description: string): JsonObject {
-  return { type: 'number', minimum: -100_000, maximum: 100_000, description };
+export function coordinate(description: string) {
+  return { type: 'number', minimum: -100_000, maximum: 100_000, description } as const;
 }
 
 export function round(n: number): number {

@@ -3,8 +3,7 @@
 // one of them). They read the scene and change nothing.
 
 import { ToolError } from '../../base/errors.js';
-import type { JsonObject } from '../../protocol/messages.js';
-import type { ToolDefinition } from '../../runtime/tool.js';
+import { defineTool } from '../../runtime/tool.js';
 import { positionOf } from './entities.js';
 import { lineOfSight, nearby, type Seen } from './perception.js';
 import { caller, objectOf, POINT_SCHEMA, round, withOptions, type PhaserToolOptions, type SceneWorld } from './phaserTool.js';
@@ -20,9 +19,9 @@ export const MAX_NEARBY = 32;
  * `position {}` — the caller's x and y, whether it is walking and to where, and what it is saying.
  * Requires sensor `sight`. Limit: 120 calls/min — twice a second is plenty to follow a walk.
  */
-export function positionTool(world: SceneWorld, options?: PhaserToolOptions): ToolDefinition<JsonObject, PositionOutput> {
-  return withOptions<JsonObject, PositionOutput>(
-    {
+export function positionTool(world: SceneWorld, options?: PhaserToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'position',
       class: 'sensor',
       description: 'Where you are (x, y in pixels; y grows downward), whether you are walking and where to, and what you are saying.',
@@ -31,7 +30,7 @@ export function positionTool(world: SceneWorld, options?: PhaserToolOptions): To
       limits: { calls_per_minute: 120 },
       requires_capability: 'sight',
       strict_input: true,
-      handler: (_input, context) => {
+      handler: (_input, context): PositionOutput => {
         const me = caller(world, context);
         const at = positionOf(me);
         const out: PositionOutput = { id: me.id, x: round(at.x), y: round(at.y), moving: false };
@@ -44,7 +43,7 @@ export function positionTool(world: SceneWorld, options?: PhaserToolOptions): To
         if (line !== undefined) out.saying = line;
         return out;
       },
-    },
+    }),
     options,
   );
 }
@@ -54,9 +53,9 @@ export function positionTool(world: SceneWorld, options?: PhaserToolOptions): To
  * most: the scene's perception radius), nearest first, each with its id, kind, position, distance
  * and whether it is in sight (no obstacle in between). Requires sensor `sight`. Limit: 60 calls/min.
  */
-export function nearbyTool(world: SceneWorld, options?: PhaserToolOptions): ToolDefinition<{ radius?: number; limit?: number; kind?: string }, NearbyOutput> {
-  return withOptions<{ radius?: number; limit?: number; kind?: string }, NearbyOutput>(
-    {
+export function nearbyTool(world: SceneWorld, options?: PhaserToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'nearby',
       class: 'sensor',
       description: `Who and what is around you: characters and objects within a radius (${Number.isFinite(world.perceptionRadius) ? `default and at most ${world.perceptionRadius} px` : 'default: the whole scene'}), nearest first, with ids for other tools, and whether each is in sight.`,
@@ -79,14 +78,14 @@ export function nearbyTool(world: SceneWorld, options?: PhaserToolOptions): Tool
       limits: { calls_per_minute: 60 },
       requires_capability: 'sight',
       strict_input: true,
-      handler: ({ radius, limit, kind }, context) => {
+      handler: ({ radius, limit, kind }, context): NearbyOutput => {
         const me = caller(world, context);
         const r = radius ?? world.perceptionRadius;
         const objects = nearby(world.entities, me, r, limit ?? MAX_NEARBY, kind);
         // `radius` is reported as JSON can carry it: an unbounded radius as the largest finite number.
         return { radius: Number.isFinite(r) ? r : Number.MAX_VALUE, objects };
       },
-    },
+    }),
     options,
   );
 }
@@ -96,9 +95,9 @@ export function nearbyTool(world: SceneWorld, options?: PhaserToolOptions): Tool
  * crosses an obstacle, the distance, and the first obstacle in the way. Requires sensor `sight`.
  * Limit: 120 calls/min.
  */
-export function canSeeTool(world: SceneWorld, options?: PhaserToolOptions): ToolDefinition<{ target: string }, CanSeeOutput> {
-  return withOptions<{ target: string }, CanSeeOutput>(
-    {
+export function canSeeTool(world: SceneWorld, options?: PhaserToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'can_see',
       class: 'sensor',
       description: 'Whether you have a clear line of sight to a character or object (by the id `nearby` gives), how far it is, and what blocks the view.',
@@ -107,7 +106,7 @@ export function canSeeTool(world: SceneWorld, options?: PhaserToolOptions): Tool
       limits: { calls_per_minute: 120 },
       requires_capability: 'sight',
       strict_input: true,
-      handler: ({ target }, context) => {
+      handler: ({ target }, context): CanSeeOutput => {
         const me = caller(world, context);
         const other = world.entities.get(target);
         if (other === undefined || other.role === 'obstacle') throw new ToolError(`there is no character or object "${target}" in this scene; \`nearby\` lists the ids around you`);
@@ -116,7 +115,7 @@ export function canSeeTool(world: SceneWorld, options?: PhaserToolOptions): Tool
         if (line.blockedBy !== undefined) out.blocked_by = line.blockedBy;
         return out;
       },
-    },
+    }),
     options,
   );
 }

@@ -2,8 +2,8 @@
 // Each is one TextWorld change; a rule it breaks comes back as execution_failed in the world's
 // words ("there is no exit east from the Mill; exits: north, west").
 
-import type { JsonObject } from '../../protocol/messages.js';
-import type { ToolDefinition } from '../../runtime/tool.js';
+import type { SchemaLiteral } from '../../runtime/schemaType.js';
+import { defineTool } from '../../runtime/tool.js';
 import { caller, nameInput, ref, REF_SCHEMA, REFS_SCHEMA, withOptions, type Ref, type TextToolOptions } from './textTool.js';
 import { MAX_SAY_LENGTH, type TextWorld } from './world.js';
 
@@ -13,18 +13,23 @@ export type DropOutput = { item: Ref; room: Ref };
 export type GiveOutput = { item: Ref; to: Ref };
 export type SayOutput = { text: string; room: Ref; to?: Ref };
 
-function objectOf(properties: JsonObject, required: string[] = Object.keys(properties)): JsonObject {
+/** An object schema whose `required` properties (all, unless named) must be given; its literal type types the handler. */
+function objectOf<const P extends Properties>(properties: P): { type: 'object'; properties: P; required: Array<keyof P & string> };
+function objectOf<const P extends Properties, const R extends ReadonlyArray<keyof P & string>>(properties: P, required: R): { type: 'object'; properties: P; required: R };
+function objectOf(properties: Properties, required: readonly string[] = Object.keys(properties)) {
   return { type: 'object', properties, required };
 }
+
+type Properties = { readonly [name: string]: SchemaLiteral };
 
 /**
  * `go { direction }` — through one of the room's exits (`n`, `s`, `e`, `w`, `u`, `d` are understood).
  * Requires actuator `legs`. Limit: 30 calls/min — a room every two seconds is brisk for a text
  * game, and it stops an agent from pacing the map in a tight loop.
  */
-export function goTool(world: TextWorld, options?: TextToolOptions): ToolDefinition<{ direction: string }, GoOutput> {
-  return withOptions<{ direction: string }, GoOutput>(
-    {
+export function goTool(world: TextWorld, options?: TextToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'go',
       class: 'actuator',
       description: 'Walk through one of the exits of the room you are in, e.g. north. `look` lists the exits.',
@@ -33,11 +38,11 @@ export function goTool(world: TextWorld, options?: TextToolOptions): ToolDefinit
       limits: { calls_per_minute: 30 },
       requires_capability: 'legs',
       strict_input: true,
-      handler: ({ direction }, context) => {
+      handler: ({ direction }, context): GoOutput => {
         const moved = world.move(caller(world, context).id, direction);
         return { direction: moved.direction, from: ref(moved.from), to: ref(moved.to) };
       },
-    },
+    }),
     options,
   );
 }
@@ -46,9 +51,9 @@ export function goTool(world: TextWorld, options?: TextToolOptions): ToolDefinit
  * `take { item }` — picks up an item from the floor of the caller's room. Requires actuator
  * `hands`. Limit: 30 calls/min.
  */
-export function takeTool(world: TextWorld, options?: TextToolOptions): ToolDefinition<{ item: string }, TakeOutput> {
-  return withOptions<{ item: string }, TakeOutput>(
-    {
+export function takeTool(world: TextWorld, options?: TextToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'take',
       class: 'actuator',
       description: 'Pick up an item lying in the room you are in, named by id or name (e.g. "lantern"). Some things are too heavy to take.',
@@ -57,12 +62,12 @@ export function takeTool(world: TextWorld, options?: TextToolOptions): ToolDefin
       limits: { calls_per_minute: 30 },
       requires_capability: 'hands',
       strict_input: true,
-      handler: ({ item }, context) => {
+      handler: ({ item }, context): TakeOutput => {
         const me = caller(world, context);
         const taken = world.take(me.id, item);
         return { item: ref(taken.item), carrying: world.itemsAt(me.id).map(ref) };
       },
-    },
+    }),
     options,
   );
 }
@@ -71,9 +76,9 @@ export function takeTool(world: TextWorld, options?: TextToolOptions): ToolDefin
  * `drop { item }` — puts a carried item on the floor of the caller's room. Requires actuator
  * `hands`. Limit: 30 calls/min.
  */
-export function dropTool(world: TextWorld, options?: TextToolOptions): ToolDefinition<{ item: string }, DropOutput> {
-  return withOptions<{ item: string }, DropOutput>(
-    {
+export function dropTool(world: TextWorld, options?: TextToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'drop',
       class: 'actuator',
       description: 'Put down an item you carry; it stays on the floor of the room you are in.',
@@ -82,11 +87,11 @@ export function dropTool(world: TextWorld, options?: TextToolOptions): ToolDefin
       limits: { calls_per_minute: 30 },
       requires_capability: 'hands',
       strict_input: true,
-      handler: ({ item }, context) => {
+      handler: ({ item }, context): DropOutput => {
         const dropped = world.drop(caller(world, context).id, item);
         return { item: ref(dropped.item), room: ref(world.room(dropped.to)!) };
       },
-    },
+    }),
     options,
   );
 }
@@ -96,9 +101,9 @@ export function dropTool(world: TextWorld, options?: TextToolOptions): ToolDefin
  * role). Requires actuator `hands`. Limit: 20 calls/min — giving is a social act, rarer than
  * fetching and carrying.
  */
-export function giveTool(world: TextWorld, options?: TextToolOptions): ToolDefinition<{ item: string; to: string }, GiveOutput> {
-  return withOptions<{ item: string; to: string }, GiveOutput>(
-    {
+export function giveTool(world: TextWorld, options?: TextToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'give',
       class: 'actuator',
       description: 'Hand an item you carry to someone in the same room, named by id, name or role (e.g. "Mira" or "the miller").',
@@ -107,11 +112,11 @@ export function giveTool(world: TextWorld, options?: TextToolOptions): ToolDefin
       limits: { calls_per_minute: 20 },
       requires_capability: 'hands',
       strict_input: true,
-      handler: ({ item, to }, context) => {
+      handler: ({ item, to }, context): GiveOutput => {
         const given = world.give(caller(world, context).id, item, to);
         return { item: ref(given.item), to: ref(world.character(given.to)!) };
       },
-    },
+    }),
     options,
   );
 }
@@ -121,9 +126,9 @@ export function giveTool(world: TextWorld, options?: TextToolOptions): ToolDefin
  * in the room hears the words; neighbouring rooms hear only voices. Requires actuator `voice`.
  * Limit: 20 calls/min — room for a conversation, not for flooding every listener's event queue.
  */
-export function sayTool(world: TextWorld, options?: TextToolOptions): ToolDefinition<{ text: string; to?: string }, SayOutput> {
-  return withOptions<{ text: string; to?: string }, SayOutput>(
-    {
+export function sayTool(world: TextWorld, options?: TextToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'say',
       class: 'actuator',
       description: `Say something aloud (at most ${MAX_SAY_LENGTH} characters). Everyone in the room hears it, even when you address one person with "to"; people next door hear only voices.`,
@@ -138,13 +143,13 @@ export function sayTool(world: TextWorld, options?: TextToolOptions): ToolDefini
       limits: { calls_per_minute: 20 },
       requires_capability: 'voice',
       strict_input: true,
-      handler: ({ text, to }, context) => {
+      handler: ({ text, to }, context): SayOutput => {
         const said = world.say(caller(world, context).id, text, to);
         const out: SayOutput = { text: said.text, room: ref(world.room(said.room)!) };
         if (said.to !== undefined) out.to = ref(world.character(said.to)!);
         return out;
       },
-    },
+    }),
     options,
   );
 }

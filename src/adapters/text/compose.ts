@@ -3,14 +3,13 @@
 // randomness: the same world and input always compose the same words and the same note id.
 
 import { ToolError } from '../../base/errors.js';
-import type { ToolDefinition } from '../../runtime/tool.js';
+import type { FromSchema } from '../../runtime/schemaType.js';
+import { defineTool, type ToolDefinition } from '../../runtime/tool.js';
 import { describeCharacter, describeItem, describeRoom, sentence } from './describe.js';
 import { the } from './names.js';
 import { reach, type Reachable } from './reach.js';
 import { caller, nameInput, ref, REF_SCHEMA, withOptions, type Ref, type TextToolOptions } from './textTool.js';
 import type { TextWorld } from './world.js';
-
-export type ComposeInput = { kind: 'description' | 'note'; subject: string; remark?: string };
 
 export type ComposeOutput = {
   kind: 'description' | 'note';
@@ -23,6 +22,18 @@ export type ComposeOutput = {
 /** The longest remark a writer may add to a note. */
 export const MAX_REMARK_LENGTH = 200;
 
+const COMPOSE_INPUT = {
+  type: 'object',
+  properties: {
+    kind: { enum: ['description', 'note'], description: 'description: text only. note: text written on a new note item you carry.' },
+    subject: nameInput('What to write about: "here" for the room, or an item or character by id or name.'),
+    remark: { type: 'string', minLength: 1, maxLength: MAX_REMARK_LENGTH, description: 'Notes only: a line of your own added at the end.' },
+  },
+  required: ['kind', 'subject'],
+} as const;
+
+export type ComposeInput = FromSchema<typeof COMPOSE_INPUT>;
+
 /**
  * `compose { kind, subject, remark? }` — `description`: prose about the room ("here"), an item in
  * reach or a character present, composed from the world's data. `note`: the same written on a new
@@ -31,21 +42,13 @@ export const MAX_REMARK_LENGTH = 200;
  * Limit: 10 calls/min — every note is a new item in the world, so writing is kept slow.
  */
 export function composeTool(world: TextWorld, options?: TextToolOptions): ToolDefinition<ComposeInput, ComposeOutput> {
-  return withOptions<ComposeInput, ComposeOutput>(
-    {
+  return withOptions(
+    defineTool({
       id: 'compose',
       class: 'generator',
       description:
         'Compose text about something in reach: the room ("here"), an item you carry or that lies here, or a character here. kind "description" returns the text; kind "note" also writes it on a new note you then carry (add an optional remark of your own).',
-      input_schema: {
-        type: 'object',
-        properties: {
-          kind: { enum: ['description', 'note'], description: 'description: text only. note: text written on a new note item you carry.' },
-          subject: nameInput('What to write about: "here" for the room, or an item or character by id or name.'),
-          remark: { type: 'string', minLength: 1, maxLength: MAX_REMARK_LENGTH, description: 'Notes only: a line of your own added at the end.' },
-        },
-        required: ['kind', 'subject'],
-      },
+      input_schema: COMPOSE_INPUT,
       output_schema: {
         type: 'object',
         properties: {
@@ -59,7 +62,7 @@ export function composeTool(world: TextWorld, options?: TextToolOptions): ToolDe
       limits: { calls_per_minute: 10 },
       requires_capability: 'quill',
       strict_input: true,
-      handler: ({ kind, subject, remark }, context) => {
+      handler: ({ kind, subject, remark }, context): ComposeOutput => {
         const me = caller(world, context);
         if (kind === 'description' && remark !== undefined) throw new ToolError('a remark goes only on a note; leave it out, or use kind "note"');
         const found = reach(world, me, subject, 'write about', true);
@@ -70,7 +73,7 @@ export function composeTool(world: TextWorld, options?: TextToolOptions): ToolDe
         const note = world.addItem({ id: world.uniqueId('note'), name: `note about ${the(found.name)}`, description: text, location: me.id, portable: true });
         return { kind, subject: about, text, note: ref(note) };
       },
-    },
+    }),
     options,
   );
 }

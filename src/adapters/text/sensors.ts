@@ -1,8 +1,7 @@
 // The sensors of a text world: `look` (the room), `inspect` (one thing in reach), `who` (the
 // people here). They read the world and change nothing, so in event mode they cost no tick.
 
-import type { JsonObject } from '../../protocol/messages.js';
-import type { ToolDefinition } from '../../runtime/tool.js';
+import { defineTool } from '../../runtime/tool.js';
 import { describeCharacter, describeItem, describeRoom } from './describe.js';
 import { reach } from './reach.js';
 import { caller, nameInput, ref, REF_SCHEMA, REFS_SCHEMA, withOptions, type Ref, type TextToolOptions } from './textTool.js';
@@ -40,8 +39,8 @@ export type InspectOutput = {
 
 export type WhoOutput = { room: Ref; characters: Person[] };
 
-const PERSON_SCHEMA: JsonObject = { ...REF_SCHEMA, properties: { ...(REF_SCHEMA['properties'] as JsonObject), role: { type: 'string' } } };
-const NO_INPUT: JsonObject = { type: 'object', properties: {} };
+const PERSON_SCHEMA = { ...REF_SCHEMA, properties: { ...REF_SCHEMA.properties, role: { type: 'string' } } } as const;
+const NO_INPUT = { type: 'object', properties: {} } as const;
 
 function person(character: Character): Person {
   return character.role === undefined ? ref(character) : { ...ref(character), role: character.role };
@@ -52,9 +51,9 @@ function person(character: Character): Person {
  * on the floor, the others present, and what the caller carries. Requires sensor `sight`.
  * Limit: 60 calls/min — one look a second is more than a turn-based text game needs.
  */
-export function lookTool(world: TextWorld, options?: TextToolOptions): ToolDefinition<JsonObject, LookOutput> {
-  return withOptions<JsonObject, LookOutput>(
-    {
+export function lookTool(world: TextWorld, options?: TextToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'look',
       class: 'sensor',
       description: 'Look around the room you are in: its description, the exits and where each leads, the items on the floor, who else is here, and what you carry.',
@@ -76,7 +75,7 @@ export function lookTool(world: TextWorld, options?: TextToolOptions): ToolDefin
       limits: { calls_per_minute: 60 },
       requires_capability: 'sight',
       strict_input: true,
-      handler: (_input, context) => {
+      handler: (_input, context): LookOutput => {
         const me = caller(world, context);
         const room = world.room(me.room)!;
         return {
@@ -90,7 +89,7 @@ export function lookTool(world: TextWorld, options?: TextToolOptions): ToolDefin
           text: describeRoom(world, room, me.id),
         };
       },
-    },
+    }),
     options,
   );
 }
@@ -100,9 +99,9 @@ export function lookTool(world: TextWorld, options?: TextToolOptions): ToolDefin
  * here ("me" for yourself), named by id, name, or role. Requires sensor `sight`.
  * Limit: 60 calls/min, like `look`.
  */
-export function inspectTool(world: TextWorld, options?: TextToolOptions): ToolDefinition<{ target: string }, InspectOutput> {
-  return withOptions<{ target: string }, InspectOutput>(
-    {
+export function inspectTool(world: TextWorld, options?: TextToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'inspect',
       class: 'sensor',
       description: 'Look closely at one item you carry or that lies here, or at one character here ("me" for yourself). Name it by id, name or role, e.g. "lantern" or "the miller".',
@@ -125,7 +124,7 @@ export function inspectTool(world: TextWorld, options?: TextToolOptions): ToolDe
       limits: { calls_per_minute: 60 },
       requires_capability: 'sight',
       strict_input: true,
-      handler: ({ target }, context) => {
+      handler: ({ target }, context): InspectOutput => {
         const found = reach(world, caller(world, context), target, 'inspect', false);
         if (found.kind === 'item') {
           const { item } = found;
@@ -138,7 +137,7 @@ export function inspectTool(world: TextWorld, options?: TextToolOptions): ToolDe
         if (character.role !== undefined) out.role = character.role;
         return out;
       },
-    },
+    }),
     options,
   );
 }
@@ -148,9 +147,9 @@ export function inspectTool(world: TextWorld, options?: TextToolOptions): ToolDe
  * present is something a character can tell by ear, so a blind character can still ask.
  * Limit: 60 calls/min, like `look`.
  */
-export function whoTool(world: TextWorld, options?: TextToolOptions): ToolDefinition<JsonObject, WhoOutput> {
-  return withOptions<JsonObject, WhoOutput>(
-    {
+export function whoTool(world: TextWorld, options?: TextToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'who',
       class: 'sensor',
       description: 'Who else is in the room with you, with their roles (e.g. miller, guard).',
@@ -163,11 +162,11 @@ export function whoTool(world: TextWorld, options?: TextToolOptions): ToolDefini
       limits: { calls_per_minute: 60 },
       requires_capability: 'hearing',
       strict_input: true,
-      handler: (_input, context) => {
+      handler: (_input, context): WhoOutput => {
         const me = caller(world, context);
         return { room: ref(world.room(me.room)!), characters: world.charactersIn(me.room).filter((c) => c.id !== me.id).map(person) };
       },
-    },
+    }),
     options,
   );
 }

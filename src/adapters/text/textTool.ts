@@ -2,7 +2,6 @@
 // schema pieces the tools are built from.
 
 import { ToolError } from '../../base/errors.js';
-import type { JsonObject } from '../../protocol/messages.js';
 import type { ToolContext } from '../../runtime/tool.js';
 import { withOverrides, type ToolOverrides } from '../../runtime/toolOverrides.js';
 import type { Character, TextWorld } from './world.js';
@@ -30,14 +29,14 @@ export function ref(thing: { id: string; name: string }): Ref {
 }
 
 /** A name as an agent types it: an id, a name, or words of a name. */
-export function nameInput(description: string): JsonObject {
-  return { type: 'string', minLength: 1, maxLength: 80, description };
+export function nameInput(description: string) {
+  return { type: 'string', minLength: 1, maxLength: 80, description } as const;
 }
 
-export const REF_SCHEMA: JsonObject = {
+export const REF_SCHEMA = {
   type: 'object',
   properties: { id: { type: 'string' }, name: { type: 'string' } },
   required: ['id', 'name'],
-};
+} as const;
 
-export const REFS_SCHEMA: JsonObject = { type: 'array', items: REF_SCHEMA };
+export const REFS_SCHEMA = { type: 'array', items: REF_SCHEMA } as const;

@@ -4,13 +4,13 @@
 
 import { MathUtils, Vector3 } from 'three';
 import { CapsuleError, ToolError } from '../../base/errors.js';
-import type { JsonObject } from '../../protocol/messages.js';
-import type { ToolDefinition } from '../../runtime/tool.js';
+import type { FromSchema } from '../../runtime/schemaType.js';
+import { defineTool, type ToolDefinition } from '../../runtime/tool.js';
 import { degrees, headingBetween, headingOf, point, round, type Point } from './geometry.js';
 import type { MotionEnd } from './motion.js';
 import { caller, idInput, NO_INPUT, objectOf, POINT_SCHEMA, positive, target, withOptions, type SceneBinding, type ThreeToolOptions } from './threeTool.js';
 
-const END_SCHEMA: JsonObject = { enum: ['done', 'replaced', 'stopped', 'removed', 'disposed'] };
+const END_SCHEMA = { enum: ['done', 'replaced', 'stopped', 'removed', 'disposed'] } as const;
 
 /** The ground rectangle agents may walk to; targets outside it are refused by the input schema. */
 export interface Area {
@@ -33,7 +33,28 @@ export interface MoveToOptions extends ThreeToolOptions {
   timeoutMs?: number;
 }
 
-export type MoveToInput = { x: number; z: number; y?: number; speed?: number };
+/** A number an agent gives, bounded where the game's options say. */
+type NumberSchema = { type: 'number'; description: string; minimum?: number; maximum?: number };
+
+/** `move_to`'s input: a point (inside `area`, when there is one) and a speed up to `maxSpeed`. */
+function moveToInput(area: Area | undefined, maxSpeed: number) {
+  const coordinate = (axis: 'x' | 'z'): NumberSchema => {
+    const schema: NumberSchema = { type: 'number', description: `World ${axis} of the point to walk to.` };
+    if (area !== undefined) Object.assign(schema, axis === 'x' ? { minimum: area.minX, maximum: area.maxX } : { minimum: area.minZ, maximum: area.maxZ });
+    return schema;
+  };
+  return objectOf(
+    {
+      x: coordinate('x'),
+      z: coordinate('z'),
+      y: { type: 'number', description: 'Height to reach; leave out to keep yours.' },
+      speed: { type: 'number', exclusiveMinimum: 0, maximum: maxSpeed, description: 'Units per second.' },
+    },
+    ['x', 'z'],
+  );
+}
+
+export type MoveToInput = FromSchema<ReturnType<typeof moveToInput>>;
 export type MoveToOutput = { arrived: boolean; end: MotionEnd; position: Point; heading: number };
 
 /**
@@ -53,31 +74,18 @@ export function moveToTool(binding: SceneBinding, options: MoveToOptions = {}): 
   const area = checkArea(options.area);
   // The slowest walk gets 90% of the timeout, so it ends well before the capsule gives up on it.
   const budgetMs = timeoutMs * 0.9;
-  const coordinate = (axis: 'x' | 'z'): JsonObject => {
-    const schema: JsonObject = { type: 'number', description: `World ${axis} of the point to walk to.` };
-    if (area !== undefined) Object.assign(schema, axis === 'x' ? { minimum: area.minX, maximum: area.maxX } : { minimum: area.minZ, maximum: area.maxZ });
-    return schema;
-  };
-  return withOptions<MoveToInput, MoveToOutput>(
-    {
+  return withOptions(
+    defineTool({
       id: 'move_to',
       class: 'actuator',
       description: `Walk in a straight line to a point on the ground (x, z; y is up), at ${speed} units/s unless you give a speed (at most ${maxSpeed}). The result comes when you arrive, or says why you stopped. A walk may take at most ${Math.floor(budgetMs / 1000)} s: go in legs.`,
-      input_schema: objectOf(
-        {
-          x: coordinate('x'),
-          z: coordinate('z'),
-          y: { type: 'number', description: 'Height to reach; leave out to keep yours.' },
-          speed: { type: 'number', exclusiveMinimum: 0, maximum: maxSpeed, description: 'Units per second.' },
-        },
-        ['x', 'z'],
-      ),
+      input_schema: moveToInput(area, maxSpeed),
       output_schema: objectOf({ arrived: { type: 'boolean' }, end: END_SCHEMA, position: POINT_SCHEMA, heading: { type: 'number' } }),
       limits: { calls_per_minute: 60 },
       requires_capability: 'legs',
       strict_input: true,
       timeout_ms: timeoutMs,
-      handler: async (input, context) => {
+      handler: async (input, context): Promise<MoveToOutput> => {
         const me = caller(binding, context);
         const from = me.object.getWorldPosition(new Vector3());
         const to = new Vector3(input.x, input.y ?? from.y, input.z);
@@ -89,7 +97,7 @@ export function moveToTool(binding: SceneBinding, options: MoveToOptions = {}): 
         const end = await binding.motion.moveTo(me, to, pace, turnSpeed === 0 ? undefined : MathUtils.degToRad(turnSpeed), context.signal);
         return { arrived: end === 'done', end, position: point(me.object.getWorldPosition(new Vector3())), heading: degrees(headingOf(me.object)) };
       },
-    },
+    }),
     options,
   );
 }
@@ -99,7 +107,17 @@ export interface TurnToOptions extends ThreeToolOptions {
   turnSpeed?: number;
 }
 
-export type TurnToInput = { heading?: number; toward?: string };
+const TURN_TO_INPUT = {
+  type: 'object',
+  properties: {
+    heading: { type: 'number', minimum: -360, maximum: 360, description: 'Degrees; 0 faces +z, 90 faces +x.' },
+    toward: idInput('The id of an object to face.'),
+  },
+  oneOf: [{ required: ['heading'] }, { required: ['toward'] }],
+} as const;
+
+/** `{ heading }` or `{ toward }`; the schema refuses both at once. */
+export type TurnToInput = FromSchema<typeof TURN_TO_INPUT>;
 export type TurnToOutput = { done: boolean; end: MotionEnd; heading: number };
 
 /**
@@ -109,24 +127,17 @@ export type TurnToOutput = { done: boolean; end: MotionEnd; heading: number };
  */
 export function turnToTool(binding: SceneBinding, options: TurnToOptions = {}): ToolDefinition<TurnToInput, TurnToOutput> {
   const turnSpeed = MathUtils.degToRad(positive('turnToTool', 'turnSpeed', options.turnSpeed, 180));
-  return withOptions<TurnToInput, TurnToOutput>(
-    {
+  return withOptions(
+    defineTool({
       id: 'turn_to',
       class: 'actuator',
       description: 'Turn on the spot to a heading in degrees (0 faces +z, 90 faces +x), or to face an object by id (toward). Give one of the two.',
-      input_schema: {
-        type: 'object',
-        properties: {
-          heading: { type: 'number', minimum: -360, maximum: 360, description: 'Degrees; 0 faces +z, 90 faces +x.' },
-          toward: idInput('The id of an object to face.'),
-        },
-        oneOf: [{ required: ['heading'] }, { required: ['toward'] }],
-      },
+      input_schema: TURN_TO_INPUT,
       output_schema: objectOf({ done: { type: 'boolean' }, end: END_SCHEMA, heading: { type: 'number' } }),
       limits: { calls_per_minute: 60 },
       requires_capability: 'legs',
       strict_input: true,
-      handler: async (input, context) => {
+      handler: async (input, context): Promise<TurnToOutput> => {
         const me = caller(binding, context);
         let heading: number;
         if (input.toward !== undefined) {
@@ -138,7 +149,7 @@ export function turnToTool(binding: SceneBinding, options: TurnToOptions = {}): 
         const end = await binding.motion.turnTo(me, heading, turnSpeed, context.signal);
         return { done: end === 'done', end, heading: degrees(headingOf(me.object)) };
       },
-    },
+    }),
     options,
   );
 }
@@ -149,9 +160,9 @@ export type StopOutput = { stopped: boolean; position: Point; heading: number };
  * `stop {}` — ends the caller's walk and turn where they are (their results say `end: 'stopped'`);
  * `stopped` is false when nothing was under way. Requires actuator `legs`. Limit: 60 calls/min.
  */
-export function stopTool(binding: SceneBinding, options?: ThreeToolOptions): ToolDefinition<JsonObject, StopOutput> {
-  return withOptions<JsonObject, StopOutput>(
-    {
+export function stopTool(binding: SceneBinding, options?: ThreeToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'stop',
       class: 'actuator',
       description: 'Stop walking and turning, right where you are.',
@@ -160,12 +171,12 @@ export function stopTool(binding: SceneBinding, options?: ThreeToolOptions): Too
       limits: { calls_per_minute: 60 },
       requires_capability: 'legs',
       strict_input: true,
-      handler: (_input, context) => {
+      handler: (_input, context): StopOutput => {
         const me = caller(binding, context);
         const stopped = binding.motion.stop(me, 'stopped');
         return { stopped, position: point(me.object.getWorldPosition(new Vector3())), heading: degrees(headingOf(me.object)) };
       },
-    },
+    }),
     options,
   );
 }

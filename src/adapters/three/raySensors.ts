@@ -3,8 +3,7 @@
 // binding's raycast targets — registered objects and unregistered scenery alike, meshes only.
 
 import { Raycaster, Vector3, type Intersection, type Object3D } from 'three';
-import type { JsonObject } from '../../protocol/messages.js';
-import type { ToolDefinition } from '../../runtime/tool.js';
+import { defineTool } from '../../runtime/tool.js';
 import { bearing, forwardOf, headingOf, point, round, type Point } from './geometry.js';
 import type { Registered } from './objects.js';
 import { caller, eyeOf, idInput, objectOf, POINT_SCHEMA, positive, target, withOptions, type SceneBinding, type ThreeToolOptions } from './threeTool.js';
@@ -12,11 +11,11 @@ import { caller, eyeOf, idInput, objectOf, POINT_SCHEMA, positive, target, withO
 /** Something a ray met: a registered object (with its id) or unregistered scenery (by name). */
 export type RayHit = { id?: string; kind: string; name: string; distance: number; point: Point };
 
-const HIT_SCHEMA: JsonObject = {
+const HIT_SCHEMA = {
   type: 'object',
   properties: { id: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' }, distance: { type: 'number' }, point: POINT_SCHEMA },
   required: ['kind', 'name', 'distance', 'point'],
-};
+} as const;
 
 export interface RayOptions extends ThreeToolOptions {
   /** How far the eyes reach when the agent gives no range (look_ahead) or at all (line_of_sight). Default 20. */
@@ -32,11 +31,11 @@ export type LookAheadOutput = { range: number; clear: boolean; hit?: RayHit };
  * first mesh it meets within range (a registered object by id, or scenery by name), or `clear`.
  * Requires sensor `sight`. Limit: 120 calls/min.
  */
-export function lookAheadTool(binding: SceneBinding, options: RayOptions = {}): ToolDefinition<{ range?: number }, LookAheadOutput> {
+export function lookAheadTool(binding: SceneBinding, options: RayOptions = {}) {
   const maxRange = positive('lookAheadTool', 'maxRange', options.maxRange, 50);
   const range = Math.min(positive('lookAheadTool', 'range', options.range, 20), maxRange);
-  return withOptions<{ range?: number }, LookAheadOutput>(
-    {
+  return withOptions(
+    defineTool({
       id: 'look_ahead',
       class: 'sensor',
       description: `What is straight ahead of you: the first thing in the direction you face, within a range (default ${range}, at most ${maxRange} units), or clear.`,
@@ -45,7 +44,7 @@ export function lookAheadTool(binding: SceneBinding, options: RayOptions = {}): 
       limits: { calls_per_minute: 120 },
       requires_capability: 'sight',
       strict_input: true,
-      handler: (input, context) => {
+      handler: (input, context): LookAheadOutput => {
         const me = caller(binding, context);
         const reach = input.range ?? range;
         const eye = eyeOf(binding, me, new Vector3());
@@ -53,7 +52,7 @@ export function lookAheadTool(binding: SceneBinding, options: RayOptions = {}): 
         const first = hits[0];
         return first === undefined ? { range: reach, clear: true } : { range: reach, clear: false, hit: describeHit(binding, first) };
       },
-    },
+    }),
     options,
   );
 }
@@ -65,10 +64,10 @@ export type LineOfSightOutput = { target: string; visible: boolean; distance: nu
  * before anything else, within `range`; if not, what blocks it (or `too_far`). Also the distance
  * and bearing to the target. Requires sensor `sight`. Limit: 120 calls/min.
  */
-export function lineOfSightTool(binding: SceneBinding, options: RayOptions = {}): ToolDefinition<{ target: string }, LineOfSightOutput> {
+export function lineOfSightTool(binding: SceneBinding, options: RayOptions = {}) {
   const range = positive('lineOfSightTool', 'range', options.range, 20);
-  return withOptions<{ target: string }, LineOfSightOutput>(
-    {
+  return withOptions(
+    defineTool({
       id: 'line_of_sight',
       class: 'sensor',
       description: `Whether you can see an object (by id) from where you stand — up to ${range} units away — or what blocks the view; also its distance and bearing (degrees to turn to face it).`,
@@ -80,7 +79,7 @@ export function lineOfSightTool(binding: SceneBinding, options: RayOptions = {})
       limits: { calls_per_minute: 120 },
       requires_capability: 'sight',
       strict_input: true,
-      handler: (input, context) => {
+      handler: (input, context): LineOfSightOutput => {
         const me = caller(binding, context);
         const other = target(binding, input.target, me);
         const eye = eyeOf(binding, me, new Vector3());
@@ -96,7 +95,7 @@ export function lineOfSightTool(binding: SceneBinding, options: RayOptions = {})
         const blocker = hits.find((hit) => hit.distance < reached && binding.objects.owner(hit.object) !== other);
         return blocker === undefined ? { ...out, visible: true } : { ...out, blocked_by: describeHit(binding, blocker) };
       },
-    },
+    }),
     options,
   );
 }

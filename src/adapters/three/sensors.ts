@@ -3,8 +3,7 @@
 // so in event mode they cost no tick.
 
 import { Vector3 } from 'three';
-import type { JsonObject } from '../../protocol/messages.js';
-import type { ToolDefinition } from '../../runtime/tool.js';
+import { defineTool } from '../../runtime/tool.js';
 import { bearing, degrees, gap, headingOf, point, round, type Point, type Volume } from './geometry.js';
 import type { Registered } from './objects.js';
 import { caller, count, NO_INPUT, objectOf, POINT_SCHEMA, positive, SEEN_SCHEMA, withOptions, type SceneBinding, type Seen, type ThreeToolOptions } from './threeTool.js';
@@ -16,9 +15,9 @@ export type PositionOutput = { position: Point; heading: number; moving: boolean
  * +z, 90 faces +x), and whether a move or turn is under way. Requires sensor `proprioception`.
  * Limit: 120 calls/min — two a second; a body knows where it is without asking every frame.
  */
-export function positionTool(binding: SceneBinding, options?: ThreeToolOptions): ToolDefinition<JsonObject, PositionOutput> {
-  return withOptions<JsonObject, PositionOutput>(
-    {
+export function positionTool(binding: SceneBinding, options?: ThreeToolOptions) {
+  return withOptions(
+    defineTool({
       id: 'position',
       class: 'sensor',
       description: 'Where you are (world x, y, z; y is up) and the heading you face in degrees (0 faces +z, 90 faces +x), and whether you are moving or turning.',
@@ -27,7 +26,7 @@ export function positionTool(binding: SceneBinding, options?: ThreeToolOptions):
       limits: { calls_per_minute: 120 },
       requires_capability: 'proprioception',
       strict_input: true,
-      handler: (_input, context) => {
+      handler: (_input, context): PositionOutput => {
         const me = caller(binding, context);
         return {
           position: point(me.object.getWorldPosition(new Vector3())),
@@ -36,7 +35,7 @@ export function positionTool(binding: SceneBinding, options?: ThreeToolOptions):
           turning: binding.motion.isTurning(me),
         };
       },
-    },
+    }),
     options,
   );
 }
@@ -57,13 +56,13 @@ export type NearbyOutput = { radius: number; objects: Seen[]; more: number };
  * of the caller's, nearest first: id, kind, the gap between the two volumes (0 when touching) and
  * the bearing to turn to face it. Requires sensor `proximity`. Limit: 120 calls/min.
  */
-export function nearbyTool(binding: SceneBinding, options: NearbyOptions = {}): ToolDefinition<{ radius?: number; kind?: string }, NearbyOutput> {
+export function nearbyTool(binding: SceneBinding, options: NearbyOptions = {}) {
   const where = 'nearbyTool';
   const maxRadius = positive(where, 'maxRadius', options.maxRadius, 20);
   const radius = Math.min(positive(where, 'radius', options.radius, 5), maxRadius);
   const maxResults = count(where, 'maxResults', options.maxResults, 10);
-  return withOptions<{ radius?: number; kind?: string }, NearbyOutput>(
-    {
+  return withOptions(
+    defineTool({
       id: 'nearby',
       class: 'sensor',
       description: `The objects within a radius of you (default ${radius}, at most ${maxRadius} units), nearest first: id, kind, distance between your outlines (0 = touching) and bearing (degrees to turn to face it; heading + bearing faces it).`,
@@ -78,7 +77,7 @@ export function nearbyTool(binding: SceneBinding, options: NearbyOptions = {}): 
       limits: { calls_per_minute: 120 },
       requires_capability: 'proximity',
       strict_input: true,
-      handler: (input, context) => {
+      handler: (input, context): NearbyOutput => {
         const me = caller(binding, context);
         const within = input.radius ?? radius;
         const mine = binding.objects.volume(me);
@@ -90,7 +89,7 @@ export function nearbyTool(binding: SceneBinding, options: NearbyOptions = {}): 
           }),
         };
       },
-    },
+    }),
     options,
   );
 }

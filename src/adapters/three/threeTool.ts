@@ -3,7 +3,7 @@
 
 import type { Object3D, Vector3 } from 'three';
 import { CapsuleError, ToolError } from '../../base/errors.js';
-import type { JsonObject } from '../../protocol/messages.js';
+import type { SchemaLiteral } from '../../runtime/schemaType.js';
 import type { ToolContext } from '../../runtime/tool.js';
 import { withOverrides, type ToolOverrides } from '../../runtime/toolOverrides.js';
 import type { Motion } from './motion.js';
@@ -61,28 +61,33 @@ export function count(where: string, name: string, value: number | undefined, fa
   return value;
 }
 
-export const NO_INPUT: JsonObject = { type: 'object', properties: {} };
+export const NO_INPUT = { type: 'object', properties: {} } as const;
 
-export const POINT_SCHEMA: JsonObject = {
+export const POINT_SCHEMA = {
   type: 'object',
   properties: { x: { type: 'number' }, y: { type: 'number' }, z: { type: 'number' } },
   required: ['x', 'y', 'z'],
-};
+} as const;
 
 /** An id as agents type it (the pattern of ObjectRegistry ids). */
-export function idInput(description: string): JsonObject {
-  return { type: 'string', minLength: 1, maxLength: 64, description };
+export function idInput(description: string) {
+  return { type: 'string', minLength: 1, maxLength: 64, description } as const;
 }
 
 /** One registered object as sensors report it. */
-export const SEEN_SCHEMA: JsonObject = {
+export const SEEN_SCHEMA = {
   type: 'object',
   properties: { id: { type: 'string' }, kind: { type: 'string' }, distance: { type: 'number' }, bearing: { type: 'number' } },
   required: ['id', 'kind', 'distance', 'bearing'],
-};
+} as const;
 
 export type Seen = { id: string; kind: string; distance: number; bearing: number };
 
-export function objectOf(properties: JsonObject, required: string[] = Object.keys(properties)): JsonObject {
+/** An object schema whose `required` properties (all, unless named) must be given; its literal type types the handler. */
+export function objectOf<const P extends Properties>(properties: P): { type: 'object'; properties: P; required: Array<keyof P & string> };
+export function objectOf<const P extends Properties, const R extends ReadonlyArray<keyof P & string>>(properties: P, required: R): { type: 'object'; properties: P; required: R };
+export function objectOf(properties: Properties, required: readonly string[] = Object.keys(properties)) {
   return { type: 'object', properties, required };
 }
+
+type Properties = { readonly [name: string]: SchemaLiteral };

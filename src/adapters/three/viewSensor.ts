@@ -5,7 +5,7 @@
 
 import { Frustum, Matrix4, PerspectiveCamera, Vector3, type Camera } from 'three';
 import { CapsuleError } from '../../base/errors.js';
-import type { ToolDefinition } from '../../runtime/tool.js';
+import { defineTool } from '../../runtime/tool.js';
 import { forwardOf, headingOf } from './geometry.js';
 import { survey } from './sensors.js';
 import { caller, count, eyeOf, objectOf, positive, SEEN_SCHEMA, withOptions, type SceneBinding, type Seen, type ThreeToolOptions } from './threeTool.js';
@@ -26,13 +26,13 @@ export type InViewOutput = { objects: Seen[]; more: number; camera: boolean };
  * distance from the eyes to the object's centre, bearing). Requires sensor `sight`.
  * Limit: 120 calls/min.
  */
-export function inViewTool(binding: SceneBinding, options: InViewOptions = {}): ToolDefinition<{ kind?: string }, InViewOutput> {
+export function inViewTool(binding: SceneBinding, options: InViewOptions = {}) {
   const fov = positive('inViewTool', 'fov', options.fov, 90);
   const range = positive('inViewTool', 'range', options.range, 20);
   const maxResults = count('inViewTool', 'maxResults', options.maxResults, 10);
   if (fov >= 180) throw new CapsuleError('AICC_INVALID_OPTION', `inViewTool: fov must be below 180 degrees, got ${fov}`);
-  return withOptions<{ kind?: string }, InViewOutput>(
-    {
+  return withOptions(
+    defineTool({
       id: 'in_view',
       class: 'sensor',
       description: `The objects you can see ahead (a ${fov}° view, ${range} units deep, unless you have your own camera), nearest first, with distance and bearing (degrees to turn to face it). Walls do not hide things here: use line_of_sight to check.`,
@@ -41,7 +41,7 @@ export function inViewTool(binding: SceneBinding, options: InViewOptions = {}): 
       limits: { calls_per_minute: 120 },
       requires_capability: 'sight',
       strict_input: true,
-      handler: (input, context) => {
+      handler: (input, context): InViewOutput => {
         const me = caller(binding, context);
         const eye = eyeOf(binding, me, new Vector3());
         const frustum = frustumOf(me.camera ?? viewCone(eye, headingOf(me.object), fov, range));
@@ -51,7 +51,7 @@ export function inViewTool(binding: SceneBinding, options: InViewOptions = {}): 
         });
         return { ...objects, camera: me.camera !== undefined };
       },
-    },
+    }),
     options,
   );
 }
