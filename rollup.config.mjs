@@ -25,8 +25,12 @@ const entries = {
   three: 'src/adapters/three/index.ts', // "./three" (three stays external: an optional peer)
   phaser: 'src/adapters/phaser/index.ts', // "./phaser" (imports no Phaser value: types only)
   node: 'src/node/index.ts', // "./node"
+  research: 'src/research/index.ts', // "./research"
+  worlds: 'src/worlds/index.ts', // "./worlds"
 };
 const cli = 'src/node/cli.ts'; // → dist/cli.js (the `aicc` bin)
+/** → dist/sweepWorker.js: what a sweep's worker threads run (compiled, so workers need no TypeScript loader). */
+const sweepWorker = 'src/node/sweep/sweepWorker.ts';
 const here = dirname(fileURLToPath(import.meta.url));
 const phaserAdapter = resolve(here, 'src/adapters/phaser') + '/';
 /** Bundled into the Phaser IIFE although outside its folder: the AICC global does not export them. */
@@ -76,7 +80,7 @@ const shebang = () => ({
 
 export default [
   {
-    input: { ...entries, cli },
+    input: { ...entries, cli, sweepWorker },
     external,
     onwarn,
     plugins: [shebang(), ts()],

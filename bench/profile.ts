@@ -32,7 +32,7 @@ async function main(argv: string[]): Promise<void> {
   mkdirSync(workDir, { recursive: true });
   await build({
     stdin: {
-      contents: `import { runSwarm } from './demos/swarm/swarm.ts';
+      contents: `import { runSwarm } from './src/worlds/swarm/swarm.ts';
 import { ${codec}Codec as codec } from './src/protocol/${codec === 'object' ? 'objectCodec' : 'codec'}.ts';
 const run = await runSwarm({ seed: 1, ticks: ${ticks}, foragers: ${foragers}, codec });
 console.log(JSON.stringify(run.result));`,

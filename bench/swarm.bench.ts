@@ -24,7 +24,7 @@ import { Bench } from 'tinybench';
 import { runHeadless } from '../src/adapters/headless/runner.js';
 import { BareSwarm } from '../demos/swarm/bare.js';
 import { ProtocolFloorSwarm } from './swarm.floor.js';
-import { buildSwarm, type Swarm } from '../demos/swarm/swarm.js';
+import { buildSwarm, type Swarm } from '../src/worlds/swarm/swarm.js';
 import { jsonCodec } from '../src/protocol/codec.js';
 import { objectCodec } from '../src/protocol/objectCodec.js';
 import { timeRatio, type BenchOptions, type BenchRow } from './row.js';

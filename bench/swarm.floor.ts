@@ -11,11 +11,11 @@
 // bridge speaking aicc/0.1 one message per call and per event would spend too.
 
 import { BareSwarm } from '../demos/swarm/bare.js';
-import type { Action } from '../demos/swarm/policy.js';
-import { SENSE_RADIUS } from '../demos/swarm/policy.js';
-import type { WorldOptions } from '../demos/swarm/state.js';
-import { registerSwarmTools } from '../demos/swarm/tools.js';
-import { HEARING_RADIUS, SwarmWorld } from '../demos/swarm/world.js';
+import type { Action } from '../src/worlds/swarm/policy.js';
+import { SENSE_RADIUS } from '../src/worlds/swarm/policy.js';
+import type { WorldOptions } from '../src/worlds/swarm/state.js';
+import { registerSwarmTools } from '../src/worlds/swarm/tools.js';
+import { HEARING_RADIUS, SwarmWorld } from '../src/worlds/swarm/world.js';
 import { SeededRandom } from '../src/adapters/headless/random.js';
 import { createCapsule } from '../src/runtime/capsule.js';
 import { ManualClock } from '../src/runtime/clock.js';

@@ -12,8 +12,8 @@ import { parseAst } from 'rollup/parseAst';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'conformance', 'pi', 'pilot', 'inspector', 'three', 'phaser', 'node'];
-const BROWSER_ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'conformance', 'pi', 'pilot', 'inspector', 'three', 'phaser'];
+const ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'conformance', 'pi', 'pilot', 'inspector', 'three', 'phaser', 'research', 'worlds', 'node'];
+const BROWSER_ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'conformance', 'pi', 'pilot', 'inspector', 'three', 'phaser', 'research', 'worlds'];
 const IIFE = 'aicc.iife.js';
 
 const NODE_BUILTIN = /^(node:|(fs|path|net|os|child_process|crypto|http|https|stream|url|util|events|buffer|worker_threads|tls|zlib)(\/|$))/;

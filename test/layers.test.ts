@@ -34,6 +34,14 @@ describe('layering', () => {
     expect(reached('conformance/index.ts').filter((file) => !/^src\/(conformance|base|links|protocol|runtime)\//.test(file))).toEqual([]);
   });
 
+  it('research stands on the runtime, the agents and the headless runner, never on Node tools or worlds', () => {
+    expect(reached('research/index.ts').filter((file) => !/^src\/(research|base|links|protocol|runtime|agent|adapters\/headless)\//.test(file))).toEqual([]);
+  });
+
+  it('the worlds import research and adapters, never Node tools', () => {
+    expect(reached('worlds/index.ts').filter((file) => /^src\/node\//.test(file))).toEqual([]);
+  });
+
   it('no entry but the root one imports the root barrel (it brings the ajv compiler along)', () => {
     for (const entry of ['core.ts', 'adapters/phaser/index.ts', 'adapters/three/index.ts', 'adapters/text/index.ts', 'adapters/headless/index.ts', 'inspector/index.ts', 'agent/pilot/index.ts', 'recording/index.ts', 'conformance/index.ts', 'pi/index.ts']) {
       expect(reached(entry), entry).not.toContain('src/index.ts');
@@ -41,7 +49,7 @@ describe('layering', () => {
   });
 
   it('no published entry, the CLI included, reaches demos/ or anything outside src/', () => {
-    const entries = ['index.ts', 'core.ts', 'conformance/index.ts', 'inspector/index.ts', 'agent/pilot/index.ts', 'pi/index.ts', 'adapters/text/index.ts', 'adapters/headless/index.ts', 'adapters/three/index.ts', 'adapters/phaser/index.ts', 'recording/index.ts', 'node/index.ts', 'node/cli.ts'];
+    const entries = ['index.ts', 'core.ts', 'conformance/index.ts', 'inspector/index.ts', 'agent/pilot/index.ts', 'pi/index.ts', 'adapters/text/index.ts', 'adapters/headless/index.ts', 'adapters/three/index.ts', 'adapters/phaser/index.ts', 'recording/index.ts', 'research/index.ts', 'worlds/index.ts', 'node/index.ts', 'node/cli.ts', 'node/sweep/sweepWorker.ts'];
     for (const entry of entries) expect(reached(entry).filter((file) => !file.startsWith('src/')), entry).toEqual([]);
   });
 });

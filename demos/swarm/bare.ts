@@ -4,9 +4,9 @@
 // The bench's baseline. A test checks that it makes the same decisions as the capsule run.
 
 import { SeededRandom } from '../../src/adapters/headless/random.js';
-import { ForagerBrain, SENSE_RADIUS, type Action } from './policy.js';
-import { swarmState, worldConfig, type SwarmState, type WorldOptions } from './state.js';
-import { HEARING_RADIUS, SwarmWorld } from './world.js';
+import { ForagerBrain, SENSE_RADIUS, type Action } from '../../src/worlds/swarm/policy.js';
+import { swarmState, worldConfig, type SwarmState, type WorldOptions } from '../../src/worlds/swarm/state.js';
+import { HEARING_RADIUS, SwarmWorld } from '../../src/worlds/swarm/world.js';
 
 export class BareSwarm {
   readonly world: SwarmWorld;

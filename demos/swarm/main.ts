@@ -3,7 +3,7 @@
 // the reproducible lines first, the wall-time ones last.
 
 import { progressBar } from '../../src/node/progress.js';
-import { runSwarm } from './swarm.js';
+import { runSwarm } from '../../src/worlds/swarm/swarm.js';
 
 const HELP = `swarm — a headless stress world: foragers driven by in-process aicc/0.1 agents
 

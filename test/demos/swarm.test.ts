@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../src/adapters/headless/random.js';
 import { BareSwarm, runBareSwarm } from '../../demos/swarm/bare.js';
 import { ProtocolFloorSwarm } from '../../bench/swarm.floor.js';
-import { DECISION_MS, ForagerBrain } from '../../demos/swarm/policy.js';
-import { buildSwarm, runSwarm } from '../../demos/swarm/swarm.js';
-import { SwarmWorld } from '../../demos/swarm/world.js';
+import { DECISION_MS, ForagerBrain } from '../../src/worlds/swarm/policy.js';
+import { buildSwarm, runSwarm } from '../../src/worlds/swarm/swarm.js';
+import { SwarmWorld } from '../../src/worlds/swarm/world.js';
 
 const SMALL = { seed: 3, ticks: 80, foragers: 12, size: 16 };
 

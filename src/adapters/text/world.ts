@@ -79,6 +79,13 @@ export class TextWorld {
 
   // ── queries: snapshots, never the world's own records ───────────────────────────────────
 
+  /** Where every character and every item is, by id (ids in code-point order): the world's state in one object. */
+  snapshot(): { characters: Record<string, string>; items: Record<string, string> } {
+    const where = <T>(records: Map<string, T>, place: (record: T) => string): Record<string, string> =>
+      Object.fromEntries([...records.keys()].sort().map((id) => [id, place(records.get(id)!)]));
+    return { characters: where(this.people, (c) => c.room), items: where(this.items, (item) => item.location) };
+  }
+
   room(id: string): Room | undefined {
     const room = this.rooms.get(id);
     return room && { id: room.id, name: room.name, description: room.description, exits: Object.fromEntries(room.exits) };

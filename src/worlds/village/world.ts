@@ -59,7 +59,7 @@ export interface Village {
 }
 
 /** The village at tick 0: the same seed always gives the same world and the same ids. */
-export function buildVillage(seed: number): Village {
+export function buildVillage(seed: number, spec: TextWorldSpec = VILLAGE_SPEC): Village {
   const random = new SeededRandom(seed);
   const clock = new ManualClock();
   const capsule = createCapsule({
@@ -70,7 +70,7 @@ export function buildVillage(seed: number): Village {
     tickMode: 'fixed',
     randomBytes: random.fork('ids').bytes,
   });
-  const world = new TextWorld(VILLAGE_SPEC);
+  const world = new TextWorld(spec);
   bindTextWorld(capsule, world);
   return { capsule, clock, world, random, connect: (character, link) => capsule.connect(link, { character, ...VILLAGER_SESSION }) };
 }

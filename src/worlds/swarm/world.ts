@@ -2,7 +2,7 @@
 // foragers' positions, and what each of them has eaten. It knows nothing of the capsule, so the
 // same update runs behind the capsule's tools and in the bench's bare loop.
 
-import type { SeededRandom } from '../../src/adapters/headless/random.js';
+import type { SeededRandom } from '../../adapters/headless/random.js';
 
 // Type aliases rather than interfaces: a tool handler's output must be assignable to JsonObject.
 export type Point = { x: number; y: number };

@@ -2,7 +2,7 @@
 // ForagerBrain. It does what an LLM-driven agent would do on the wire — hear tick news, `sense`, then
 // `move` or `eat` — only its thinking is a few lines of code instead of a model.
 
-import type { AgentClient } from '../../src/agent/agentClient.js';
+import type { AgentClient } from '../../agent/agentClient.js';
 import type { ForagerBrain } from './policy.js';
 import { SENSE_RADIUS } from './policy.js';
 import type { Sensed } from './world.js';

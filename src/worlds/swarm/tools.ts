@@ -2,7 +2,7 @@
 // Each is a thin call into SwarmWorld; what the capsule adds — schemas, capabilities, limits, the
 // protocol — is what the bench measures.
 
-import type { Capsule } from '../../src/runtime/capsule.js';
+import type { Capsule } from '../../runtime/capsule.js';
 import { foragerName } from './names.js';
 import { HEARING_RADIUS, MAX_SEEN, type SwarmWorld } from './world.js';
 

@@ -2,15 +2,16 @@
 // driven by its own scripted agent speaking aicc/0.1 over a memory link in this process. Every
 // random draw comes from one seed, split by label, so a run is reproducible from the seed alone.
 
-import { connectInProcess } from '../../src/agent/inProcess.js';
-import { SeededRandom } from '../../src/adapters/headless/random.js';
-import { runHeadless, type HeadlessResult } from '../../src/adapters/headless/runner.js';
-import { RunSummary } from '../../src/adapters/headless/summary.js';
-import { jsonCodec, type Codec } from '../../src/protocol/codec.js';
-import { createCapsule, type Capsule } from '../../src/runtime/capsule.js';
-import { ManualClock } from '../../src/runtime/clock.js';
-import type { ValidatorFactory } from '../../src/runtime/validator.js';
-import { ajvValidators } from '../../src/validators/ajv.js';
+import { connectInProcess } from '../../agent/inProcess.js';
+import { SeededRandom } from '../../adapters/headless/random.js';
+import { runHeadless, type HeadlessResult } from '../../adapters/headless/runner.js';
+import { RunSummary } from '../../adapters/headless/summary.js';
+import { jsonCodec, type Codec } from '../../protocol/codec.js';
+import { createCapsule, type Capsule } from '../../runtime/capsule.js';
+import { ManualClock } from '../../runtime/clock.js';
+import type { ConnectOptions } from '../../runtime/options.js';
+import type { ValidatorFactory } from '../../runtime/validator.js';
+import { ajvValidators } from '../../validators/ajv.js';
 import { ForagerAgent } from './agent.js';
 import { ForagerBrain } from './policy.js';
 import { foragerName } from './names.js';
@@ -33,9 +34,15 @@ export interface Swarm {
   state(): SwarmState;
 }
 
-/** Builds the world and the capsule, and connects every forager's agent (resolves once all are in). */
-export async function buildSwarm(options: SwarmOptions = {}): Promise<Swarm> {
-  const random = new SeededRandom(options.seed ?? 1);
+/** The session of every forager: it smells food, walks and eats, and hears ticks and neighbours' meals. */
+export const FORAGER_SESSION = {
+  capabilities: { sensors: ['smell'], actuators: ['legs', 'mouth'] },
+  agentModel: { class: 'edge_medium' },
+  subscriptions: ['tick', 'state_change'],
+} as const satisfies Omit<ConnectOptions, 'character'>;
+
+/** The world and its capsule, with the swarm's tools and regrowth, before any forager connects. */
+export function buildSwarmCapsule(options: SwarmOptions, random: SeededRandom): { capsule: Capsule; clock: ManualClock; world: SwarmWorld; foragers: number } {
   const config = worldConfig(options);
   const world = new SwarmWorld(config, random.fork('world'));
   const clock = new ManualClock();
@@ -50,16 +57,20 @@ export async function buildSwarm(options: SwarmOptions = {}): Promise<Swarm> {
   registerSwarmTools(capsule, world);
   // The world's own step: after the tick's calls have run, before agents hear of the tick.
   capsule.on('tick', () => world.regrow());
+  return { capsule, clock, world, foragers: config.foragers };
+}
 
+/** Builds the world and the capsule, and connects every forager's agent (resolves once all are in). */
+export async function buildSwarm(options: SwarmOptions = {}): Promise<Swarm> {
+  const random = new SeededRandom(options.seed ?? 1);
+  const { capsule, clock, world, foragers } = buildSwarmCapsule(options, random);
   const agents: ForagerAgent[] = [];
-  for (let i = 0; i < config.foragers; i++) {
+  for (let i = 0; i < foragers; i++) {
     // The capsule is in this process: one frame a delivery, no second check (connectInProcess).
     const agent = await connectInProcess(capsule, {
       codec: options.codec ?? jsonCodec,
       character: foragerName(i),
-      capabilities: { sensors: ['smell'], actuators: ['legs', 'mouth'] },
-      agentModel: { class: 'edge_medium' },
-      subscriptions: ['tick', 'state_change'],
+      ...FORAGER_SESSION,
       agent: { clock, randomBytes: random.fork(`agent ids ${i}`).bytes },
     });
     agents.push(new ForagerAgent(agent, new ForagerBrain(random.fork(`forager ${i}`))));

@@ -11,7 +11,7 @@
 // forager thus decides every 2 to 4 ticks (about 3.4 on average): some 3 decisions and 6 calls a
 // second of world time each, about 76 calls a tick for 128 foragers.
 
-import type { SeededRandom } from '../../src/adapters/headless/random.js';
+import type { SeededRandom } from '../../adapters/headless/random.js';
 import type { Point, Sensed } from './world.js';
 
 export type Action = { tool: 'eat'; input: Record<string, never> } | { tool: 'move'; input: { dx: number; dy: number } };

@@ -1,7 +1,7 @@
 // What the capsule run and the bare loop share besides the world and the brains: the world's
 // settings with their defaults, and the shape of the swarm's final state.
 
-import type { Seed } from '../../src/adapters/headless/random.js';
+import type { Seed } from '../../adapters/headless/random.js';
 import type { ForagerBrain } from './policy.js';
 import { foragerName } from './names.js';
 import type { SwarmWorld, WorldConfig } from './world.js';

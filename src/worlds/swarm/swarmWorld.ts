@@ -1,0 +1,45 @@
+// The swarm as a research world: foragers on a grid of regrowing food, each driven by its own scripted
+// agent over aicc/0.1. The knobs are the population and the food: at a low density and slow regrowth,
+// where the foragers start decides who eats, so seeds differ in outcome.
+
+import { defineWorld } from '../../research/world.js';
+import { ForagerAgent } from './agent.js';
+import { foragerName } from './names.js';
+import { ForagerBrain } from './policy.js';
+import { swarmState } from './state.js';
+import { buildSwarmCapsule, FORAGER_SESSION } from './swarm.js';
+
+export const swarmWorld = defineWorld({
+  name: 'swarm',
+  description: 'Foragers on a grid of regrowing food, each deciding sense-then-act every 2 to 4 ticks.',
+  params: { foragers: 16, size: 24, foodDensity: 0.05, regrowPerTick: 1 },
+  maxTicks: 300,
+  setup({ params, random }) {
+    const { capsule, world, foragers } = buildSwarmCapsule(params, random);
+    const agents: ForagerAgent[] = [];
+    return {
+      capsule,
+      agents: Object.fromEntries(Array.from({ length: foragers }, (_, i) => [foragerName(i), FORAGER_SESSION])),
+      policy({ client, random: own }) {
+        agents.push(new ForagerAgent(client, new ForagerBrain(own)));
+      },
+      metrics: () => {
+        const eaten = Array.from(world.eaten);
+        return {
+          totalEaten: world.totalEaten,
+          foodLeft: world.foodLeft(),
+          hungry: eaten.filter((count) => count === 0).length,
+          mostEaten: Math.max(0, ...eaten),
+          decisions: agents.reduce((sum, agent) => sum + agent.brain.decisions, 0),
+          failures: agents.reduce((sum, agent) => sum + agent.failures, 0),
+        };
+      },
+      score: (character) => world.eaten[Number(character.slice('forager-'.length))] ?? 0,
+      state: () => {
+        const { foragers: each, ...rest } = swarmState(capsule.tick, world, agents);
+        // Where each forager is and what it ate, and the food grid: the world, not the agents' minds.
+        return { ...rest, foragers: each.map(({ character, eaten, x, y }) => ({ character, eaten, x, y })), food: Array.from(world.food).join('') };
+      },
+    };
+  },
+});
