@@ -22,6 +22,8 @@ Commands:
   compile-schemas   precompile tool schemas into CSP-safe validators (no ajv compiler in your bundle)
   gateway           join browser pages to the pi coding agent (pi-peers 1.0 or pi-daemon v2, over WebSocket)
   conformance       check an aicc/0.1 bridge (a ws:// URL or a module), level by level
+  sweep             episodes of a world over seeds and parameters, on worker threads (or BullMQ with --queue)
+  worker            run the episodes of sweeps queued on Redis (BullMQ), on this machine
 
 Options:
   -h, --help        show this help, or a command's help with \`aicc <command> --help\`
@@ -39,6 +41,10 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   // Loaded on demand: only the gateway needs `ws`.
   gateway: (argv, io) => import('./gatewayCommand.js').then((m) => m.gatewayCommand(argv, io)),
   conformance: (argv, io) => import('./conformanceCommand.js').then((m) => m.conformanceCommand(argv, io)),
+  // Loaded on demand: worker threads, and bullmq only with --queue.
+  sweep: (argv, io) => import('./sweepCommand.js').then((m) => m.sweepCommand(argv, io)),
+  // Loaded on demand: only `aicc worker` needs bullmq and ioredis (optional peer dependencies).
+  worker: (argv, io) => import('../queue/workerCommand.js').then((m) => m.workerCommand(argv, io)),
 };
 
 /** Runs one `aicc` invocation and resolves with its exit code; never throws. */

@@ -61,3 +61,45 @@ describe('progressBar', () => {
     expect(stream.written.map((line) => line.includes('100%'))).toEqual([true, true]);
   });
 });
+
+function ttyStream(): ProgressStream & { lines: string[] } {
+  const lines: string[] = [];
+  return { isTTY: true, columns: 100, lines, write: (text: string) => lines.push(text.replace('\r\x1b[2K', '')) };
+}
+
+describe('progressBar with eta', () => {
+  it('shows the time left at the rate so far, in s, m and h', () => {
+    const stream = ttyStream();
+    let time = 0;
+    const bar = progressBar(stream, { now: () => time, eta: true });
+    time = 2000;
+    bar(10, 40); // 5/s, 30 left
+    time = 10_000;
+    bar(50, 30_050); // 5/s, 30000 left = 6000 s
+    time = 20_000;
+    bar(100, 1100); // 5/s, 1000 left = 200 s
+    expect(stream.lines.map((line) => line.slice(line.indexOf('%') + 1).trim())).toEqual(['10/40  5/s  ETA 6s', '50/30050  5/s  ETA 1h40m', '100/1100  5/s  ETA 3m20s']);
+  });
+
+  it('leaves the episodes done before this run out of the rate (a resumed sweep)', () => {
+    const stream = ttyStream();
+    let time = 0;
+    const bar = progressBar(stream, { now: () => time, eta: true, baseline: 90 });
+    bar(90, 100);
+    time = 1000;
+    bar(92, 100); // 2/s this run, 8 left
+    expect(stream.lines.map((line) => line.slice(line.indexOf('%') + 1).trim())).toEqual(['90/100', '92/100  2/s  ETA 4s']);
+  });
+
+  it('has no ETA when done, nor before anything ran, nor unless asked', () => {
+    const stream = ttyStream();
+    let time = 0;
+    const bar = progressBar(stream, { now: () => time, eta: true });
+    time = 1000;
+    bar(0, 10);
+    bar(10, 10);
+    const plain = ttyStream();
+    progressBar(plain, { now: () => time })(5, 10);
+    expect([...stream.lines, ...plain.lines].some((line) => line.includes('ETA'))).toBe(false);
+  });
+});

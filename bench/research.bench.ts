@@ -1,0 +1,134 @@
+// Research runs at scale: how many agent decisions a second one core drives in the swarm world, how
+// sweeps scale from one worker thread to two, and what a BullMQ queue on a local Redis costs a sweep.
+//
+// Rows and baselines:
+// - "swarm decisions/s per core": runEpisode of the swarm world (every decision a sense call and a
+//   move or eat call over aicc/0.1, in-process agents) against the bare loop (demos/swarm/bare.ts:
+//   the same world and brains, no protocol), both on this one thread. Beside it, the anchor the issue
+//   names: Godot RL Agents, about 3,000 agent steps a second per core.
+// - "sweep, 2 worker threads vs 1": the same village sweep through runSweep with 1 and then 2
+//   workers; the ratio is (time with 2) ÷ (time with 1), and 2 cores give at best 0.5. Target:
+//   episodes/s with 2 workers ≥ 1.7× one worker (ratio ≤ 0.59).
+// - "sweep on BullMQ vs worker threads": the same sweep through runQueueSweep with one
+//   `runQueueWorker` in this process against runSweep with one worker thread; the overhead is the
+//   queue's share of the wall time. Target ≤ 5%. Skipped, with a row note, when no redis-server.
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BareSwarm } from '../demos/swarm/bare.js';
+import { runEpisode } from '../src/research/episode.js';
+import { runSweep } from '../src/node/sweep/runSweep.js';
+import { swarmWorld } from '../src/worlds/index.js';
+import type { BenchOptions, BenchRow } from './row.js';
+
+const GODOT_RL_STEPS_PER_CORE = 3000;
+
+export async function run(options: BenchOptions): Promise<BenchRow[]> {
+  return [await swarmDecisions(options), ...(await sweeps(options))];
+}
+
+async function swarmDecisions(options: BenchOptions): Promise<BenchRow> {
+  const params = { foragers: options.quick ? 16 : 128, size: 64, foodDensity: 0.2, regrowPerTick: 16 };
+  const maxTicks = options.quick ? 20 : 600;
+  await runEpisode(swarmWorld, { seed: 0, params, maxTicks: Math.min(maxTicks, 100) }); // JIT warm-up
+  const started = performance.now();
+  const summary = await runEpisode(swarmWorld, { seed: 1, params, maxTicks });
+  const capsule = summary.metrics.decisions! / ((performance.now() - started) / 1000);
+
+  const bare = new BareSwarm({ seed: 1, ...params });
+  for (let i = 0; i < 100; i++) bare.step();
+  const bareStarted = performance.now();
+  for (let i = 0; i < maxTicks; i++) bare.step();
+  const bareSeconds = (performance.now() - bareStarted) / 1000;
+  const bareDecisions = bare.state().foragers.reduce((sum, forager) => sum + forager.decisions, 0) * (maxTicks / (maxTicks + 100));
+  const baseline = bareDecisions / bareSeconds;
+  return {
+    name: 'research: swarm decisions/s per core (runEpisode vs bare loop)',
+    capsule,
+    baseline,
+    unit: 'decisions/s',
+    ratio: baseline / capsule,
+    note: `${params.foragers} foragers, ${maxTicks} ticks, one thread; each decision is a sense and a move or eat call over aicc/0.1; anchor: Godot RL ~${GODOT_RL_STEPS_PER_CORE.toLocaleString('en-US')} steps/s per core (${(capsule / GODOT_RL_STEPS_PER_CORE).toFixed(1)}× that)`,
+  };
+}
+
+async function sweeps(options: BenchOptions): Promise<BenchRow[]> {
+  const seeds = Array.from({ length: options.quick ? 8 : 200 }, (_, i) => i + 1);
+  const plan = { world: 'village', seeds, grid: { dayTicks: [190, 600] } } as const;
+  const dir = mkdtempSync(join(tmpdir(), 'aicc-bench-sweep-'));
+  try {
+    const timed = async (name: string, sweep: (out: string) => Promise<unknown>): Promise<number> => {
+      const started = performance.now();
+      await sweep(join(dir, `${name}.jsonl`));
+      return (performance.now() - started) / 1000;
+    };
+    await timed('warm', (out) => runSweep({ ...plan, seeds: seeds.slice(0, 4), out, workers: 2 }));
+    const one = await timed('one', (out) => runSweep({ ...plan, out, workers: 1 }));
+    const two = await timed('two', (out) => runSweep({ ...plan, out, workers: 2 }));
+    const episodes = seeds.length * 2;
+    const rows: BenchRow[] = [
+      {
+        name: 'research: sweep episodes/s, 2 worker threads vs 1',
+        capsule: episodes / two,
+        baseline: episodes / one,
+        unit: 'episodes/s',
+        ratio: two / one,
+        note: `${episodes} village episodes; 2 workers run ${(one / two).toFixed(2)}× the episodes/s of 1 (target ≥ 1.7×; 2 cores)`,
+      },
+    ];
+    rows.push(await queueRow(plan, dir, one, episodes));
+    return rows;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function queueRow(plan: { world: string; seeds: number[]; grid: Record<string, readonly number[]> }, dir: string, threadSeconds: number, episodes: number): Promise<BenchRow> {
+  const name = 'research: sweep on BullMQ (1 queue worker) vs 1 worker thread';
+  if (spawnSync('redis-server', ['--version']).status !== 0) {
+    return { name, capsule: 1, baseline: 1, unit: 's', ratio: 1, note: 'not measured: needs redis-server (Debian package redis-server)' };
+  }
+  const port = await freePort();
+  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  try {
+    await waitForRedis(port);
+    const queue = await import('../src/queue/index.js');
+    const url = `redis://127.0.0.1:${port}`;
+    const stop = new AbortController();
+    const worker = queue.runQueueWorker({ queue: url, signal: stop.signal });
+    const started = performance.now();
+    await queue.runQueueSweep({ ...plan, out: join(dir, 'queue.jsonl'), queue: url });
+    const queueSeconds = (performance.now() - started) / 1000;
+    stop.abort();
+    await worker;
+    const overhead = (queueSeconds - threadSeconds) / queueSeconds;
+    return { name, capsule: queueSeconds, baseline: threadSeconds, unit: 's', ratio: queueSeconds / threadSeconds, note: `${episodes} village episodes; the queue's share of the wall time: ${(overhead * 100).toFixed(1)}% (target ≤ 5%)` };
+  } finally {
+    stopProcess(redis);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function waitForRedis(port: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'ping']).stdout?.toString().trim() === 'PONG') return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`bench research: redis-server on port ${port} did not answer PING in 5 s`);
+}
+
+function stopProcess(child: ChildProcess): void {
+  if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
+}

@@ -1,0 +1,94 @@
+// A sweep on one machine: the plan (every params combination with every seed) made and checked in
+// the coordinator, the jobs the results file does not hold yet run on a pool of worker threads, each
+// episode appended to the file the moment it arrives. The result is read back from the file, so a
+// fresh sweep and a resumed one report the same episodes and aggregate, whatever the thread count.
+
+import { availableParallelism } from 'node:os';
+import type { Worker } from 'node:worker_threads';
+import { CapsuleError } from '../../base/errors.js';
+import { jobKey, type SweepJob } from '../../research/sweepPlan.js';
+import type { JobSpec } from './job.js';
+import { prepareSweep, workerWorld } from './prepareSweep.js';
+import { readResults, ResultsWriter } from './resultsFile.js';
+import { sweepResult, type SweepOptions, type SweepResult } from './sweepResult.js';
+import { ThreadPool } from './threadPool.js';
+
+export interface ThreadSweepOptions extends SweepOptions {
+  /** Worker threads; default os.availableParallelism(). Never more than the jobs left to run. */
+  workers?: number;
+  /** The compiled worker entry; default this package's dist/sweepWorker.js. */
+  workerUrl?: URL;
+  /** Told each time a job is handed to a thread (a test kills a thread through it). */
+  onThread?: (event: { type: 'started'; job: SweepJob; worker: Worker }) => void;
+}
+
+/** Most worker threads a sweep starts: a typo like --workers 4000 should fail, not start 4000 isolates. */
+export const MAX_WORKERS = 256;
+
+/** Runs a sweep on worker threads; resolves once every job ran (or `signal` stopped it and the jobs in flight were written). */
+export async function runSweep(options: ThreadSweepOptions): Promise<SweepResult> {
+  const workers = options.workers ?? availableParallelism();
+  if (!(Number.isInteger(workers) && workers >= 1 && workers <= MAX_WORKERS)) throw new CapsuleError('AICC_INVALID_OPTION', `runSweep: workers must be a whole number from 1 to ${MAX_WORKERS}, got ${workers}`);
+  const { plan, held } = await prepareSweep(options);
+  const todo = plan.filter((job) => !held.keys.has(job.key));
+  let done = plan.length - todo.length;
+  options.progress?.(done, plan.length);
+  let writer: ResultsWriter;
+  try {
+    // Opening cuts a torn last line off, so the next line starts whole.
+    writer = new ResultsWriter(options.out, held.wholeBytes);
+  } catch (error) {
+    throw new CapsuleError('AICC_INVALID_OPTION', `runSweep: cannot write the results file ${options.out} (${(error as Error).message})`);
+  }
+  let ran = 0;
+  try {
+    if (todo.length > 0 && options.signal?.aborted !== true) {
+      const pool = new ThreadPool({
+        size: Math.min(workers, todo.length),
+        ...(options.workerUrl !== undefined && { workerUrl: options.workerUrl }),
+        ...(options.onThread !== undefined && { onThread: options.onThread }),
+      });
+      const world = workerWorld(options.world);
+      let next = 0;
+      let failure: { error: unknown } | undefined;
+      // One runner per thread, each taking the plan's next job: the plan is the only queue.
+      const runner = async (): Promise<void> => {
+        while (failure === undefined && options.signal?.aborted !== true && next < todo.length) {
+          const job = todo[next++]!;
+          try {
+            const episode = await pool.run(job, jobSpec(world, job, options));
+            // A worker that loaded some other world (a module changed under the sweep) must not pass as this job.
+            const key = jobKey(episode.world, episode.params, episode.seed);
+            if (key !== job.key) throw new CapsuleError('AICC_INVALID_OPTION', `runSweep: job ${job.key} came back as ${key}; did the world module change during the sweep?`);
+            writer.append(episode);
+            ran++;
+            done++;
+            options.progress?.(done, plan.length);
+          } catch (error) {
+            // The other runners finish their episode in flight (it is written), then stop.
+            failure ??= { error };
+          }
+        }
+      };
+      try {
+        await Promise.all(Array.from({ length: pool.size }, runner));
+      } finally {
+        await pool.close();
+      }
+      if (failure !== undefined) throw failure.error;
+    }
+  } finally {
+    writer.close();
+  }
+  return sweepResult(plan, readResults(options.out).episodes, ran);
+}
+
+function jobSpec(world: string, job: SweepJob, options: SweepOptions): JobSpec {
+  return {
+    world,
+    seed: job.seed,
+    params: job.params,
+    ...(options.maxTicks !== undefined && { maxTicks: options.maxTicks }),
+    ...(options.hashEvery !== undefined && { hashEvery: options.hashEvery }),
+  };
+}
