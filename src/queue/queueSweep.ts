@@ -153,14 +153,22 @@ class Coordinator {
   private woken = false;
   private wake: (() => void) | undefined;
   private readonly onAbort = (): void => this.wakeUp();
+  /** When the last completion or failure event came: while they flow, nothing needs polling. */
+  private lastEventAt = 0;
 
   constructor(private readonly s: CoordinatorSetup) {
     this.done = s.done;
     const onError = (error: Error): void => s.options.onError?.(error);
     s.queue.on('error', onError);
     s.events.on('error', onError);
-    s.events.on('completed', ({ jobId: id, returnvalue }) => this.settle(id, returnvalue));
-    s.events.on('failed', ({ jobId: id, failedReason }) => this.fail(id, failedReason));
+    s.events.on('completed', ({ jobId: id, returnvalue }) => {
+      this.lastEventAt = performance.now();
+      this.settle(id, returnvalue);
+    });
+    s.events.on('failed', ({ jobId: id, failedReason }) => {
+      this.lastEventAt = performance.now();
+      this.fail(id, failedReason);
+    });
     s.options.signal?.addEventListener('abort', this.onAbort);
   }
 
@@ -179,8 +187,10 @@ class Coordinator {
       }
       await this.removeWritten();
       if (this.stopped) break;
-      await this.idle(pollMs - (performance.now() - polled));
-      if (performance.now() - polled >= pollMs) {
+      await this.idle(pollMs - (performance.now() - Math.max(polled, this.lastEventAt)));
+      // The poll is the safety net for missed events: only once they have stopped for pollMs (it
+      // costs a Redis lookup per outstanding job, more than the jobs themselves when run every time).
+      if (performance.now() - Math.max(polled, this.lastEventAt) >= pollMs) {
         await this.poll();
         polled = performance.now();
       }
@@ -227,7 +237,8 @@ class Coordinator {
         continue;
       }
       this.outstanding.set(id, job);
-      if (state === 'completed') this.settle(id, existing.returnvalue);
+      // It may have completed after `existing` was read (then without its result): read that now.
+      if (state === 'completed') this.settle(id, existing.returnvalue ?? (await JobClass.fromId(queue, id))?.returnvalue);
       else if (state === 'failed') {
         await existing.retry('failed');
         retried.push(id);

@@ -3,11 +3,15 @@
 // where the foragers start decides who eats, so seeds differ in outcome.
 
 import { defineWorld } from '../../research/world.js';
+import type { ValidatorFactory } from '../../runtime/validator.js';
+import { ajvValidators } from '../../validators/ajv.js';
 import { ForagerAgent } from './agent.js';
 import { foragerName } from './names.js';
 import { ForagerBrain } from './policy.js';
 import { swarmState } from './state.js';
 import { buildSwarmCapsule, FORAGER_SESSION } from './swarm.js';
+
+let sharedValidators: ValidatorFactory | undefined;
 
 export const swarmWorld = defineWorld({
   name: 'swarm',
@@ -15,7 +19,8 @@ export const swarmWorld = defineWorld({
   params: { foragers: 16, size: 24, foodDensity: 0.05, regrowPerTick: 1 },
   maxTicks: 300,
   setup({ params, random }) {
-    const { capsule, world, foragers } = buildSwarmCapsule(params, random);
+    // One validator factory for every episode of this process: the tools' schemas compile once.
+    const { capsule, world, foragers } = buildSwarmCapsule({ ...params, validators: (sharedValidators ??= ajvValidators()) }, random);
     const agents: ForagerAgent[] = [];
     return {
       capsule,
