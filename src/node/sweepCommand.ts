@@ -107,7 +107,7 @@ export async function sweepCommand(argv: string[], io: CliIo, runtime: SweepRunt
   }
   if (numbers.workers !== undefined && numbers.workers > MAX_WORKERS) return usage(`--workers takes at most ${MAX_WORKERS}`);
   if (values.queue !== undefined) {
-    if (!/^rediss?:\/\/./.test(values.queue)) return usage(`--queue takes a Redis URL like redis://127.0.0.1:6379, got ${JSON.stringify(values.queue)}`);
+    if (!/^rediss?:\/\/./.test(values.queue)) return usage('--queue takes a Redis URL like redis://127.0.0.1:6379 (or rediss:// for TLS)');
     if (numbers.workers !== undefined) return usage('--workers does not apply with --queue: each `aicc worker --queue …` process is a worker');
   } else if (values['queue-name'] !== undefined) {
     return usage('--queue-name goes with --queue');

@@ -26,18 +26,23 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 /** Longest pause between two reconnection attempts once a connection has worked (ms). */
 const MAX_RECONNECT_DELAY_MS = 5_000;
 
-/** Reads a queue URL; `place` names the caller in the error. */
+/** A queue URL as messages may show it: any password replaced by ***, even in text that is not a URL. */
+export function redactUrl(text: string): string {
+  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*:)[^@/]*@/i, '$1***@');
+}
+
+/** Reads a queue URL; `place` names the caller in the error (which never shows the password). */
 export function parseRedisUrl(text: string, place: string): RedisTarget {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new CapsuleError('AICC_INVALID_OPTION', `${place}: ${JSON.stringify(text)} is not a URL; name the queue's Redis as redis://HOST:PORT (e.g. redis://127.0.0.1:6379)`);
+    throw new CapsuleError('AICC_INVALID_OPTION', `${place}: ${JSON.stringify(redactUrl(text))} is not a URL; name the queue's Redis as redis://HOST:PORT (e.g. redis://127.0.0.1:6379)`);
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-    throw new CapsuleError('AICC_INVALID_OPTION', `${place}: the queue URL must be redis://HOST:PORT[/DB] (rediss:// for TLS), got ${JSON.stringify(text)}`);
+    throw new CapsuleError('AICC_INVALID_OPTION', `${place}: the queue URL must be redis://HOST:PORT[/DB] (rediss:// for TLS), got a ${url.protocol} URL`);
   }
-  if (url.hostname === '') throw new CapsuleError('AICC_INVALID_OPTION', `${place}: the queue URL ${text} names no host; write redis://HOST:PORT`);
+  if (url.hostname === '') throw new CapsuleError('AICC_INVALID_OPTION', `${place}: the queue URL ${redactUrl(text)} names no host; write redis://HOST:PORT`);
   const path = url.pathname.replace(/^\//, '');
   if (!/^\d*$/.test(path) || Number(path) > 65_535) {
     throw new CapsuleError('AICC_INVALID_OPTION', `${place}: after the host, the queue URL may only name a database number (redis://HOST:PORT/2), got /${path}`);

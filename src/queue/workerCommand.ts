@@ -60,8 +60,9 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
     return 2;
   }
   const queueName = values['queue-name'] ?? DEFAULT_QUEUE_NAME;
+  let shown: string;
   try {
-    parseRedisUrl(values.queue, 'queue');
+    shown = parseRedisUrl(values.queue, 'queue').shown;
     checkQueueName(queueName, 'queue-name');
   } catch (error) {
     io.stderr.write(`aicc worker: ${userMessage(error)}\n`);
@@ -93,7 +94,7 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
       ...(numbers['stalled-ms'] !== undefined && { stalledIntervalMs: numbers['stalled-ms'] }),
       ...(values.name !== undefined && { name: values.name }),
       signal: stop.signal,
-      onReady: () => io.stdout.write(`aicc worker: serving queue ${queueName} on ${values.queue}; Ctrl-C stops\n`),
+      onReady: () => io.stdout.write(`aicc worker: serving queue ${queueName} on ${shown}; Ctrl-C stops\n`),
       onJob: (event) => {
         if (event.type === 'failed') io.stderr.write(`aicc worker: job ${event.jobId} failed: ${event.message}\n`);
       },
