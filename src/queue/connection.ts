@@ -28,7 +28,8 @@ const MAX_RECONNECT_DELAY_MS = 5_000;
 
 /** A queue URL as messages may show it: any password replaced by ***, even in text that is not a URL. */
 export function redactUrl(text: string): string {
-  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*:)[^@/]*@/i, '$1***@');
+  // user:password@ after a scheme, and anything before an @ that could be one where there is none.
+  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*:)[^@/]*@/i, '$1***@').replace(/^([^/@]*:)[^/@]*@/, '$1***@');
 }
 
 /** Reads a queue URL; `place` names the caller in the error (which never shows the password). */
@@ -40,7 +41,7 @@ export function parseRedisUrl(text: string, place: string): RedisTarget {
     throw new CapsuleError('AICC_INVALID_OPTION', `${place}: ${JSON.stringify(redactUrl(text))} is not a URL; name the queue's Redis as redis://HOST:PORT (e.g. redis://127.0.0.1:6379)`);
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-    throw new CapsuleError('AICC_INVALID_OPTION', `${place}: the queue URL must be redis://HOST:PORT[/DB] (rediss:// for TLS), got a ${url.protocol} URL`);
+    throw new CapsuleError('AICC_INVALID_OPTION', `${place}: the queue URL must be redis://HOST:PORT[/DB] (rediss:// for TLS), got ${JSON.stringify(redactUrl(text))}`);
   }
   if (url.hostname === '') throw new CapsuleError('AICC_INVALID_OPTION', `${place}: the queue URL ${redactUrl(text)} names no host; write redis://HOST:PORT`);
   const path = url.pathname.replace(/^\//, '');

@@ -23,8 +23,8 @@ describe('parseRedisUrl', () => {
 
   it.each([
     ['127.0.0.1', /is not a URL; name the queue's Redis as redis:\/\/HOST:PORT/],
-    ['http://127.0.0.1:6379', /must be redis:\/\/HOST:PORT\[\/DB\] \(rediss:\/\/ for TLS\), got a http: URL/],
-    ['localhost:6379', /must be redis:\/\/HOST:PORT\[\/DB\] \(rediss:\/\/ for TLS\), got a localhost: URL/],
+    ['http://127.0.0.1:6379', /must be redis:\/\/HOST:PORT\[\/DB\] \(rediss:\/\/ for TLS\), got "http:\/\/127.0.0.1:6379"/],
+    ['localhost:6379', /must be redis:\/\/HOST:PORT\[\/DB\] \(rediss:\/\/ for TLS\), got "localhost:6379"/],
     ['redis://127.0.0.1:6379/queue', /may only name a database number/],
     ['redis://127.0.0.1:6379?db=2', /takes no \?query/],
   ])('refuses %s, saying what a queue URL looks like', (url, message) => {
@@ -32,7 +32,7 @@ describe('parseRedisUrl', () => {
     expect(() => parseRedisUrl(url, 'here')).toThrow(/^here: /);
   });
 
-  it.each(['http://sweeper:s3cret@127.0.0.1:6379', 'redis://:s3cret@', 'redis://:s3cret@host:6379/queue', 'redis://u:s3cret@host?db=2'])('never puts the password of %s in its error', (url) => {
+  it.each(['http://sweeper:s3cret@127.0.0.1:6379', 'redis://:s3cret@', 'redis://:s3cret@host:6379/queue', 'redis://u:s3cret@host?db=2', 'nonsense:s3cret@x'])('never puts the password of %s in its error', (url) => {
     expect(() => parseRedisUrl(url, 'here')).toThrow(/^here: /);
     expect(() => parseRedisUrl(url, 'here')).not.toThrow(/s3cret/);
   });
