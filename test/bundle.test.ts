@@ -12,7 +12,7 @@ import { parseAst } from 'rollup/parseAst';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'conformance', 'pi', 'pilot', 'inspector', 'three', 'phaser', 'research', 'worlds', 'queue', 'node'];
+const ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'conformance', 'pi', 'pilot', 'inspector', 'three', 'phaser', 'research', 'worlds', 'queue', 'mcp', 'node'];
 const BROWSER_ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'conformance', 'pi', 'pilot', 'inspector', 'three', 'phaser', 'research', 'worlds'];
 const IIFE = 'aicc.iife.js';
 

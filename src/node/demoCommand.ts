@@ -40,6 +40,11 @@ why it stopped, calls by tool, refusals by code, decision latency, wall time.
                     session, replacing what an earlier run left; one the daemon evicts or
                     loses in a restart is opened again, briefed again, by itself.
   --cwd DIR         the session's folder on the daemon's host (default: this folder)
+  --agent mcp[:NAME]
+                    serve a villager (default cleo) to an MCP client over standard input and
+                    output, in real time: the client starts this command as its stdio server and
+                    calls the villager's tools as native tools (the story then goes to stderr).
+                    To add it to pi 1.x:  pi mcp add aicc-cleo -- npx aicc demo --agent mcp:cleo
   -h, --help        this help
 
 Ctrl-C ends the day early: the story and the summary (or the JSON) are still printed, and the
@@ -59,6 +64,8 @@ interface DemoArgs {
   daemonSocket?: string;
   /** With --agent pi-daemon:SOCKET: the session's folder (--cwd). */
   cwd?: string;
+  /** With --agent mcp[:NAME]: the villager an MCP client plays over stdio. */
+  mcp?: string;
   pi: PiAgentOptions;
 }
 
@@ -99,8 +106,15 @@ export function parseDemoArgs(argv: string[]): DemoArgs | string {
         args.daemonSocket = daemon[1]!;
         continue;
       }
+      const served = spec === undefined ? null : /^mcp(?::([a-z]+))?$/.exec(spec);
+      if (served !== null) {
+        const name = served[1] ?? 'cleo';
+        if (!(VILLAGERS as readonly string[]).includes(name)) return `--agent: no villager called "${name}"; choose ${VILLAGERS.join(', ')}`;
+        args.mcp = name;
+        continue;
+      }
       const match = spec === undefined ? null : /^pi(?::([a-z]+))?$/.exec(spec);
-      if (match === null) return `--agent expects pi, pi:NAME or pi-daemon:SOCKET, got ${spec === undefined ? 'nothing' : JSON.stringify(spec)}`;
+      if (match === null) return `--agent expects pi, pi:NAME, pi-daemon:SOCKET or mcp:NAME, got ${spec === undefined ? 'nothing' : JSON.stringify(spec)}`;
       const name = match[1] ?? 'cleo';
       if (!(VILLAGERS as readonly string[]).includes(name)) return `--agent: no villager called "${name}"; choose ${VILLAGERS.join(', ')}`;
       args.agent = name;
@@ -123,6 +137,11 @@ export function parseDemoArgs(argv: string[]): DemoArgs | string {
     if ((args.pi.provider === undefined) !== (args.pi.model === undefined)) return "with --agent pi-daemon:SOCKET, give --provider and --model together, or neither for the daemon's default model";
   }
   if (args.agent !== undefined && args.play === args.agent) return `--play and --agent cannot both take ${args.agent}`;
+  if (args.mcp !== undefined) {
+    if (args.agent !== undefined) return '--agent mcp serves one villager; it does not go with a second --agent';
+    if (args.play !== undefined) return '--agent mcp speaks MCP on standard input and output; --play needs them too';
+    if (args.json) return '--agent mcp speaks MCP on standard output; --json does not go with it';
+  }
   if (args.play !== undefined && args.json) return '--play and --json do not go together';
   return args;
 }
@@ -183,6 +202,13 @@ async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal): Promise<
         ? await agents!.startDaemonAgent({ socketPath: args.daemonSocket, label: args.agent, ...(args.cwd !== undefined && { cwd: args.cwd }), ...(args.pi.provider !== undefined && { provider: args.pi.provider }), ...(args.pi.model !== undefined && { model: args.pi.model }) })
         : await agents!.startPiAgent({ ...args.pi, label: args.agent });
   if (pi !== undefined) options.pilot = { character: args.agent!, backend: pi.backend };
+  // With --agent mcp standard output is the MCP channel: everything for people goes to stderr.
+  const out = args.mcp === undefined ? io.stdout : io.stderr;
+  if (args.mcp !== undefined) {
+    const { stdioGuest, mcpConfigLines } = await import('./mcpGuest.js');
+    options.guest = await stdioGuest(args.mcp);
+    if (io.stderr.isTTY === true) io.stderr.write(`aicc demo: serving ${args.mcp} to an MCP client on stdio. Add it to a client:\n${mcpConfigLines(args.mcp).map((line) => `  ${line}`).join('\n')}\n`);
+  }
   let run;
   try {
     run = await runVillage(options);
@@ -194,7 +220,7 @@ async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal): Promise<
   if (args.json) {
     const { seed, maxTicks, stop, story, summary } = run;
     io.stdout.write(`${JSON.stringify({ seed, ticks: run.result.ticks, maxTicks, stop, story, summary, wall: { ms: run.result.wallMs, ticksPerSecond: run.result.ticksPerSecond } })}\n`);
-  } else io.stdout.write(`${run.story.join('\n')}\n\n${run.summaryLines.join('\n')}\n`);
+  } else out.write(`${run.story.join('\n')}\n\n${run.summaryLines.join('\n')}\n`);
   if (run.recordingProblems.length > 0) {
     io.stderr.write(`aicc demo: the recording has lines that break the schema (a bug): ${run.recordingProblems[0]}\n`);
     return 1;

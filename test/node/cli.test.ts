@@ -62,6 +62,10 @@ describe('aicc', () => {
       [['--model', 'm'], '--model goes with --agent pi or --agent pi-daemon:SOCKET'],
       [['--agent', 'pi-daemon:/run/pi.sock', '--pi-bin', 'pi'], '--pi-bin is for --agent pi; a pi-daemon runs its own pi'],
       [['--agent', 'pi-daemon:/run/pi.sock', '--model', 'm'], "with --agent pi-daemon:SOCKET, give --provider and --model together, or neither for the daemon's default model"],
+      [['--agent', 'mcp:zed'], '--agent: no villager called "zed"'],
+      [['--agent', 'mcp', '--json'], '--agent mcp speaks MCP on standard output; --json does not go with it'],
+      [['--agent', 'mcp', '--play'], '--agent mcp speaks MCP on standard input and output; --play needs them too'],
+      [['--agent', 'mcp:ada', '--agent', 'pi'], '--agent mcp serves one villager; it does not go with a second --agent'],
     ])('refuses %j in one line with exit code 2', async (args, message) => {
       const { code, err } = await run('demo', ...args);
       expect(code).toBe(2);

@@ -4,6 +4,7 @@
 import { runHeadless, type HeadlessResult } from '../../adapters/headless/runner.js';
 import { RunSummary, type RunSummaryJSON } from '../../adapters/headless/summary.js';
 import type { AgentClient } from '../../agent/agentClient.js';
+import type { Capsule } from '../../runtime/capsule.js';
 import { connectInProcess } from '../../agent/inProcess.js';
 import { Recorder } from '../../recording/recorder.js';
 import { RECORDING_FORMAT } from '../../recording/recording.js';
@@ -26,18 +27,30 @@ export interface VillageOptions {
   play?: { character: string; io: PlayerIo };
   /** A chat agent (pi, through the pilot) drives this villager; the day then runs in real time. */
   pilot?: { character: string; backend: ChatBackend };
+  /**
+   * A program outside the village plays this villager (an MCP client, through serveMcp): `join`
+   * opens its session on the capsule; the day then runs in real time and ends early when it leaves.
+   */
+  guest?: { character: string; join(capsule: Capsule): Promise<Guest> };
   progress?: (done: number, total: number) => void;
   /** Ends the day early when aborted (Ctrl-C at the command line); the story and summary still come. */
   signal?: AbortSignal;
 }
 
-/** Why the day ended: every goal met, the ticks ran out, or the player or an interrupt ended it. */
-export type VillageStop = 'goals_met' | 'tick_limit' | PlayerEnd;
+/** A villager's outside player, once joined: `gone` turns true when it leaves. */
+export interface Guest {
+  readonly gone: boolean;
+  close(reason: string): Promise<void>;
+}
+
+/** Why the day ended: every goal met, the ticks ran out, or the player, a guest or an interrupt ended it. */
+export type VillageStop = 'goals_met' | 'tick_limit' | 'guest_left' | PlayerEnd;
 
 /** Each VillageStop as the summary says it. */
 const STOP_WORDS: Record<VillageStop, string> = {
   goals_met: 'every villager met its goal',
   tick_limit: 'out of ticks',
+  guest_left: 'the guest left',
   player_quit: 'the player quit',
   input_ended: "the player's input ended",
   interrupted: 'interrupted',
@@ -81,7 +94,12 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   const agents: Villager[] = [];
   let player: Player | undefined;
   let pilot: Pilot | undefined;
+  let guest: Guest | undefined;
   for (const id of VILLAGERS) {
+    if (options.guest?.character === id) {
+      guest = await options.guest.join(capsule);
+      continue;
+    }
     // The capsule is in this process: message objects, one frame a delivery, no second check (connectInProcess).
     const client = await connectInProcess(capsule, { character: id, ...VILLAGER_SESSION, agent: { clock, randomBytes: random.fork(`agent:${id}`).bytes } });
     clients.push(client);
@@ -95,14 +113,17 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   narrator.tell(`Morning in ${capsule.world.name}. ${VILLAGERS.filter((id) => id !== player?.id).map((id) => world.character(id)!.name).join(', ')} set about their day.`);
 
   if (pilot !== undefined) narrator.tell(`${world.character(options.pilot!.character)!.name} is driven by a chat agent, through the pilot.`);
+  if (guest !== undefined) narrator.tell(`${world.character(options.guest!.character)!.name} is played from outside the village.`);
   const everyoneDone = () => agents.every((agent) => agent.done) && (player === undefined || player.done);
-  // A model thinks in real time: with a pilot, each tick waits for its 100 ms of wall time.
-  const realTime = pilot === undefined ? {} : { onTick: () => new Promise<void>((resolve) => setTimeout(resolve, 1000 / capsule.tickRateHz)) };
+  // A model thinks in real time: with a pilot or a guest, each tick waits for its 100 ms of wall time.
+  const live = pilot !== undefined || guest !== undefined;
+  const realTime = live ? { onTick: () => new Promise<void>((resolve) => setTimeout(resolve, 1000 / capsule.tickRateHz)) } : {};
   const interrupted = (): boolean => options.signal?.aborted === true;
-  const stopWhen = pilot === undefined ? () => everyoneDone() || interrupted() : interrupted;
+  const stopWhen = !live ? () => everyoneDone() || interrupted() : () => interrupted() || guest?.gone === true;
   const result = player === undefined ? await runHeadless({ capsule, ticks, stopWhen, ...realTime, ...(options.progress && { progress: options.progress }) }) : await player.play(capsule, ticks, everyoneDone, options.signal);
-  const stop: VillageStop = player?.end ?? (result.stoppedBy === 'ticks' ? 'tick_limit' : interrupted() ? 'interrupted' : 'goals_met');
+  const stop: VillageStop = player?.end ?? (result.stoppedBy === 'ticks' ? 'tick_limit' : interrupted() ? 'interrupted' : guest?.gone === true ? 'guest_left' : 'goals_met');
   pilot?.stop('the day is over');
+  await guest?.close('the day is over');
 
   narrator.tell(everyoneDone() ? 'Evening falls; everyone has done what they set out to do.' : 'Evening falls before everyone is done.');
   for (const client of clients) await client.close('the day is over');

@@ -1,0 +1,133 @@
+// One character's aicc/0.1 session as an MCP server, built on the MCP SDK's low-level Server (its
+// tools change with the manifest, which McpServer's static registry does not model):
+// - tools/list is the session's manifest, plus a built-in `observe` tool;
+// - tools/call is an aicc tool_call through the session's AgentClient, so every limit, capability
+//   and schema check of the capsule applies, and every refusal comes back as an `isError` result;
+// - a manifest update becomes notifications/tools/list_changed;
+// - the events the session hears are gathered into coalesced news (the pilot's Digest): a resource
+//   to read or subscribe to, and what `observe` returns — both empty it, so each read is "since the
+//   last read".
+
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode as McpErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { AgentClient } from '../agent/agentClient.js';
+import { Digest } from '../agent/pilot/digest.js';
+import type { JsonObject } from '../protocol/messages.js';
+import { mcpResult, mcpTool, refusedResult, type McpTool, type McpToolResult } from './toolResults.js';
+
+export interface CharacterServerOptions {
+  /** The character the session plays: named in the server's name and as "you" in the news. */
+  character: string;
+  /** The server's name in the MCP handshake. Default `aicc-<character>`. */
+  name?: string;
+  /** Most lines of news in one read; the rest are counted. Default 30. */
+  maxNewsLines?: number;
+  /** How many times a minute `observe` may be called, like any limited tool. Default 30. */
+  observePerMinute?: number;
+  /** Wall time in ms, for observe's limit. Default Date.now. */
+  now?: () => number;
+}
+
+export interface CharacterServer {
+  /** The MCP server: connect it to a transport (`server.connect(transport)`). */
+  server: Server;
+  /** The URI of the news resource, `aicc://<character>/news`. */
+  newsUri: string;
+  /** Stops listening to the session (the session itself is the caller's to close). */
+  detach(): void;
+}
+
+const OBSERVE = 'observe';
+const MINUTE_MS = 60_000;
+
+/** An MCP server for the session behind `client` (connected, with its manifest). */
+export function createCharacterServer(client: AgentClient, options: CharacterServerOptions): CharacterServer {
+  const { character } = options;
+  const newsUri = `aicc://${encodeURIComponent(character)}/news`;
+  const perMinute = options.observePerMinute ?? 30;
+  const digest = new Digest({ self: character, maxNewsLines: options.maxNewsLines ?? 30 });
+  const server = new Server(
+    { name: options.name ?? `aicc-${character}`, version: '0.1.0' },
+    {
+      capabilities: { tools: { listChanged: true }, resources: { subscribe: true } },
+      instructions: `You control ${character}, a character in a game, through these tools. Call \`${OBSERVE}\` (or read ${newsUri}) for what happened since you last looked. A refused call says why and what to do.`,
+    },
+  );
+  let subscribed = false;
+  /** A resources/updated was sent and the news not read since: one is enough. */
+  let told = false;
+  const observed: number[] = [];
+
+  const observeName = (): string => (client.manifest.tools.some((tool) => tool.id === OBSERVE) ? `aicc_${OBSERVE}` : OBSERVE);
+  const observeTool = (): McpTool => ({
+    name: observeName(),
+    description: `What ${character} saw and heard since the last look: news, coalesced (repeated changes summed up, ticks counted). At most ${perMinute} calls a minute.`,
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    outputSchema: { type: 'object', properties: { news: { type: 'string' } }, required: ['news'] },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  });
+  const takeNews = (): string => {
+    told = false;
+    return digest.take() || 'nothing new';
+  };
+  const observe = (): McpToolResult => {
+    const now = (options.now ?? Date.now)();
+    while (observed.length > 0 && now - observed[0]! >= MINUTE_MS) observed.shift();
+    if (observed.length >= perMinute) return refusedResult(observeName(), 'tool_unavailable', `${observeName()} is limited to ${perMinute} calls a minute`, true);
+    observed.push(now);
+    const news = takeNews();
+    return { content: [{ type: 'text', text: news }], structuredContent: { news } };
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...client.manifest.tools.map(mcpTool), observeTool()] }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name, arguments: input = {} } = request.params;
+    if (name === observeName()) return observe();
+    return mcpResult(name, await client.call(name, input as JsonObject));
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [{ uri: newsUri, name: 'news', title: `${character}'s news`, description: `What ${character} saw and heard since the last read, coalesced.`, mimeType: 'text/plain' }],
+  }));
+  const known = (uri: string): void => {
+    if (uri !== newsUri) throw new McpError(McpErrorCode.InvalidParams, `no resource ${uri}; this server has ${newsUri}`);
+  };
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    known(request.params.uri);
+    return { contents: [{ uri: newsUri, mimeType: 'text/plain', text: takeNews() }] };
+  });
+  server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    known(request.params.uri);
+    subscribed = true;
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    known(request.params.uri);
+    subscribed = false;
+    return {};
+  });
+
+  // A notification to a server with no transport yet (or one that closed) has nowhere to go.
+  const notify = (send: () => Promise<void>): void => {
+    if (server.transport !== undefined) send().catch(() => {});
+  };
+  const offs = [
+    client.on('event', (event) => {
+      digest.addEvent(event);
+      if (subscribed && !told && digest.hasNews) {
+        told = true;
+        notify(() => server.sendResourceUpdated({ uri: newsUri }));
+      }
+    }),
+    client.on('manifest', () => notify(() => server.sendToolListChanged())),
+  ];
+  return { server, newsUri, detach: () => offs.splice(0).forEach((off) => off()) };
+}
