@@ -103,6 +103,11 @@ Options
                       restarts, for every page), read its host-wide status and every session in
                       a handshake, and send operations the gateway does not know. For an
                       operator's page only; pages still reach only the sessions they opened
+  --mcp               also serve MCP, in any mode: a game page lends a character by connecting
+                      its capsule's session to ws://127.0.0.1:PORT/characters/<id> (subprotocols
+                      aicc.v0.1 and aicc-key.<key>); MCP clients on this machine drive it over
+                      Streamable HTTP at http://127.0.0.1:PORT/mcp/<id>, with the header
+                      Authorization: Bearer <key>. Needs @modelcontextprotocol/sdk installed
   -h, --help          this help
 
 Output: the line "aicc gateway: listening on ws://127.0.0.1:PORT/" on standard output, then
@@ -130,6 +135,8 @@ export interface GatewayArgs {
   storedSessions?: boolean;
   /** daemon mode: pages may drain the daemon and read its host-wide status. */
   admin?: boolean;
+  /** --mcp: pages lend characters, MCP clients drive them. */
+  mcp?: boolean;
   origins: string[];
   key?: string;
   port: number;
@@ -183,6 +190,10 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
     }
     if (flag === '--daemon-admin') {
       args.admin = true;
+      continue;
+    }
+    if (flag === '--mcp') {
+      args.mcp = true;
       continue;
     }
     const value = rest[i + 1];
@@ -250,7 +261,7 @@ export async function gatewayCommand(argv: string[], io: CliIo, runtime: Gateway
           : { kind: 'relay', peersHome: args.peersHome! };
     // In daemon mode --max-frame is the line limit; the WebSocket limit follows from it.
     const maxPayload = args.maxFrame === undefined || args.mode === 'daemon' ? {} : { maxPayload: args.maxFrame };
-    const gateway = await startGateway({ target, origins: args.origins, key: args.key!, port: args.port, log, ...maxPayload });
+    const gateway = await startGateway({ target, origins: args.origins, key: args.key!, port: args.port, log, ...maxPayload, ...(args.mcp === true && { mcp: true }) });
     io.stdout.write(`aicc gateway: listening on ${gateway.url}/\n`);
     const why = await stopped(runtime.signal, host);
     await gateway.close();

@@ -97,17 +97,35 @@ export class AccessPolicy {
     return origin.includes(this.key) ? 'an origin that holds the gateway key' : `origin ${clip(origin, 60)}`;
   }
 
+  /** A Host header as a message may name it: clipped, and not quoted when it holds the key. */
+  describeHost(host: string): string {
+    return host.includes(this.key) ? 'that holds the gateway key' : JSON.stringify(clip(host, 60));
+  }
+
+  /** Whether an Origin header names an allowed origin. */
+  admitsOrigin(origin: string): boolean {
+    const normalized = normalizeOrigin(origin);
+    return typeof normalized === 'string' && this.origins.has(normalized);
+  }
+
+  /** Whether `offered` is the gateway key; compared as digests, so the time taken says nothing. */
+  keyMatches(offered: string): boolean {
+    return timingSafeEqual(digest(offered), this.keyDigest);
+  }
+
+  /** The same checks with another served subprotocol (the gateway serves pi's and, for lent characters, aicc's). */
+  withSubprotocol(subprotocol: string): AccessPolicy {
+    return new AccessPolicy(this.origins, this.key, subprotocol);
+  }
+
   /**
    * Checks an upgrade request's Origin header and offered subprotocols. A request with no Origin
    * comes from a program, not a page: Origin protects only against pages, so such a client is let
    * through to the key check like any other.
    */
   check(origin: string | undefined, protocols: Iterable<string>): Refusal | undefined {
-    if (origin !== undefined) {
-      const normalized = normalizeOrigin(origin);
-      if (typeof normalized !== 'string' || !this.origins.has(normalized)) {
-        return { code: CLOSE.badOrigin, reason: `${this.describeOrigin(origin)} is not in the gateway's --origin list` };
-      }
+    if (origin !== undefined && !this.admitsOrigin(origin)) {
+      return { code: CLOSE.badOrigin, reason: `${this.describeOrigin(origin)} is not in the gateway's --origin list` };
     }
     let offered: string | undefined;
     let sawSubprotocol = false;
@@ -117,7 +135,7 @@ export class AccessPolicy {
     }
     if (offered === undefined) return { code: CLOSE.badKey, reason: `no gateway key; offer the subprotocols "${this.subprotocol}" and "${KEY_PREFIX}<key>"` };
     // Compare digests: equal length whatever was sent, so the comparison time says nothing.
-    if (!timingSafeEqual(digest(offered), this.keyDigest)) return { code: CLOSE.badKey, reason: 'wrong gateway key' };
+    if (!this.keyMatches(offered)) return { code: CLOSE.badKey, reason: 'wrong gateway key' };
     if (!sawSubprotocol) return { code: CLOSE.badRequest, reason: `offer the subprotocol "${this.subprotocol}" too` };
     return undefined;
   }

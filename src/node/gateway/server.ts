@@ -14,6 +14,22 @@ import { serveHost, type HostSessionOptions } from './hostSession.js';
 import type { PiHost } from './piHost.js';
 import { relayBrowser, type RelayOptions } from './relay.js';
 import { SessionOwners } from './sessionOwners.js';
+import { characterOfPath, CharacterSessions, CHARACTER_SUBPROTOCOL, CHARACTERS_PATH, MCP_PATH } from './characters.js';
+import type { McpEndpoint, McpEndpointOptions } from './mcpEndpoint.js';
+
+/** Whether an upgrade asks to lend a character (the only WebSocket path that speaks aicc/0.1). */
+function isCharacterPath(url: string | undefined): boolean {
+  return (url ?? '').startsWith(CHARACTERS_PATH);
+}
+
+/** The MCP endpoint, loaded only when asked for: it brings the MCP SDK, an optional peer. */
+async function loadMcpEndpoint(options: McpEndpointOptions): Promise<McpEndpoint> {
+  try {
+    return (await import('./mcpEndpoint.js')).mcpEndpoint(options);
+  } catch (error) {
+    throw new CapsuleError('AICC_INVALID_OPTION', `startGateway: serving MCP needs the optional dependency @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk); loading it failed: ${(error as Error).message.split('\n', 1)[0]}`);
+  }
+}
 
 /** Only the loopback interface: the gateway is for pages and programs on this machine. */
 export const GATEWAY_HOST = '127.0.0.1';
@@ -40,6 +56,13 @@ export interface GatewayOptions {
   maxConnections?: number;
   /** Receives one line per connection, and one when listening. Never given a key or a token. */
   log?: (line: string) => void;
+  /**
+   * Also serve MCP: game pages lend characters at `/characters/<id>` (their capsule's session, over
+   * WebSocket, subprotocols `aicc.v0.1` and `aicc-key.<KEY>`), and MCP clients drive them over
+   * Streamable HTTP at `/mcp/<id>` with `Authorization: Bearer <key>`. Needs the optional peer
+   * @modelcontextprotocol/sdk.
+   */
+  mcp?: boolean;
 }
 
 export interface Gateway {
@@ -71,7 +94,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const sockets = new Set<WebSocket>();
   let counter = 0;
 
-  const http = createServer((_request, response) => {
+  const characters = options.mcp === true ? new CharacterSessions() : undefined;
+  const characterPolicy = policy.withSubprotocol(CHARACTER_SUBPROTOCOL);
+  let port = 0;
+  const mcp = characters === undefined ? undefined : await loadMcpEndpoint({ characters, policy, port: () => port, log });
+  const http = createServer((request, response) => {
+    if (mcp !== undefined && (request.url ?? '').startsWith(MCP_PATH)) return mcp.handle(request, response);
     response.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' });
     response.end(`aicc gateway: this is a WebSocket endpoint for ${target.kind === 'daemon' ? 'pi-daemon protocol v2' : 'pi-peers 1.0'}; see \`aicc gateway --help\`\n`);
   });
@@ -81,7 +109,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // Its close() hook lets the daemon relay answer a message ws refuses before ws closes (browser.ts).
     WebSocket: GatewayWebSocket,
     maxPayload,
-    handleProtocols: (protocols) => selectSubprotocol(protocols, subprotocol, options.key),
+    handleProtocols: (protocols, request) => selectSubprotocol(protocols, isCharacterPath(request.url) ? CHARACTER_SUBPROTOCOL : subprotocol, options.key),
   });
   // One ledger of session owners for all the pages of this gateway (sessionOwners.ts).
   const daemonShared: DaemonRelayShared = { owners: new SessionOwners(), maxMessageBytes: maxPayload, redact: (message) => message.replaceAll(options.key, 'the gateway key') };
@@ -90,9 +118,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const number = ++counter;
     const origin = request.headers.origin;
     const started = Date.now();
-    const route = routeOf(request.url ?? '/', options.target);
+    const lending = characters !== undefined && isCharacterPath(request.url);
+    const route = lending ? characterOfPath(new URL(request.url ?? '/', 'ws://gateway').pathname, CHARACTERS_PATH) : routeOf(request.url ?? '/', options.target);
     const refusal: Refusal | undefined =
-      policy.check(origin, parseProtocols(request.headers['sec-websocket-protocol'])) ??
+      (lending ? characterPolicy : policy).check(origin, parseProtocols(request.headers['sec-websocket-protocol'])) ??
       (typeof route === 'object' ? route : undefined) ??
       (sockets.size >= maxConnections ? { code: CLOSE.tryAgainLater, reason: `the gateway has ${maxConnections} connections open; try again later` } : undefined);
     wss.handleUpgrade(request, socket, head, (ws) => {
@@ -110,7 +139,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         const why = browser.closeReason ?? (reason.length > 0 ? reason.toString('utf8') : 'no reason');
         log(`aicc gateway: ${who} ${browser.role}: closed (${browser.closeCode ?? code}): ${clip(why, 160)}; ${browser.recordsIn} records in, ${browser.recordsOut} out, ${seconds} s`);
       });
-      if (target.kind === 'relay') relayBrowser(browser, route as string, target);
+      if (lending) {
+        browser.role = `lends ${route as string}`;
+        void characters!.adopt(route as string, browser);
+      } else if (target.kind === 'relay') relayBrowser(browser, route as string, target);
       else if (target.kind === 'daemon') relayDaemon(browser, target, daemonShared);
       else serveHost(browser, target.host, target);
     });
@@ -122,9 +154,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const address = http.address();
   if (address === null || typeof address === 'string') throw new Error('startGateway: the server has no TCP address');
-  const port = address.port;
+  port = address.port;
   const serving = target.kind === 'relay' ? 'relaying to the agents in PI_PEERS_HOME' : target.kind === 'daemon' ? `relaying pi-daemon protocol v2 to ${target.socketPath}${target.admin === true ? ' (admin: pages may drain it)' : ''}` : 'hosting pi';
   log(`aicc gateway: ${serving} on ws://${GATEWAY_HOST}:${port}/ for ${origins.length === 1 ? 'origin' : 'origins'} ${origins.join(', ')}`);
+  if (mcp !== undefined) log(`aicc gateway: pages lend characters at ws://${GATEWAY_HOST}:${port}${CHARACTERS_PATH}<id>; MCP clients drive them at http://${GATEWAY_HOST}:${port}${MCP_PATH}<id>`);
 
   return {
     port,
@@ -140,6 +173,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       const cutoff = setTimeout(() => {
         for (const ws of sockets) ws.terminate();
       }, 1000);
+      await mcp?.close();
+      await characters?.closeAll('the gateway is shutting down');
       await Promise.all(closed);
       clearTimeout(cutoff);
       wss.close();

@@ -1,0 +1,142 @@
+// The gateway's MCP endpoint: Streamable HTTP at `/mcp/<character>`, one MCP server per MCP session
+// over the character a page lent (characters.ts). What the MCP spec asks of a local server: it
+// listens on loopback only; every request must name this gateway in its Host header (a page on
+// another name that resolves here — DNS rebinding — is refused) and, when it has an Origin, come
+// from an allowed one; and it must carry the gateway key (`Authorization: Bearer <key>`). No answer
+// and no log line ever holds the key. Loaded only when the gateway serves MCP (the SDK is an
+// optional peer).
+
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createCharacterServer, type CharacterServer } from '../../mcp/characterServer.js';
+import { clip, type AccessPolicy } from './access.js';
+import { characterOfPath, MCP_PATH, type CharacterSessions } from './characters.js';
+
+/** Most MCP sessions open at once on one gateway; an initialize beyond them gets 503. */
+export const MAX_MCP_SESSIONS = 16;
+/** Largest request body read, in bytes; a larger one gets 413. */
+export const MAX_MCP_BODY_BYTES = 1024 * 1024;
+
+export interface McpEndpointOptions {
+  characters: CharacterSessions;
+  policy: AccessPolicy;
+  /** The port the gateway listens on: the Host header must name it. */
+  port: () => number;
+  log: (line: string) => void;
+}
+
+interface McpSession {
+  character: string;
+  transport: StreamableHTTPServerTransport;
+  served: CharacterServer;
+}
+
+export interface McpEndpoint {
+  handle(request: IncomingMessage, response: ServerResponse): void;
+  readonly sessions: number;
+  close(): Promise<void>;
+}
+
+export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
+  const { characters, policy, log } = options;
+  const sessions = new Map<string, McpSession>();
+  // A page taking its character away ends the MCP sessions that drove it.
+  characters.onChange((character, client) => {
+    if (client !== undefined) return;
+    for (const session of sessions.values()) if (session.character === character) void session.transport.close();
+  });
+
+  const refuse = (response: ServerResponse, status: number, message: string): void => {
+    response.writeHead(status, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `aicc gateway: ${message}` }, id: null }));
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const port = options.port();
+    const host = request.headers.host ?? '';
+    if (![`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host.toLowerCase())) {
+      return refuse(response, 403, `the Host ${policy.describeHost(host)} is not this gateway's; call it as http://127.0.0.1:${port}${MCP_PATH}<character>`);
+    }
+    const origin = request.headers.origin;
+    if (origin !== undefined && !policy.admitsOrigin(origin)) return refuse(response, 403, `${policy.describeOrigin(origin)} is not in the gateway's --origin list`);
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+    if (bearer === null) return refuse(response, 401, 'no gateway key; send the header Authorization: Bearer <key>');
+    if (!policy.keyMatches(bearer[1]!)) return refuse(response, 401, 'wrong gateway key');
+    const character = characterOfPath(new URL(request.url ?? '/', 'http://gateway').pathname, MCP_PATH);
+    if (typeof character !== 'string') return refuse(response, 404, character.reason);
+
+    let body: unknown;
+    if (request.method === 'POST') {
+      const text = await readBody(request);
+      if (text === undefined) return refuse(response, 413, `the request body is over ${MAX_MCP_BODY_BYTES} bytes`);
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return refuse(response, 400, 'the request body is not JSON');
+      }
+    }
+    const id = request.headers['mcp-session-id'];
+    if (typeof id === 'string') {
+      const session = sessions.get(id);
+      if (session === undefined || session.character !== character) return refuse(response, 404, `no MCP session ${clip(id, 40)} for ${character}; start a new one with an initialize request`);
+      return session.transport.handleRequest(request, response, body);
+    }
+    if (request.method !== 'POST' || !isInitializeRequest(body)) return refuse(response, 400, 'no mcp-session-id header: start with an initialize request');
+    const client = characters.get(character);
+    if (client === undefined) return refuse(response, 404, `no page lends ${character}; the game page connects its session to /characters/${character}`);
+    if (sessions.size >= MAX_MCP_SESSIONS) return refuse(response, 503, `the gateway has ${MAX_MCP_SESSIONS} MCP sessions open; try again later`);
+
+    const served = createCharacterServer(client, { character });
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => {
+        sessions.set(sessionId, { character, transport, served });
+        log(`aicc gateway: MCP session for ${character} opened (${sessions.size} open)`);
+      },
+    });
+    transport.onclose = () => {
+      served.detach();
+      if (transport.sessionId !== undefined && sessions.delete(transport.sessionId)) log(`aicc gateway: MCP session for ${character} closed`);
+    };
+    await served.server.connect(transport);
+    await transport.handleRequest(request, response, body);
+  };
+
+  return {
+    handle: (request, response) => {
+      handle(request, response).catch((error: unknown) => {
+        log(`aicc gateway: an MCP request failed: ${clip(error instanceof Error ? error.message : String(error), 160)}`);
+        if (!response.headersSent) refuse(response, 500, 'the request failed inside the gateway');
+        else response.end();
+      });
+    },
+    get sessions() {
+      return sessions.size;
+    },
+    async close() {
+      await Promise.all([...sessions.values()].map((session) => session.transport.close()));
+    },
+  };
+}
+
+/** The body as text, or undefined when it passes MAX_MCP_BODY_BYTES (the rest is not read). */
+function readBody(request: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_MCP_BODY_BYTES) {
+        request.removeAllListeners('data');
+        request.resume();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.once('error', reject);
+  });
+}
