@@ -35,6 +35,11 @@ export interface CharacterServerOptions {
   observePerMinute?: number;
   /** Wall time in ms, for observe's limit. Default Date.now. */
   now?: () => number;
+  /**
+   * In hybrid tick mode, ask for each call to run at once instead of at the next tick (the aicc
+   * `immediate` flag). A model's calls are slow to come and each is one decision. Default false.
+   */
+  immediate?: boolean;
 }
 
 export interface CharacterServer {
@@ -92,7 +97,7 @@ export function createCharacterServer(client: AgentClient, options: CharacterSer
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: input = {} } = request.params;
     if (name === observeName()) return observe();
-    return mcpResult(name, await client.call(name, input as JsonObject));
+    return mcpResult(name, await client.call(name, input as JsonObject, options.immediate === true ? { immediate: true } : undefined));
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
     resources: [{ uri: newsUri, name: 'news', title: `${character}'s news`, description: `What ${character} saw and heard since the last read, coalesced.`, mimeType: 'text/plain' }],

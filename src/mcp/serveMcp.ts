@@ -24,7 +24,7 @@ export interface McpService extends CharacterServer {
 
 /** Opens a session for `options.character` on `opener` (a capsule) and serves it on `options.transport`. */
 export async function serveMcp(opener: SessionOpener, options: ServeMcpOptions): Promise<McpService> {
-  const { transport, name, maxNewsLines, observePerMinute, now, ...session } = options;
+  const { transport, name, maxNewsLines, observePerMinute, now, immediate, ...session } = options;
   const client = await connectInProcess(opener, session);
   const served = createCharacterServer(client, {
     character: options.character,
@@ -32,6 +32,7 @@ export async function serveMcp(opener: SessionOpener, options: ServeMcpOptions):
     ...(maxNewsLines !== undefined && { maxNewsLines }),
     ...(observePerMinute !== undefined && { observePerMinute }),
     ...(now !== undefined && { now }),
+    ...(immediate !== undefined && { immediate }),
   });
   let closed = false;
   const close = async (reason = 'mcp client gone'): Promise<void> => {
