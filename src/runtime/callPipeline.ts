@@ -30,11 +30,24 @@ export interface CallHost {
   readonly tickRateHz: number;
   readonly toolTimeoutMs: number;
   tool(id: string): RegisteredTool | undefined;
-  /** A call has its result; the host builds a CallRecord from `call` only for listeners (most calls have none). */
-  completed(call: FinishedCall, result: CallResult, tool: RegisteredTool | undefined): void;
+  /**
+   * A call has its result; the host builds a CallRecord from `call` only for listeners (most calls
+   * have none). `source` 'budget': a call the capsule made itself (OwnCall).
+   */
+  completed(call: FinishedCall, result: CallResult, tool: RegisteredTool | undefined, source?: 'budget'): void;
   hostError(error: HostError): void;
   /** Runs work the capsule does outside a step or a message of its own (see CapsuleOptions.measureWork). */
   measure(work: () => void): void;
+}
+
+/**
+ * A call the capsule makes for a session itself — a decision budget's default action
+ * (decisionBudget.ts). Every check, limit and capability applies as to the agent's calls, but no
+ * call_id is kept for a repeat and the result goes to `answer`, not to the agent, who made no call.
+ */
+export interface OwnCall {
+  readonly source: 'budget';
+  answer(result: CallResult): void;
 }
 
 /** A call waiting for the next tick. */
@@ -43,6 +56,7 @@ interface WaitingCall {
   call: ToolCall;
   /** When the call reached the capsule, for its latency. */
   arrivedAt: number;
+  own?: OwnCall;
 }
 
 export class CallPipeline {
@@ -62,9 +76,12 @@ export class CallPipeline {
     this.lastTickAt = host.clock.now();
   }
 
-  /** A tool_call a session took in at `arrivedAt` (its frame's time): answered exactly once, now or at the next tick. */
-  accept(calls: SessionCalls, call: ToolCall, arrivedAt: number): void {
-    const seen = calls.claim(call.call_id);
+  /**
+   * A tool_call a session took in at `arrivedAt` (its frame's time): answered exactly once, now or at
+   * the next tick. With `own`, a call the capsule makes for the session (OwnCall).
+   */
+  accept(calls: SessionCalls, call: ToolCall, arrivedAt: number, own?: OwnCall): void {
+    const seen = own === undefined ? calls.claim(call.call_id) : undefined;
     if (seen !== undefined) {
       // A repeated call_id: the first result again, never a second run. While the first call still
       // runs, its one result answers both.
@@ -73,13 +90,15 @@ export class CallPipeline {
     }
     const host = this.host;
     const immediate = host.tickMode === 'event' || (host.tickMode === 'hybrid' && call.call_id.startsWith(IMMEDIATE_MARK));
-    if (immediate) return this.run(calls, call, arrivedAt, arrivedAt);
+    if (immediate) return this.run(calls, call, arrivedAt, arrivedAt, own);
     if (calls.waiting >= this.queueBound) {
-      calls.finish({ call_id: call.call_id, ok: false, error: refusal('queue_full', `${this.queueBound} calls already wait for the next tick; wait for their results`), meta: { tick: host.tick, latency_ms: 0, source: 'bridge' } });
+      const full: CallResult = { call_id: call.call_id, ok: false, error: refusal('queue_full', `${this.queueBound} calls already wait for the next tick; wait for their results`), meta: { tick: host.tick, latency_ms: 0, source: 'bridge' } };
+      if (own === undefined) calls.finish(full);
+      else own.answer(full);
       return;
     }
     calls.waiting++;
-    this.waiting.push({ calls, call, arrivedAt });
+    this.waiting.push(own === undefined ? { calls, call, arrivedAt } : { calls, call, arrivedAt, own });
     this.watchForStall();
   }
 
@@ -90,7 +109,7 @@ export class CallPipeline {
     if (due.length === 0) return;
     this.waiting = [];
     for (const entry of due) entry.calls.waiting = 0;
-    for (const { calls, call, arrivedAt } of due) if (!calls.closed) this.run(calls, call, arrivedAt, now);
+    for (const { calls, call, arrivedAt, own } of due) if (!calls.closed) this.run(calls, call, arrivedAt, now, own);
   }
 
   /** The capsule is gone: nothing waits any more. */
@@ -102,12 +121,14 @@ export class CallPipeline {
   }
 
   /** Runs a call that arrived at `arrivedAt`, `now`. */
-  private run(calls: SessionCalls, call: ToolCall, arrivedAt: number, now: number): void {
+  private run(calls: SessionCalls, call: ToolCall, arrivedAt: number, now: number, own: OwnCall | undefined): void {
     try {
-      new CallRun(this.host, calls, call, arrivedAt).run(now);
+      new CallRun(this.host, calls, call, arrivedAt, own).run(now);
     } catch (error) {
       // Only a bug of ours lands here; the agent still gets an answer and the loop goes on.
-      calls.finish({ call_id: call.call_id, ok: false, error: refusal('internal', 'the bridge failed while serving this call'), meta: { tick: this.host.tick, latency_ms: 0, source: 'bridge' } });
+      const failed: CallResult = { call_id: call.call_id, ok: false, error: refusal('internal', 'the bridge failed while serving this call'), meta: { tick: this.host.tick, latency_ms: 0, source: 'bridge' } };
+      if (own === undefined) calls.finish(failed);
+      else own.answer(failed);
       this.host.hostError({ code: 'bridge_failed', tool: call.tool, sessionId: calls.sessionId, message: `capsule: internal failure serving ${call.tool}`, cause: error });
     }
   }
@@ -160,6 +181,7 @@ class CallRun implements ToolContext, FinishedCall {
     private readonly calls: SessionCalls,
     readonly call: ToolCall,
     private readonly arrivedAt: number,
+    private readonly own: OwnCall | undefined,
   ) {
     this.sessionId = calls.sessionId;
     this.character = calls.character;
@@ -269,16 +291,22 @@ class CallRun implements ToolContext, FinishedCall {
     this.finish(false, undefined, refusal(kind, message), 'bridge');
   }
 
-  /** A result made after the call timed out: kept for a retry of its call_id, not sent. */
+  /** A result made after the call timed out: kept for a retry of its call_id, not sent (a call of the capsule's own has no retry). */
   private keepLate(result: CallResult): void {
-    this.calls.keepLate(result);
+    if (this.own === undefined) this.calls.keepLate(result);
   }
 
   private finish(ok: boolean, output: JsonObject | undefined, error: WireError | undefined, source: string): void {
     if (this.calls.closed) return;
     const result = this.result(ok, output, error, source);
-    this.calls.finish(result);
-    this.host.completed(this, result, this.tool);
+    const own = this.own;
+    if (own === undefined) {
+      this.calls.finish(result);
+      this.host.completed(this, result, this.tool);
+    } else {
+      own.answer(result);
+      this.host.completed(this, result, this.tool, own.source);
+    }
   }
 
   /** The call's result, made once: kept for a repeated call_id and sent as it is. */

@@ -27,8 +27,9 @@ import { checkAgentMessage } from '../protocol/messageCheck.js';
 import { checkOptions, type CapsuleOptions, type ConnectOptions } from './options.js';
 import { Wire } from '../protocol/wire.js';
 import type { Capsule, CapsuleEvents, EmitOptions } from './capsuleTypes.js';
+import { checkDecisionBudget, DecisionBudgetWatch, type BudgetHost, type DecisionLate } from './decisionBudget.js';
 
-export type { Capsule, CapsuleEvents, EmitOptions, SessionChange, TappedMessage } from './capsuleTypes.js';
+export type { CallEvent, Capsule, CapsuleEvents, EmitOptions, SessionChange, TappedMessage } from './capsuleTypes.js';
 export { STALL_WARNING_MS } from './callPipeline.js';
 
 /** What a session's agent is taken to be when it declares nothing: one frozen object for all. */
@@ -42,7 +43,7 @@ export function createCapsule(options: CapsuleOptions): Capsule {
   return new CapsuleImpl(options);
 }
 
-class CapsuleImpl implements Capsule, CallHost {
+class CapsuleImpl implements Capsule, CallHost, BudgetHost {
   readonly world: World;
   readonly tickRateHz: number;
   readonly tickMode: TickMode;
@@ -161,6 +162,7 @@ class CapsuleImpl implements Capsule, CallHost {
     if (typeof options?.character !== 'string' || options.character.length === 0) {
       throw new CapsuleError('AICC_INVALID_OPTION', 'connect: options.character must name the character this agent controls');
     }
+    const budget = options.decisionBudget === undefined ? undefined : checkDecisionBudget(options.decisionBudget, (id) => this.registry.get(id) !== undefined);
     // First, so that a bad link option throws before any session exists.
     const wire = new Wire(link, checkAgentMessage, options);
     // Most sessions take the default: they share one set (a session's set is replaced, never changed).
@@ -177,6 +179,7 @@ class CapsuleImpl implements Capsule, CallHost {
       agentModel: options.agentModel ?? DEFAULT_AGENT_MODEL,
       subscriptions,
     });
+    if (budget !== undefined) session.watchDecisions(new DecisionBudgetWatch(budget, this, session));
     this.live.set(session.id, session);
     this.audience.add(session);
     session.open(wire);
@@ -212,10 +215,11 @@ class CapsuleImpl implements Capsule, CallHost {
 
   // ── calls ──────────────────────────────────────────────────────────────────────────────────
 
-  completed(done: FinishedCall, result: CallResult, tool: ReturnType<CapsuleImpl['tool']>): void {
+  completed(done: FinishedCall, result: CallResult, tool: ReturnType<CapsuleImpl['tool']>, source?: 'budget'): void {
     if (this.bus.all.has('call')) {
       try {
-        this.bus.emit('call', { sessionId: done.sessionId, character: done.character, tool: done.call.tool, callId: done.callId, input: done.call.input, result });
+        const record = { sessionId: done.sessionId, character: done.character, tool: done.call.tool, callId: done.callId, input: done.call.input, result };
+        this.bus.emit('call', source === undefined ? record : { ...record, source });
       } catch (error) {
         // The call has its one result already: a host listener's failure is the host's to hear.
         this.bus.emit('error', { code: 'listener_threw', tool: done.call.tool, sessionId: done.sessionId, message: `a call listener threw: ${String(error)}`, cause: error });
@@ -227,6 +231,15 @@ class CapsuleImpl implements Capsule, CallHost {
 
   hostError(error: HostError): void {
     this.bus.emit('error', error);
+  }
+
+  decisionLate(event: DecisionLate): void {
+    try {
+      this.bus.emit('decision_late', event);
+    } catch (error) {
+      // Whatever the listener did, the budget's whenLate still applies.
+      this.bus.emit('error', { code: 'listener_threw', sessionId: event.session.id, message: `a decision_late listener threw: ${String(error)}`, cause: error });
+    }
   }
 
   soon(task: () => void): void {

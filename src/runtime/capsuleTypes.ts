@@ -5,6 +5,7 @@ import type { Link } from '../links/link.js';
 import type { AiccMessage, JsonObject, Meta, TickMode, ToolDescriptor, Topic, World } from '../protocol/messages.js';
 import type { CallRecord, HostError } from './calls.js';
 import type { Clock } from './clock.js';
+import type { DecisionLate } from './decisionBudget.js';
 import type { EventPayloads } from './events.js';
 import type { ConnectOptions } from './options.js';
 import type { AcceptOptions } from './resumeLink.js';
@@ -23,6 +24,15 @@ export interface EmitOptions {
   meta?: Meta;
 }
 
+/** A call's whole story, and who made it. */
+export interface CallEvent extends CallRecord {
+  /**
+   * 'budget': the capsule made the call itself, a session's decision-budget default action
+   * (decisionBudget.ts), whose result went to no agent. Absent: the agent's own call.
+   */
+  source?: 'budget';
+}
+
 export interface SessionChange {
   session: Session;
   change: 'open' | 'detached' | 'resumed' | 'closed';
@@ -32,8 +42,10 @@ export interface SessionChange {
 /** Everything the host can listen to with `capsule.on`. */
 export type CapsuleEvents = { [T in Topic]: EventPayloads[T] } & {
   session: SessionChange;
-  call: CallRecord;
+  call: CallEvent;
   error: HostError;
+  /** A session's decision budget passed with no action from its agent (ConnectOptions.decisionBudget). */
+  decision_late: DecisionLate;
   /** Every AICC message a session took in (valid ones) or sent out, in order. */
   message: TappedMessage;
   /** The capsule was disposed (its sessions closed first): the last event it emits. */

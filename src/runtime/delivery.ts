@@ -15,6 +15,7 @@ import { EventQueue, type QueuedEvent } from './events.js';
 import type { AgentModel, JsonObject } from '../protocol/messages.js';
 import type { SentEvent } from './replay.js';
 import type { SharedEncodings } from '../protocol/codec.js';
+import type { DecisionObserver } from './decisionBudget.js';
 
 /** What a delivery needs from the capsule: one for all its sessions. */
 export interface DeliveryHost {
@@ -53,6 +54,8 @@ export class EventDelivery implements LogReader {
   private queued = false;
   /** Events dropped at the queue's bound, over the session's life (read `waiting` first for the latest count). */
   droppedTotal = 0;
+  /** @internal Told when a decision starts and ends: a session's decision budget (decisionBudget.ts), if it has one. */
+  decisions: DecisionObserver | undefined;
 
   constructor(
     private readonly host: DeliveryHost,
@@ -117,8 +120,10 @@ export class EventDelivery implements LogReader {
   /** The agent acted: the time since its news is one sample of its decision latency. */
   noteDecision(): void {
     if (this.newsSince === undefined) return;
-    (this.latency ??= new LatencyTracker()).add(this.host.clock.now() - this.newsSince);
+    const now = this.host.clock.now();
+    (this.latency ??= new LatencyTracker()).add(now - this.newsSince);
     this.newsSince = undefined;
+    this.decisions?.ended(now);
   }
 
   /** Whether anything waits for this session (its own events, or its topics in the log). */
@@ -182,7 +187,11 @@ export class EventDelivery implements LogReader {
     }
     const now = this.host.clock.now();
     this.lastDeliveryAt = now;
-    this.newsSince ??= now;
+    if (this.newsSince === undefined) {
+      // News the agent has not acted on yet: a decision starts.
+      this.newsSince = now;
+      this.decisions?.started(now);
+    }
     if (this.queue !== undefined && this.queue.size > 0) this.deliverQueue(this.queue);
     else if (!this.deliverFromLog()) this.deliverQueue(this.queue!);
   }

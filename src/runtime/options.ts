@@ -8,6 +8,7 @@ import type { RandomBytes } from '../protocol/ids.js';
 import type { ValidatorFactory } from './validator.js';
 import type { ReplayStore } from './replay.js';
 import type { WireOptions } from '../protocol/wire.js';
+import type { DecisionBudget } from './decisionBudget.js';
 
 export interface CapsuleOptions {
   world: World;
@@ -74,6 +75,15 @@ export interface ConnectOptions extends WireOptions {
   agentModel?: AgentModel;
   /** Topics delivered to the agent. Default: all five reserved topics. */
   subscriptions?: readonly string[];
+  /**
+   * How long the agent has for each decision (news delivered → its next tool_call, on the capsule's
+   * clock), and what the character does once that passes with no action: `'hold'` (nothing),
+   * `'stop'` (the host hears `decision_late` and stops the character), or a default action
+   * `{ tool, input? }` run for the character through the call pipeline. Checked at connect
+   * (checkDecisionBudget, decisionBudget.ts); `tokens` is reserved. Default: none — no budget,
+   * decisions are not judged. docs/PROTOCOL.md, "Decision budgets".
+   */
+  decisionBudget?: DecisionBudget;
 }
 
 export function checkOptions(options: CapsuleOptions): void {

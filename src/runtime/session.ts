@@ -23,6 +23,7 @@ import type { QueuedEvent } from './events.js';
 import type { InvalidFrame, Wire, WireHandlers } from '../protocol/wire.js';
 import type { SessionHost } from './sessionHost.js';
 import type { OutboundBody, SessionState, SessionStats, ToolUsageSnapshot } from './sessionTypes.js';
+import type { DecisionBudgetWatch, DecisionCounts } from './decisionBudget.js';
 
 /** The least time between two session_resume messages on a live link (each may replay a whole buffer). */
 export const LIVE_RESUME_INTERVAL_MS = 1000;
@@ -52,6 +53,8 @@ export class Session implements OutboxTap {
   private graceTimer: TimerId | undefined;
   /** Frames refused before they reached the call pipeline. */
   private refusals = 0;
+  /** The session's decision budget (ConnectOptions.decisionBudget), if it has one. */
+  private budget: DecisionBudgetWatch | undefined;
 
   constructor(
     private readonly host: SessionHost,
@@ -68,9 +71,12 @@ export class Session implements OutboxTap {
     this.lastHeardAt = host.clock.now();
   }
 
-  get stats(): SessionStats {
+  /** `decisions`: the decisions judged against the session's budget; undefined without one. */
+  get stats(): SessionStats & { decisions: DecisionCounts | undefined } {
+    const counts = this.budget?.counts;
     return {
       decisionLatencyMs: this.delivery.decisionLatencyMs,
+      decisions: counts === undefined ? undefined : { inBudget: counts.inBudget, overBudget: counts.overBudget },
       calls: this.ledger?.calls ?? 0,
       refusals: this.refusals + (this.ledger?.refusals ?? 0),
       eventsQueued: this.delivery.waiting,
@@ -90,6 +96,17 @@ export class Session implements OutboxTap {
   /** What this session's calls leave behind (results, usage, running handlers): the call pipeline's, made on the first call. */
   private get calls(): SessionCalls {
     return (this.ledger ??= new SessionCalls(this.id, this.character, this.capabilities, this.outbox, this.delivery, this.host.settings.resultCacheSize));
+  }
+
+  /** @internal The same, for the calls the capsule makes for this session (a decision budget's default action). */
+  callLedger(): SessionCalls {
+    return this.calls;
+  }
+
+  /** @internal Times this session's decisions against its budget (capsule.connect, before the session opens). */
+  watchDecisions(watch: DecisionBudgetWatch): void {
+    this.budget = watch;
+    this.delivery.decisions = watch;
   }
 
   // ── links ──────────────────────────────────────────────────────────────────────────────────
@@ -163,6 +180,7 @@ export class Session implements OutboxTap {
     this.state = 'closed';
     this.dropWire(reason);
     this.clearTimer('graceTimer');
+    this.budget?.close();
     this.ledger?.close(reason);
     this.host.changed(this, 'closed', reason);
   }

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 /** One scripted reply: its text, streamed in chunks, optionally slowly (to steer or abort mid-run). */
 export interface StubReply {
   text: string;
+  /** Native tool calls after the text (OpenAI `tool_calls` deltas; the reply then finishes with `tool_calls`). */
+  toolCalls?: Array<{ name: string; arguments: object }>;
   /** Characters per SSE chunk (default: the whole text in one chunk). */
   chunkChars?: number;
   /** Pause before each chunk, in ms (default 0). */
@@ -15,8 +17,8 @@ export interface StubReply {
 }
 
 export interface StubRequest {
-  /** The parsed JSON body pi sent: model, messages, stream, … */
-  body: { model?: string; stream?: boolean; messages?: Array<{ role: string; content: unknown }> };
+  /** The parsed JSON body pi sent: model, messages, stream, tools, … */
+  body: { model?: string; stream?: boolean; messages?: Array<{ role: string; content: unknown; tool_call_id?: string }>; tools?: Array<{ type: string; function: { name: string } }> };
   /** Set when the client went away before the reply was complete (an abort). */
   aborted: boolean;
   /** The text this request was answered with (scripted, or the fallback). */
@@ -81,7 +83,11 @@ export async function startStubModel(options: { fallbackReply?: string } = {}): 
       send({ delta: { content: reply.text.slice(at, at + size) } });
     }
     if (record.aborted || res.destroyed) return;
-    send({ delta: {}, finish_reason: 'stop' });
+    const calls = reply.toolCalls ?? [];
+    calls.forEach((call, index) => {
+      send({ delta: { tool_calls: [{ index, id: `call_stub_${requests.length}_${index}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }] } });
+    });
+    send({ delta: {}, finish_reason: calls.length > 0 ? 'tool_calls' : 'stop' });
     res.end('data: [DONE]\n\n');
   }
 
