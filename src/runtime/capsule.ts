@@ -167,15 +167,10 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
     const wire = new Wire(link, checkAgentMessage, options);
     // Most sessions take the default: they share one set (a session's set is replaced, never changed).
     const subscriptions = options.subscriptions === undefined ? ALL_TOPICS : new Set(options.subscriptions);
-    const given = options.capabilities;
     const session = new Session(this, {
       id: randomUuid(this.randomBytes),
       character: options.character,
-      // Copied, so the game's later edits do not change a session's grants; none given costs nothing.
-      capabilities:
-        given === undefined
-          ? NO_CAPABILITIES
-          : { sensors: [...(given.sensors ?? [])], actuators: [...(given.actuators ?? [])], generators: [...(given.generators ?? [])] },
+      capabilities: grants(options.capabilities),
       agentModel: options.agentModel ?? DEFAULT_AGENT_MODEL,
       subscriptions,
     });
@@ -207,6 +202,15 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
 
   session(id: string): Session | undefined {
     return this.live.get(id);
+  }
+
+  setCapabilities(sessionId: string, capabilities: Partial<Capabilities>): void {
+    this.alive('setCapabilities');
+    const session = this.live.get(sessionId);
+    if (session === undefined) throw new CapsuleError('AICC_INVALID_OPTION', `setCapabilities: no open session ${JSON.stringify(sessionId)}; capsule.sessions() lists them`);
+    session.capabilities = grants(capabilities);
+    // The agent learns its new grants the way it learns of new tools: a manifest_update.
+    session.sendManifest();
   }
 
   sessions(): Session[] {
@@ -351,4 +355,9 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
   private alive(method: string): void {
     if (this.disposed) throw new CapsuleError('AICC_DISPOSED', `${method}: this capsule was disposed; create a new one`);
   }
+}
+
+/** A session's grants: copied, so the game's later edits do not change them; none given costs nothing. */
+function grants(given: Partial<Capabilities> | undefined): Capabilities {
+  return given === undefined ? NO_CAPABILITIES : { sensors: [...(given.sensors ?? [])], actuators: [...(given.actuators ?? [])], generators: [...(given.generators ?? [])] };
 }

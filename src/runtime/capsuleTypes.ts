@@ -2,7 +2,7 @@
 // events it emits and the options of an emit.
 
 import type { Link } from '../links/link.js';
-import type { AiccMessage, JsonObject, Meta, TickMode, ToolDescriptor, Topic, World } from '../protocol/messages.js';
+import type { AiccMessage, Capabilities, JsonObject, Meta, TickMode, ToolDescriptor, Topic, World } from '../protocol/messages.js';
 import type { CallRecord, HostError } from './calls.js';
 import type { Clock } from './clock.js';
 import type { DecisionLate } from './decisionBudget.js';
@@ -95,6 +95,11 @@ export interface Capsule {
   /** Runs one tick now (how an event-mode world advances on its own triggers). */
   trigger(): void;
   session(id: string): Session | undefined;
+  /**
+   * Replaces an open session's capabilities (a character picks up a key, loses its voice): calls
+   * are checked against the new ones from now on, and the agent gets a manifest_update.
+   */
+  setCapabilities(sessionId: string, capabilities: Partial<Capabilities>): void;
   sessions(): Session[];
   /** Closes every session and stops all timers. */
   dispose(reason?: string): void;

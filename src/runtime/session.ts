@@ -95,7 +95,7 @@ export class Session implements OutboxTap {
 
   /** What this session's calls leave behind (results, usage, running handlers): the call pipeline's, made on the first call. */
   private get calls(): SessionCalls {
-    return (this.ledger ??= new SessionCalls(this.id, this.character, this.capabilities, this.outbox, this.delivery, this.host.settings.resultCacheSize));
+    return (this.ledger ??= new SessionCalls(this.id, this.character, () => this.capabilities, this.outbox, this.delivery, this.host.settings.resultCacheSize));
   }
 
   /** @internal The same, for the calls the capsule makes for this session (a decision budget's default action). */

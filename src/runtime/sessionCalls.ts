@@ -35,7 +35,8 @@ export class SessionCalls {
   constructor(
     readonly sessionId: string,
     readonly character: string,
-    private readonly capabilities: Capabilities,
+    /** The session's grants now: the game may change them while the session lives (capsule.setCapabilities). */
+    private readonly capabilities: () => Capabilities,
     private readonly outbox: ResultOutlet,
     private readonly queue: DirectOutlet,
     resultCacheSize: number,
@@ -68,7 +69,8 @@ export class SessionCalls {
   }
 
   holds(toolClass: ToolClass, capability: string): boolean {
-    const list = toolClass === 'sensor' ? this.capabilities.sensors : toolClass === 'actuator' ? this.capabilities.actuators : this.capabilities.generators;
+    const grants = this.capabilities();
+    const list = toolClass === 'sensor' ? grants.sensors : toolClass === 'actuator' ? grants.actuators : grants.generators;
     return list.includes(capability);
   }
 

@@ -92,6 +92,18 @@ describe('serveMcp: a character as MCP tools', () => {
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('whistle');
   });
 
+  it('tells the client when the character’s capabilities change, and calls follow the new ones', async () => {
+    await connect();
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+    // Cleo loses her legs.
+    village.capsule.setCapabilities(service.client.sessionId, { sensors: ['sight', 'hearing'], actuators: ['hands', 'voice'], generators: ['quill'] });
+    for (let i = 0; i < 20 && changed === 0; i++) await yieldToAgents();
+    expect(changed).toBe(1);
+    const go = await settle(client.callTool({ name: 'go', arguments: { direction: 'south' } }));
+    expect((go.content as Array<{ text: string }>)[0]!.text).toMatch(/^go refused \(tool_unavailable\): .*legs.*What to do: this tool is not available to this character now/);
+  });
+
   it('gathers the events the character hears as news: a subscribed resource, and observe', async () => {
     await connect();
     const updates: string[] = [];
