@@ -1,7 +1,10 @@
 // The Phaser demo page: a village whose villagers are driven by agents through the capsule —
 // scripted agents in the page (`?agent=scripted`, the default), or, for one villager, pi through
-// the pilot over the page's own origin (`?agent=pi`; the demo server proxies /pi to a gateway and
-// adds the key there, so it never reaches this page). The arrow keys move the blue square.
+// the pilot over the page's own origin (`?agent=pi`; the demo server proxies /pi to a gateway), or
+// an MCP client (`?agent=mcp[&character=<id>]`, default cleo: the page lends that villager's
+// session over /characters/<id>, which the demo server proxies to a gateway started with --mcp,
+// whose MCP clients then drive it). The demo server adds the gateway key, so it never reaches this
+// page. The arrow keys move the blue square.
 // `?characters=N` (default 6, at most 100), `?inspector=0`, `?seed=S`, `?renderer=webgl`.
 //
 // The page draws with Canvas 2D unless asked for WebGL: a few dozen shapes need no GPU, and where
@@ -19,7 +22,7 @@ import { aiccScenePlugin, type FrameStats } from '../../src/adapters/phaser/inde
 import { mountInspector } from '../../src/inspector/index.js';
 import { objectCodec } from '../../src/protocol/objectCodec.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
-import { demoParams, okCalls, pageErrors, pilotOnPage, type AiccDemo } from '../shared/page.js';
+import { demoParams, lendOnPage, okCalls, pageErrors, pilotOnPage, type AiccDemo } from '../shared/page.js';
 import { Forager } from './forager.js';
 import { HEIGHT, villageScene, WIDTH, type VillageScene } from './village.js';
 
@@ -33,9 +36,10 @@ declare global {
 const GARDENER_EVERY = 5;
 
 const { errors, report } = pageErrors();
-const { agent: agentKind, ids, seed, inspector, params } = demoParams({ characters: 6, seed: 'village' });
+const { agent: agentKind, ids, seed, inspector, character: lent, params } = demoParams({ characters: 6, seed: 'village' });
 const random = new SeededRandom(seed);
-document.getElementById('who')!.textContent = agentKind === 'pi' ? `pi drives ${ids[0]}, scripts the rest` : 'scripted';
+document.getElementById('who')!.textContent =
+  agentKind === 'pi' ? `pi drives ${ids[0]}, scripts the rest` : agentKind === 'mcp' ? `an MCP client drives ${lent}, scripts the rest` : 'scripted';
 
 new Phaser.Game({
   type: params.get('renderer') === 'webgl' ? Phaser.WEBGL : Phaser.CANVAS,
@@ -69,6 +73,7 @@ async function connectAgents(scene: VillageScene): Promise<void> {
     frameStats: () => plugin.frameStats(),
   };
 
+  if (agentKind === 'mcp' && !ids.includes(lent)) throw new Error(`?character=${lent.slice(0, 40)} is not one of this page's villagers: ${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', …' : ''}`);
   await Promise.all(
     ids.map(async (id, i) => {
       const piDriven = agentKind === 'pi' && i === 0;
@@ -80,6 +85,15 @@ async function connectAgents(scene: VillageScene): Promise<void> {
         const connecting = AgentClient.connect(agentSide, { codec: objectCodec });
         plugin.connect(gameSide, { character: id, capabilities, codec: objectCodec, agentModel: { class: 'cloud_large' } });
         await pilotFor(await connecting, id);
+        return;
+      }
+      if (agentKind === 'mcp' && id === lent) {
+        // The capsule stays the bridge end; the gateway takes the agent's end for its MCP clients.
+        const session = plugin.connect(await lendOnPage(id), { character: id, capabilities, agentModel: { class: 'cloud_large' } });
+        // The gateway's refusals (a wrong key, the character already lent) end the session: say why.
+        capsule.on('session', (change) => {
+          if (change.session === session && change.change !== 'open' && change.change !== 'resumed') console.warn(`aicc demo: ${id} is no longer lent to the gateway (${change.change}): ${change.reason}`);
+        });
         return;
       }
       // Scripted agents share the capsule's clock (scene time: a hidden, paused page pauses both

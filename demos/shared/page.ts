@@ -1,11 +1,13 @@
 // What the browser demo pages share: their URL parameters, the villagers' names, the page errors
-// they keep, the `window.aiccDemo` contract the browser tests and the frame benchmark read, and pi
-// driving one character through the pilot over the page's own origin (/pi, which the demo server
-// proxies to a gateway, adding the key there: it never reaches the page).
+// they keep, the `window.aiccDemo` contract the browser tests and the frame benchmark read, and the
+// two ways a character leaves the page's scripts — pi driving it through the pilot over the page's
+// own origin (/pi), or the page lending it to the MCP clients of a gateway (/characters/<id>). The
+// demo server proxies both to the gateway and adds the key there: it never reaches the page.
 
 import type { AgentClient } from '../../src/agent/agentClient.js';
 import { PeersBackend } from '../../src/agent/pilot/peersBackend.js';
 import { Pilot } from '../../src/agent/pilot/pilot.js';
+import type { Link } from '../../src/links/link.js';
 import { connectWebSocket } from '../../src/links/websocket.js';
 import { PeersClient } from '../../src/pi/peersClient.js';
 import type { Capsule } from '../../src/runtime/capsule.js';
@@ -14,7 +16,7 @@ import type { Capsule } from '../../src/runtime/capsule.js';
 export interface AiccDemo {
   /** True once the capsule runs and every agent is connected. */
   ready: boolean;
-  agent: 'scripted' | 'pi';
+  agent: AgentKind;
   capsule: Capsule;
   /** The agent-driven characters' positions (a 3D page gives its ground plane's x and z). */
   characters(): Array<{ id: string; x: number; y: number }>;
@@ -30,24 +32,32 @@ export interface AiccDemo {
 export const MAX_CHARACTERS = 100;
 const NAMES = ['ada', 'bram', 'cleo', 'dov', 'edda', 'finn', 'greta', 'hugo'];
 
+/** Who drives the page's agent character: scripts, pi (through the pilot), or an MCP client (through the gateway). */
+export type AgentKind = 'scripted' | 'pi' | 'mcp';
+
 export interface DemoParams {
-  agent: 'scripted' | 'pi';
+  agent: AgentKind;
   /** Characters' ids: the names first, then villager_N. */
   ids: string[];
   seed: string;
   inspector: boolean;
+  /** With `?agent=mcp`, the character lent: `?character=<id>`, else cleo when the page has her, else the first. */
+  character: string;
   params: URLSearchParams;
 }
 
-/** `?agent=scripted|pi`, `?characters=N` (1 to MAX_CHARACTERS), `?seed=S`, `?inspector=0`. */
+/** `?agent=scripted|pi|mcp`, `?character=<id>` (mcp), `?characters=N` (1 to MAX_CHARACTERS), `?seed=S`, `?inspector=0`. */
 export function demoParams(defaults: { characters: number; seed: string }): DemoParams {
   const params = new URLSearchParams(location.search);
   const count = Math.max(1, Math.min(MAX_CHARACTERS, Number.parseInt(params.get('characters') ?? '', 10) || defaults.characters));
+  const agent = params.get('agent');
+  const ids = Array.from({ length: count }, (_, i) => (i < NAMES.length ? NAMES[i]! : `villager_${i + 1}`));
   return {
-    agent: params.get('agent') === 'pi' ? 'pi' : 'scripted',
-    ids: Array.from({ length: count }, (_, i) => (i < NAMES.length ? NAMES[i]! : `villager_${i + 1}`)),
+    agent: agent === 'pi' || agent === 'mcp' ? agent : 'scripted',
+    ids,
     seed: params.get('seed') ?? defaults.seed,
     inspector: params.get('inspector') !== '0',
+    character: params.get('character') ?? (ids.includes('cleo') ? 'cleo' : ids[0]!),
     params,
   };
 }
@@ -96,4 +106,13 @@ export async function pilotOnPage(client: AgentClient, id: string, options: Page
   });
   pilot.start();
   return pilot;
+}
+
+/**
+ * Lends the character `id` to the MCP clients of a gateway: a WebSocket to this page's own origin at
+ * /characters/<id>, which the demo server joins to the gateway's, adding the key there. The page
+ * offers only `aicc.v0.1`; the caller connects its capsule's session for `id` over the link.
+ */
+export async function lendOnPage(id: string): Promise<Link> {
+  return connectWebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/characters/${encodeURIComponent(id)}`, { protocols: ['aicc.v0.1'] });
 }

@@ -22,9 +22,12 @@ that has an index.html, runs \`npm run build\` first when dist/ lacks a bundle a
 /dist/ (as in a fresh clone), serves them and prints each page's URL. Stops on Ctrl-C or SIGTERM.
 
 Served: /<name>/ (the folder: index.html, script.html, assets, and the bundled main.js),
-        /dist/* (the built library), /vendor/phaser.min.js, and the WebSocket /pi.
+        /dist/* (the built library), /vendor/phaser.min.js, and the WebSockets /pi and
+        /characters/<id>.
 
-Page parameters: ?agent=scripted (default) or ?agent=pi, ?characters=N, ?inspector=0.
+Page parameters: ?agent=scripted (default), ?agent=pi, or (the Phaser demo)
+?agent=mcp[&character=<id>]: the page lends that villager (default cleo) to the MCP clients of a
+gateway started with --mcp; ?characters=N, ?inspector=0.
 
 Options
   --port N        the TCP port (default ${DEFAULT_DEMO_PORT}; 0 picks a free one)
@@ -35,6 +38,9 @@ Options
                   Only this server's own pages may open /pi. The gateway sees a program (no
                   Origin), so it needs no --origin for this server. The page's protocol,
                   pi-peers.v1 (or pi-daemon.v2 for a gateway in --daemon mode), is passed on.
+                  A page's /characters/<id> is joined to the gateway's /characters/<id> the
+                  same way (aicc.v0.1 passed on); MCP clients then drive that character at
+                  http://127.0.0.1:PORT/mcp/<id>.
   --demo NAME     serve only this demo (repeatable)
   -h, --help      this help
 

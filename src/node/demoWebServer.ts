@@ -1,7 +1,7 @@
 // The HTTP server of `npm run demo:web`, on 127.0.0.1 only: the bundled demos and their folders
 // (/<name>/), the built library (/dist/*), Phaser's prebuilt script (/vendor/phaser.min.js), and the
-// `/pi` WebSocket proxy to a gateway. Files are served only from those roots, only as the content
-// types listed below, never as a directory listing.
+// WebSocket proxy to a gateway: `/pi` and `/characters/<id>` (demoWebProxy.ts). Files are served
+// only from those roots, only as the content types listed below, never as a directory listing.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { existsSync, realpathSync, statSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { DemoBundle } from './demoWebBundle.js';
-import { createPiProxy, type PiProxyOptions } from './demoWebProxy.js';
+import { createGatewayProxy, proxyRoute, type GatewayProxyOptions } from './demoWebProxy.js';
 
 export const DEMO_HOST = '127.0.0.1';
 
@@ -42,12 +42,12 @@ export interface DemoServerOptions {
   demos: readonly DemoBundle[];
   /** TCP port on 127.0.0.1 (default 0: any free port; read it from `server.port`). */
   port?: number;
-  /** Where `/pi` leads; without it a page's `/pi` is closed with 4404 and how to start one. */
-  gateway?: PiProxyOptions['gateway'];
-  /** One line per /pi connection. Never the key. */
+  /** Where `/pi` and `/characters/<id>` lead; without it a page's socket is closed with 4404 and how to start one. */
+  gateway?: GatewayProxyOptions['gateway'];
+  /** One line per proxied connection. Never the key. */
   log?: (line: string) => void;
-  /** The /pi proxy's bounds (defaults in demoWebProxy.ts). */
-  proxyLimits?: Pick<PiProxyOptions, 'maxConnections' | 'maxPending' | 'maxPayload'>;
+  /** The proxy's bounds (defaults in demoWebProxy.ts). */
+  proxyLimits?: Pick<GatewayProxyOptions, 'maxConnections' | 'maxPending' | 'maxPayload'>;
 }
 
 export interface DemoPage {
@@ -72,7 +72,7 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
   let port = 0;
   let allowedHosts = new Set<string>();
 
-  const proxy = createPiProxy({ ...options.proxyLimits, ...(options.gateway !== undefined && { gateway: options.gateway }), ...(options.log !== undefined && { log: options.log }) });
+  const proxy = createGatewayProxy({ ...options.proxyLimits, ...(options.gateway !== undefined && { gateway: options.gateway }), ...(options.log !== undefined && { log: options.log }) });
 
   const http = createServer((request, response) => {
     void respond(request, response).catch(() => {
@@ -133,13 +133,13 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Only this server's own pages may use the proxy: it adds the gateway key for them.
     const origin = request.headers.origin;
-    const path = pathOf(request.url);
+    const route = proxyRoute(request.url);
     const own = origin !== undefined && allowedHosts.has(request.headers.host ?? '') && [...allowedHosts].some((host) => origin === `http://${host}`);
-    if (path !== '/pi' || !own) {
-      socket.end(`HTTP/1.1 ${path !== '/pi' ? '404 Not Found' : '403 Forbidden'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    if (route === undefined || !own) {
+      socket.end(`HTTP/1.1 ${route === undefined ? '404 Not Found' : '403 Forbidden'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
       return;
     }
-    proxy.upgrade(request, socket, head);
+    proxy.upgrade(request, socket, head, route);
   });
 
   await new Promise<void>((resolvePromise, reject) => {

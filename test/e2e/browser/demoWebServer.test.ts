@@ -144,10 +144,11 @@ describe('demo server', () => {
     expect((await get('/game/', { host: `localhost:${server.port}` })).status).toBe(200);
   });
 
-  it('upgrades only /pi, and lives through a malformed upgrade path', async () => {
+  it('upgrades only /pi and /characters/<id>, and lives through a malformed upgrade path', async () => {
     expect(await upgrade('//')).toBe('HTTP/1.1 404 Not Found');
     expect(await upgrade('/game/')).toBe('HTTP/1.1 404 Not Found');
     expect(await upgrade('/pi')).toBe('HTTP/1.1 101 Switching Protocols');
+    expect(await upgrade('/characters/cleo')).toBe('HTTP/1.1 101 Switching Protocols');
     expect((await get('/game/')).status).toBe(200);
   });
 });
