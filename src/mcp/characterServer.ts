@@ -20,8 +20,8 @@ import {
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentClient } from '../agent/agentClient.js';
-import { Digest } from '../agent/pilot/digest.js';
 import type { JsonObject } from '../protocol/messages.js';
+import { CharacterNews } from './characterNews.js';
 import { mcpResult, mcpTool, refusedResult, type McpTool, type McpToolResult } from './toolResults.js';
 
 export interface CharacterServerOptions {
@@ -29,8 +29,10 @@ export interface CharacterServerOptions {
   character: string;
   /** The server's name in the MCP handshake. Default `aicc-<character>`. */
   name?: string;
-  /** Most lines of news in one read; the rest are counted. Default 30. */
+  /** Most lines of news in one read; the rest are counted. Default 30. Unused with `news`. */
   maxNewsLines?: number;
+  /** News shared with other servers of the character (and kept by its giver); default: this server's own. */
+  news?: CharacterNews;
   /** How many times a minute `observe` may be called, like any limited tool. Default 30. */
   observePerMinute?: number;
   /** Wall time in ms, for observe's limit. Default Date.now. */
@@ -59,7 +61,8 @@ export function createCharacterServer(client: AgentClient, options: CharacterSer
   const { character } = options;
   const newsUri = `aicc://${encodeURIComponent(character)}/news`;
   const perMinute = options.observePerMinute ?? 30;
-  const digest = new Digest({ self: character, maxNewsLines: options.maxNewsLines ?? 30 });
+  const owned = options.news === undefined;
+  const news = options.news ?? new CharacterNews(client, character, options.maxNewsLines);
   const server = new Server(
     { name: options.name ?? `aicc-${character}`, version: '0.1.0' },
     {
@@ -82,7 +85,7 @@ export function createCharacterServer(client: AgentClient, options: CharacterSer
   });
   const takeNews = (): string => {
     told = false;
-    return digest.take() || 'nothing new';
+    return news.take() || 'nothing new';
   };
   const observe = (): McpToolResult => {
     const now = (options.now ?? Date.now)();
@@ -125,14 +128,20 @@ export function createCharacterServer(client: AgentClient, options: CharacterSer
     if (server.transport !== undefined) send().catch(() => {});
   };
   const offs = [
-    client.on('event', (event) => {
-      digest.addEvent(event);
-      if (subscribed && !told && digest.hasNews) {
+    news.onNews(() => {
+      if (subscribed && !told && news.hasNews) {
         told = true;
         notify(() => server.sendResourceUpdated({ uri: newsUri }));
       }
     }),
     client.on('manifest', () => notify(() => server.sendToolListChanged())),
   ];
-  return { server, newsUri, detach: () => offs.splice(0).forEach((off) => off()) };
+  return {
+    server,
+    newsUri,
+    detach: () => {
+      offs.splice(0).forEach((off) => off());
+      if (owned) news.close();
+    },
+  };
 }

@@ -5,6 +5,7 @@
 
 export { serveMcp } from './serveMcp.js';
 export { createCharacterServer } from './characterServer.js';
+export { CharacterNews } from './characterNews.js';
 export { mcpTool, mcpResult, refusedResult, MAX_RESULT_TEXT } from './toolResults.js';
 
 export type { ServeMcpOptions, McpService } from './serveMcp.js';

@@ -5,6 +5,7 @@
 
 import { AgentClient } from '../../agent/agentClient.js';
 import { webSocketLink, type WebSocketLike } from '../../links/websocket.js';
+import { CharacterNews } from '../../mcp/characterNews.js';
 import { CLOSE, type Refusal } from './access.js';
 import type { BrowserConnection } from './browser.js';
 
@@ -33,6 +34,8 @@ export function characterOfPath(pathname: string, prefix: string): string | Refu
 export class CharacterSessions {
   /** By character: its session's agent end, or null while the page's session is opening. */
   private readonly clients = new Map<string, AgentClient | null>();
+  /** By character: its news since the last read, shared by every MCP session that drives it. */
+  private readonly newsOf = new Map<string, CharacterNews>();
   private readonly listeners = new Set<(character: string, client: AgentClient | undefined) => void>();
 
   get size(): number {
@@ -42,6 +45,11 @@ export class CharacterSessions {
   /** The character's session, once its page has opened it. */
   get(character: string): AgentClient | undefined {
     return this.clients.get(character) ?? undefined;
+  }
+
+  /** The character's news (kept between MCP sessions: a client that reconnects reads what it missed). */
+  news(character: string): CharacterNews | undefined {
+    return this.newsOf.get(character);
   }
 
   /** Called when a character arrives (with its client) or leaves (undefined). */
@@ -76,10 +84,13 @@ export class CharacterSessions {
       return;
     }
     this.clients.set(character, client);
+    this.newsOf.set(character, new CharacterNews(client, character));
     for (const listener of this.listeners) listener(character, client);
     client.on('close', () => {
       if (this.clients.get(character) !== client) return;
       this.clients.delete(character);
+      this.newsOf.get(character)?.close();
+      this.newsOf.delete(character);
       for (const listener of this.listeners) listener(character, undefined);
     });
   }

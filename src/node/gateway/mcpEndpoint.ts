@@ -88,7 +88,8 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     if (client === undefined) return refuse(response, 404, `no page lends ${character}; the game page connects its session to /characters/${character}`);
     if (sessions.size >= MAX_MCP_SESSIONS) return refuse(response, 503, `the gateway has ${MAX_MCP_SESSIONS} MCP sessions open; try again later`);
 
-    const served = createCharacterServer(client, { character });
+    const news = characters.news(character);
+    const served = createCharacterServer(client, { character, ...(news !== undefined && { news }) });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
