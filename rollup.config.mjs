@@ -27,7 +27,7 @@ const entries = {
   node: 'src/node/index.ts', // "./node"
   research: 'src/research/index.ts', // "./research"
   worlds: 'src/worlds/index.ts', // "./worlds"
-  queue: 'src/queue/index.ts', // "./queue" (Node only; bullmq and ioredis stay external: optional peers)
+  queue: 'src/node/queue/index.ts', // "./queue" (Node only; bullmq and ioredis stay external: optional peers)
   mcp: 'src/mcp/index.ts', // "./mcp" (@modelcontextprotocol/sdk stays external: an optional peer)
 };
 const cli = 'src/node/cli.ts'; // → dist/cli.js (the `aicc` bin)

@@ -49,7 +49,7 @@ describe('layering', () => {
   });
 
   it('no published entry, the CLI included, reaches demos/ or anything outside src/', () => {
-    const entries = ['index.ts', 'core.ts', 'conformance/index.ts', 'inspector/index.ts', 'agent/pilot/index.ts', 'pi/index.ts', 'adapters/text/index.ts', 'adapters/headless/index.ts', 'adapters/three/index.ts', 'adapters/phaser/index.ts', 'recording/index.ts', 'research/index.ts', 'worlds/index.ts', 'queue/index.ts', 'node/index.ts', 'node/cli.ts', 'node/sweep/sweepWorker.ts'];
+    const entries = ['index.ts', 'core.ts', 'conformance/index.ts', 'inspector/index.ts', 'agent/pilot/index.ts', 'pi/index.ts', 'adapters/text/index.ts', 'adapters/headless/index.ts', 'adapters/three/index.ts', 'adapters/phaser/index.ts', 'recording/index.ts', 'research/index.ts', 'worlds/index.ts', 'node/queue/index.ts', 'node/index.ts', 'node/cli.ts', 'node/sweep/sweepWorker.ts'];
     for (const entry of entries) expect(reached(entry).filter((file) => !file.startsWith('src/')), entry).toEqual([]);
   });
 });

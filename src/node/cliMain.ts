@@ -44,7 +44,7 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   // Loaded on demand: worker threads, and bullmq only with --queue.
   sweep: (argv, io) => import('./sweepCommand.js').then((m) => m.sweepCommand(argv, io)),
   // Loaded on demand: only `aicc worker` needs bullmq and ioredis (optional peer dependencies).
-  worker: (argv, io) => import('../queue/workerCommand.js').then((m) => m.workerCommand(argv, io)),
+  worker: (argv, io) => import('./queue/workerCommand.js').then((m) => m.workerCommand(argv, io)),
 };
 
 /** Runs one `aicc` invocation and resolves with its exit code; never throws. */

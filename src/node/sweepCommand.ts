@@ -50,7 +50,7 @@ Exit codes: 0 every episode is in the results file, 1 the sweep failed (an episo
 worker kept dying), 2 bad usage or a results file that cannot be used, 130 stopped by Ctrl-C.
 `;
 
-/** What `--queue` loads: the BullMQ sweep (src/queue/), kept out of the way of those without bullmq. */
+/** What `--queue` loads: the BullMQ sweep (src/node/queue/), kept out of the way of those without bullmq. */
 export interface QueueModule {
   runQueueSweep(options: SweepOptions & { queue: string; queueName?: string }): Promise<SweepResult>;
 }
@@ -141,7 +141,7 @@ export async function sweepCommand(argv: string[], io: CliIo, runtime: SweepRunt
   let queue: QueueModule | undefined;
   if (values.queue !== undefined) {
     try {
-      queue = await (runtime.loadQueue ?? (() => import('../queue/index.js') as Promise<QueueModule>))();
+      queue = await (runtime.loadQueue ?? (() => import('./queue/index.js') as Promise<QueueModule>))();
     } catch (error) {
       io.stderr.write(`aicc sweep: --queue needs the optional dependencies bullmq and ioredis (npm install bullmq ioredis); loading them failed: ${userMessage(error).split('\n', 1)[0]}\n`);
       return 1;

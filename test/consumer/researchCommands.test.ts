@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeBlocks } from './codeBlocks.js';
 import { consumerProject, packedSkip, ROOT } from './packed.js';
-import { describeWithRedis, startRedis, type RedisServer } from '../queue/redisServer.js';
+import { describeWithRedis, startRedis, type RedisServer } from '../node/queue/redisServer.js';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const section = readme.slice(readme.indexOf('## Research runs'));

@@ -11,11 +11,11 @@ import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { aggregate } from '../../src/research/aggregate.js';
-import { runEpisode, type EpisodeSummary } from '../../src/research/episode.js';
-import { jobId, jobKey, planSweep, type SweepJob } from '../../src/research/sweepPlan.js';
-import { villageWorld } from '../../src/worlds/index.js';
-import { runQueueSweep } from '../../src/queue/index.js';
+import { aggregate } from '../../../src/research/aggregate.js';
+import { runEpisode, type EpisodeSummary } from '../../../src/research/episode.js';
+import { jobId, jobKey, planSweep, type SweepJob } from '../../../src/research/sweepPlan.js';
+import { villageWorld } from '../../../src/worlds/index.js';
+import { runQueueSweep } from '../../../src/node/queue/index.js';
 import { describeWithRedis, startRedis, type RedisServer } from './redisServer.js';
 import { killWorker, spawnWorker, type WorkerProcess } from './workerProcess.js';
 

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** How `aicc worker` is started: the built bin, as a user runs it (npm test builds dist/ first). */
 const AICC = [`${root}dist/cli.js`];

@@ -6,7 +6,7 @@
 // Redis restarted (with its AOF) in the middle of a long sweep is waited for, not fatal.
 
 import type { Redis } from 'ioredis';
-import { CapsuleError } from '../base/errors.js';
+import { CapsuleError } from '../../base/errors.js';
 
 /** Where a queue lives, read from `redis://[user:password@]host[:port][/db]` (or `rediss://` for TLS). */
 export interface RedisTarget {

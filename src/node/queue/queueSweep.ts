@@ -21,13 +21,13 @@
 
 import type { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { CapsuleError } from '../base/errors.js';
-import type { EpisodeSummary } from '../research/episode.js';
-import { jobId, jobKey, type SweepJob } from '../research/sweepPlan.js';
-import type { JobSpec } from '../node/sweep/job.js';
-import { readResults, ResultsWriter } from '../node/sweep/resultsFile.js';
-import { prepareSweep, workerWorld } from '../node/sweep/prepareSweep.js';
-import { sweepResult, type SweepOptions, type SweepResult } from '../node/sweep/sweepResult.js';
+import { CapsuleError } from '../../base/errors.js';
+import type { EpisodeSummary } from '../../research/episode.js';
+import { jobId, jobKey, type SweepJob } from '../../research/sweepPlan.js';
+import type { JobSpec } from '../sweep/job.js';
+import { readResults, ResultsWriter } from '../sweep/resultsFile.js';
+import { prepareSweep, workerWorld } from '../sweep/prepareSweep.js';
+import { sweepResult, type SweepOptions, type SweepResult } from '../sweep/sweepResult.js';
 import { loadDrivers, openRedis, parseRedisUrl } from './connection.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './queueName.js';
 

@@ -2,8 +2,8 @@
 // running each job's episode and sending its summary back through Redis to the coordinator.
 
 import { parseArgs } from 'node:util';
-import type { CliIo } from '../node/cliMain.js';
-import { userMessage } from '../node/userMessage.js';
+import type { CliIo } from '../cliMain.js';
+import { userMessage } from '../userMessage.js';
 import { parseRedisUrl } from './connection.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './queueName.js';
 import { MAX_CONCURRENCY, runQueueWorker } from './queueWorker.js';

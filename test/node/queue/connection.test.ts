@@ -7,8 +7,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONNECT_TIMEOUT_MS, parseRedisUrl, runQueueSweep } from '../../src/queue/index.js';
-import { runQueueWorker } from '../../src/queue/queueWorker.js';
+import { CONNECT_TIMEOUT_MS, parseRedisUrl, runQueueSweep } from '../../../src/node/queue/index.js';
+import { runQueueWorker } from '../../../src/node/queue/queueWorker.js';
 import { freePort } from './redisServer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'aicc-queue-connection-'));

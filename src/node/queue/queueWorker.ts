@@ -5,9 +5,9 @@
 // job back on the queue. BullMQ's defaults (30 s each) suit real sweeps; tests pass small values.
 
 import { hostname } from 'node:os';
-import { CapsuleError } from '../base/errors.js';
-import type { EpisodeSummary } from '../research/episode.js';
-import { runJob, type JobSpec } from '../node/sweep/job.js';
+import { CapsuleError } from '../../base/errors.js';
+import type { EpisodeSummary } from '../../research/episode.js';
+import { runJob, type JobSpec } from '../sweep/job.js';
 import { loadDrivers, openRedis, parseRedisUrl } from './connection.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './queueName.js';
 

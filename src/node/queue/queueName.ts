@@ -1,7 +1,7 @@
 // The name of a sweep's queue, shared by the coordinator and its workers: they meet on it, so both
 // take the same default and check a given name the same way.
 
-import { CapsuleError } from '../base/errors.js';
+import { CapsuleError } from '../../base/errors.js';
 
 /**
  * The queue a sweep uses unless told otherwise, and the one `aicc worker` serves by default, so

@@ -3,8 +3,8 @@
 // Redis, serving a queue until SIGTERM stops it cleanly (exit 0).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runQueueSweep } from '../../src/queue/index.js';
-import { workerCommand } from '../../src/queue/workerCommand.js';
+import { runQueueSweep } from '../../../src/node/queue/index.js';
+import { workerCommand } from '../../../src/node/queue/workerCommand.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
