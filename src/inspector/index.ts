@@ -6,5 +6,6 @@ export { DOCKS } from './overlay.js';
 export { animationFrames, REDRAW_INTERVAL_MS } from './frames.js';
 
 export type { Inspector, InspectorOptions, CapsuleHolder } from './inspector.js';
+export type { DecisionShown } from './record.js';
 export type { Dock, InspectorFilter } from './overlay.js';
 export type { FrameScheduler } from './frames.js';

@@ -11,7 +11,7 @@ import { CapsuleError, type CapsuleErrorCode } from '../base/errors.js';
 import { animationFrames, FrameBatch, type FrameScheduler } from './frames.js';
 import { DOCKS, Overlay, type Dock, type FilterName, type InspectorFilter } from './overlay.js';
 import { Panel } from './panel.js';
-import { InspectorRecord } from './record.js';
+import { InspectorRecord, type DecisionShown } from './record.js';
 import { addStyle } from './style.js';
 
 /** Rows kept per list (calls, events, sessions, quota) unless `maxRows` says otherwise. */
@@ -64,6 +64,12 @@ export interface Inspector {
   dockTo(dock: Dock): void;
   /** Shows only one character's rows, or one tool's; null shows all again. What is not given stays. */
   setFilter(filter: Partial<InspectorFilter>): void;
+  /**
+   * Lists what a decision of `character`'s chat model cost, among the events (kind `decision`). The
+   * inspector cannot see a pilot: hand it each record, `pilot.on('cost', (cost) => inspector.decision('cleo', cost))`.
+   * Dropped while no capsule is shown.
+   */
+  decision(character: string, cost: DecisionShown): void;
   /** Removes the overlay and its style, and stops listening to the capsule (or holder) and the page. Idempotent. */
   dispose(): void;
 }
@@ -75,7 +81,7 @@ export function mountInspector(target: Capsule | CapsuleHolder, options: Inspect
   let dock = settings.dock;
   const filter: InspectorFilter = { character: null, tool: null };
   let disposed = false;
-  let bound: { capsule: Capsule; stop: () => void } | undefined;
+  let bound: { capsule: Capsule; record: InspectorRecord; stop: () => void } | undefined;
 
   const overlay = new Overlay(doc, settings.key);
   const panel = new Panel(doc, settings.maxRows);
@@ -107,6 +113,7 @@ export function mountInspector(target: Capsule | CapsuleHolder, options: Inspect
     const offDispose = capsule.on('dispose', () => (holder === undefined ? inspector.dispose() : bind(undefined)));
     bound = {
       capsule,
+      record,
       stop: () => {
         record.stop();
         offDispose();
@@ -179,6 +186,12 @@ export function mountInspector(target: Capsule | CapsuleHolder, options: Inspect
     toggle: () => setOpen(!isOpen),
     dockTo,
     setFilter,
+    decision(character, cost) {
+      if (typeof character !== 'string' || character === '' || cost === null || typeof cost !== 'object') {
+        throw new CapsuleError('AICC_INVALID_OPTION', "inspector.decision: expected a character's name and a pilot's decision record (pilot.on('cost', …))");
+      }
+      bound?.record.decision({ character, cost });
+    },
     dispose() {
       if (disposed) return;
       bind(undefined);

@@ -1,7 +1,10 @@
 // What the inspector has seen of a capsule: the sessions, the last tool calls with their outputs and
 // latency, the last events and errors. Filled from the capsule's public events only, kept as short
 // strings (peer values are abridged when they arrive, so no large payload is held), and bounded.
+// The one thing from outside the capsule: what a chat model's decisions cost, which the host hands
+// over from its pilot (the pilot lives on the agent's side, where the capsule cannot see it).
 
+import type { DecisionCost } from '../runtime/decisionCost.js';
 import { clip } from '../base/clip.js';
 import { compact } from '../runtime/compact.js';
 import type { Capsule, SessionChange, TappedMessage } from '../runtime/capsule.js';
@@ -51,8 +54,11 @@ export interface CallRow {
 export interface EventRow {
   readonly seq: number;
   readonly tick: number;
-  /** A world topic, `host_error` (a HostError the game should hear of) or `wire_error` (an error sent to an agent). */
-  readonly kind: Exclude<Topic, 'tick'> | 'host_error' | 'wire_error';
+  /**
+   * A world topic, `host_error` (a HostError the game should hear of), `wire_error` (an error sent
+   * to an agent) or `decision` (what a chat model's decision cost, from the host's pilot).
+   */
+  readonly kind: Exclude<Topic, 'tick'> | 'host_error' | 'wire_error' | 'decision';
   /** The topic, or the error's code. */
   readonly label: string;
   readonly detail: string;
@@ -61,6 +67,13 @@ export interface EventRow {
   /** The tool it concerns (a host error's), for the tool filter. */
   readonly tool?: string;
 }
+
+/**
+ * What one decision of a chat model cost, as a pilot measured it from its prompt (the pilot's
+ * DecisionCost fits it; declared here because the inspector does not import the pilot). Absent:
+ * not measured, or not reported by the model's agent.
+ */
+export type DecisionShown = Omit<DecisionCost, 'startedAt' | 'replyMs'>;
 
 export interface Totals {
   calls: number;
@@ -115,6 +128,12 @@ export class InspectorRecord {
       }
     };
   }
+
+  /** Lists what a decision of `character`'s chat model cost, among the events. */
+  readonly decision = this.safely(({ character, cost }: { character: string; cost: DecisionShown }) => {
+    const name = clip(character, MAX_NAME_CHARS);
+    this.event('decision', 'decision', clip(`${name} ${describeDecision(cost)}`, MAX_VALUE_CHARS), [name]);
+  });
 
   /** Stops listening to the capsule; what was recorded stays readable. */
   stop(): void {
@@ -260,6 +279,21 @@ function namesIn(payload: Readonly<Record<string, unknown>>): string[] {
     if (typeof value === 'string') names.push(clip(value, MAX_NAME_CHARS));
   }
   return names;
+}
+
+/** `#3: first token 320 ms, first call 900 ms, total 1000 ms, 2 calls, tokens 1800/40, $0.00120`; what was not measured is left out. */
+function describeDecision(cost: DecisionShown): string {
+  const ms = (value: number | undefined): string | undefined => (typeof value === 'number' ? `${Math.round(value)} ms` : undefined);
+  const parts = [
+    ms(cost.firstTokenMs) && `first token ${ms(cost.firstTokenMs)}`,
+    ms(cost.firstToolCallMs) && `first call ${ms(cost.firstToolCallMs)}`,
+    `total ${ms(cost.totalMs) ?? '?'}`,
+    `${cost.calls} call${cost.calls === 1 ? '' : 's'}`,
+    cost.inputTokens !== undefined || cost.outputTokens !== undefined ? `tokens ${cost.inputTokens ?? '?'}/${cost.outputTokens ?? '?'}` : undefined,
+    typeof cost.costUsd === 'number' ? `$${cost.costUsd.toPrecision(3)}` : undefined,
+    cost.ended === 'replied' ? undefined : clip(String(cost.ended), MAX_NAME_CHARS),
+  ];
+  return `#${cost.decision}: ${parts.filter((part) => part !== undefined).join(', ')}`;
 }
 
 function callKey(sessionId: string, callId: string): string {

@@ -219,7 +219,7 @@ async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal): Promise<
   if (args.record !== undefined) writeFileSync(args.record, recording.join(''));
   if (args.json) {
     const { seed, maxTicks, stop, story, summary } = run;
-    io.stdout.write(`${JSON.stringify({ seed, ticks: run.result.ticks, maxTicks, stop, story, summary, wall: { ms: run.result.wallMs, ticksPerSecond: run.result.ticksPerSecond } })}\n`);
+    io.stdout.write(`${JSON.stringify({ seed, ticks: run.result.ticks, maxTicks, stop, story, summary, ...(run.pilot !== undefined && { pilot: run.pilot.costs }), wall: { ms: run.result.wallMs, ticksPerSecond: run.result.ticksPerSecond } })}\n`);
   } else out.write(`${run.story.join('\n')}\n\n${run.summaryLines.join('\n')}\n`);
   if (run.recordingProblems.length > 0) {
     io.stderr.write(`aicc demo: the recording has lines that break the schema (a bug): ${run.recordingProblems[0]}\n`);

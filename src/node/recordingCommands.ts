@@ -58,7 +58,7 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
   if (typeof recording === 'number') return recording;
   const characters = new Set(recording.entries.map((e) => e.character));
   const { world, seed, ticks } = recording.header;
-  io.stdout.write(`${argv[0]}: valid — ${world}, seed ${seed}, ${recording.end.tick} of ${ticks} ticks, ${recording.entries.length} messages of ${characters.size} characters\n`);
+  io.stdout.write(`${argv[0]}: valid — ${world}, seed ${seed}, ${recording.end.tick} of ${ticks} ticks, ${recording.entries.length} messages of ${characters.size} characters${recording.decisions.length > 0 ? `, ${recording.decisions.length} pilot decisions` : ''}\n`);
   return 0;
 }
 

@@ -1,7 +1,9 @@
 // Writes a capsule's traffic as a recording while it runs, checking each line as it is written.
+// A host that pilots a character adds what each decision cost (decision()): the recorder cannot see
+// the pilot, which lives on the agent's side of the session.
 
 import type { Capsule } from '../runtime/capsule.js';
-import { entryProblem, formatLine, type RecordingEnd, type RecordingEntry, type RecordingHeader } from './recording.js';
+import { decisionProblem, entryProblem, formatLine, type RecordedDecision, type RecordedDecisionCost, type RecordingEnd, type RecordingEntry, type RecordingHeader } from './recording.js';
 
 export class Recorder {
   /** Lines that failed their check: a bug in the bridge, reported rather than written silently. */
@@ -24,6 +26,18 @@ export class Recorder {
     });
   }
 
+  /**
+   * Writes a decision line for `character` at the capsule's tick and clock now (call it as the
+   * decision ends: a pilot's `cost` event). Ignored once the recorder has stopped.
+   */
+  decision(character: string, cost: RecordedDecisionCost): void {
+    if (this.stopped) return;
+    const line: RecordedDecision = { tick: this.capsule.tick, at: this.capsule.clock.now(), character, decision: cost };
+    const problem = decisionProblem(line);
+    if (problem !== undefined) this.problems.push(`line ${this.lines + 1}: ${problem}`);
+    this.emit(line);
+  }
+
   /** Stops listening and writes the end line: until then the recording reads as cut short. */
   stop(): void {
     if (this.stopped) return;
@@ -32,7 +46,7 @@ export class Recorder {
     this.emit({ end: true, tick: this.capsule.tick, entries: this.lines - 1 });
   }
 
-  private emit(value: RecordingHeader | RecordingEntry | RecordingEnd): void {
+  private emit(value: RecordingHeader | RecordingEntry | RecordedDecision | RecordingEnd): void {
     this.lines++;
     this.write(formatLine(value));
   }

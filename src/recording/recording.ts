@@ -1,6 +1,9 @@
 // The recording format: NDJSON, one header line, then one line per AICC message of every session,
 // in the order the capsule took them in or sent them out, then an end line (docs/RECORDING.md).
+// Among the messages a run with a pilot also writes what each of its decisions cost (a decision
+// line): not a message, so replay, which re-runs messages, passes over it.
 
+import type { DecisionCost } from '../runtime/decisionCost.js';
 import { checkMessage } from '../protocol/messageCheck.js';
 import type { AiccMessage, JsonObject } from '../protocol/messages.js';
 
@@ -28,6 +31,21 @@ export interface RecordingEntry {
 }
 
 /**
+ * What one decision of a pilot (a chat model playing the character) cost, as the pilot measured it
+ * on its clock from the moment the prompt was sent (src/agent/pilot/costs.ts, DecisionCost). Optional
+ * fields are absent when not measured or not reported — never guessed.
+ */
+export type RecordedDecisionCost = DecisionCost;
+
+/** A decision line: written when the decision ended, at the capsule's tick and clock then. */
+export interface RecordedDecision {
+  tick: number;
+  at: number;
+  character: string;
+  decision: RecordedDecisionCost;
+}
+
+/**
  * The last line, written when the recorder stops. A recording without it was cut short: the run was
  * killed, or the file truncated. Its count finds lines lost before it.
  */
@@ -35,13 +53,16 @@ export interface RecordingEnd {
   end: true;
   /** The capsule's tick when the recording stopped. */
   tick: number;
-  /** The entries between the header and this line. */
+  /** The lines between the header and this line: messages and decision lines. */
   entries: number;
 }
 
 export interface Recording {
   header: RecordingHeader;
+  /** The messages, in order: what replay re-runs. */
   entries: RecordingEntry[];
+  /** The decision lines, in order (none for a run without a pilot): replay passes over them. */
+  decisions: RecordedDecision[];
   end: RecordingEnd;
 }
 
@@ -66,6 +87,40 @@ export function entryProblem(entry: unknown): string | undefined {
   if (typeof e['character'] !== 'string' || e['character'].length === 0) return 'character must name a character';
   const checked = checkMessage(e['message'], e['dir'] === 'in' ? 'agent' : 'bridge');
   return checked.ok ? undefined : `message: ${checked.message}`;
+}
+
+const DECISION_ENDS: ReadonlySet<unknown> = new Set(['replied', 'send_failed', 'aborted', 'stopped']);
+/** A decision's optional figures: ms, token counts and dollars, each a finite number >= 0 (tokens whole). */
+const DECISION_FIGURES: Readonly<Record<string, 'number' | 'integer'>> = { firstTokenMs: 'number', replyMs: 'number', firstToolCallMs: 'number', inputTokens: 'integer', outputTokens: 'integer', costUsd: 'number' };
+const DECISION_FIELDS: ReadonlySet<string> = new Set(['decision', 'startedAt', 'totalMs', 'calls', 'ended', ...Object.keys(DECISION_FIGURES)]);
+
+/** Checks one decision line; undefined when it is sound, otherwise what is wrong with it. */
+export function decisionProblem(line: unknown): string | undefined {
+  if (line === null || typeof line !== 'object' || Array.isArray(line)) return 'a decision line must be a JSON object';
+  const l = line as Record<string, unknown>;
+  const extra = Object.keys(l).find((key) => key !== 'tick' && key !== 'at' && key !== 'character' && key !== 'decision');
+  if (extra !== undefined) return `a decision line has tick, at, character and decision only, not ${JSON.stringify(extra)}`;
+  if (!Number.isInteger(l['tick']) || (l['tick'] as number) < 0) return 'tick must be an integer >= 0';
+  if (typeof l['at'] !== 'number' || !Number.isFinite(l['at'])) return 'at must be a number of ms';
+  if (typeof l['character'] !== 'string' || l['character'].length === 0) return 'character must name a character';
+  const d = l['decision'];
+  if (d === null || typeof d !== 'object' || Array.isArray(d)) return 'decision must be an object';
+  const cost = d as Record<string, unknown>;
+  const unknown = Object.keys(cost).find((key) => !DECISION_FIELDS.has(key));
+  if (unknown !== undefined) return `decision.${unknown} is not a field of a decision line (see docs/RECORDING.md)`;
+  if (!Number.isInteger(cost['decision']) || (cost['decision'] as number) < 1) return 'decision.decision must be an integer >= 1';
+  if (typeof cost['startedAt'] !== 'number' || !Number.isFinite(cost['startedAt'])) return 'decision.startedAt must be a number of ms';
+  if (!isFigure(cost['totalMs'], 'number')) return 'decision.totalMs must be a number >= 0';
+  if (!isFigure(cost['calls'], 'integer')) return 'decision.calls must be an integer >= 0';
+  if (!DECISION_ENDS.has(cost['ended'])) return `decision.ended must be one of ${[...DECISION_ENDS].map((e) => JSON.stringify(e)).join(', ')}`;
+  for (const [name, kind] of Object.entries(DECISION_FIGURES)) {
+    if (cost[name] !== undefined && !isFigure(cost[name], kind)) return `decision.${name} must be ${kind === 'integer' ? 'an integer' : 'a number'} >= 0 when present`;
+  }
+  return undefined;
+}
+
+function isFigure(value: unknown, kind: 'number' | 'integer'): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && (kind === 'number' || Number.isInteger(value));
 }
 
 export function headerProblem(header: unknown): string | undefined {
@@ -103,6 +158,7 @@ export function parseRecording(text: string): Recording {
   const headerIssue = headerProblem(header);
   if (headerIssue !== undefined) throw new RecordingError(1, headerIssue);
   const entries: RecordingEntry[] = [];
+  const decisions: RecordedDecision[] = [];
   const sessions = new Map<string, string>();
   let lastTick = 0;
   let end: RecordingEnd | undefined;
@@ -110,17 +166,25 @@ export function parseRecording(text: string): Recording {
     const entry = parseLine(lines[i]!, i + 1);
     if (end !== undefined) throw new RecordingError(i + 1, `a line after the end line (line ${i}): two recordings joined, or lines added`);
     const isEnd = entry !== null && typeof entry === 'object' && 'end' in entry;
-    const issue = isEnd ? endProblem(entry as Record<string, unknown>, entries.length, lastTick) : (entryProblem(entry) ?? orderProblem(entry as RecordingEntry, lastTick, sessions));
+    const isDecision = !isEnd && entry !== null && typeof entry === 'object' && 'decision' in entry;
+    const issue = isEnd
+      ? endProblem(entry as Record<string, unknown>, entries.length + decisions.length, lastTick)
+      : isDecision
+        ? (decisionProblem(entry) ?? decisionOrderProblem(entry as RecordedDecision, lastTick, sessions))
+        : (entryProblem(entry) ?? orderProblem(entry as RecordingEntry, lastTick, sessions));
     if (issue !== undefined) throw new RecordingError(i + 1, issue);
     if (isEnd) end = entry as RecordingEnd;
-    else {
+    else if (isDecision) {
+      lastTick = (entry as RecordedDecision).tick;
+      decisions.push(entry as RecordedDecision);
+    } else {
       lastTick = (entry as RecordingEntry).tick;
       entries.push(entry as RecordingEntry);
     }
   }
   if (cut !== '') throw cutOff();
   if (end === undefined) throw new RecordingError(lines.length + 1, `no end line: the recording stops after line ${lines.length}, cut short (a run that was killed, or a truncated copy)`);
-  return { header: header as RecordingHeader, entries, end };
+  return { header: header as RecordingHeader, entries, decisions, end };
 }
 
 /** Ticks never go back, and a character keeps the session its session_init opened. */
@@ -135,6 +199,13 @@ function orderProblem(entry: RecordingEntry, lastTick: number, sessions: Map<str
   return undefined;
 }
 
+/** A decision line keeps the ticks in order too, and belongs to a character whose session has opened. */
+function decisionOrderProblem(line: RecordedDecision, lastTick: number, sessions: Map<string, string>): string | undefined {
+  if (line.tick < lastTick) return `tick ${line.tick} comes after tick ${lastTick}`;
+  if (!sessions.has(line.character)) return `a decision of ${line.character} before its session_init`;
+  return undefined;
+}
+
 function parseLine(line: string, number: number): unknown {
   try {
     return JSON.parse(line);
@@ -143,6 +214,6 @@ function parseLine(line: string, number: number): unknown {
   }
 }
 
-export function formatLine(value: RecordingHeader | RecordingEntry | RecordingEnd): string {
+export function formatLine(value: RecordingHeader | RecordingEntry | RecordedDecision | RecordingEnd): string {
   return `${JSON.stringify(value)}\n`;
 }

@@ -1,6 +1,7 @@
 // Re-runs a recorded world with no agent at all: the recorded inbound messages are fed to a freshly
 // built world at the ticks they arrived, and everything the bridge sends is compared with what it
-// sent the first time.
+// sent the first time. Decision lines (what a pilot's decisions cost) are not messages: no model
+// runs in a replay, so they are passed over.
 
 import { createMemoryLinkPair } from '../links/memory.js';
 import type { Link } from '../links/link.js';

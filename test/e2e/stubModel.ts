@@ -14,6 +14,8 @@ export interface StubReply {
   chunkChars?: number;
   /** Pause before each chunk, in ms (default 0). */
   chunkDelayMs?: number;
+  /** Token counts to report in a last chunk (OpenAI's `usage`, as with `stream_options.include_usage`). Default: none. */
+  usage?: { promptTokens: number; completionTokens: number };
 }
 
 export interface StubRequest {
@@ -88,6 +90,10 @@ export async function startStubModel(options: { fallbackReply?: string } = {}): 
       send({ delta: { tool_calls: [{ index, id: `call_stub_${requests.length}_${index}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }] } });
     });
     send({ delta: {}, finish_reason: calls.length > 0 ? 'tool_calls' : 'stop' });
+    if (reply.usage !== undefined) {
+      const { promptTokens, completionTokens } = reply.usage;
+      res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } })}\n\n`);
+    }
     res.end('data: [DONE]\n\n');
   }
 

@@ -7,6 +7,7 @@ import { ToolError } from '../../src/base/errors.js';
 import type { JsonObject } from '../../src/protocol/messages.js';
 import { connectAgent, connectRaw, echoTool, makeCapsule, moveTool, pass, settle } from '../helpers.js';
 import { cell, ManualFrames, rows } from './helpers.js';
+import type { DecisionCost } from '../../src/agent/pilot/costs.js';
 
 let inspector: Inspector | undefined;
 afterEach(() => {
@@ -324,5 +325,22 @@ describe('columns and outputs', () => {
     const failed = rows(root, '[data-aicc-call]')[0]!;
     failed.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
     expect(failed.querySelector('[data-field="error"]')!.textContent).toBe('execution_failed (retryable): blocked by a wall');
+  });
+
+  it("lists what a chat model's decisions cost, handed over by the host from its pilot, among the events", async () => {
+    const { capsule, clock } = makeCapsule();
+    await connectAgent(capsule, clock, { character: 'wren' });
+    await connectAgent(capsule, clock, { character: 'moss' });
+    const { frames, root } = mount(capsule);
+    // A pilot's record as it comes (the type checks that it fits what the inspector takes).
+    const cost: DecisionCost = { decision: 3, startedAt: 900, firstTokenMs: 320.4, replyMs: 880, firstToolCallMs: 900, totalMs: 1000, inputTokens: 1800, outputTokens: 40, costUsd: 0.0012, calls: 2, ended: 'replied' };
+    inspector!.decision('wren', cost);
+    inspector!.decision('moss', { decision: 1, totalMs: 250, calls: 0, ended: 'aborted' });
+    frames.flush();
+    const decisions = rows(root, '[data-aicc-event][data-kind="decision"]');
+    expect(decisions.map((r) => cell(r, 'detail'))).toEqual(['moss #1: total 250 ms, 0 calls, aborted', 'wren #3: first token 320 ms, first call 900 ms, total 1000 ms, 2 calls, tokens 1800/40, $0.00120']);
+    inspector!.setFilter({ character: 'wren' });
+    expect(rows(root, '[data-aicc-event][data-kind="decision"]').map((r) => cell(r, 'detail').split(':')[0])).toEqual(['wren #3']);
+    expect(() => inspector!.decision('', { decision: 1, totalMs: 0, calls: 0, ended: 'replied' })).toThrow(/^inspector\.decision: expected a character's name/);
   });
 });

@@ -1,7 +1,8 @@
 // The shapes of pi-daemon 0.3.3's answers and events, as the DaemonSimulator writes them: the
 // handshake, the host status, a session snapshot, a wake ticket, and the events of one model turn.
 // Each was read off the real daemon (test/e2e/daemon/simulator.test.ts compares them step by step);
-// fields the simulator has no model of (memory, metrics, recovery, pi's usage counts) are left out.
+// fields the simulator has no model of (memory, metrics, recovery) are left out, and pi's usage counts
+// too unless a scripted turn gives them.
 
 export const SIM_PACKAGE_VERSION = '0.3.3-sim';
 
@@ -145,8 +146,8 @@ export function turnStartEvents(prompt: string, now: number): TurnEvent[] {
  * the stub model sends a reply in one chunk unless told otherwise — and a text_end; none for an
  * empty text), then the turn's and the agent's ends.
  */
-export function turnEndEvents(text: string, model: { provider: string; id: string }, now: number, aborted: boolean): TurnEvent[] {
-  const message = { role: 'assistant', content: text === '' ? [] : [{ type: 'text', text }], provider: model.provider, model: model.id, stopReason: aborted ? 'aborted' : 'stop', timestamp: now };
+export function turnEndEvents(text: string, model: { provider: string; id: string }, now: number, aborted: boolean, usage?: Record<string, unknown>): TurnEvent[] {
+  const message = { role: 'assistant', content: text === '' ? [] : [{ type: 'text', text }], provider: model.provider, model: model.id, ...(usage !== undefined && { usage }), stopReason: aborted ? 'aborted' : 'stop', timestamp: now };
   const updates: TurnEvent[] =
     text === ''
       ? []

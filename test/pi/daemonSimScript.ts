@@ -54,6 +54,8 @@ export type ScriptedTurn =
       hold?: boolean;
       /** The text an abort leaves. Default "". */
       partial?: string;
+      /** pi's Usage on the assistant message (`{input, output, cacheRead, cacheWrite, totalTokens, cost}`). Default: none. */
+      usage?: Record<string, unknown>;
     };
 
 /** A turn that ran (or runs). */

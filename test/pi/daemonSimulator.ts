@@ -667,7 +667,7 @@ export class DaemonSimulator {
     const text = aborted ? (step.partial ?? '') : (how.text ?? (typeof step.text === 'function' ? step.text(turn) : step.text));
     Object.assign(turn, { text, done: true, ...(aborted && { aborted: true }) });
     const now = this.clock.now();
-    for (const [event, data] of turnEndEvents(text, session.model, now, aborted)) this.event(session, event, data, wake.requestId);
+    for (const [event, data] of turnEndEvents(text, session.model, now, aborted, step.usage)) this.event(session, event, data, wake.requestId);
     session.state = 'idle';
     session.lastUsedAt = now;
     const record = session.record;

@@ -6,7 +6,7 @@ import { createCapsule } from '../../src/runtime/capsule.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import type { RandomBytes } from '../../src/protocol/ids.js';
 import { Recorder } from '../../src/recording/recorder.js';
-import { parseRecording, RecordingError, type RecordingHeader } from '../../src/recording/recording.js';
+import { parseRecording, RecordingError, type RecordedDecisionCost, type RecordingHeader } from '../../src/recording/recording.js';
 import { replay, type ReplayWorld } from '../../src/recording/replay.js';
 import { ajvValidators } from '../../src/validators/ajv.js';
 import { settle } from '../helpers.js';
@@ -38,8 +38,14 @@ function buildWorld(header: RecordingHeader): ReplayWorld {
 
 const header: RecordingHeader = { format: 'aicc-recording/2', world: 'counter', seed: 7, ticks: 20 };
 
-/** Two agents bump the counter at their own pace; one of them makes a mistake now and then. */
-async function recordRun(): Promise<string> {
+/** What a pilot's decision cost, as a host with a pilot writes it into the recording. */
+const cost = (decision: number): RecordedDecisionCost => ({ decision, startedAt: decision * 300, firstTokenMs: 120, replyMs: 250, firstToolCallMs: 250, totalMs: 300, inputTokens: 900, outputTokens: 12, costUsd: 0.0004, calls: 1, ended: 'replied' });
+
+/**
+ * Two agents bump the counter at their own pace; one of them makes a mistake now and then. With
+ * `decisions`, the host also writes what ada's "pilot" decided at ticks 5 and 10 (decision lines).
+ */
+async function recordRun(options: { decisions?: boolean } = {}): Promise<string> {
   const world = buildWorld(header);
   const { capsule } = world;
   let text = '';
@@ -56,10 +62,12 @@ async function recordRun(): Promise<string> {
     await settle();
     if (tick % 3 === 0) void agents[0]!.call('bump', { by: 1 });
     if (tick % 4 === 0) void agents[1]!.call('bump', tick % 8 === 0 ? { by: 'two' } : { by: 2 });
+    if (options.decisions === true && tick % 5 === 0 && tick <= 10) recorder.decision('ada', cost(tick / 5));
     await settle();
   }
   for (const agent of agents) await agent.close();
   recorder.stop();
+  recorder.decision('ada', cost(3)); // after the end line: not written
   expect(recorder.problems).toEqual([]);
   return text;
 }
@@ -99,6 +107,55 @@ describe('recording', () => {
     const report = await replay(parseRecording(doctored), buildWorld);
     expect(report.matched).toBe(false);
     expect(report.mismatches[0]).toMatchObject({ expected: { type: 'tool_result', output: { count: 33 } }, actual: { type: 'tool_result', output: { count: 3 } } });
+  });
+
+  describe("a pilot's decision lines", () => {
+    it('are written at the tick they end, checked, counted by the end line, and read back apart from the messages', async () => {
+      const plain = parseRecording(await recordRun());
+      const text = await recordRun({ decisions: true });
+      const lines = text.trimEnd().split('\n');
+      const decisionLines = lines.filter((line) => line.includes('"decision":{'));
+      expect(decisionLines.map((line) => JSON.parse(line))).toEqual([
+        { tick: 5, at: 500, character: 'ada', decision: cost(1) },
+        { tick: 10, at: 1000, character: 'ada', decision: cost(2) },
+      ]);
+      const recording = parseRecording(text);
+      expect(recording.decisions.map((d) => d.decision.decision)).toEqual([1, 2]);
+      expect(recording.entries).toEqual(plain.entries);
+      expect(recording.end.entries).toBe(lines.length - 2);
+      expect(plain.decisions).toEqual([]);
+    });
+
+    it('are passed over by replay: it matches as it does without them', async () => {
+      const report = await replay(parseRecording(await recordRun({ decisions: true })), buildWorld);
+      expect(report.matched).toBe(true);
+      expect(report.agreed.tool_result).toBe(10);
+    });
+
+    it('are rejected with their line when they break the shape', async () => {
+      const text = await recordRun({ decisions: true });
+      const lines = text.trimEnd().split('\n');
+      const at = lines.findIndex((line) => line.includes('"decision":{'));
+      const edited = (edit: (line: Record<string, any>) => void): RecordingError => {
+        const copy = [...lines];
+        const line = JSON.parse(copy[at]!);
+        edit(line);
+        copy[at] = JSON.stringify(line);
+        try {
+          parseRecording(copy.map((l) => `${l}\n`).join(''));
+        } catch (error) {
+          return error as RecordingError;
+        }
+        throw new Error('expected a RecordingError');
+      };
+      expect(edited((l) => (l.decision.totalMs = -1))).toMatchObject({ line: at + 1, reason: 'decision.totalMs must be a number >= 0' });
+      expect(edited((l) => (l.decision.inputTokens = 1.5))).toMatchObject({ line: at + 1, reason: 'decision.inputTokens must be an integer >= 0 when present' });
+      expect(edited((l) => (l.decision.mood = 'calm'))).toMatchObject({ line: at + 1, reason: 'decision.mood is not a field of a decision line (see docs/RECORDING.md)' });
+      expect(edited((l) => (l.decision.ended = 'done'))).toMatchObject({ line: at + 1, reason: 'decision.ended must be one of "replied", "send_failed", "aborted", "stopped"' });
+      expect(edited((l) => (l.dir = 'in'))).toMatchObject({ line: at + 1, reason: 'a decision line has tick, at, character and decision only, not "dir"' });
+      expect(edited((l) => (l.character = 'zed'))).toMatchObject({ line: at + 1, reason: 'a decision of zed before its session_init' });
+      expect(edited((l) => (l.tick = 1))).toMatchObject({ line: at + 1, reason: expect.stringMatching(/^tick 1 comes after tick \d+$/) });
+    });
   });
 
   describe('a corrupted recording is rejected with its line number', () => {

@@ -1,8 +1,29 @@
 // The one thing a pilot needs from a chat agent: send it text, read its reply, know whether it is
 // running, stop it. pi-peers and pi-daemon each implement this, so there is one pilot for both.
+// A backend that can see the model at work (streamed tokens, pi's usage counts) also offers
+// `observe`, so the pilot can tell what each decision cost; one that cannot leaves it out.
 
 /** How text enters the model's conversation (the names pi uses). */
 export type SendKind = 'prompt' | 'follow_up' | 'steer';
+
+/**
+ * What a backend saw of the model at work, as the agent reported it. Times are not in it: the
+ * pilot stamps each signal on its own clock when it arrives.
+ * - `token`: a model message began to stream (its first delta of text, thinking or a tool call).
+ * - `usage`: a model message ended, with the counts pi gave for it. A field the agent did not give
+ *   is absent, never guessed.
+ */
+export type ChatSignal =
+  | { type: 'token' }
+  | {
+      type: 'usage';
+      /** Prompt tokens, cached or not (pi's `input + cacheRead + cacheWrite`). */
+      inputTokens?: number;
+      /** pi's `output`. */
+      outputTokens?: number;
+      /** pi's `cost.total`, in US dollars, as pi computes it from its model catalog (0 for a model with no prices). */
+      costUsd?: number;
+    };
 
 export interface ChatBackend {
   /**
@@ -21,4 +42,11 @@ export interface ChatBackend {
   /** Stops the running turn, if any. */
   abort(): Promise<void>;
   close(): void;
+  /**
+   * Optional: calls `listener` with each ChatSignal as the agent reports it, until the returned
+   * function is called. Signals arrive before the reply they belong to resolves. Left out by a
+   * backend that cannot see the model at work (pi-peers 1.0 has no events): the pilot then leaves
+   * time to first token, tokens and cost undefined.
+   */
+  observe?(listener: (signal: ChatSignal) => void): () => void;
 }

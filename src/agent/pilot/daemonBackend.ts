@@ -12,7 +12,8 @@
 
 import type { DaemonClient } from '../../pi/daemonClient.js';
 import type { OpenOptions, SessionRef } from '../../pi/daemonProtocol.js';
-import type { ChatBackend, SendKind } from './backend.js';
+import type { ChatBackend, ChatSignal, SendKind } from './backend.js';
+import { ModelSignals, type MessagePhase } from './modelSignals.js';
 import { codeOf, GENERATION_TAKEN, hostSession, messageOf, nextGeneration, retryable, stopIncarnation } from './daemonHost.js';
 import { abortable } from './peersBackend.js';
 
@@ -56,6 +57,9 @@ const OPEN_ATTEMPTS = 4;
 /** What the host tells an attached client when it puts a session away (pi-daemon 0.3.3: idle eviction sends the first two). */
 const LOSS_EVENTS: ReadonlySet<string> = new Set(['sessionDormant', 'sessionEvicted', 'sessionDeleted']);
 
+/** pi's message events as pi-daemon names them: the model at work (ChatSignal). */
+const MESSAGE_PHASES: Readonly<Record<string, MessagePhase>> = { messageStart: 'start', messageUpdate: 'update', messageEnd: 'end' };
+
 /** How long a send waits for a client that lost its link to be connected again. */
 const RECONNECT_WAIT_MS = 30_000;
 
@@ -81,6 +85,8 @@ export class DaemonBackend implements ChatBackend {
   private lost = false;
   private closed = false;
   private readonly offs: Array<() => void> = [];
+  private readonly signals = new ModelSignals();
+  private readonly observers = new Set<(signal: ChatSignal) => void>();
   private readonly attempts: number;
   private readonly maxQueued: number;
 
@@ -95,7 +101,9 @@ export class DaemonBackend implements ChatBackend {
     this.offs.push(
       client.on('event', (event) => {
         if (event.sessionId !== this.ref.sessionId || event.generation !== this.ref.generation) return;
-        if (event.event === 'promptAccepted') this.wake?.accepted();
+        const phase = MESSAGE_PHASES[event.event];
+        if (phase !== undefined) this.tell(this.signals.read(phase, event.data));
+        else if (event.event === 'promptAccepted') this.wake?.accepted();
         // Evicted after its idle time (or otherwise put away by the host): the next send opens a new incarnation.
         else if (LOSS_EVENTS.has(event.event)) this.lost = true;
       }),
@@ -168,6 +176,12 @@ export class DaemonBackend implements ChatBackend {
     if (signal?.aborted === true) return null;
     if (this.wake === wake) this.wake = undefined;
     return text;
+  }
+
+  /** Streamed tokens and pi's usage, from the session's message events (ChatBackend.observe). */
+  observe(listener: (signal: ChatSignal) => void): () => void {
+    this.observers.add(listener);
+    return () => this.observers.delete(listener);
   }
 
   async abort(): Promise<void> {
@@ -304,6 +318,11 @@ export class DaemonBackend implements ChatBackend {
       const offReconnect = this.client.on('reconnect', () => done(true));
       const offClose = this.client.on('close', () => done(false));
     });
+  }
+
+  private tell(signal: ChatSignal | undefined): void {
+    if (signal === undefined) return;
+    for (const listener of [...this.observers]) listener(signal);
   }
 
   private enqueue(text: string): void {

@@ -17,6 +17,8 @@ export interface ExecutionContext {
   maxCalls: number;
   /** False once the decision was aborted or stopped: nothing more is sent. */
   stillCurrent(): boolean;
+  /** Told just before each call goes to the capsule (the decision's first call time is taken here). */
+  sending?(call: ParsedCall): void;
 }
 
 export async function executeCalls(calls: readonly ParsedCall[], context: ExecutionContext): Promise<void> {
@@ -29,6 +31,7 @@ export async function executeCalls(calls: readonly ParsedCall[], context: Execut
       stats.callsSkipped++;
       continue;
     }
+    context.sending?.(call);
     const outcome = await client.call(call.tool, call.input);
     stats.callsSent++;
     // Only a call that reached its handler costs quota (docs/PROTOCOL.md).

@@ -11,8 +11,12 @@ export { compact } from '../../runtime/compact.js';
 export { Cadence } from './cadence.js';
 export { LoopGuards } from './guards.js';
 export { Quotas } from './quotas.js';
+export { DECISION_COSTS_KEPT, decisionCostLine } from './costs.js';
+export { ModelSignals, usageSignal } from './modelSignals.js';
 
-export type { ChatBackend, SendKind } from './backend.js';
+export type { ChatBackend, ChatSignal, SendKind } from './backend.js';
+export type { DecisionCost, DecisionCostTotals, DecisionEnd, CostFigure } from './costs.js';
+export type { MessagePhase } from './modelSignals.js';
 export type { PilotOptions, PilotStatus, PilotEvents, PauseReason } from './pilot.js';
 export type { PeersClientLike, PeersDeliveryOptions, PeersStateLike, PeersBackendOptions } from './peersBackend.js';
 export type { DaemonClientLike, DaemonBackendOptions } from './daemonBackend.js';

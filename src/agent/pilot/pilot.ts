@@ -8,6 +8,7 @@ import type { AgentClient } from '../agentClient.js';
 import { realClock, type Clock } from '../../runtime/clock.js';
 import type { EventMessage, Manifest } from '../../protocol/messages.js';
 import type { ChatBackend, SendKind } from './backend.js';
+import { DecisionMeter, type DecisionCost, type DecisionEnd } from './costs.js';
 import { briefing, type CharacterBrief } from './briefing.js';
 import { Cadence, type CadenceOptions } from './cadence.js';
 import { catalogChanges } from './catalog.js';
@@ -33,6 +34,8 @@ export interface PilotOptions extends GuardOptions, CadenceOptions {
   notes?: string;
   /** How digests are written (bounds, the game's view of tool outputs). */
   digest?: Omit<DigestOptions, 'self'>;
+  /** Decision cost records kept in `stats.costs.recent`, the newest; the totals count them all. Default DECISION_COSTS_KEPT (256). */
+  maxDecisionCosts?: number;
 }
 
 export type PilotStatus = 'new' | 'idle' | 'thinking' | 'acting' | 'paused' | 'stopped';
@@ -45,6 +48,8 @@ export type PilotEvents = {
   sent: { kind: SendKind; text: string };
   /** A reply was read. */
   decision: { reply: string | null; calls: ParsedCall[]; notes: string[]; latencyMs: number };
+  /** A decision is over (its calls answered, or it failed, or was aborted): what it cost. */
+  cost: DecisionCost;
   pause: { reason: PauseReason; message: string };
   resume: { reason: PauseReason };
   /** The backend failed (refused a send, or its reply threw). */
@@ -62,6 +67,7 @@ export class Pilot {
   private readonly cadence: Cadence;
   private readonly guards: LoopGuards;
   private readonly stats_: PilotStats = emptyStats();
+  private readonly meter: DecisionMeter;
   private readonly maxCalls: number;
   private readonly maxFollowUps: number;
   private manifest: Manifest;
@@ -86,6 +92,7 @@ export class Pilot {
     this.guards = new LoopGuards(this.clock, options);
     this.maxCalls = options.maxCallsPerReply ?? 8;
     this.maxFollowUps = options.maxFollowUpsPerRun ?? 1;
+    this.meter = new DecisionMeter(this.stats_.costs, options.maxDecisionCosts);
   }
 
   get status(): PilotStatus {
@@ -115,6 +122,8 @@ export class Pilot {
       client.on('manifest', (manifest) => this.manifestChanged(manifest)),
       client.on('close', ({ reason }) => this.stop(`session closed: ${reason}`)),
     );
+    const off = this.options.backend.observe?.((signal) => this.meter.signal(signal, this.clock.now()));
+    if (off !== undefined) this.unsubscribe.push(off);
     this.setStatus('idle');
     void this.decide();
   }
@@ -140,6 +149,7 @@ export class Pilot {
   async abort(): Promise<void> {
     if (this.statusNow === 'stopped' || this.statusNow === 'new') return;
     this.pause('aborted', 'aborted by the host; resume() carries on');
+    this.endDecision('aborted');
     this.replyAbort?.abort();
     try {
       await this.options.backend.abort();
@@ -153,6 +163,7 @@ export class Pilot {
     if (this.statusNow === 'stopped') return;
     this.cadence.cancel();
     this.replyAbort?.abort();
+    this.endDecision('stopped');
     for (const off of this.unsubscribe.splice(0)) off();
     this.setStatus('stopped');
     this.bus.emit('stop', { reason });
@@ -215,6 +226,7 @@ export class Pilot {
     const isBriefing = !this.briefed;
     const text = isBriefing ? this.brief() : this.takeDigest();
     const started = this.clock.now();
+    this.meter.begin(this.stats_.decisions, started);
     const sent = await this.send(this.options.backend.busy ? 'follow_up' : 'prompt', text, isBriefing);
     if (cycle !== this.cycle || this.statusNow !== 'thinking') return;
     if (!sent) return this.sendFailed();
@@ -232,6 +244,7 @@ export class Pilot {
 
   private async readReply(cycle: number, reply: string | null, started: number): Promise<void> {
     const latencyMs = this.clock.now() - started;
+    this.meter.replied(this.clock.now());
     this.cadence.record(latencyMs);
     countLatency(this.stats_, latencyMs);
     const parsed = parseReply(reply, { knownTools: new Set(this.manifest.tools.map((tool) => tool.id)) });
@@ -240,6 +253,7 @@ export class Pilot {
     for (const note of notes) this.digest.addNote(note);
     this.bus.emit('decision', { reply, calls: parsed.calls, notes, latencyMs });
     if (this.guards.replied(isUsable(parsed))) {
+      this.endDecision('replied');
       return this.pause('failures', `${this.guards.failures} replies in a row had no usable calls; resume() to try again`);
     }
     this.setStatus('acting');
@@ -250,8 +264,10 @@ export class Pilot {
       stats: this.stats_,
       maxCalls: this.maxCalls,
       stillCurrent: () => cycle === this.cycle && this.statusNow === 'acting',
+      sending: () => this.meter.callSent(this.clock.now()),
     });
     if (cycle !== this.cycle || this.statusNow !== 'acting') return;
+    this.endDecision('replied');
     this.setStatus('idle');
     if (this.digest.hasNews) this.schedule();
     // With nothing new for a long while the model still gets a turn, so a waiting character wakes.
@@ -262,6 +278,7 @@ export class Pilot {
 
   /** The backend refused the text (it is kept for the next try): a failure, as an unusable reply is. */
   private sendFailed(): void {
+    this.endDecision('send_failed');
     if (this.guards.replied(false)) return this.pause('failures', `the backend refused ${this.guards.failures} sends in a row; resume() to try again`);
     this.setStatus('idle');
     this.schedule();
@@ -309,6 +326,12 @@ export class Pilot {
     this.cadence.later(waitMs, () => {
       if (this.pausedFor === 'rate') this.resume();
     });
+  }
+
+  /** Ends the decision in progress, if any, and tells the host what it cost. */
+  private endDecision(ended: DecisionEnd): void {
+    const record = this.meter.end(this.clock.now(), ended);
+    if (record !== undefined) this.bus.emit('cost', record);
   }
 
   private setStatus(status: PilotStatus): void {

@@ -1,8 +1,10 @@
 // What a pilot has done, for the host's summary and for tests: decisions, calls, what could not be
 // read, how much text the model was sent (the briefing apart from the digests, since the briefing is
-// paid once and the digests every decision), and how long decisions take.
+// paid once and the digests every decision), how long decisions take, and what they cost
+// (costs.ts).
 
 import type { SendKind } from './backend.js';
+import { copyCostTotals, emptyCostTotals, type DecisionCostTotals } from './costs.js';
 import { isUsable, type ParsedReply } from './replyParser.js';
 
 export interface PilotStats {
@@ -27,6 +29,8 @@ export interface PilotStats {
   /** From sending a prompt to having its reply, on the pilot's clock. */
   latencyMs: { last?: number; mean?: number; max?: number; samples: number };
   pauses: number;
+  /** Per-decision costs: the last records and the totals (time to first token, first call, tokens, cost). */
+  costs: DecisionCostTotals;
 }
 
 export function emptyStats(): PilotStats {
@@ -43,6 +47,7 @@ export function emptyStats(): PilotStats {
     promptChars: { briefing: 0, digests: 0 },
     latencyMs: { samples: 0 },
     pauses: 0,
+    costs: emptyCostTotals(),
   };
 }
 
@@ -72,5 +77,5 @@ export function countLatency(stats: PilotStats, ms: number): void {
 
 /** A deep copy, so a caller's snapshot does not move under it. */
 export function snapshot(stats: PilotStats): PilotStats {
-  return { ...stats, promptChars: { ...stats.promptChars }, latencyMs: { ...stats.latencyMs } };
+  return { ...stats, promptChars: { ...stats.promptChars }, latencyMs: { ...stats.latencyMs }, costs: copyCostTotals(stats.costs) };
 }

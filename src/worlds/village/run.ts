@@ -9,7 +9,9 @@ import { connectInProcess } from '../../agent/inProcess.js';
 import { Recorder } from '../../recording/recorder.js';
 import { RECORDING_FORMAT } from '../../recording/recording.js';
 import type { ChatBackend } from '../../agent/pilot/backend.js';
+import { decisionCostLine } from '../../agent/pilot/costs.js';
 import { Pilot } from '../../agent/pilot/pilot.js';
+import type { PilotStats } from '../../agent/pilot/stats.js';
 import { Player, type PlayerEnd, type PlayerIo } from './play.js';
 import { Bard, Baker, Farmer } from './roles.js';
 import { Narrator } from './story.js';
@@ -67,6 +69,8 @@ export interface VillageRun {
   result: HeadlessResult;
   /** Recording lines that failed their schema check (none, unless the bridge has a bug). */
   recordingProblems: string[];
+  /** What the pilot did and what its decisions cost, when a chat agent drove a villager. */
+  pilot?: PilotStats;
 }
 
 const ROLES = { ada: Baker, bram: Farmer, cleo: Bard } as const;
@@ -107,6 +111,8 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
     else if (options.pilot?.character === id) {
       const who = world.character(id)!;
       pilot = new Pilot({ client, backend: options.pilot.backend, character: { id, name: who.name, description: who.description, goal: GOALS[id] }, clock });
+      // Each decision's cost goes into the recording as a line of its own, as the decision ends.
+      if (recorder) pilot.on('cost', (cost) => recorder.decision(id, cost));
       pilot.start();
     } else agents.push(new ROLES[id](client, id, random.fork(`mind:${id}`)));
   }
@@ -131,5 +137,8 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   summary.detach();
   recorder?.stop();
   capsule.dispose();
-  return { seed, maxTicks: ticks, stop, story: narrator.lines, summary: summary.toJSON(), summaryLines: summary.format(result, STOP_WORDS[stop]), result, recordingProblems: recorder?.problems ?? [] };
+  const summaryLines = summary.format(result, STOP_WORDS[stop]);
+  // The model's timings vary from run to run: the pilot's line goes last, under the wall-time heading.
+  if (pilot !== undefined) summaryLines.push(decisionCostLine(pilot.stats.costs));
+  return { seed, maxTicks: ticks, stop, story: narrator.lines, summary: summary.toJSON(), summaryLines, result, recordingProblems: recorder?.problems ?? [], ...(pilot !== undefined && { pilot: pilot.stats }) };
 }

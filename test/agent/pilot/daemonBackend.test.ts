@@ -146,6 +146,30 @@ describe('the pi-daemon backend', () => {
     expect(await backend.reply()).toBe('ok again');
   });
 
+  it("reports the model at work: a token as a message starts to stream, pi's usage as it ends, before the reply", async () => {
+    const { sim, backend } = await setup();
+    const seen: string[] = [];
+    const off = backend.observe((signal) => seen.push(JSON.stringify(signal)));
+    sim.scriptTurns({ text: 'I look around.', hold: true, usage: { input: 900, output: 14, cacheRead: 100, cacheWrite: 0, totalTokens: 1014, cost: { input: 0.0009, output: 0.0002, cacheRead: 0, cacheWrite: 0, total: 0.0011 } } });
+    await backend.send('prompt', 'You are Bram.');
+    await settle();
+    expect(seen).toEqual([]); // the prompt's own (user) message is not the model at work
+    const reply = backend.reply().then((text) => seen.push(`reply ${text}`));
+    sim.finishTurn();
+    await reply;
+    expect(seen).toEqual(['{"type":"token"}', '{"type":"usage","inputTokens":1000,"outputTokens":14,"costUsd":0.0011}', 'reply I look around.']);
+    // A turn whose message carries no usage reports none; an unsubscribed listener hears nothing.
+    sim.scriptTurns('again');
+    await backend.send('prompt', 'more');
+    await backend.reply();
+    expect(seen.slice(3)).toEqual(['{"type":"token"}']);
+    off();
+    sim.scriptTurns({ text: 'x', usage: { input: 1, output: 1 } });
+    await backend.send('prompt', 'more');
+    await backend.reply();
+    expect(seen).toHaveLength(4);
+  });
+
   it('close() stops a running wake and closes the session', async () => {
     const { sim, backend } = await setup();
     sim.scriptTurns({ text: 'x', hold: true });

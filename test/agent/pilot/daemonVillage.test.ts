@@ -75,4 +75,21 @@ describe('a villager piloted through pi-daemon', () => {
     expect(sim.received.filter((r) => r['operation'] === 'steer')).toHaveLength(1);
     pilot.stop('test over');
   });
+
+  it("measures each decision: the first token streamed mid-turn, pi's usage, the first call, on the capsule clock", async () => {
+    const { village, calls, sim, pilot, run } = await daemonVillage();
+    const usage = { input: 1200, output: 18, cacheRead: 0, cacheWrite: 0, totalTokens: 1218, cost: { input: 0.0012, output: 0.0003, cacheRead: 0, cacheWrite: 0, total: 0.0015 } };
+    sim.scriptTurns({ text: aicc({ tool: 'look' }), hold: true, usage });
+    pilot.start();
+    const started = village.clock.now();
+    await run(2);
+    sim.emit('millbrook-bram', 'messageStart', { message: { role: 'assistant', content: [] } });
+    sim.emit('millbrook-bram', 'messageUpdate', { assistantMessageEvent: { type: 'text_delta', contentIndex: 0, delta: '```' } });
+    await run(3);
+    sim.finishTurn('millbrook-bram');
+    await run(10, () => pilot.stats.costs.decisions >= 1);
+    expect(calls.map((c) => c.tool)).toEqual(['look']);
+    expect(pilot.stats.costs.recent[0]).toEqual({ decision: 1, startedAt: started, firstTokenMs: 200, replyMs: 500, firstToolCallMs: 500, totalMs: 600, inputTokens: 1200, outputTokens: 18, costUsd: 0.0015, calls: 1, ended: 'replied' });
+    pilot.stop('test over');
+  });
 });

@@ -2,7 +2,7 @@
 // function of what the model was sent since its last reply — and a test can hold a reply back to
 // keep the "model" busy while it sends news.
 
-import type { ChatBackend, SendKind } from '../../../src/agent/pilot/backend.js';
+import type { ChatBackend, ChatSignal, SendKind } from '../../../src/agent/pilot/backend.js';
 
 export type ScriptStep = string | null | ((sent: Sent[]) => string | null);
 
@@ -78,6 +78,25 @@ export class ScriptedBackend implements ChatBackend {
   /** Texts sent of one kind. */
   texts(kind?: SendKind): string[] {
     return this.sent.filter((entry) => kind === undefined || entry.kind === kind).map((entry) => entry.text);
+  }
+}
+
+/** A scripted backend that also sees the model at work: the test tells it what the "agent" reports. */
+export class SignallingBackend extends ScriptedBackend {
+  private readonly listeners = new Set<(signal: ChatSignal) => void>();
+
+  observe(listener: (signal: ChatSignal) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Reports a signal to whoever observes, as a backend does when its agent tells it something. */
+  signal(signal: ChatSignal): void {
+    for (const listener of this.listeners) listener(signal);
+  }
+
+  get observers(): number {
+    return this.listeners.size;
   }
 }
 

@@ -24,9 +24,10 @@ export interface PilotedVillage {
   connect(character: string): Promise<AgentClient>;
 }
 
-export async function pilotVillager(character: string, script: ScriptStep[], options: Partial<PilotOptions> = {}, fallback?: ScriptStep): Promise<PilotedVillage> {
+/** `options.backend`, when given, is used instead of a new ScriptedBackend of `script` (which is then unused). */
+export async function pilotVillager(character: string, script: ScriptStep[], options: Partial<Omit<PilotOptions, 'backend'>> & { backend?: ScriptedBackend } = {}, fallback?: ScriptStep): Promise<PilotedVillage> {
   const village = buildVillage(7);
-  const backend = new ScriptedBackend(script, fallback);
+  const backend = options.backend ?? new ScriptedBackend(script, fallback);
   const frames: PilotedVillage['frames'] = [];
   const connect = async (id: string, tap?: (frame: Frame) => void): Promise<AgentClient> => {
     const [bridgeEnd, agentEnd] = createMemoryLinkPair();
@@ -36,7 +37,7 @@ export async function pilotVillager(character: string, script: ScriptStep[], opt
   };
   const client = await connect(character, (frame) => frames.push({ frame, sentBefore: backend.sent.length }));
   const spec = village.world.character(character)!;
-  const pilot = new Pilot({ client, backend, clock: village.clock, character: { id: character, name: spec.name, description: spec.description }, ...options });
+  const pilot = new Pilot({ clock: village.clock, character: { id: character, name: spec.name, description: spec.description }, ...options, client, backend });
   const run = async (ticks: number, until?: () => boolean): Promise<number> => {
     const result = await runHeadless({ capsule: village.capsule, ticks, ...(until !== undefined && { stopWhen: until }) });
     return result.ticks;

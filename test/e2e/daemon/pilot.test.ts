@@ -70,6 +70,21 @@ describeWithRealDaemon('the pilot over the real pi-daemon', () => {
     expect(userTexts(requests[2]!).join('\n')).toMatch(/REFUSED go \{dir: south\} \(invalid_input\)/);
   }, 60_000);
 
+  it("measures each decision through the real daemon: the first token streamed, pi's usage of the model's counts", async () => {
+    const { calls, pilot, run } = await bram('e2e-bram-costs');
+    stub.script({ text: aicc({ tool: 'look' }), chunkChars: 8, chunkDelayMs: 20, usage: { promptTokens: 1234, completionTokens: 56 } });
+    pilot.start();
+    await run(() => pilot.stats.costs.decisions >= 1);
+    expect(calls.map((call) => call.tool)).toEqual(['look']);
+    const [cost] = pilot.stats.costs.recent;
+    // The stub's model has no price in models.json: pi reports a cost of 0, and that is what is shown.
+    expect(cost).toMatchObject({ decision: 1, inputTokens: 1234, outputTokens: 56, costUsd: 0, calls: 1, ended: 'replied' });
+    expect(cost!.firstTokenMs).toBeDefined();
+    expect(cost!.firstTokenMs!).toBeLessThanOrEqual(cost!.replyMs!);
+    expect(cost!.replyMs!).toBeLessThanOrEqual(cost!.firstToolCallMs!);
+    expect(cost!.firstToolCallMs!).toBeLessThanOrEqual(cost!.totalMs);
+  }, 60_000);
+
   it('opens a new run of a character as the next generation: none of the last run\'s conversation comes along', async () => {
     const before = await bram('e2e-bram-again');
     stub.script(aicc({ tool: 'look' }));
