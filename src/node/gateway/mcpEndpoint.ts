@@ -89,7 +89,8 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     if (sessions.size >= MAX_MCP_SESSIONS) return refuse(response, 503, `the gateway has ${MAX_MCP_SESSIONS} MCP sessions open; try again later`);
 
     const news = characters.news(character);
-    const served = createCharacterServer(client, { character, ...(news !== undefined && { news }) });
+    // An MCP client is a model: in a hybrid-mode game its calls run at once, not at the next tick.
+    const served = createCharacterServer(client, { character, immediate: true, ...(news !== undefined && { news }) });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
