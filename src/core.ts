@@ -30,7 +30,8 @@ export { connectInProcess } from './agent/inProcess.js';
 export { Memory, ScriptedAgent, runRules } from './agent/scripted.js';
 
 export type { Capsule, CapsuleEvents, CallEvent, EmitOptions, SessionChange, TappedMessage } from './runtime/capsule.js';
-export type { AppliedWhenLate, DecisionBudget, DecisionCounts, DecisionLate, WhenLate } from './runtime/decisionBudget.js';
+export { decisionBudgets } from './runtime/decisionBudget.js';
+export type { AppliedWhenLate, DecisionBudget, DecisionBudgets, DecisionCounts, DecisionLate, WhenLate } from './runtime/decisionBudget.js';
 export type { AcceptOptions } from './runtime/resumeLink.js';
 export type { CapsuleOptions, ConnectOptions } from './runtime/options.js';
 export type { ReplayStore, SentEvent, EventEnvelope } from './runtime/replay.js';

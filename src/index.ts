@@ -5,15 +5,19 @@ import { createCapsule as createCoreCapsule, type Capsule } from './runtime/caps
 import type { CapsuleOptions } from './runtime/options.js';
 import type { ValidatorFactory } from './runtime/validator.js';
 import { ajvValidators } from './validators/ajv.js';
+import { decisionBudgets } from './runtime/decisionBudget.js';
 
 export type CapsuleOptionsWithDefaults = Omit<CapsuleOptions, 'validators'> & {
   /** Default: ajvValidators(), compiling each tool schema once at registration. */
   validators?: ValidatorFactory;
 };
 
-/** Creates a capsule; tool schemas are compiled by ajv unless other validators are given. */
+/**
+ * Creates a capsule; tool schemas are compiled by ajv unless other validators are given, and
+ * sessions may declare decision budgets.
+ */
 export function createCapsule(options: CapsuleOptionsWithDefaults): Capsule {
-  return createCoreCapsule({ ...options, validators: options.validators ?? ajvValidators() });
+  return createCoreCapsule({ ...options, validators: options.validators ?? ajvValidators(), decisionBudgets: options.decisionBudgets ?? decisionBudgets() });
 }
 
 export {

@@ -27,7 +27,7 @@ import { checkAgentMessage } from '../protocol/messageCheck.js';
 import { checkOptions, type CapsuleOptions, type ConnectOptions } from './options.js';
 import { Wire } from '../protocol/wire.js';
 import type { Capsule, CapsuleEvents, EmitOptions } from './capsuleTypes.js';
-import { checkDecisionBudget, DecisionBudgetWatch, type BudgetHost, type DecisionLate } from './decisionBudget.js';
+import type { BudgetHost, DecisionBudgets, DecisionLate } from './decisionBudget.js';
 
 export type { CallEvent, Capsule, CapsuleEvents, EmitOptions, SessionChange, TappedMessage } from './capsuleTypes.js';
 export { STALL_WARNING_MS } from './callPipeline.js';
@@ -71,6 +71,8 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
   private readonly deferred: (task: () => void) => void;
   private readonly measureWork: ((work: () => void) => void) | undefined;
   private readonly makeReplayStore: CapsuleOptions['replayStore'];
+  /** Decision budgets, when the capsule was made with them (CapsuleOptions.decisionBudgets). */
+  private readonly budgets: DecisionBudgets | undefined;
 
   constructor(options: CapsuleOptions) {
     checkOptions(options);
@@ -99,6 +101,7 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
     this.lastTickAt = this.clock.now();
     this.measureWork = options.measureWork;
     this.makeReplayStore = options.replayStore;
+    this.budgets = options.decisionBudgets;
     this.deferred = microtaskBatch(options.measureWork);
   }
 
@@ -162,7 +165,11 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
     if (typeof options?.character !== 'string' || options.character.length === 0) {
       throw new CapsuleError('AICC_INVALID_OPTION', 'connect: options.character must name the character this agent controls');
     }
-    const budget = options.decisionBudget === undefined ? undefined : checkDecisionBudget(options.decisionBudget, (id) => this.registry.get(id) !== undefined);
+    const budgets = this.budgets;
+    if (options.decisionBudget !== undefined && budgets === undefined) {
+      throw new CapsuleError('AICC_INVALID_OPTION', "connect: options.decisionBudget needs a capsule made with decision budgets: createCapsule({ …, decisionBudgets: decisionBudgets() }) from aicc-capsule/core (the root entry's createCapsule has them)");
+    }
+    const budget = options.decisionBudget === undefined ? undefined : budgets!.check(options.decisionBudget, (id) => this.registry.get(id) !== undefined);
     // First, so that a bad link option throws before any session exists.
     const wire = new Wire(link, checkAgentMessage, options);
     // Most sessions take the default: they share one set (a session's set is replaced, never changed).
@@ -174,7 +181,7 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
       agentModel: options.agentModel ?? DEFAULT_AGENT_MODEL,
       subscriptions,
     });
-    if (budget !== undefined) session.watchDecisions(new DecisionBudgetWatch(budget, this, session));
+    if (budget !== undefined) session.watchDecisions(budgets!.watch(budget, this, session));
     this.live.set(session.id, session);
     this.audience.add(session);
     session.open(wire);

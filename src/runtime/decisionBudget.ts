@@ -197,3 +197,17 @@ export function checkDecisionBudget(value: unknown, toolExists: (id: string) => 
   const copy: DecisionBudget = tokens === undefined ? { ms: ms as number, whenLate: checked } : { ms: ms as number, tokens: tokens as number, whenLate: checked };
   return Object.freeze(copy);
 }
+
+/**
+ * Decision budgets for a capsule: `createCapsule({ …, decisionBudgets: decisionBudgets() })` from
+ * aicc-capsule/core (the root entry's createCapsule includes them). Apart, so a game that never
+ * budgets its agents' decisions does not ship the watch.
+ */
+export interface DecisionBudgets {
+  check(value: unknown, toolExists: (id: string) => boolean): Readonly<DecisionBudget>;
+  watch(budget: Readonly<DecisionBudget>, host: BudgetHost, session: ConstructorParameters<typeof DecisionBudgetWatch>[2]): DecisionBudgetWatch;
+}
+
+export function decisionBudgets(): DecisionBudgets {
+  return { check: checkDecisionBudget, watch: (budget, host, session) => new DecisionBudgetWatch(budget, host, session) };
+}

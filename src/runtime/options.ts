@@ -8,12 +8,18 @@ import type { RandomBytes } from '../protocol/ids.js';
 import type { ValidatorFactory } from './validator.js';
 import type { ReplayStore } from './replay.js';
 import type { WireOptions } from '../protocol/wire.js';
-import type { DecisionBudget } from './decisionBudget.js';
+import type { DecisionBudget, DecisionBudgets } from './decisionBudget.js';
 
 export interface CapsuleOptions {
   world: World;
   /** Compiles tool schemas: `ajvValidators()` or `precompiledValidators(…)`. */
   validators: ValidatorFactory;
+  /**
+   * Lets sessions declare decision budgets (ConnectOptions.decisionBudget): `decisionBudgets()`.
+   * Default: none in aicc-capsule/core (a budget is then refused at connect); the root entry's
+   * createCapsule includes them.
+   */
+  decisionBudgets?: DecisionBudgets;
   /** Nominal tick rate. Default 10. */
   tickRateHz?: number;
   /**

@@ -9,11 +9,12 @@ import { connectInProcess } from '../../src/agent/inProcess.js';
 import type { JsonObject } from '../../src/protocol/messages.js';
 import type { CallEvent, Capsule } from '../../src/runtime/capsule.js';
 import type { ManualClock } from '../../src/runtime/clock.js';
-import { DecisionBudgetWatch, type BudgetHost, type DecisionLate } from '../../src/runtime/decisionBudget.js';
+import { DecisionBudgetWatch, decisionBudgets, type BudgetHost, type DecisionLate } from '../../src/runtime/decisionBudget.js';
 import type { Session } from '../../src/runtime/session.js';
 import type { ConnectOptions } from '../../src/runtime/options.js';
 import type { ToolDefinition } from '../../src/runtime/tool.js';
 import { makeCapsule, moveTool, settle } from '../helpers.js';
+import { createMemoryLinkPair } from '../../src/links/memory.js';
 
 let capsule: Capsule | undefined;
 afterEach(() => capsule?.dispose());
@@ -65,7 +66,7 @@ async function run(target: Capsule, ms: number): Promise<void> {
 
 /** A fixed-mode 10 Hz world with move_to and wait, an agent for `hero` with `budget`, and every host event recorded. */
 async function world(options: { budget?: ConnectOptions['decisionBudget']; tickMode?: 'fixed' | 'event'; capabilities?: string[]; wait?: Partial<ToolDefinition> } = {}) {
-  const made = makeCapsule({ tickMode: options.tickMode ?? 'fixed', tickRateHz: 10 });
+  const made = makeCapsule({ decisionBudgets: decisionBudgets(), tickMode: options.tickMode ?? 'fixed', tickRateHz: 10 });
   capsule = made.capsule;
   const { clock } = made;
   const ran: Array<{ at: number; tick: number; input: JsonObject }> = [];
@@ -304,7 +305,7 @@ describe('ConnectOptions.decisionBudget is checked at connect', () => {
   ];
 
   it.each(bad)('refuses %s, naming the place, and leaves no session behind', (_name, decisionBudget, message) => {
-    const made = makeCapsule({ tickMode: 'fixed' });
+    const made = makeCapsule({ decisionBudgets: decisionBudgets(), tickMode: 'fixed' });
     capsule = made.capsule;
     made.capsule.registerTool(waitTool(made.clock, []));
     let thrown: unknown;
@@ -320,7 +321,7 @@ describe('ConnectOptions.decisionBudget is checked at connect', () => {
 
   it('accepts a token budget (reserved: kept, not judged) and keeps its own copy of the budget', async () => {
     const w = await (async () => {
-      const made = makeCapsule({ tickMode: 'fixed', tickRateHz: 10 });
+      const made = makeCapsule({ decisionBudgets: decisionBudgets(), tickMode: 'fixed', tickRateHz: 10 });
       capsule = made.capsule;
       const ran: Array<{ at: number; tick: number; input: JsonObject }> = [];
       made.capsule.registerTool(moveTool());
@@ -335,5 +336,22 @@ describe('ConnectOptions.decisionBudget is checked at connect', () => {
     stubModel(w.agent, w.clock, () => 800);
     await run(w.capsule, 600);
     expect(w.ran).toEqual([{ at: 400, tick: 4, input: { ms: 1 } }]);
+  });
+});
+
+describe('decision budgets are opt-in on aicc-capsule/core', () => {
+  it('refuses a budget on a capsule made without them, saying how to get them', () => {
+    const { capsule } = makeCapsule();
+    const [bridgeEnd] = createMemoryLinkPair();
+    expect(() => capsule.connect(bridgeEnd, { character: 'hero', decisionBudget: { ms: 100, whenLate: 'hold' } })).toThrow(/connect: options.decisionBudget needs a capsule made with decision budgets: createCapsule\(\{ …, decisionBudgets: decisionBudgets\(\) \}\)/);
+    capsule.dispose();
+  });
+
+  it('comes with the root entry’s createCapsule', async () => {
+    const { createCapsule: createFull, ManualClock: Clock } = await import('../../src/index.js');
+    const capsule = createFull({ world: { name: 'Full', kind: 'abstract' }, clock: new Clock(), tickMode: 'event' });
+    const [bridgeEnd] = createMemoryLinkPair();
+    expect(() => capsule.connect(bridgeEnd, { character: 'hero', decisionBudget: { ms: 100, whenLate: 'hold' } })).not.toThrow();
+    capsule.dispose();
   });
 });
