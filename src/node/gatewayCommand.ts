@@ -108,6 +108,13 @@ Options
                       aicc.v0.1 and aicc-key.<key>); MCP clients on this machine drive it over
                       Streamable HTTP at http://127.0.0.1:PORT/mcp/<id>, with the header
                       Authorization: Bearer <key>. Needs @modelcontextprotocol/sdk installed
+  --mcp-character ID  host, with --mcp: the hosted pi calls character ID's tools natively, as
+                      mcp__aicc__<tool> (pi 1.x only; pi 0.73 is refused at start). pi gets a
+                      private agent dir: links to the --agent-dir entries, and an mcp.json (mode
+                      0600) naming only this gateway's /mcp/ID with the key; instead of --no-tools
+                      it runs with --no-builtin-tools and only the built-in MCP extension. pi starts
+                      once the gateway listens; when a page lends ID (before or after), the
+                      gateway has pi reconnect to ID's tools
   -h, --help          this help
 
 Output: the line "aicc gateway: listening on ws://127.0.0.1:PORT/" on standard output, then
@@ -137,6 +144,8 @@ export interface GatewayArgs {
   admin?: boolean;
   /** --mcp: pages lend characters, MCP clients drive them. */
   mcp?: boolean;
+  /** host mode with --mcp: the hosted pi calls this character's tools natively. */
+  mcpCharacter?: string;
   origins: string[];
   key?: string;
   port: number;
@@ -169,6 +178,7 @@ const VALUE_FLAGS: Record<string, keyof GatewayArgs> = {
   '--system-prompt': 'systemPrompt',
   '--agent-dir': 'agentDir',
   '--label': 'label',
+  '--mcp-character': 'mcpCharacter',
 };
 
 /** Parses the arguments; a string is the one-line complaint about them. */
@@ -228,7 +238,8 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
   if (mode !== 'daemon' && args.admin === true) return '--daemon-admin is for --daemon mode';
   if (mode !== 'daemon' && args.peersHome === undefined && env.PI_PEERS_HOME !== undefined) args.peersHome = env.PI_PEERS_HOME;
   if (mode === 'relay' && (args.peersHome === undefined || args.peersHome === '')) return 'relay needs the agents\' folder: set PI_PEERS_HOME or pass --peers-home';
-  const hostOnly = (['piBin', 'piNode', 'provider', 'model', 'systemPrompt', 'agentDir', 'label'] as const).find((name) => args[name] !== undefined);
+  if (args.mcpCharacter !== undefined && args.mcp !== true) return '--mcp-character needs --mcp (the hosted pi reaches the character through the gateway)';
+  const hostOnly = (['piBin', 'piNode', 'provider', 'model', 'systemPrompt', 'agentDir', 'label', 'mcpCharacter'] as const).find((name) => args[name] !== undefined);
   if (mode !== 'host' && hostOnly !== undefined) return `--${hostOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is for host mode`;
   return args;
 }
@@ -246,9 +257,13 @@ export async function gatewayCommand(argv: string[], io: CliIo, runtime: Gateway
   const log = (line: string): void => void io.stderr.write(`${line}\n`);
   let host: PiHost | undefined;
   try {
-    if (args.mode === 'host') host = await PiHost.start({ ...hostOptions(args), inheritEnv: runtime.env ?? process.env });
+    const piOptions: PiHostOptions = { ...hostOptions(args), inheritEnv: runtime.env ?? process.env };
+    // With --mcp-character the gateway starts pi itself, once its port (pi's MCP address) is known.
+    if (args.mode === 'host' && args.mcpCharacter === undefined) host = await PiHost.start(piOptions);
     const target: GatewayTarget =
-      host !== undefined
+      args.mcpCharacter !== undefined
+        ? { kind: 'host', host: (mcpServers) => PiHost.start({ ...piOptions, ...(mcpServers !== undefined && { mcpServers }) }), mcpCharacter: args.mcpCharacter }
+        : host !== undefined
         ? { kind: 'host', host }
         : args.mode === 'daemon'
           ? {
@@ -262,6 +277,7 @@ export async function gatewayCommand(argv: string[], io: CliIo, runtime: Gateway
     // In daemon mode --max-frame is the line limit; the WebSocket limit follows from it.
     const maxPayload = args.maxFrame === undefined || args.mode === 'daemon' ? {} : { maxPayload: args.maxFrame };
     const gateway = await startGateway({ target, origins: args.origins, key: args.key!, port: args.port, log, ...maxPayload, ...(args.mcp === true && { mcp: true }) });
+    host ??= gateway.host;
     io.stdout.write(`aicc gateway: listening on ${gateway.url}/\n`);
     const why = await stopped(runtime.signal, host);
     await gateway.close();

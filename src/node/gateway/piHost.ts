@@ -191,6 +191,18 @@ export class PiHost {
     return text.success ? success(id, 'get_state', { ...state, held: true, lastAssistantText }) : text;
   }
 
+  /**
+   * Has pi connect again to one of its MCP servers (`/mcp reconnect <server>`, a command of pi 1.x's
+   * built-in MCP extension, run at once even mid-run and never shown to the model). pi connects at
+   * start and does not retry a server that answered 404, as the gateway does for a character no page
+   * lends yet: the gateway calls this when the page lends it. Resolves with whether pi took it.
+   */
+  async reconnectMcp(server: string): Promise<boolean> {
+    if (this.pi.mcpAgentDir === undefined) return false; // without MCP, the text would reach the model
+    const response = await this.rpc({ type: 'prompt', message: `/mcp reconnect ${server}` });
+    return !(response instanceof Error) && response.success && (response.data as { disposition?: unknown } | undefined)?.disposition === 'handled';
+  }
+
   async close(): Promise<void> {
     await this.pi.close();
     this.tracker.stop();

@@ -35,7 +35,26 @@ async function loadMcpEndpoint(options: McpEndpointOptions): Promise<McpEndpoint
 export const GATEWAY_HOST = '127.0.0.1';
 export const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
-export type GatewayTarget = ({ kind: 'relay' } & RelayOptions) | ({ kind: 'host'; host: PiHost } & HostSessionOptions) | ({ kind: 'daemon' } & DaemonRelayOptions);
+/** Starts the hosted pi once the gateway listens, with the MCP servers to give it (see HostTarget). */
+export type HostStarter = (mcpServers: Record<string, object> | undefined) => Promise<PiHost>;
+
+export interface HostTarget extends HostSessionOptions {
+  kind: 'host';
+  /** The hosted pi, or how to start it: a starter is called once the gateway listens (its port known). */
+  host: PiHost | HostStarter;
+  /**
+   * With `mcp: true` and a starter: the hosted pi calls this lent character's tools natively, its
+   * MCP config pointing at this gateway's `/mcp/<id>` with the key as bearer header (in a private
+   * file, never in argv or a log line). pi connects at start and does not retry a 404, so when a
+   * page lends the character (first or again) the gateway has pi reconnect (PiHost.reconnectMcp).
+   */
+  mcpCharacter?: string;
+}
+
+/** The name of the hosted pi's MCP server for mcpCharacter: the model sees `mcp__aicc__<tool>`. */
+export const HOSTED_MCP_SERVER = 'aicc';
+
+export type GatewayTarget = ({ kind: 'relay' } & RelayOptions) | HostTarget | ({ kind: 'daemon' } & DaemonRelayOptions);
 
 export interface GatewayOptions {
   target: GatewayTarget;
@@ -71,6 +90,8 @@ export interface Gateway {
   readonly url: string;
   /** Open browser connections. */
   readonly connections: number;
+  /** The hosted pi (host mode), also when the gateway started it. */
+  readonly host?: PiHost;
   /** Closes every connection (1001) and stops listening. Does not stop a hosted pi. */
   close(): Promise<void>;
 }
@@ -85,7 +106,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     return normalized;
   });
   const target = options.target;
-  const targetProblem = target.kind === 'daemon' ? checkDaemonRelayOptions(target) : undefined;
+  const targetProblem = target.kind === 'daemon' ? checkDaemonRelayOptions(target) : target.kind === 'host' ? checkHostTarget(target, options.mcp === true) : undefined;
   if (targetProblem !== undefined) throw new CapsuleError('AICC_INVALID_OPTION', `startGateway: ${targetProblem}`);
   const subprotocol = target.kind === 'daemon' ? DAEMON_SUBPROTOCOL : SUBPROTOCOL;
   const policy = new AccessPolicy(origins, options.key, subprotocol);
@@ -95,6 +116,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let counter = 0;
 
   const characters = options.mcp === true ? new CharacterSessions() : undefined;
+  // Host mode with a starter: undefined until pi has started (pages are asked to come back).
+  let host: PiHost | undefined = target.kind === 'host' && typeof target.host !== 'function' ? target.host : undefined;
   const characterPolicy = policy.withSubprotocol(CHARACTER_SUBPROTOCOL);
   let port = 0;
   const mcp = characters === undefined ? undefined : await loadMcpEndpoint({ characters, policy, port: () => port, log });
@@ -144,7 +167,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         void characters!.adopt(route as string, browser);
       } else if (target.kind === 'relay') relayBrowser(browser, route as string, target);
       else if (target.kind === 'daemon') relayDaemon(browser, target, daemonShared);
-      else serveHost(browser, target.host, target);
+      else if (host !== undefined) serveHost(browser, host, target);
+      else browser.close(CLOSE.tryAgainLater, 'the hosted pi is starting; try again in a moment');
     });
   });
 
@@ -155,13 +179,23 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const address = http.address();
   if (address === null || typeof address === 'string') throw new Error('startGateway: the server has no TCP address');
   port = address.port;
+  if (target.kind === 'host' && host === undefined) host = await startHost(target, { port, key: options.key, characters, log }, () => closeServer());
   const serving = target.kind === 'relay' ? 'relaying to the agents in PI_PEERS_HOME' : target.kind === 'daemon' ? `relaying pi-daemon protocol v2 to ${target.socketPath}${target.admin === true ? ' (admin: pages may drain it)' : ''}` : 'hosting pi';
   log(`aicc gateway: ${serving} on ws://${GATEWAY_HOST}:${port}/ for ${origins.length === 1 ? 'origin' : 'origins'} ${origins.join(', ')}`);
   if (mcp !== undefined) log(`aicc gateway: pages lend characters at ws://${GATEWAY_HOST}:${port}${CHARACTERS_PATH}<id>; MCP clients drive them at http://${GATEWAY_HOST}:${port}${MCP_PATH}<id>`);
 
+  function closeServer(): Promise<void> {
+    wss.close();
+    return new Promise<void>((resolve) => {
+      http.close(() => resolve());
+      http.closeAllConnections();
+    });
+  }
+
   return {
     port,
     url: `ws://${GATEWAY_HOST}:${port}`,
+    ...(host !== undefined && { host }),
     get connections() {
       return sockets.size;
     },
@@ -177,13 +211,51 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await characters?.closeAll('the gateway is shutting down');
       await Promise.all(closed);
       clearTimeout(cutoff);
-      wss.close();
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      });
+      await closeServer();
     },
   };
+}
+
+/** What is wrong with a host target's MCP option, if anything. */
+function checkHostTarget(target: HostTarget, mcp: boolean): string | undefined {
+  if (target.mcpCharacter === undefined) return undefined;
+  if (!mcp) return 'mcpCharacter needs mcp: true (the hosted pi reaches the character through this gateway\'s /mcp/<id>)';
+  if (typeof target.host !== 'function') return 'mcpCharacter needs the host target as a starter ((mcpServers) => PiHost.start({ ...options, mcpServers })): a pi already running cannot be given MCP servers';
+  const id = characterOfPath(`${MCP_PATH}${target.mcpCharacter}`, MCP_PATH);
+  return typeof id === 'string' && id === target.mcpCharacter ? undefined : `mcpCharacter ${JSON.stringify(target.mcpCharacter.slice(0, 80))} is not a character id (1 to 64 letters, digits, _ . or -)`;
+}
+
+/**
+ * Starts the hosted pi of a starter target, now that the port is known. With mcpCharacter, pi's MCP
+ * server is this gateway's endpoint for the character, and each time a page lends the character pi
+ * is told to reconnect (its connect at start found a 404 if no page lent it yet). The key goes only
+ * into the entry handed to the starter (which PiProcess writes to a private 0600 file).
+ */
+async function startHost(target: HostTarget, gateway: { port: number; key: string; characters: CharacterSessions | undefined; log: (line: string) => void }, closeServer: () => Promise<void>): Promise<PiHost> {
+  const character = target.mcpCharacter;
+  const servers =
+    character === undefined
+      ? undefined
+      : { [HOSTED_MCP_SERVER]: { url: `http://${GATEWAY_HOST}:${gateway.port}${MCP_PATH}${character}`, headers: { Authorization: `Bearer ${gateway.key}` }, exposure: 'direct' } };
+  let host: PiHost;
+  try {
+    host = await (target.host as HostStarter)(servers);
+  } catch (error) {
+    await closeServer();
+    throw error;
+  }
+  if (character !== undefined && gateway.characters !== undefined) {
+    const reconnect = (): void => {
+      void host.reconnectMcp(HOSTED_MCP_SERVER).then((took) => gateway.log(`aicc gateway: ${character} is lent; the hosted pi ${took ? 'reconnected to' : 'could not reconnect to'} its tools`));
+    };
+    gateway.characters.onChange((lent, client) => {
+      if (lent === character && client !== undefined && host.exit === undefined) reconnect();
+    });
+    // Lent while pi was starting: pi's own connect may have come before the page.
+    if (gateway.characters.get(character) !== undefined) reconnect();
+    else gateway.log(`aicc gateway: the hosted pi gets ${character}'s tools once a page lends ${character} at ${CHARACTERS_PATH}${character}`);
+  }
+  return host;
 }
 
 /**

@@ -75,6 +75,13 @@ describe('aicc gateway', () => {
     expect(parseGatewayArgs(['host', '--origin', ORIGIN, '--pi-bin', 'pi1/dist/cli.js', '--pi-node', '/opt/node22/bin/node'], { AICC_GATEWAY_KEY: KEY })).toMatchObject({ piBin: 'pi1/dist/cli.js', piNode: '/opt/node22/bin/node' });
   });
 
+  it('takes --mcp-character for host mode with --mcp only', () => {
+    const env = { AICC_GATEWAY_KEY: KEY };
+    expect(parseGatewayArgs(['host', '--origin', ORIGIN, '--mcp', '--mcp-character', 'cleo'], env)).toMatchObject({ mode: 'host', mcp: true, mcpCharacter: 'cleo' });
+    expect(parseGatewayArgs(['host', '--origin', ORIGIN, '--mcp-character', 'cleo'], env)).toBe('--mcp-character needs --mcp (the hosted pi reaches the character through the gateway)');
+    expect(parseGatewayArgs(['relay', '--origin', ORIGIN, '--peers-home', '/peers', '--mcp', '--mcp-character', 'cleo'], env)).toBe('--mcp-character is for host mode');
+  });
+
   it('reads PI_PEERS_HOME and AICC_GATEWAY_KEY from the environment', () => {
     expect(parseGatewayArgs(['relay', '--origin', ORIGIN], { PI_PEERS_HOME: '/peers', AICC_GATEWAY_KEY: KEY })).toEqual({ mode: 'relay', origins: [ORIGIN], port: 0, key: KEY, peersHome: '/peers' });
   });

@@ -2,6 +2,7 @@
 // The real pi 0.73.1 is exercised in test/e2e/piHost.test.ts.
 
 import { readdirSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -209,3 +210,32 @@ describe('PiHost.start', () => {
 function readdir(): string[] {
   return readdirSync(tmpdir()).filter((name) => name.startsWith('aicc-pi-home-'));
 }
+
+describe("host mode's mcpCharacter option", () => {
+  const never = (): Promise<PiHost> => Promise.reject(new Error('pi must not be started'));
+
+  it('needs mcp: true, a starter rather than a running pi, and a character id', async () => {
+    await expect(startGateway({ target: { kind: 'host', host: never, mcpCharacter: 'cleo' }, origins: [ORIGIN], key: KEY })).rejects.toThrow(/mcpCharacter needs mcp: true/);
+    await expect(startGateway({ target: { kind: 'host', host: {} as PiHost, mcpCharacter: 'cleo' }, origins: [ORIGIN], key: KEY, mcp: true })).rejects.toThrow(/a pi already running cannot be given MCP servers/);
+    await expect(startGateway({ target: { kind: 'host', host: never, mcpCharacter: 'no/such' }, origins: [ORIGIN], key: KEY, mcp: true })).rejects.toThrow(/is not a character id/);
+  });
+
+  it("hands the starter this gateway's /mcp/<id> with the key as bearer header, and stops listening when pi fails", async () => {
+    let given: Record<string, object> | undefined;
+    const started = startGateway({
+      target: { kind: 'host', host: async (servers) => ((given = servers), Promise.reject(new Error('pi would not start'))), mcpCharacter: 'cleo' },
+      origins: [ORIGIN],
+      key: KEY,
+      mcp: true,
+    });
+    await expect(started).rejects.toThrow('pi would not start');
+    expect(given).toEqual({ aicc: { url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp\/cleo$/), headers: { Authorization: `Bearer ${KEY}` }, exposure: 'direct' } });
+    const port = Number(/:(\d+)\//.exec((given!.aicc as { url: string }).url)![1]);
+    const reached = await new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve('connected')));
+      socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+    });
+    expect(reached).toBe('ECONNREFUSED');
+  });
+});
