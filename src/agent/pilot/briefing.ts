@@ -23,6 +23,11 @@ export interface BriefingOptions {
   maxCallsPerReply: number;
   /** The game's own words for the model (house rules, tone), appended as they are. */
   notes?: string;
+  /**
+   * The model has the character's tools as its own native tools (pi with the character's MCP
+   * server): the briefing says to call them directly, and gives no reply format.
+   */
+  nativeTools?: boolean;
 }
 
 /** The fence label of the canonical reply block. */
@@ -40,11 +45,17 @@ export function briefing(options: BriefingOptions): string {
   lines.push(...tools.map(toolLine));
   lines.push('', 'Quotas: the limits above are calls per minute (/min) or per session; only calls that reach the tool count, a refused call costs nothing. I tell you what is left after you use a tool, and when it runs low.');
   lines.push(timeLine(manifest));
-  lines.push('', ...replyFormat(tools, options.maxCallsPerReply));
+  lines.push('', ...(options.nativeTools === true ? NATIVE_TOOLS : replyFormat(tools, options.maxCallsPerReply)));
   if (options.notes !== undefined && options.notes.trim() !== '') lines.push('', options.notes.trim());
   lines.push('', 'Begin: what do you do first?');
   return lines.join('\n');
 }
+
+/** How to act when the tools are the model's own: no format to write, news between turns. */
+export const NATIVE_TOOLS: readonly string[] = [
+  'These tools are your own tools: call them directly, as many as you need, and read each result (a refused call says why and what to do). Each turn ends when you stop calling tools.',
+  'Between turns I send what happened since: news, and the quota left.',
+];
 
 /** How to answer; the parser forgives slips, but this is the form it reads best. */
 export function replyFormat(tools: readonly ToolDescriptor[], maxCallsPerReply: number): string[] {

@@ -36,6 +36,12 @@ export interface PilotOptions extends GuardOptions, CadenceOptions {
   digest?: Omit<DigestOptions, 'self'>;
   /** Decision cost records kept in `stats.costs.recent`, the newest; the totals count them all. Default DECISION_COSTS_KEPT (256). */
   maxDecisionCosts?: number;
+  /**
+   * The model calls the character's tools itself, as native tools (pi 1.x with the character's MCP
+   * server, e.g. `aicc gateway host --mcp --mcp-character ID`): the pilot briefs and sends news but
+   * reads no calls out of replies. Default false: the text protocol (pi 0.73, models without tools).
+   */
+  nativeTools?: boolean;
 }
 
 export type PilotStatus = 'new' | 'idle' | 'thinking' | 'acting' | 'paused' | 'stopped';
@@ -247,6 +253,7 @@ export class Pilot {
     this.meter.replied(this.clock.now());
     this.cadence.record(latencyMs);
     countLatency(this.stats_, latencyMs);
+    if (this.options.nativeTools === true) return this.nativeReply(reply, latencyMs);
     const parsed = parseReply(reply, { knownTools: new Set(this.manifest.tools.map((tool) => tool.id)) });
     countReply(this.stats_, parsed);
     const notes = replyFeedback(parsed, reply);
@@ -271,6 +278,18 @@ export class Pilot {
     this.setStatus('idle');
     if (this.digest.hasNews) this.schedule();
     // With nothing new for a long while the model still gets a turn, so a waiting character wakes.
+    this.cadence.wakeAfterQuiet(() => {
+      if (this.statusNow === 'idle') void this.decide();
+    });
+  }
+
+  /** With native tools the model has acted already, through its own tool calls: the turn is over. */
+  private nativeReply(reply: string | null, latencyMs: number): void {
+    this.bus.emit('decision', { reply, calls: [], notes: [], latencyMs });
+    this.guards.replied(true);
+    this.endDecision('replied');
+    this.setStatus('idle');
+    if (this.digest.hasNews) this.schedule();
     this.cadence.wakeAfterQuiet(() => {
       if (this.statusNow === 'idle') void this.decide();
     });
@@ -302,7 +321,7 @@ export class Pilot {
 
   private brief(): string {
     const { character, notes } = this.options;
-    return briefing({ character, manifest: this.manifest, maxCallsPerReply: this.maxCalls, ...(notes !== undefined && { notes }) });
+    return briefing({ character, manifest: this.manifest, maxCallsPerReply: this.maxCalls, ...(notes !== undefined && { notes }), ...(this.options.nativeTools === true && { nativeTools: true }) });
   }
 
   private takeDigest(): string {

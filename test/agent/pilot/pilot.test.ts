@@ -170,3 +170,23 @@ describe('a piloted villager', () => {
     expect(stopped).toEqual(['session closed: closed by agent: done']);
   });
 });
+
+describe('a piloted villager whose model has the tools natively', () => {
+  it('is briefed to call its tools itself, reads no calls out of replies, and keeps sending news', async () => {
+    // The "model" writes what the text protocol would take as a call: with native tools it is only text.
+    const { backend, pilot, village, run } = await pilotVillager('bram', [aicc({ tool: 'go', input: { direction: 'south' } }), 'I looked around myself.'], { nativeTools: true });
+    pilot.start();
+    // With nothing happening, the next turn comes from the quiet wake.
+    await run(400, () => backend.sent.length >= 2);
+    const brief = backend.sent[0]!.text;
+    expect(brief).toMatch(/^You are Bram in Millbrook/);
+    expect(brief).toContain('These tools are your own tools: call them directly');
+    expect(brief).not.toContain('```aicc');
+    // Nothing was read out of the reply: Bram has not moved, and no call was counted or skipped.
+    expect(village.world.character('bram')!.room).toBe('mill');
+    expect(pilot.stats).toMatchObject({ callsSent: 0, callsSkipped: 0, failedReplies: 0 });
+    // The next turn is news, as ever.
+    expect(backend.sent[1]!.kind).toBe('prompt');
+    expect(backend.sent[1]!.text).not.toMatch(/^You are Bram/);
+  });
+});
