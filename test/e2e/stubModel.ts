@@ -25,6 +25,8 @@ export interface StubRequest {
   aborted: boolean;
   /** The text this request was answered with (scripted, or the fallback). */
   reply: string;
+  /** performance.now() when the last byte of the answer was written (for benches: model time ends here). */
+  endedAt?: number;
 }
 
 export interface StubModel {
@@ -95,6 +97,7 @@ export async function startStubModel(options: { fallbackReply?: string } = {}): 
       res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } })}\n\n`);
     }
     res.end('data: [DONE]\n\n');
+    record.endedAt = performance.now();
   }
 
   await new Promise<void>((resolve, reject) => {
