@@ -123,7 +123,8 @@ describe('/phaser/?agent=mcp', () => {
       }, `cleo at x ${before.x + dx}`);
       const after = (await client.callTool({ name: 'position', arguments: {} })).structuredContent as Position;
       expect(Math.abs(after.x - (before.x + dx))).toBeLessThanOrEqual(2);
-      expect(Math.abs(arrived.characters.find((c) => c.id === 'cleo')!.x - after.x)).toBeLessThanOrEqual(1);
+      // The page was read as she came within 2 px; she may have walked the last of them since.
+      expect(Math.abs(arrived.characters.find((c) => c.id === 'cleo')!.x - after.x)).toBeLessThanOrEqual(4);
 
       // The scripted villagers are not lent.
       const other = await fetch(`http://127.0.0.1:${gateway.port}/mcp/bram`, {
