@@ -3,11 +3,9 @@
 //
 //   npx tsx bench/call.profile.ts [--calls 300000] [--codec object|json] [--over memory|websocket] [--top 30]
 
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { option, profileBundle } from './profileRun.js';
+import { option, profileScript } from './profileRun.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -19,35 +17,13 @@ async function main(argv: string[]): Promise<void> {
   if (over !== 'memory' && over !== 'websocket') throw new Error('bench/call.profile: --over must be memory or websocket (JSON text frames on 127.0.0.1)');
   if (!Number.isInteger(calls) || calls < 1 || !Number.isInteger(top) || top < 1) throw new Error('bench/call.profile: --calls and --top must be whole numbers >= 1');
   if (codec !== 'object' && codec !== 'json') throw new Error('bench/call.profile: --codec must be object or json');
-  // Inside the project, so the bundle's bare imports (ajv, ws) resolve from node_modules.
-  mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true });
-  const dir = mkdtempSync(join(root, 'node_modules', '.cache', 'aicc-call-profile-'));
-  try {
-    const bundle = join(dir, 'call.mjs');
-    await build({
-      stdin: {
-        contents: `import { capsuleOverMemory, capsuleOverWebSocket } from ${JSON.stringify(join(root, 'bench/capsulePeer.ts'))};
+  const run = await profileScript(`import { capsuleOverMemory, capsuleOverWebSocket } from ${JSON.stringify(join(root, 'bench/capsulePeer.ts'))};
 import { ${codec}Codec as codec } from ${JSON.stringify(join(root, codec === 'object' ? 'src/protocol/objectCodec.ts' : 'src/protocol/codec.ts'))};
 const peer = ${over === 'websocket' ? 'await capsuleOverWebSocket()' : 'await capsuleOverMemory(codec)'};
 for (let n = 0; n < ${calls}; n++) await peer.call(n);
 console.log('calls', ${calls});
-await peer.close();`,
-        resolveDir: root,
-        loader: 'ts',
-      },
-      outfile: bundle,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      packages: 'external',
-      sourcemap: 'external',
-      logLevel: 'warning',
-    });
-    const run = profileBundle(bundle, { top, root, place: 'bench/call.profile' });
-    console.log(run.report.join('\n'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+await peer.close();`, { top, root, place: 'bench/call.profile' });
+  console.log(run.report.join('\n'));
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

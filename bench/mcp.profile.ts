@@ -4,11 +4,9 @@
 //
 //   npx tsx bench/mcp.profile.ts [--peer bridge|sdk] [--calls 200000] [--top 30]
 
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { option, profileBundle } from './profileRun.js';
+import { option, profileScript } from './profileRun.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -18,35 +16,13 @@ async function main(argv: string[]): Promise<void> {
   const peer = option(argv, '--peer', 'bridge');
   if (peer !== 'bridge' && peer !== 'sdk') throw new Error('bench/mcp.profile: --peer must be bridge (serveMcp) or sdk (McpServer)');
   if (!Number.isInteger(calls) || calls < 1 || !Number.isInteger(top) || top < 1) throw new Error('bench/mcp.profile: --calls and --top must be whole numbers >= 1');
-  // Inside the project, so the bundle's bare imports (ajv, the MCP SDK, zod) resolve from node_modules.
-  mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true });
-  const dir = mkdtempSync(join(root, 'node_modules', '.cache', 'aicc-mcp-profile-'));
-  try {
-    const bundle = join(dir, 'mcp.mjs');
-    const [file, make] = peer === 'bridge' ? ['bench/mcpBridgePeer.ts', 'bridgeOverMemory'] : ['bench/mcpPeer.ts', 'mcpOverMemory'];
-    await build({
-      stdin: {
-        contents: `import { ${make} as make } from ${JSON.stringify(join(root, file))};
+  const [file, make] = peer === 'bridge' ? ['bench/mcpBridgePeer.ts', 'bridgeOverMemory'] : ['bench/mcpPeer.ts', 'mcpOverMemory'];
+  const run = await profileScript(`import { ${make} as make } from ${JSON.stringify(join(root, file))};
 const peer = await make();
 for (let n = 0; n < ${calls}; n++) await peer.call(n);
 console.log('calls', ${calls});
-await peer.close();`,
-        resolveDir: root,
-        loader: 'ts',
-      },
-      outfile: bundle,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      packages: 'external',
-      sourcemap: 'external',
-      logLevel: 'warning',
-    });
-    const run = profileBundle(bundle, { top, root, place: 'bench/mcp.profile' });
-    console.log(run.report.join('\n'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+await peer.close();`, { top, root, place: 'bench/mcp.profile' });
+  console.log(run.report.join('\n'));
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -2,7 +2,8 @@
 // where the time went, mapped to source lines: what bench/profile.ts and bench/tick.profile.ts share.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { build } from 'esbuild';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { report, type Profile } from './profileTop.js';
@@ -36,6 +37,31 @@ export function profileBundle(bundle: string, options: { top: number; root: stri
     return found === undefined ? 'bundle' : `${relative(options.root, resolve(dirname(bundle), found.source))}:${found.line}`;
   };
   return { stdout: run.stdout.trim(), report: report(JSON.parse(readFileSync(main, 'utf8')) as Profile, options.top, placeOf), profile: main };
+}
+
+/**
+ * Bundles `script` (TypeScript run from `root`) with esbuild into a temp folder inside the project —
+ * so the bundle's bare imports resolve from node_modules — profiles it (profileBundle), removes it.
+ */
+export async function profileScript(script: string, options: { top: number; root: string; place: string }): Promise<ProfiledRun> {
+  mkdirSync(join(options.root, 'node_modules', '.cache'), { recursive: true });
+  const dir = mkdtempSync(join(options.root, 'node_modules', '.cache', 'aicc-profile-'));
+  try {
+    const bundle = join(dir, 'run.mjs');
+    await build({
+      stdin: { contents: script, resolveDir: options.root, loader: 'ts' },
+      outfile: bundle,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      sourcemap: 'external',
+      logLevel: 'warning',
+    });
+    return profileBundle(bundle, options);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The value after `name` on a profile script's command line, or `fallback`. */
