@@ -4,64 +4,22 @@
 // timers only; the capsule's tick loop never waits for it, nor it for the tick loop.
 
 import { createEmitter, type Emitter } from '../../base/emitter.js';
-import type { AgentClient } from '../agentClient.js';
+import type { PauseReason, PilotEvents, PilotOptions, PilotStatus } from './pilotOptions.js';
 import { realClock, type Clock } from '../../runtime/clock.js';
 import type { EventMessage, Manifest } from '../../protocol/messages.js';
-import type { ChatBackend, SendKind } from './backend.js';
-import { DecisionMeter, type DecisionCost, type DecisionEnd } from './costs.js';
-import { briefing, type CharacterBrief } from './briefing.js';
-import { Cadence, type CadenceOptions } from './cadence.js';
+import type { SendKind } from './backend.js';
+import { DecisionMeter, type DecisionEnd } from './costs.js';
+import { briefing } from './briefing.js';
+import { Cadence } from './cadence.js';
 import { catalogChanges } from './catalog.js';
-import { Digest, isUrgent, type DigestOptions } from './digest.js';
+import { Digest, isUrgent } from './digest.js';
 import { executeCalls } from './execution.js';
-import { LoopGuards, type GuardOptions } from './guards.js';
+import { LoopGuards } from './guards.js';
 import { Quotas } from './quotas.js';
-import { isUsable, parseReply, replyFeedback, type ParsedCall } from './replyParser.js';
+import { isUsable, parseReply, replyFeedback } from './replyParser.js';
 import { countLatency, countReply, countSent, emptyStats, snapshot, type PilotStats } from './stats.js';
 
-export interface PilotOptions extends GuardOptions, CadenceOptions {
-  client: AgentClient;
-  backend: ChatBackend;
-  /** Who the model plays; `id` is the session's character. */
-  character: CharacterBrief;
-  /** Times every delay and guard. Default: wall time. Pass the capsule's in headless runs. */
-  clock?: Clock;
-  /** Most calls taken from one reply; the rest are told as skipped. Default 8. */
-  maxCallsPerReply?: number;
-  /** Follow-ups sent during one run, at most: a model mid-answer is not flooded. Default 1. */
-  maxFollowUpsPerRun?: number;
-  /** The game's own words for the model, added to the briefing. */
-  notes?: string;
-  /** How digests are written (bounds, the game's view of tool outputs). */
-  digest?: Omit<DigestOptions, 'self'>;
-  /** Decision cost records kept in `stats.costs.recent`, the newest; the totals count them all. Default DECISION_COSTS_KEPT (256). */
-  maxDecisionCosts?: number;
-  /**
-   * The model calls the character's tools itself, as native tools (pi 1.x with the character's MCP
-   * server, e.g. `aicc gateway host --mcp --mcp-character ID`): the pilot briefs and sends news but
-   * reads no calls out of replies. Default false: the text protocol (pi 0.73, models without tools).
-   */
-  nativeTools?: boolean;
-}
-
-export type PilotStatus = 'new' | 'idle' | 'thinking' | 'acting' | 'paused' | 'stopped';
-
-/** Why a pilot paused: `rate` lifts itself when the minute's window allows; the others need resume(). */
-export type PauseReason = 'rate' | 'failures' | 'aborted';
-
-export type PilotEvents = {
-  /** Every text sent to the model. */
-  sent: { kind: SendKind; text: string };
-  /** A reply was read. */
-  decision: { reply: string | null; calls: ParsedCall[]; notes: string[]; latencyMs: number };
-  /** A decision is over (its calls answered, or it failed, or was aborted): what it cost. */
-  cost: DecisionCost;
-  pause: { reason: PauseReason; message: string };
-  resume: { reason: PauseReason };
-  /** The backend failed (refused a send, or its reply threw). */
-  error: { message: string };
-  stop: { reason: string };
-};
+export type { PilotOptions, PilotStatus, PauseReason, PilotEvents } from './pilotOptions.js';
 
 export class Pilot {
   private statusNow: PilotStatus = 'new';
@@ -274,19 +232,18 @@ export class Pilot {
       sending: () => this.meter.callSent(this.clock.now()),
     });
     if (cycle !== this.cycle || this.statusNow !== 'acting') return;
-    this.endDecision('replied');
-    this.setStatus('idle');
-    if (this.digest.hasNews) this.schedule();
-    // With nothing new for a long while the model still gets a turn, so a waiting character wakes.
-    this.cadence.wakeAfterQuiet(() => {
-      if (this.statusNow === 'idle') void this.decide();
-    });
+    this.settle();
   }
 
   /** With native tools the model has acted already, through its own tool calls: the turn is over. */
   private nativeReply(reply: string | null, latencyMs: number): void {
     this.bus.emit('decision', { reply, calls: [], notes: [], latencyMs });
     this.guards.replied(true);
+    this.settle();
+  }
+
+  /** The decision is over: idle until news, or a quiet while (a waiting character still wakes). */
+  private settle(): void {
     this.endDecision('replied');
     this.setStatus('idle');
     if (this.digest.hasNews) this.schedule();
