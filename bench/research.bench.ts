@@ -17,15 +17,15 @@
 //   the worker share this machine's 2 cores. Target ≤ 5%. Not measured, with a row note, when no
 //   redis-server.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BareSwarm } from '../demos/swarm/bare.js';
 import { runEpisode } from '../src/research/episode.js';
 import { swarmWorld } from '../src/worlds/index.js';
+import { redisSkip, startRedis } from '../test/node/queue/redisServer.js';
 import { repoRoot, type BenchOptions, type BenchRow } from './row.js';
 
 const root = repoRoot(import.meta.url);
@@ -96,16 +96,11 @@ async function sweeps(options: BenchOptions): Promise<BenchRow[]> {
 
 async function queueRow(plan: { world: string; seeds: number[]; grid: Record<string, readonly number[]> }, dir: string, threadSeconds: number, episodes: number): Promise<BenchRow> {
   const name = 'research: sweep on BullMQ (1 queue worker) vs 1 worker thread';
-  if (spawnSync('redis-server', ['--version']).status !== 0) {
-    return { name, capsule: 1, baseline: 1, unit: 's', ratio: 1, note: 'not measured: needs redis-server (Debian package redis-server)' };
-  }
-  const port = await freePort();
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  if (redisSkip !== undefined) return { name, capsule: 1, baseline: 1, unit: 's', ratio: 1, note: `not measured: ${redisSkip}` };
+  const redis = await startRedis();
   try {
-    await waitForRedis(port);
     const { runQueueSweep } = await dist('queue.js');
-    const url = `redis://127.0.0.1:${port}`;
-    const worker = spawn(process.execPath, [join(root, 'dist', 'cli.js'), 'worker', '--queue', url, '--concurrency', '4'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const worker = spawn(process.execPath, [join(root, 'dist', 'cli.js'), 'worker', '--queue', redis.url, '--concurrency', '4'], { stdio: ['ignore', 'pipe', 'inherit'] });
     let queueSeconds: number;
     try {
       // It prints a line once it serves the queue.
@@ -114,36 +109,14 @@ async function queueRow(plan: { world: string; seeds: number[]; grid: Record<str
         worker.once('exit', (code) => reject(new Error(`bench research: aicc worker exited (${code}) before serving the queue`)));
       });
       const started = performance.now();
-      await runQueueSweep({ ...plan, out: join(dir, 'queue.jsonl'), queue: url });
+      await runQueueSweep({ ...plan, out: join(dir, 'queue.jsonl'), queue: redis.url });
       queueSeconds = (performance.now() - started) / 1000;
     } finally {
-      stopProcess(worker);
+      if (worker.exitCode === null) worker.kill('SIGTERM');
     }
     const overhead = (queueSeconds - threadSeconds) / queueSeconds;
     return { name, capsule: queueSeconds, baseline: threadSeconds, unit: 's', ratio: queueSeconds / threadSeconds, note: `${episodes} village episodes, one \`aicc worker --concurrency 4\` process; the queue's share of the wall time: ${(overhead * 100).toFixed(1)}%, ${(((queueSeconds - threadSeconds) * 1000) / episodes).toFixed(2)} ms an episode (target ≤ 5%)` };
   } finally {
-    stopProcess(redis);
+    await redis.stop();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-async function waitForRedis(port: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'ping']).stdout?.toString().trim() === 'PONG') return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`bench research: redis-server on port ${port} did not answer PING in 5 s`);
-}
-
-function stopProcess(child: ChildProcess): void {
-  if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
 }
