@@ -49,6 +49,12 @@ export interface CharacterServer {
   server: Server;
   /** The URI of the news resource, `aicc://<character>/news`. */
   newsUri: string;
+  /**
+   * Answers a tools/call's params (checked here: a `name`, `arguments` an object if given) as the
+   * server does; for a transport that routes the hot method straight here instead of through the
+   * SDK's dispatch. Throws an McpError (InvalidParams) for params of the wrong shape.
+   */
+  callTool(params: unknown): Promise<McpToolResult>;
   /** Stops listening to the session (the session itself is the caller's to close). */
   detach(): void;
 }
@@ -97,11 +103,14 @@ export function createCharacterServer(client: AgentClient, options: CharacterSer
   };
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...client.manifest.tools.map(mcpTool), observeTool()] }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const { name, arguments: input = {} } = request.params;
+  const callTool = async (params: unknown): Promise<McpToolResult> => {
+    const { name, arguments: input = {} } = (params ?? {}) as { name?: unknown; arguments?: unknown };
+    if (typeof name !== 'string') throw new McpError(McpErrorCode.InvalidParams, 'tools/call: params.name must be the name of a tool');
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new McpError(McpErrorCode.InvalidParams, `tools/call ${name}: params.arguments must be an object`);
     if (name === observeName()) return observe();
     return mcpResult(name, await client.call(name, input as JsonObject, options.immediate === true ? { immediate: true } : undefined));
-  });
+  };
+  server.setRequestHandler(CallToolRequestSchema, (request) => callTool(request.params));
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
     resources: [{ uri: newsUri, name: 'news', title: `${character}'s news`, description: `What ${character} saw and heard since the last read, coalesced.`, mimeType: 'text/plain' }],
   }));
@@ -139,6 +148,7 @@ export function createCharacterServer(client: AgentClient, options: CharacterSer
   return {
     server,
     newsUri,
+    callTool,
     detach: () => {
       offs.splice(0).forEach((off) => off());
       if (owned) news.close();

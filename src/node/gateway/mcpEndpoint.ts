@@ -6,13 +6,12 @@
 // and no log line ever holds the key. Loaded only when the gateway serves MCP (the SDK is an
 // optional peer).
 
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createCharacterServer, type CharacterServer } from '../../mcp/characterServer.js';
 import { clip, type AccessPolicy } from './access.js';
 import { characterOfPath, MCP_PATH, type CharacterSessions } from './characters.js';
+import { answerError, McpHttpSession } from './mcpHttpSession.js';
 
 /** Most MCP sessions open at once on one gateway; an initialize beyond them gets 503. */
 export const MAX_MCP_SESSIONS = 16;
@@ -29,7 +28,7 @@ export interface McpEndpointOptions {
 
 interface McpSession {
   character: string;
-  transport: StreamableHTTPServerTransport;
+  transport: McpHttpSession;
   served: CharacterServer;
 }
 
@@ -48,10 +47,7 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     for (const session of sessions.values()) if (session.character === character) void session.transport.close();
   });
 
-  const refuse = (response: ServerResponse, status: number, message: string): void => {
-    response.writeHead(status, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `aicc gateway: ${message}` }, id: null }));
-  };
+  const refuse = (response: ServerResponse, status: number, message: string): void => answerError(response, status, `aicc gateway: ${message}`);
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const port = options.port();
@@ -67,6 +63,10 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const character = characterOfPath(new URL(request.url ?? '/', 'http://gateway').pathname, MCP_PATH);
     if (typeof character !== 'string') return refuse(response, 404, character.reason);
 
+    if (request.method !== 'POST' && request.method !== 'GET' && request.method !== 'DELETE') {
+      response.setHeader('allow', 'GET, POST, DELETE');
+      return refuse(response, 405, `${clip(request.method ?? '', 10)} is not an MCP request; POST messages, GET the event stream, DELETE the session`);
+    }
     let body: unknown;
     if (request.method === 'POST') {
       const text = await readBody(request);
@@ -74,14 +74,17 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       try {
         body = JSON.parse(text);
       } catch {
-        return refuse(response, 400, 'the request body is not JSON');
+        return answerError(response, 400, 'Parse error: the request body is not JSON', -32700);
       }
     }
     const id = request.headers['mcp-session-id'];
     if (typeof id === 'string') {
       const session = sessions.get(id);
-      if (session === undefined || session.character !== character) return refuse(response, 404, `no MCP session ${clip(id, 40)} for ${character}; start a new one with an initialize request`);
-      return session.transport.handleRequest(request, response, body);
+      if (session === undefined || session.character !== character) return answerError(response, 404, `aicc gateway: no MCP session ${clip(id, 40)} for ${character}; start a new one with an initialize request`, -32001);
+      if (request.method === 'POST') session.transport.handlePost(request, response, body);
+      else if (request.method === 'GET') session.transport.handleGet(request, response);
+      else session.transport.handleDelete(request, response);
+      return;
     }
     if (request.method !== 'POST' || !isInitializeRequest(body)) return refuse(response, 400, 'no mcp-session-id header: start with an initialize request');
     const client = characters.get(character);
@@ -91,19 +94,16 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const news = characters.news(character);
     // An MCP client is a model: in a hybrid-mode game its calls run at once, not at the next tick.
     const served = createCharacterServer(client, { character, immediate: true, ...(news !== undefined && { news }) });
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sessionId) => {
-        sessions.set(sessionId, { character, transport, served });
-        log(`aicc gateway: MCP session for ${character} opened (${sessions.size} open)`);
-      },
-    });
+    const transport = new McpHttpSession((sessionId) => {
+      sessions.set(sessionId, { character, transport, served });
+      log(`aicc gateway: MCP session for ${character} opened (${sessions.size} open)`);
+    }, { 'tools/call': served.callTool });
     transport.onclose = () => {
       served.detach();
       if (transport.sessionId !== undefined && sessions.delete(transport.sessionId)) log(`aicc gateway: MCP session for ${character} closed`);
     };
     await served.server.connect(transport);
-    await transport.handleRequest(request, response, body);
+    transport.handlePost(request, response, body);
   };
 
   return {

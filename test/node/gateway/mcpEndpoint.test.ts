@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createCapsule, realClock, startIntervalDriver } from '../../../src/index.js';
@@ -107,6 +108,26 @@ describe('the gateway serving MCP', () => {
     const moved = await client.callTool({ name: 'go', arguments: { direction: 'south' } });
     expect(moved.structuredContent).toMatchObject({ to: expect.objectContaining({ name: 'Market' }) });
     expect(lines.some((line) => /MCP session for cleo opened/.test(line))).toBe(true);
+  });
+
+  it("tells the client unasked, on its event stream, when the character's tools change and when news comes", async () => {
+    await lend('cleo');
+    const client = await mcpClient('cleo');
+    const told: string[] = [];
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void told.push('tools'));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void told.push(notification.params.uri));
+    await client.subscribeResource({ uri: 'aicc://cleo/news' });
+    // The SDK's client opens the event stream (GET) once initialized; wait until the gateway holds it.
+    const [session] = capsule.sessions();
+    for (let i = 0; i < 100 && told.length === 0; i++) {
+      capsule.setCapabilities(session!.id, i % 2 === 0 ? { sensors: ['sight', 'hearing'], actuators: ['hands', 'voice'], generators: ['quill'] } : VILLAGER_SESSION.capabilities!);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(told).toContain('tools');
+    capsule.setCapabilities(session!.id, VILLAGER_SESSION.capabilities!);
+    expect((await client.callTool({ name: 'go', arguments: { direction: 'south' } })).isError).toBeFalsy();
+    for (let i = 0; i < 100 && !told.includes('aicc://cleo/news'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(told).toContain('aicc://cleo/news');
   });
 
   it('refuses a missing or wrong key, a foreign Origin and a foreign Host, never echoing the key', async () => {
