@@ -137,6 +137,13 @@ export interface AgentState {
   held?: boolean;
   /** With `held`, once the wait is met: the text of the reply that settled it (null for none). */
   lastAssistantText?: string | null;
+  /**
+   * The aicc gateway's native-tools extension: the characters whose aicc tools this agent calls as
+   * its own tools, over MCP (`aicc gateway host … --mcp --mcp-character ID`). A pilot driving one of
+   * them briefs the model to call them and reads no calls out of its replies. Absent from a plain
+   * pi-peers agent.
+   */
+  aiccNativeCharacters?: string[];
 }
 
 /**

@@ -19,6 +19,9 @@ import { PiHost } from '../../src/node/gateway/piHost.js';
 import { PiProcess } from '../../src/node/gateway/piProcess.js';
 import { HOSTED_MCP_SERVER, startGateway, type Gateway } from '../../src/node/gateway/server.js';
 import { PeersClient } from '../../src/pi/peersClient.js';
+import { connectInProcess } from '../../src/agent/inProcess.js';
+import { PeersBackend } from '../../src/agent/pilot/peersBackend.js';
+import { Pilot } from '../../src/agent/pilot/pilot.js';
 import type { CallRecord } from '../../src/runtime/calls.js';
 import type { Capsule } from '../../src/runtime/capsule.js';
 import { VILLAGE_SPEC, VILLAGER_SESSION } from '../../src/worlds/village/world.js';
@@ -127,6 +130,30 @@ describe.skipIf(missing !== undefined && process.env.CI !== 'true')("pi 1.x host
       ['go', 'ok'],
     ]);
     expect(world.roomOf('cleo').id).toBe('market');
+  }, E2E_TIMEOUT);
+
+  // The page's pilot, told nothing about native tools, asks pi (get_state through the gateway) and
+  // learns that pi has Cleo's tools as its own: it briefs pi to call them and reads no calls out of
+  // the reply, which here even holds a text-protocol call that must not run. The pilot hears Cleo's
+  // news on a session of its own; pi's calls come through the session the page lent.
+  it("a pilot told nothing finds out that pi calls Cleo's tools natively, and briefs it so", async () => {
+    const news = await connectInProcess(capsule, { character: 'cleo', ...VILLAGER_SESSION });
+    const pilot = new Pilot({ client: news, backend: new PeersBackend(peers), character: { id: 'cleo', name: 'Cleo', description: 'A bard.' } });
+    const before = calls.length;
+    const asked = stub.requests.length;
+    stub.script({ text: '', toolCalls: [{ name: TOOL('go'), arguments: { direction: 'north' } }] }, 'Back in the tavern.\n```aicc\n{"tool":"go","input":{"direction":"south"}}\n```');
+    pilot.start();
+    await until(() => pilot.stats.decisions >= 1 && pilot.status === 'idle' && stub.requests.length >= asked + 2, 40_000, () => `pilot ${pilot.status}, ${stub.requests.length - asked} model requests`);
+    pilot.stop();
+    news.close('done');
+    expect(pilot.nativeTools).toBe(true);
+    const briefing = JSON.stringify(stub.requests[asked]!.body.messages);
+    expect(briefing).toContain('These tools are your own tools: call them directly');
+    expect(briefing).not.toContain('```aicc');
+    // pi's native call ran; the call written in the reply's text did not.
+    expect(calls.slice(before).map((record) => [record.tool, record.input])).toEqual([['go', { direction: 'north' }]]);
+    expect(pilot.stats).toMatchObject({ callsSent: 0, failedReplies: 0 });
+    expect(world.roomOf('cleo').id).toBe('tavern');
   }, E2E_TIMEOUT);
 });
 

@@ -49,4 +49,10 @@ export interface ChatBackend {
    * time to first token, tokens and cost undefined.
    */
   observe?(listener: (signal: ChatSignal) => void): () => void;
+  /**
+   * Optional: whether the agent calls `character`'s tools natively (its own tool calls reach the
+   * capsule, as pi 1.x hosted with the character's MCP server does). Asked once, before the briefing,
+   * by a pilot not told either way. Left out (or false) means the text protocol.
+   */
+  callsToolsNatively?(character: string): Promise<boolean>;
 }

@@ -19,6 +19,8 @@ export interface PeersStateLike {
   idle?: boolean;
   /** Completed agent runs. */
   settled?: number;
+  /** The aicc gateway's extension: characters whose tools the agent calls natively. */
+  aiccNativeCharacters?: unknown;
 }
 
 /** A pi-peers response, as far as this backend reads it (pi's RPC response + errorCode, retryable). */
@@ -78,6 +80,12 @@ export class PeersBackend implements ChatBackend {
 
   get busy(): boolean {
     return this.running;
+  }
+
+  /** The gateway hosting pi with a character's MCP server says so in get_state (`aiccNativeCharacters`). */
+  async callsToolsNatively(character: string): Promise<boolean> {
+    const { aiccNativeCharacters: native } = await this.peers.getState();
+    return Array.isArray(native) && native.includes(character);
   }
 
   async send(kind: SendKind, text: string): Promise<void> {

@@ -36,6 +36,8 @@ export class Pilot {
   private readonly maxFollowUps: number;
   private manifest: Manifest;
   private briefed = false;
+  /** Whether the model calls the tools natively: the option, else the backend's answer before the briefing. */
+  private native: boolean | undefined;
   /** Text the backend refused, sent again ahead of the next digest so nothing is lost. */
   private unsent = '';
   /** Identifies the decision in progress: a stale one (aborted, then resumed) stops at its next await. */
@@ -57,10 +59,16 @@ export class Pilot {
     this.maxCalls = options.maxCallsPerReply ?? 8;
     this.maxFollowUps = options.maxFollowUpsPerRun ?? 1;
     this.meter = new DecisionMeter(this.stats_.costs, options.maxDecisionCosts);
+    this.native = options.nativeTools;
   }
 
   get status(): PilotStatus {
     return this.statusNow;
+  }
+
+  /** Whether the model calls the character's tools natively; undefined until the pilot knows (its first decision). */
+  get nativeTools(): boolean | undefined {
+    return this.native;
   }
 
   /** A copy of the counters. */
@@ -188,6 +196,10 @@ export class Pilot {
     this.followUps = 0;
     this.setStatus('thinking');
     const isBriefing = !this.briefed;
+    if (isBriefing && this.native === undefined) {
+      this.native = (await this.options.backend.callsToolsNatively?.(this.options.character.id).catch((error: unknown) => this.nativeUnknown(error))) ?? false;
+      if (cycle !== this.cycle || this.statusNow !== 'thinking') return;
+    }
     const text = isBriefing ? this.brief() : this.takeDigest();
     const started = this.clock.now();
     this.meter.begin(this.stats_.decisions, started);
@@ -211,7 +223,7 @@ export class Pilot {
     this.meter.replied(this.clock.now());
     this.cadence.record(latencyMs);
     countLatency(this.stats_, latencyMs);
-    if (this.options.nativeTools === true) return this.nativeReply(reply, latencyMs);
+    if (this.native === true) return this.nativeReply(reply, latencyMs);
     const parsed = parseReply(reply, { knownTools: new Set(this.manifest.tools.map((tool) => tool.id)) });
     countReply(this.stats_, parsed);
     const notes = replyFeedback(parsed, reply);
@@ -233,6 +245,12 @@ export class Pilot {
     });
     if (cycle !== this.cycle || this.statusNow !== 'acting') return;
     this.settle();
+  }
+
+  /** The backend could not say whether the model has the tools: the text protocol, which works either way. */
+  private nativeUnknown(error: unknown): false {
+    this.bus.emit('error', { message: `backend.callsToolsNatively: ${messageOf(error)}; using the text protocol` });
+    return false;
   }
 
   /** With native tools the model has acted already, through its own tool calls: the turn is over. */
@@ -278,7 +296,7 @@ export class Pilot {
 
   private brief(): string {
     const { character, notes } = this.options;
-    return briefing({ character, manifest: this.manifest, maxCallsPerReply: this.maxCalls, ...(notes !== undefined && { notes }), ...(this.options.nativeTools === true && { nativeTools: true }) });
+    return briefing({ character, manifest: this.manifest, maxCallsPerReply: this.maxCalls, ...(notes !== undefined && { notes }), ...(this.native === true && { nativeTools: true }) });
   }
 
   private takeDigest(): string {

@@ -28,7 +28,11 @@ export interface PilotOptions extends GuardOptions, CadenceOptions {
   digest?: Omit<DigestOptions, 'self'>;
   /** Decision cost records kept in `stats.costs.recent`, the newest; the totals count them all. Default DECISION_COSTS_KEPT (256). */
   maxDecisionCosts?: number;
-  /** The model calls the character's tools natively (pi 1.x with its MCP server): no calls are read out of replies. Default false. */
+  /**
+   * The model calls the character's tools natively (pi 1.x with its MCP server): no calls are read
+   * out of replies. Default: the backend is asked before the briefing (`callsToolsNatively`; the
+   * gateway hosting pi with the character's tools says yes), and without an answer, false.
+   */
   nativeTools?: boolean;
 }
 

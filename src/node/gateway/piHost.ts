@@ -39,6 +39,8 @@ export interface AgentState {
   idle: boolean;
   settled: number;
   status: string;
+  /** The characters whose aicc tools pi calls natively (the gateway's extension; see src/pi/peersProtocol.ts). */
+  aiccNativeCharacters?: string[];
 }
 
 export const HOP_LIMIT = 3;
@@ -59,6 +61,7 @@ export class PiHost {
   /** The text of the last run's reply when its agent_end told it plainly (see replyText.ts). */
   private reply: string | null | undefined;
   private readonly ending = new RunEnding();
+  private nativeCharacters: string[] = [];
 
   private constructor(
     private readonly pi: PiProcess,
@@ -100,6 +103,11 @@ export class PiHost {
     return this.pi.onExit(listener);
   }
 
+  /** Says in get_state that pi calls these characters' tools natively (it has their MCP server). */
+  setNativeCharacters(characters: readonly string[]): void {
+    this.nativeCharacters = [...characters];
+  }
+
   state(): AgentState {
     const state: AgentState = {
       schemaVersion: PROTOCOL.version,
@@ -116,6 +124,7 @@ export class PiHost {
     };
     if (this.pi.pid !== undefined) state.pid = this.pi.pid;
     if (this.identity.piSessionId !== undefined) state.piSessionId = this.identity.piSessionId;
+    if (this.nativeCharacters.length > 0) state.aiccNativeCharacters = [...this.nativeCharacters];
     return state;
   }
 

@@ -245,6 +245,8 @@ async function startHost(target: HostTarget, gateway: { port: number; key: strin
     throw error;
   }
   if (character !== undefined && gateway.characters !== undefined) {
+    // A pilot driving the character asks (get_state): it then briefs pi to call the tools itself.
+    host.setNativeCharacters([character]);
     const reconnect = (): void => {
       void host.reconnectMcp(HOSTED_MCP_SERVER).then((took) => gateway.log(`aicc gateway: ${character} is lent; the hosted pi ${took ? 'reconnected to' : 'could not reconnect to'} its tools`));
     };

@@ -20,6 +20,8 @@ export class ScriptedBackend implements ChatBackend {
   readonly signals: Array<AbortSignal | undefined> = [];
   /** When set, sends fail with this message. */
   failSends: string | undefined;
+  /** When set, the backend answers whether the model has a character's tools natively. */
+  callsToolsNatively?: (character: string) => Promise<boolean>;
   private running = false;
   private sinceReply: Sent[] = [];
   private held: { release: () => void; promise: Promise<void> } | undefined;

@@ -8,7 +8,7 @@ export const fits = (client: PeersClient): PeersClientLike => client;
 
 /** A pi-peers agent in memory: counts settled runs, and finishes a run when the test says. */
 class FakePeers implements PeersClientLike {
-  state = { idle: true, settled: 5 };
+  state: { idle: boolean; settled: number; aiccNativeCharacters?: unknown } = { idle: true, settled: 5 };
   readonly deliveries: Array<{ kind: SendKind; message: string; options: PeersDeliveryOptions }> = [];
   readonly waits: Array<{ since: number; signal: AbortSignal | undefined }> = [];
   /** What the next deliveries do instead of succeeding. */
@@ -25,7 +25,7 @@ class FakePeers implements PeersClientLike {
     return { type: 'response', id: options.id, command: kind, success: true };
   }
 
-  async getState(): Promise<{ idle: boolean; settled: number }> {
+  async getState(): Promise<{ idle: boolean; settled: number; aiccNativeCharacters?: unknown }> {
     return { ...this.state };
   }
 
@@ -50,6 +50,17 @@ function retryable(message: string): Error {
 }
 
 describe('the pi-peers backend', () => {
+  it("says the model has a character's tools natively when the agent's state names the character (the gateway's extension)", async () => {
+    const peers = new FakePeers();
+    const backend = new PeersBackend(peers);
+    expect(await backend.callsToolsNatively('cleo')).toBe(false); // a plain pi-peers agent
+    peers.state.aiccNativeCharacters = ['cleo'];
+    expect(await backend.callsToolsNatively('cleo')).toBe(true);
+    expect(await backend.callsToolsNatively('bram')).toBe(false);
+    peers.state.aiccNativeCharacters = 'cleo'; // not a list: not believed
+    expect(await backend.callsToolsNatively('cleo')).toBe(false);
+  });
+
   it('reads settled, delivers a prompt with an id, one hop and awaitsReply, and waits for settled to grow', async () => {
     const peers = new FakePeers();
     const backend = new PeersBackend(peers, { idPrefix: 'bram' });

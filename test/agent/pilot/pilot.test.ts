@@ -172,6 +172,32 @@ describe('a piloted villager', () => {
 });
 
 describe('a piloted villager whose model has the tools natively', () => {
+  it('asks its backend before the briefing when not told, and briefs for native tools when the answer is yes', async () => {
+    const asked: string[] = [];
+    const { backend, pilot, run } = await pilotVillager('bram', ['I looked around myself.']);
+    backend.callsToolsNatively = async (character) => (asked.push(character), true);
+    expect(pilot.nativeTools).toBeUndefined();
+    pilot.start();
+    await run(50, () => backend.sent.length >= 1);
+    expect(asked).toEqual(['bram']);
+    expect(pilot.nativeTools).toBe(true);
+    expect(backend.sent[0]!.text).toContain('These tools are your own tools: call them directly');
+  });
+
+  it('keeps the text protocol when the backend says no, cannot say (an error event), or the option says so', async () => {
+    for (const [answer, option] of [[async () => false, undefined], [async () => Promise.reject(new Error('link down')), undefined], [async () => true, false]] as const) {
+      const { backend, pilot, run } = await pilotVillager('bram', ['I looked around myself.'], option === undefined ? {} : { nativeTools: option });
+      backend.callsToolsNatively = answer;
+      const errors: string[] = [];
+      pilot.on('error', ({ message }) => void errors.push(message));
+      pilot.start();
+      await run(50, () => backend.sent.length >= 1);
+      expect(pilot.nativeTools).toBe(false);
+      expect(backend.sent[0]!.text).toContain('```aicc');
+      expect(errors).toEqual(answer.toString().includes('link down') ? ['backend.callsToolsNatively: link down; using the text protocol'] : []);
+    }
+  });
+
   it('is briefed to call its tools itself, reads no calls out of replies, and keeps sending news', async () => {
     // The "model" writes what the text protocol would take as a call: with native tools it is only text.
     const { backend, pilot, village, run } = await pilotVillager('bram', [aicc({ tool: 'go', input: { direction: 'south' } }), 'I looked around myself.'], { nativeTools: true });
