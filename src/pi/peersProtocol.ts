@@ -144,6 +144,21 @@ export interface AgentState {
    * pi-peers agent.
    */
   aiccNativeCharacters?: string[];
+  /**
+   * The aicc gateway's usage extension, when it hosts pi: pi's token counts and cost summed over
+   * every model message since pi started (prompt tokens with the cached ones). Like `settled`, a
+   * sender reads it before delivering and after the reply: the difference is what the reply cost.
+   * Absent from a plain pi-peers agent, and until pi has reported any usage.
+   */
+  aiccUsage?: UsageTotals;
+}
+
+/** Summed usage of the aicc gateway's extension (AgentState.aiccUsage). */
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  /** US dollars, as pi computes it from its model catalog (0 for a model with no prices). */
+  costUsd: number;
 }
 
 /**

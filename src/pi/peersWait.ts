@@ -17,6 +17,8 @@ export interface WaitForReplyOptions {
   timeoutMs?: number;
   /** Aborting rejects with `aborted`. */
   signal?: AbortSignal;
+  /** Told the get_state that ended the wait, before it resolves (for the extensions it may carry, such as aiccUsage). */
+  onSettled?: (state: AgentState) => void;
 }
 
 export const WAIT_DEFAULTS = Object.freeze({ pollMs: 1000, holdMs: 15_000, timeoutMs: 600_000 });
@@ -72,7 +74,10 @@ export function waitForReply(source: ReplySource, clock: Clock, sinceSettled: nu
         if (state.settled > sinceSettled && state.idle) {
           const sent = state.held === true && (typeof state.lastAssistantText === 'string' || state.lastAssistantText === null);
           const text = sent ? (state.lastAssistantText as string | null) : await source.getLastAssistantText();
-          return finish(() => resolve(text));
+          return finish(() => {
+            options.onSettled?.(state);
+            resolve(text);
+          });
         }
       } catch (error) {
         if (done) return;

@@ -141,7 +141,10 @@ describe.skipIf(missing !== undefined && process.env.CI !== 'true')("pi 1.x host
     const pilot = new Pilot({ client: news, backend: new PeersBackend(peers), character: { id: 'cleo', name: 'Cleo', description: 'A bard.' } });
     const before = calls.length;
     const asked = stub.requests.length;
-    stub.script({ text: '', toolCalls: [{ name: TOOL('go'), arguments: { direction: 'north' } }] }, 'Back in the tavern.\n```aicc\n{"tool":"go","input":{"direction":"south"}}\n```');
+    stub.script(
+      { text: '', toolCalls: [{ name: TOOL('go'), arguments: { direction: 'north' } }], usage: { promptTokens: 300, completionTokens: 12 } },
+      { text: 'Back in the tavern.\n```aicc\n{"tool":"go","input":{"direction":"south"}}\n```', usage: { promptTokens: 340, completionTokens: 20 } },
+    );
     pilot.start();
     await until(() => pilot.stats.decisions >= 1 && pilot.status === 'idle' && stub.requests.length >= asked + 2, 40_000, () => `pilot ${pilot.status}, ${stub.requests.length - asked} model requests`);
     pilot.stop();
@@ -154,6 +157,8 @@ describe.skipIf(missing !== undefined && process.env.CI !== 'true')("pi 1.x host
     expect(calls.slice(before).map((record) => [record.tool, record.input])).toEqual([['go', { direction: 'north' }]]);
     expect(pilot.stats).toMatchObject({ callsSent: 0, failedReplies: 0 });
     expect(world.roomOf('cleo').id).toBe('tavern');
+    // What the decision cost came over pi-peers too: the gateway's usage totals, before and after.
+    expect(pilot.stats.costs.recent[0]).toMatchObject({ decision: 1, inputTokens: 640, outputTokens: 32, costUsd: 0 });
   }, E2E_TIMEOUT);
 });
 

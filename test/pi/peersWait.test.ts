@@ -35,6 +35,14 @@ describe('waitForReply', () => {
     expect(source.textReads).toBe(0);
   });
 
+  it('shows the get_state that ended the wait to onSettled, before it resolves (extensions ride on it)', async () => {
+    const source = agent([{ idle: true, settled: 3, held: true, lastAssistantText: 'Go north.', aiccUsage: { inputTokens: 9, outputTokens: 4, costUsd: 0 } }]);
+    const told: AgentState[] = [];
+    const reply = waitForReply(source, new ManualClock(), 2, { onSettled: (state) => void told.push(state) });
+    expect(await reply).toBe('Go north.');
+    expect(told).toEqual([expect.objectContaining({ settled: 3, aiccUsage: { inputTokens: 9, outputTokens: 4, costUsd: 0 } })]);
+  });
+
   it('takes a null reply from a held answer as "no text", without a second request', async () => {
     const source = agent([{ idle: true, settled: 1, held: true, lastAssistantText: null }]);
     expect(await waitForReply(source, new ManualClock(), 0)).toBeNull();

@@ -45,8 +45,9 @@ export interface ChatBackend {
   /**
    * Optional: calls `listener` with each ChatSignal as the agent reports it, until the returned
    * function is called. Signals arrive before the reply they belong to resolves. Left out by a
-   * backend that cannot see the model at work (pi-peers 1.0 has no events): the pilot then leaves
-   * time to first token, tokens and cost undefined.
+   * backend that cannot see the model at work: the pilot then leaves time to first token, tokens and
+   * cost undefined. (Over pi-peers 1.0, which has no events, only the usage a gateway hosting pi
+   * adds to get_state comes through.)
    */
   observe?(listener: (signal: ChatSignal) => void): () => void;
   /**

@@ -2,7 +2,7 @@
 // agent's `settled` count (completed runs), delivers, waits until the count has grown and the agent
 // is idle, then reads the last assistant text. This module keeps that bookkeeping out of the pilot.
 
-import type { ChatBackend, SendKind } from './backend.js';
+import type { ChatBackend, ChatSignal, SendKind } from './backend.js';
 
 /** What a delivery carries besides its text (pi-peers `Delivery`). */
 export interface PeersDeliveryOptions {
@@ -21,6 +21,8 @@ export interface PeersStateLike {
   settled?: number;
   /** The aicc gateway's extension: characters whose tools the agent calls natively. */
   aiccNativeCharacters?: unknown;
+  /** The aicc gateway's extension: pi's usage summed since it started. */
+  aiccUsage?: unknown;
 }
 
 /** A pi-peers response, as far as this backend reads it (pi's RPC response + errorCode, retryable). */
@@ -39,7 +41,7 @@ interface PeersResponseLike {
 export interface PeersClientLike {
   deliver(kind: SendKind, message: string, options: PeersDeliveryOptions): Promise<unknown>;
   getState(): Promise<PeersStateLike>;
-  waitForReply(sinceSettled: number, options?: { signal?: AbortSignal; pollMs?: number }): Promise<string | null | undefined | { text?: string | null }>;
+  waitForReply(sinceSettled: number, options?: { signal?: AbortSignal; pollMs?: number; onSettled?: (state: PeersStateLike) => void }): Promise<string | null | undefined | { text?: string | null }>;
   /** pi-peers 1.0 has no abort request; a client that can stop a run some other way offers this. */
   abort?(): Promise<unknown>;
   close?(): void;
@@ -64,6 +66,9 @@ export class PeersBackend implements ChatBackend {
   private sent = 0;
   /** `settled` before the run being waited on; undefined when nothing is outstanding. */
   private baseline: number | undefined;
+  /** The agent's usage totals (the gateway's aiccUsage) read with the baseline, if it gave them. */
+  private usageBaseline: Totals | undefined;
+  private readonly observers = new Set<(signal: ChatSignal) => void>();
   private running = false;
   /** Reply waits in progress, so abort() and close() can end them. */
   private readonly waits = new Set<AbortController>();
@@ -97,7 +102,10 @@ export class PeersBackend implements ChatBackend {
       const state = await this.peers.getState();
       const idle = state.idle !== false;
       wire = idle ? 'prompt' : kind === 'prompt' ? 'follow_up' : kind;
-      this.baseline ??= state.settled ?? 0;
+      if (this.baseline === undefined) {
+        this.baseline = state.settled ?? 0;
+        this.usageBaseline = totalsOf(state.aiccUsage) ?? ZERO;
+      }
     }
     const id = `${this.idPrefix}-${++this.sent}`;
     // The pilot is where the chain starts: one hop. It always reads the answer: awaitsReply.
@@ -128,17 +136,40 @@ export class PeersBackend implements ChatBackend {
     signal?.addEventListener('abort', stop, { once: true });
     if (signal?.aborted === true) wait.abort();
     try {
-      const answer = await abortable(this.peers.waitForReply(since, { signal: wait.signal, pollMs: this.pollMs }), wait.signal);
+      const onSettled = (state: PeersStateLike): void => this.tellUsage(state);
+      const answer = await abortable(this.peers.waitForReply(since, { signal: wait.signal, pollMs: this.pollMs, onSettled }), wait.signal);
       // An abandoned wait leaves the run as it was: a later reply() still waits for it to settle.
       if (wait.signal.aborted) return null;
       // The run is over: the next send starts from a fresh count.
       this.baseline = undefined;
+      this.usageBaseline = undefined;
       this.running = false;
       return textOf(answer);
     } finally {
       signal?.removeEventListener('abort', stop);
       this.waits.delete(wait);
     }
+  }
+
+  /**
+   * pi-peers 1.0 has no events: what this backend sees of the model is the usage a gateway hosting
+   * pi adds to get_state (aiccUsage), told once per reply as the difference since the send. No
+   * `token` signal: the time to the first token stays unknown over pi-peers.
+   */
+  observe(listener: (signal: ChatSignal) => void): () => void {
+    this.observers.add(listener);
+    return () => void this.observers.delete(listener);
+  }
+
+  private tellUsage(state: PeersStateLike): void {
+    const now = totalsOf(state.aiccUsage);
+    const before = this.usageBaseline;
+    if (now === undefined || before === undefined) return;
+    const spent = { inputTokens: now.inputTokens - before.inputTokens, outputTokens: now.outputTokens - before.outputTokens, costUsd: now.costUsd - before.costUsd };
+    // Totals that went down belong to another pi (restarted): nothing can be said of this reply.
+    if (spent.inputTokens < 0 || spent.outputTokens < 0 || spent.costUsd < 0) return;
+    const signal: ChatSignal = { type: 'usage', ...spent };
+    for (const observer of this.observers) observer(signal);
   }
 
   async abort(): Promise<void> {
@@ -148,6 +179,7 @@ export class PeersBackend implements ChatBackend {
       await this.peers.abort();
       this.running = false;
       this.baseline = undefined;
+      this.usageBaseline = undefined;
     }
   }
 
@@ -158,6 +190,21 @@ export class PeersBackend implements ChatBackend {
     this.running = false;
     this.peers.close?.();
   }
+}
+
+interface Totals {
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+const ZERO: Totals = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+
+/** aiccUsage as totals, or undefined when it is absent or not three counts. */
+function totalsOf(usage: unknown): Totals | undefined {
+  if (usage === null || typeof usage !== 'object') return undefined;
+  const { inputTokens, outputTokens, costUsd } = usage as Record<string, unknown>;
+  const counts = [inputTokens, outputTokens, costUsd];
+  return counts.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0) ? { inputTokens: inputTokens as number, outputTokens: outputTokens as number, costUsd: costUsd as number } : undefined;
 }
 
 function refusalOf(response: unknown): PeersResponseLike | undefined {

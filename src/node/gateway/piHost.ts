@@ -2,10 +2,12 @@
 // commands; `idle` and `settled` come from pi's events (RunTracker); deliveries are deduplicated
 // by id (DeliveryLedger) and refused past the hop limit.
 
-import { clip } from './access.js';
 import { hostname } from 'node:os';
+import { usageSignal } from '../../agent/pilot/modelSignals.js';
+import type { UsageTotals } from '../../pi/peersProtocol.js';
+import { clip } from './access.js';
 import { DeliveryLedger } from './deliveryLedger.js';
-import { PiProcess, type PiProcessOptions, type RpcResponse } from './piProcess.js';
+import { PiProcess, type PiEvent, type PiProcessOptions, type RpcResponse } from './piProcess.js';
 import { withProvenance } from './provenance.js';
 import { replyTextOf } from './replyText.js';
 import { RunEnding } from './runEnding.js';
@@ -41,6 +43,8 @@ export interface AgentState {
   status: string;
   /** The characters whose aicc tools pi calls natively (the gateway's extension; see src/pi/peersProtocol.ts). */
   aiccNativeCharacters?: string[];
+  /** pi's usage summed since it started (the gateway's extension; see src/pi/peersProtocol.ts). */
+  aiccUsage?: UsageTotals;
 }
 
 export const HOP_LIMIT = 3;
@@ -62,6 +66,8 @@ export class PiHost {
   private reply: string | null | undefined;
   private readonly ending = new RunEnding();
   private nativeCharacters: string[] = [];
+  /** pi's usage summed over its model messages, once it has reported any. */
+  private usage: UsageTotals | undefined;
 
   private constructor(
     private readonly pi: PiProcess,
@@ -76,6 +82,7 @@ export class PiHost {
       // Read before the tracker hears of it: the run may settle on this very event.
       if (event.type === 'agent_start') this.reply = undefined;
       else if (event.type === 'agent_end') this.reply = replyTextOf(event);
+      else if (event.type === 'message_end') this.addUsage(event);
       this.ending.event(event);
       this.tracker.event(event);
       // A run has settled on agent_end in the 0.73 dialect, on agent_settled in the 1.x one.
@@ -125,7 +132,18 @@ export class PiHost {
     if (this.pi.pid !== undefined) state.pid = this.pi.pid;
     if (this.identity.piSessionId !== undefined) state.piSessionId = this.identity.piSessionId;
     if (this.nativeCharacters.length > 0) state.aiccNativeCharacters = [...this.nativeCharacters];
+    if (this.usage !== undefined) state.aiccUsage = { ...this.usage };
     return state;
+  }
+
+  /** A model message ended: its usage, as pi wrote it, joins the totals. */
+  private addUsage(event: PiEvent): void {
+    const usage = usageOfMessage(event);
+    if (usage === undefined) return;
+    const totals = (this.usage ??= { inputTokens: 0, outputTokens: 0, costUsd: 0 });
+    totals.inputTokens += usage.inputTokens ?? 0;
+    totals.outputTokens += usage.outputTokens ?? 0;
+    totals.costUsd += usage.costUsd ?? 0;
   }
 
   /** Answers a checked hello: the negotiated version and who the agent is, or incompatible_version. */
@@ -318,4 +336,12 @@ export class PiHost {
       ? failure(id, command, 'agent_unavailable', `the hosted pi is gone: ${this.pi.exit}`)
       : failure(id, command, 'internal_error', error.message, true);
   }
+}
+
+/** The usage on a model message's message_end (pi's RPC event), as pi wrote it. */
+function usageOfMessage(event: PiEvent): { inputTokens?: number; outputTokens?: number; costUsd?: number } | undefined {
+  const message = (event as { message?: { role?: unknown; usage?: unknown } }).message;
+  if (message?.role !== 'assistant') return undefined;
+  const signal = usageSignal(message.usage);
+  return signal?.type === 'usage' ? signal : undefined;
 }

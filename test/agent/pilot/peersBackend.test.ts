@@ -8,7 +8,7 @@ export const fits = (client: PeersClient): PeersClientLike => client;
 
 /** A pi-peers agent in memory: counts settled runs, and finishes a run when the test says. */
 class FakePeers implements PeersClientLike {
-  state: { idle: boolean; settled: number; aiccNativeCharacters?: unknown } = { idle: true, settled: 5 };
+  state: { idle: boolean; settled: number; aiccNativeCharacters?: unknown; aiccUsage?: unknown } = { idle: true, settled: 5 };
   readonly deliveries: Array<{ kind: SendKind; message: string; options: PeersDeliveryOptions }> = [];
   readonly waits: Array<{ since: number; signal: AbortSignal | undefined }> = [];
   /** What the next deliveries do instead of succeeding. */
@@ -25,18 +25,18 @@ class FakePeers implements PeersClientLike {
     return { type: 'response', id: options.id, command: kind, success: true };
   }
 
-  async getState(): Promise<{ idle: boolean; settled: number; aiccNativeCharacters?: unknown }> {
+  async getState(): Promise<{ idle: boolean; settled: number; aiccNativeCharacters?: unknown; aiccUsage?: unknown }> {
     return { ...this.state };
   }
 
-  waitForReply(since: number, options?: { signal?: AbortSignal }): Promise<string | null> {
+  waitForReply(since: number, options?: { signal?: AbortSignal; onSettled?: (state: object) => void }): Promise<string | null> {
     this.waits.push({ since, signal: options?.signal });
-    return new Promise((resolve) => (this.finishRun = resolve));
+    return new Promise((resolve) => (this.finishRun = (text) => (options?.onSettled?.({ ...this.state }), resolve(text))));
   }
 
-  /** The agent's run ends with this text. */
-  finish(text: string | null): void {
-    this.state = { idle: true, settled: this.state.settled + 1 };
+  /** The agent's run ends with this text (and, like a gateway hosting pi, these usage totals). */
+  finish(text: string | null, aiccUsage?: unknown): void {
+    this.state = { ...this.state, idle: true, settled: this.state.settled + 1, ...(aiccUsage !== undefined && { aiccUsage }) };
     this.finishRun?.(text);
   }
 
@@ -50,6 +50,32 @@ function retryable(message: string): Error {
 }
 
 describe('the pi-peers backend', () => {
+  it("tells observers what a reply cost from the gateway's usage totals: after the reply less before the send", async () => {
+    const peers = new FakePeers();
+    const backend = new PeersBackend(peers);
+    const signals: unknown[] = [];
+    const off = backend.observe((signal) => void signals.push(signal));
+    peers.state.aiccUsage = { inputTokens: 100, outputTokens: 20, costUsd: 0.5 };
+    await backend.send('prompt', 'news');
+    const reply = backend.reply();
+    await Promise.resolve();
+    peers.finish('done', { inputTokens: 160, outputTokens: 27, costUsd: 0.75 });
+    expect(await reply).toBe('done');
+    expect(signals).toEqual([{ type: 'usage', inputTokens: 60, outputTokens: 7, costUsd: 0.25 }]);
+    // Totals that went down (another pi) or none at all: nothing is said.
+    for (const after of [{ inputTokens: 1, outputTokens: 1, costUsd: 0 }, undefined]) {
+      signals.length = 0;
+      if (after === undefined) delete peers.state.aiccUsage;
+      await backend.send('prompt', 'news');
+      const next = backend.reply();
+      await Promise.resolve();
+      peers.finish('done', after);
+      await next;
+      expect(signals).toEqual([]);
+    }
+    off();
+  });
+
   it("says the model has a character's tools natively when the agent's state names the character (the gateway's extension)", async () => {
     const peers = new FakePeers();
     const backend = new PeersBackend(peers);
