@@ -179,10 +179,26 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const address = http.address();
   if (address === null || typeof address === 'string') throw new Error('startGateway: the server has no TCP address');
   port = address.port;
-  if (target.kind === 'host' && host === undefined) host = await startHost(target, { port, key: options.key, characters, log }, () => closeServer());
+  if (target.kind === 'host' && host === undefined) host = await startHost(target, { port, key: options.key, characters, log }, closeAll);
   const serving = target.kind === 'relay' ? 'relaying to the agents in PI_PEERS_HOME' : target.kind === 'daemon' ? `relaying pi-daemon protocol v2 to ${target.socketPath}${target.admin === true ? ' (admin: pages may drain it)' : ''}` : 'hosting pi';
   log(`aicc gateway: ${serving} on ws://${GATEWAY_HOST}:${port}/ for ${origins.length === 1 ? 'origin' : 'origins'} ${origins.join(', ')}`);
   if (mcp !== undefined) log(`aicc gateway: pages lend characters at ws://${GATEWAY_HOST}:${port}${CHARACTERS_PATH}<id>; MCP clients drive them at http://${GATEWAY_HOST}:${port}${MCP_PATH}<id>`);
+
+  /** Closes every connection (pages lending characters among them), then the server. */
+  async function closeAll(): Promise<void> {
+    // Each connection's close (and its log line) completes before this resolves; a browser that
+    // does not answer the close handshake within a second is cut off.
+    const closed = [...sockets].map((ws) => new Promise<void>((resolve) => ws.once('close', () => resolve())));
+    for (const ws of sockets) ws.close(1001, 'the gateway is shutting down');
+    const cutoff = setTimeout(() => {
+      for (const ws of sockets) ws.terminate();
+    }, 1000);
+    await mcp?.close();
+    await characters?.closeAll('the gateway is shutting down');
+    await Promise.all(closed);
+    clearTimeout(cutoff);
+    await closeServer();
+  }
 
   function closeServer(): Promise<void> {
     wss.close();
@@ -199,20 +215,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     get connections() {
       return sockets.size;
     },
-    async close() {
-      // Each connection's close (and its log line) completes before close() resolves; a browser
-      // that does not answer the close handshake within a second is cut off.
-      const closed = [...sockets].map((ws) => new Promise<void>((resolve) => ws.once('close', () => resolve())));
-      for (const ws of sockets) ws.close(1001, 'the gateway is shutting down');
-      const cutoff = setTimeout(() => {
-        for (const ws of sockets) ws.terminate();
-      }, 1000);
-      await mcp?.close();
-      await characters?.closeAll('the gateway is shutting down');
-      await Promise.all(closed);
-      clearTimeout(cutoff);
-      await closeServer();
-    },
+    close: closeAll,
   };
 }
 
@@ -231,7 +234,7 @@ function checkHostTarget(target: HostTarget, mcp: boolean): string | undefined {
  * is told to reconnect (its connect at start found a 404 if no page lent it yet). The key goes only
  * into the entry handed to the starter (which PiProcess writes to a private 0600 file).
  */
-async function startHost(target: HostTarget, gateway: { port: number; key: string; characters: CharacterSessions | undefined; log: (line: string) => void }, closeServer: () => Promise<void>): Promise<PiHost> {
+async function startHost(target: HostTarget, gateway: { port: number; key: string; characters: CharacterSessions | undefined; log: (line: string) => void }, closeGateway: () => Promise<void>): Promise<PiHost> {
   const character = target.mcpCharacter;
   const servers =
     character === undefined
@@ -241,7 +244,7 @@ async function startHost(target: HostTarget, gateway: { port: number; key: strin
   try {
     host = await (target.host as HostStarter)(servers);
   } catch (error) {
-    await closeServer();
+    await closeGateway();
     throw error;
   }
   if (character !== undefined && gateway.characters !== undefined) {

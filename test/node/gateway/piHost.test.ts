@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { CLOSE } from '../../../src/node/gateway/access.js';
 import { PiHost } from '../../../src/node/gateway/piHost.js';
 import { startGateway, type Gateway } from '../../../src/node/gateway/server.js';
@@ -237,5 +238,30 @@ describe("host mode's mcpCharacter option", () => {
       socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
     });
     expect(reached).toBe('ECONNREFUSED');
+  });
+
+  it('closes a page that lent its character while pi was starting, when pi fails', async () => {
+    let page: WebSocket | undefined;
+    const closed = new Promise<number>((resolve) => {
+      const started = startGateway({
+        target: {
+          kind: 'host',
+          host: async (servers) => {
+            const port = Number(/:(\d+)\//.exec((servers!.aicc as { url: string }).url)![1]);
+            page = new WebSocket(`ws://127.0.0.1:${port}/characters/cleo`, ['aicc.v0.1', `aicc-key.${KEY}`], { origin: ORIGIN });
+            page.once('close', (code) => resolve(code));
+            await new Promise((opened) => page!.once('open', opened));
+            throw new Error('pi would not start');
+          },
+          mcpCharacter: 'cleo',
+        },
+        origins: [ORIGIN],
+        key: KEY,
+        mcp: true,
+      });
+      void started.catch(() => {});
+    });
+    expect(await closed).toBe(1001);
+    expect(page?.readyState).toBe(WebSocket.CLOSED);
   });
 });
