@@ -34,7 +34,7 @@ const cli = 'src/node/cli.ts'; // → dist/cli.js (the `aicc` bin)
 /** → dist/sweepWorker.js: what a sweep's worker threads run (compiled, so workers need no TypeScript loader). */
 const sweepWorker = 'src/node/sweep/sweepWorker.ts';
 const here = dirname(fileURLToPath(import.meta.url));
-const phaserAdapter = resolve(here, 'src/adapters/phaser') + '/';
+const phaserAdapter = `${resolve(here, 'src/adapters/phaser')}/`;
 /** Bundled into the Phaser IIFE although outside its folder: the AICC global does not export them. */
 const phaserIifeAlso = ['src/validators/shapes.js', 'src/validators/verdict.js'].map((file) => resolve(here, file));
 

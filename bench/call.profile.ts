@@ -15,14 +15,18 @@ async function main(argv: string[]): Promise<void> {
   const codec = option(argv, '--codec', 'object');
   const over = option(argv, '--over', 'memory');
   if (over !== 'memory' && over !== 'websocket') throw new Error('bench/call.profile: --over must be memory or websocket (JSON text frames on 127.0.0.1)');
-  if (!Number.isInteger(calls) || calls < 1 || !Number.isInteger(top) || top < 1) throw new Error('bench/call.profile: --calls and --top must be whole numbers >= 1');
+  if (!Number.isInteger(calls) || calls < 1 || !Number.isInteger(top) || top < 1)
+    throw new Error('bench/call.profile: --calls and --top must be whole numbers >= 1');
   if (codec !== 'object' && codec !== 'json') throw new Error('bench/call.profile: --codec must be object or json');
-  const run = await profileScript(`import { capsuleOverMemory, capsuleOverWebSocket } from ${JSON.stringify(join(root, 'bench/capsulePeer.ts'))};
+  const run = await profileScript(
+    `import { capsuleOverMemory, capsuleOverWebSocket } from ${JSON.stringify(join(root, 'bench/capsulePeer.ts'))};
 import { ${codec}Codec as codec } from ${JSON.stringify(join(root, codec === 'object' ? 'src/protocol/objectCodec.ts' : 'src/protocol/codec.ts'))};
 const peer = ${over === 'websocket' ? 'await capsuleOverWebSocket()' : 'await capsuleOverMemory(codec)'};
 for (let n = 0; n < ${calls}; n++) await peer.call(n);
 console.log('calls', ${calls});
-await peer.close();`, { top, root, place: 'bench/call.profile' });
+await peer.close();`,
+    { top, root, place: 'bench/call.profile' },
+  );
   console.log(run.report.join('\n'));
 }
 

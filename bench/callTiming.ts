@@ -61,7 +61,8 @@ export async function timeCalls(tasks: readonly CallTask[], plan: TimingPlan, be
     await bench.run();
     for (const task of tasks) {
       const result = bench.getTask(task.name)?.result;
-      if (result === undefined || result.state !== 'completed') throw new Error(`bench/${benchName}: task "${task.name}" did not complete (${result?.state ?? 'missing'})`);
+      if (result === undefined || result.state !== 'completed')
+        throw new Error(`bench/${benchName}: task "${task.name}" did not complete (${result?.state ?? 'missing'})`);
       if (result.latency.samples === undefined) throw new Error(`bench/${benchName}: tinybench kept no samples for "${task.name}"`);
       samples.get(task.name)!.push(...result.latency.samples);
     }

@@ -8,7 +8,12 @@ const SESSION = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
 const bridgeId = (sequence: number): string => `5d1c9a0e-72b4-8a31-9c4e-${sequence.toString(16).padStart(12, '0')}`;
 const AGENT_ID = 'b7e3c1a2-9f04-4d6e-8a15-2c7d9e0f4b63';
 
-const bridge = <T extends MessageType>(type: T, sequence: number) => ({ protocol: 'aicc/0.1' as const, type, session_id: SESSION, message_id: bridgeId(sequence) });
+const bridge = <T extends MessageType>(type: T, sequence: number) => ({
+  protocol: 'aicc/0.1' as const,
+  type,
+  session_id: SESSION,
+  message_id: bridgeId(sequence),
+});
 const agent = <T extends MessageType>(type: T) => ({ protocol: 'aicc/0.1' as const, type, session_id: SESSION, message_id: AGENT_ID });
 
 const TOOLS: ToolDescriptor[] = [
@@ -27,7 +32,10 @@ const TOOLS: ToolDescriptor[] = [
     },
     output_schema: {
       type: 'object',
-      properties: { at: { type: 'object', properties: { x: { type: 'integer' }, y: { type: 'integer' } }, required: ['x', 'y'] }, arrived: { type: 'boolean' } },
+      properties: {
+        at: { type: 'object', properties: { x: { type: 'integer' }, y: { type: 'integer' } }, required: ['x', 'y'] },
+        arrived: { type: 'boolean' },
+      },
       required: ['at', 'arrived'],
     },
     limits: { calls_per_minute: 600 },
@@ -42,7 +50,14 @@ const TOOLS: ToolDescriptor[] = [
     output_schema: {
       type: 'object',
       properties: {
-        entities: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, kind: { type: 'string' }, x: { type: 'integer' }, y: { type: 'integer' } }, required: ['id', 'kind', 'x', 'y'] } },
+        entities: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { id: { type: 'string' }, kind: { type: 'string' }, x: { type: 'integer' }, y: { type: 'integer' } },
+            required: ['id', 'kind', 'x', 'y'],
+          },
+        },
       },
       required: ['entities'],
     },
@@ -83,12 +98,22 @@ export const CODEC_EXAMPLES: ReadonlyArray<{ type: MessageType; note: string; me
   {
     type: 'tool_result',
     note: 'ok, with meta',
-    message: { ...bridge('tool_result', 0x2f2), call_id: 'c42', ok: true, output: { at: { x: 11, y: 7 }, arrived: false }, meta: { tick: 1234, latency_ms: 3, source: 'handler' } },
+    message: {
+      ...bridge('tool_result', 0x2f2),
+      call_id: 'c42',
+      ok: true,
+      output: { at: { x: 11, y: 7 }, arrived: false },
+      meta: { tick: 1234, latency_ms: 3, source: 'handler' },
+    },
   },
   {
     type: 'event',
     note: 'state_change of a position',
-    message: { ...bridge('event', 0x2f3), topic: 'state_change', payload: { entity: 'e417', field: 'position', value: { x: 12, y: 7 }, previous: { x: 11, y: 7 } } },
+    message: {
+      ...bridge('event', 0x2f3),
+      topic: 'state_change',
+      payload: { entity: 'e417', field: 'position', value: { x: 12, y: 7 }, previous: { x: 11, y: 7 } },
+    },
   },
   {
     type: 'error',

@@ -15,13 +15,17 @@ async function main(argv: string[]): Promise<void> {
   const top = Number(option(argv, '--top', '30'));
   const peer = option(argv, '--peer', 'bridge');
   if (peer !== 'bridge' && peer !== 'sdk') throw new Error('bench/mcp.profile: --peer must be bridge (serveMcp) or sdk (McpServer)');
-  if (!Number.isInteger(calls) || calls < 1 || !Number.isInteger(top) || top < 1) throw new Error('bench/mcp.profile: --calls and --top must be whole numbers >= 1');
+  if (!Number.isInteger(calls) || calls < 1 || !Number.isInteger(top) || top < 1)
+    throw new Error('bench/mcp.profile: --calls and --top must be whole numbers >= 1');
   const [file, make] = peer === 'bridge' ? ['bench/mcpBridgePeer.ts', 'bridgeOverMemory'] : ['bench/mcpPeer.ts', 'mcpOverMemory'];
-  const run = await profileScript(`import { ${make} as make } from ${JSON.stringify(join(root, file))};
+  const run = await profileScript(
+    `import { ${make} as make } from ${JSON.stringify(join(root, file))};
 const peer = await make();
 for (let n = 0; n < ${calls}; n++) await peer.call(n);
 console.log('calls', ${calls});
-await peer.close();`, { top, root, place: 'bench/mcp.profile' });
+await peer.close();`,
+    { top, root, place: 'bench/mcp.profile' },
+  );
   console.log(run.report.join('\n'));
 }
 

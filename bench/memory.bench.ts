@@ -45,7 +45,16 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const activeCount = options.quick ? 50 : 200;
   try {
     const script = join(dir, 'memory.child.mjs');
-    await build({ entryPoints: [child], outfile: script, bundle: true, format: 'esm', platform: 'node', target: `node${process.versions.node}`, keepNames: false, logLevel: 'silent' });
+    await build({
+      entryPoints: [child],
+      outfile: script,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: `node${process.versions.node}`,
+      keepNames: false,
+      logLevel: 'silent',
+    });
     capsule = await measure(script, 'capsule', count);
     baseline = await measure(script, 'baseline', count);
     busy = await measure(script, 'active', activeCount, ACTIVE_EVENTS);
@@ -79,15 +88,20 @@ function mib(bytes: number): string {
 
 function measure(script: string, kind: MemoryKind, count: number, events?: number): Promise<MemoryReading> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--expose-gc', script, kind, String(count), ...(events === undefined ? [] : [String(events)])], { cwd: root, timeout: 60_000, maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`bench/memory: the ${kind} measurement failed: ${stderr.trim() || error.message}`));
-      try {
-        const reading = JSON.parse(stdout.trim().split('\n')[0] ?? '') as MemoryReading;
-        if (!(reading.bytesPerSession > 0)) throw new Error(`bytes per session must be > 0, got ${reading.bytesPerSession}`);
-        resolve(reading);
-      } catch (problem) {
-        reject(new Error(`bench/memory: the ${kind} measurement printed no reading (${(problem as Error).message}): ${stdout.slice(0, 200)}`));
-      }
-    });
+    execFile(
+      process.execPath,
+      ['--expose-gc', script, kind, String(count), ...(events === undefined ? [] : [String(events)])],
+      { cwd: root, timeout: 60_000, maxBuffer: 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`bench/memory: the ${kind} measurement failed: ${stderr.trim() || error.message}`));
+        try {
+          const reading = JSON.parse(stdout.trim().split('\n')[0] ?? '') as MemoryReading;
+          if (!(reading.bytesPerSession > 0)) throw new Error(`bytes per session must be > 0, got ${reading.bytesPerSession}`);
+          resolve(reading);
+        } catch (problem) {
+          reject(new Error(`bench/memory: the ${kind} measurement printed no reading (${(problem as Error).message}): ${stdout.slice(0, 200)}`));
+        }
+      },
+    );
   });
 }

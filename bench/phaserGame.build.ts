@@ -63,11 +63,15 @@ export function buildGame(projectDir: string, name: string, main: string): GameB
   const dir = writeGame(project, name, main);
   const outDir = join(dir, 'dist');
   // Hidden source maps: the maps are written, the JavaScript carries no comment pointing at them.
-  const result = spawnSync(join(project, 'node_modules', '.bin', 'vite'), ['build', dir, '--outDir', outDir, '--emptyOutDir', '--sourcemap', 'hidden', '--logLevel', 'error'], {
-    cwd: project,
-    encoding: 'utf8',
-    timeout: 300_000,
-  });
+  const result = spawnSync(
+    join(project, 'node_modules', '.bin', 'vite'),
+    ['build', dir, '--outDir', outDir, '--emptyOutDir', '--sourcemap', 'hidden', '--logLevel', 'error'],
+    {
+      cwd: project,
+      encoding: 'utf8',
+      timeout: 300_000,
+    },
+  );
   if (result.status !== 0) {
     const output = `${result.stdout ?? ''}\n${result.stderr ?? ''}${result.error ? `\n${String(result.error)}` : ''}`;
     throw new Error(`vite build of ${dir} failed (exit ${result.status ?? result.signal}):\n${output.slice(-3000)}`);

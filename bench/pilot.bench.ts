@@ -54,7 +54,13 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
 
   // 1c. The same decision against an agent without the extension: PeersBackend polls get_state
   // every 20 ms (its default), so the reply waits ~10 ms on average for the next poll.
-  rows.push(overheadRow('pilot decision overhead p50, plain pi-peers (20 ms poll)', polled, 'as 1a, but the agent ignores the reply-wait extension, so the pilot polls'));
+  rows.push(
+    overheadRow(
+      'pilot decision overhead p50, plain pi-peers (20 ms poll)',
+      polled,
+      'as 1a, but the agent ignores the reply-wait extension, so the pilot polls',
+    ),
+  );
 
   // 1d. As 1a, with pi 1.x (on Node 22) in place of pi 0.73: pi's own part differs, ours should not.
   if (onPi1 !== undefined) rows.push(overheadRow('pilot decision overhead p50, pi 1.x', onPi1, 'real pi 1.x on Node 22, as 1a'));
@@ -87,7 +93,12 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     digestTokens += tokens(sent[k]!);
     const covered = news.filter((item) => item.sentBefore === k).map((item) => item.message);
     rawTokens += tokens(covered.map((message) => JSON.stringify(message)).join('\n'));
-    rawNoTicks += tokens(covered.filter((message) => message['topic'] !== 'tick').map((message) => JSON.stringify(message)).join('\n'));
+    rawNoTicks += tokens(
+      covered
+        .filter((message) => message['topic'] !== 'tick')
+        .map((message) => JSON.stringify(message))
+        .join('\n'),
+    );
   }
   const perDigest = digestTokens / Math.max(1, digests);
   const rawPerDigest = rawTokens / Math.max(1, digests);
@@ -114,8 +125,14 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
 /** Model reply end → capsule 'call' at p50 for one run, against the 2 ms target, with pi's own part and ours. */
 function overheadRow(name: string, run: PilotRun, about: string): BenchRow {
   const total = run.decisions.map((d) => d.executed - d.modelDone);
-  const piP50 = quantile(run.decisions.map((d) => d.piSettled - d.modelDone), 0.5);
-  const oursP50 = quantile(run.decisions.map((d) => d.executed - d.piSettled), 0.5);
+  const piP50 = quantile(
+    run.decisions.map((d) => d.piSettled - d.modelDone),
+    0.5,
+  );
+  const oursP50 = quantile(
+    run.decisions.map((d) => d.executed - d.piSettled),
+    0.5,
+  );
   const totalP50 = quantile(total, 0.5);
   return {
     name,
@@ -129,7 +146,9 @@ function overheadRow(name: string, run: PilotRun, about: string): BenchRow {
 
 /** Round trips of a bare `ws` echo on loopback, in ms. */
 async function wsEchoMs(count: number): Promise<number[]> {
-  const echo = await echoOverWebSocket(JSON.stringify({ type: 'response', id: 'r1', command: 'get_last_assistant_text', success: true, data: { text: 'x'.repeat(80) } }));
+  const echo = await echoOverWebSocket(
+    JSON.stringify({ type: 'response', id: 'r1', command: 'get_last_assistant_text', success: true, data: { text: 'x'.repeat(80) } }),
+  );
   try {
     for (let i = 0; i < 20; i++) await echo.call(i);
     const samples: number[] = [];

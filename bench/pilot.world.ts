@@ -30,7 +30,7 @@ import { realClock } from '../src/runtime/clock.js';
 import type { Manifest } from '../src/protocol/messages.js';
 import { STUB_MODEL_ID, STUB_PROVIDER, writePiAgentDir } from '../test/e2e/stubModel.js';
 import { repoRoot } from './row.js';
-import { tapLink } from '../src/links/tap.js';
+import { tapLink } from '../src/links/wrapLink.js';
 
 const KEY = 'bench-gateway-key-0123456789abcdef';
 const ORIGIN = 'http://localhost:5173';
@@ -111,7 +111,10 @@ export async function runPilotedVillage(count: number, options: { plain?: boolea
 
   const dir = mkdtempSync(join(tmpdir(), 'aicc-bench-pilot-'));
   writePiAgentDir(join(dir, 'agent'), `http://127.0.0.1:${port}/v1`);
-  const cleanups: Array<() => unknown> = [() => new Promise<void>((resolve) => (stub.closeAllConnections(), stub.close(() => resolve()))), () => rmSync(dir, { recursive: true, force: true })];
+  const cleanups: Array<() => unknown> = [
+    () => new Promise<void>((resolve) => (stub.closeAllConnections(), stub.close(() => resolve()))),
+    () => rmSync(dir, { recursive: true, force: true }),
+  ];
   const cleanup = async (): Promise<void> => {
     for (const step of cleanups.reverse()) await Promise.resolve(step()).catch(() => {});
   };
@@ -138,7 +141,10 @@ export async function runPilotedVillage(count: number, options: { plain?: boolea
     });
     const gateway = await startGateway({ target: { kind: 'host', host }, origins: [ORIGIN], key: KEY, log: () => {} });
     cleanups.push(() => gateway.close());
-    const socketLink = await connectWebSocket(`${gateway.url}/`, { WebSocket: WebSocket as unknown as WebSocketConstructor, protocols: ['pi-peers.v1', `aicc-key.${KEY}`] });
+    const socketLink = await connectWebSocket(`${gateway.url}/`, {
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      protocols: ['pi-peers.v1', `aicc-key.${KEY}`],
+    });
     // The first answer after pi settled the run that carries the reply's text: the held get_state
     // (or, for a plain pi-peers agent, get_last_assistant_text).
     const link = tapLink(socketLink, (frame) => {
@@ -186,11 +192,21 @@ export async function runPilotedVillage(count: number, options: { plain?: boolea
       // `plain`: an agent without the reply-wait extension, as the pilot sees one — it polls.
       waitForReply: (since, wait) =>
         options.plain === true
-          ? waitForReply({ getState: () => peers.getState(), getLastAssistantText: () => peers.getLastAssistantText(), on: (type, handler) => peers.on(type, handler) }, realClock(), since, wait)
+          ? waitForReply(
+              { getState: () => peers.getState(), getLastAssistantText: () => peers.getLastAssistantText(), on: (type, handler) => peers.on(type, handler) },
+              realClock(),
+              since,
+              wait,
+            )
           : peers.waitForReply(since, wait),
       close: () => peers.close(),
     };
-    const pilot = new Pilot({ client, backend: new PeersBackend(polled, { idPrefix: 'cleo' }), character: { id: 'cleo', name: 'Cleo', goal: 'find news for a song' }, clock: village.clock });
+    const pilot = new Pilot({
+      client,
+      backend: new PeersBackend(polled, { idPrefix: 'cleo' }),
+      character: { id: 'cleo', name: 'Cleo', goal: 'find news for a song' },
+      clock: village.clock,
+    });
     pilot.on('sent', ({ text }) => sent.push(text));
     cleanups.push(() => pilot.stop('bench over'));
     // Simulated time runs ten times faster than real time, so digests gather for 0.2 s at most.
@@ -201,10 +217,13 @@ export async function runPilotedVillage(count: number, options: { plain?: boolea
     const deadline = performance.now() + 20_000 + count * 2_000;
     while (times.get(count)?.executed === undefined) {
       if (host.exit !== undefined) throw new Error(`bench pilot: pi exited: ${host.exit}`);
-      if (performance.now() > deadline) throw new Error(`bench pilot: ${[...times.values()].filter((t) => t.executed !== undefined).length} of ${count} decisions in time`);
+      if (performance.now() > deadline)
+        throw new Error(`bench pilot: ${[...times.values()].filter((t) => t.executed !== undefined).length} of ${count} decisions in time`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    const decisions = [...times.values()].filter((t): t is Required<DecisionTimes> => t.executed !== undefined && t.arrived !== undefined && t.replied !== undefined && t.piSettled !== undefined);
+    const decisions = [...times.values()].filter(
+      (t): t is Required<DecisionTimes> => t.executed !== undefined && t.arrived !== undefined && t.replied !== undefined && t.piSettled !== undefined,
+    );
     return { decisions, sent: [...sent], news: [...news], manifest: client.manifest };
   } finally {
     await cleanup();
@@ -214,7 +233,9 @@ export async function runPilotedVillage(count: number, options: { plain?: boolea
 function messageOf(frame: Frame): ({ type: string } & Record<string, unknown>) | undefined {
   try {
     const value: unknown = typeof frame === 'string' ? JSON.parse(frame) : frame instanceof Uint8Array ? undefined : frame;
-    return value !== null && typeof value === 'object' && typeof (value as { type?: unknown }).type === 'string' ? (value as { type: string } & Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && typeof (value as { type?: unknown }).type === 'string'
+      ? (value as { type: string } & Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

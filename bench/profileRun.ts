@@ -23,10 +23,16 @@ export function profileBundle(bundle: string, options: { top: number; root: stri
   const profiles = join(dirname(bundle), 'profiles');
   rmSync(profiles, { recursive: true, force: true });
   mkdirSync(profiles, { recursive: true });
-  const run = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profiles, bundle], { cwd: options.root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const run = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profiles, bundle], {
+    cwd: options.root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (run.status !== 0) throw new Error(`${options.place}: the profiled run failed (exit ${run.status})`);
   // The main thread's profile is the big one; workers (if any) write smaller ones.
-  const files = readdirSync(profiles).filter((file) => file.endsWith('.cpuprofile')).map((file) => join(profiles, file));
+  const files = readdirSync(profiles)
+    .filter((file) => file.endsWith('.cpuprofile'))
+    .map((file) => join(profiles, file));
   const main = files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
   if (main === undefined) throw new Error(`${options.place}: node wrote no .cpuprofile`);
   const lookup = new SourceLookup(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as SourceMapV3);

@@ -85,7 +85,10 @@ export function report(profile: Profile, top: number, placeOf?: PlaceOf): string
     ...rows.slice(0, top).map((row) => `${share(row.selfMs)}  ${row.name}`),
     '',
     'by total time (self + callees):',
-    ...[...rows].sort((a, b) => b.totalMs - a.totalMs).slice(0, top).map((row) => `${share(row.totalMs)}  ${row.name}`),
+    ...[...rows]
+      .sort((a, b) => b.totalMs - a.totalMs)
+      .slice(0, top)
+      .map((row) => `${share(row.totalMs)}  ${row.name}`),
   ];
 }
 

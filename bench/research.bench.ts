@@ -94,13 +94,20 @@ async function sweeps(options: BenchOptions): Promise<BenchRow[]> {
   }
 }
 
-async function queueRow(plan: { world: string; seeds: number[]; grid: Record<string, readonly number[]> }, dir: string, threadSeconds: number, episodes: number): Promise<BenchRow> {
+async function queueRow(
+  plan: { world: string; seeds: number[]; grid: Record<string, readonly number[]> },
+  dir: string,
+  threadSeconds: number,
+  episodes: number,
+): Promise<BenchRow> {
   const name = 'research: sweep on BullMQ (1 queue worker) vs 1 worker thread';
   if (redisSkip !== undefined) return { name, capsule: 1, baseline: 1, unit: 's', ratio: 1, note: `not measured: ${redisSkip}` };
   const redis = await startRedis();
   try {
     const { runQueueSweep } = await dist('queue.js');
-    const worker = spawn(process.execPath, [join(root, 'dist', 'cli.js'), 'worker', '--queue', redis.url, '--concurrency', '4'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const worker = spawn(process.execPath, [join(root, 'dist', 'cli.js'), 'worker', '--queue', redis.url, '--concurrency', '4'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let queueSeconds: number;
     try {
       // It prints a line once it serves the queue.
@@ -115,7 +122,14 @@ async function queueRow(plan: { world: string; seeds: number[]; grid: Record<str
       if (worker.exitCode === null) worker.kill('SIGTERM');
     }
     const overhead = (queueSeconds - threadSeconds) / queueSeconds;
-    return { name, capsule: queueSeconds, baseline: threadSeconds, unit: 's', ratio: queueSeconds / threadSeconds, note: `${episodes} village episodes, one \`aicc worker --concurrency 4\` process; the queue's share of the wall time: ${(overhead * 100).toFixed(1)}%, ${(((queueSeconds - threadSeconds) * 1000) / episodes).toFixed(2)} ms an episode (target ≤ 5%)` };
+    return {
+      name,
+      capsule: queueSeconds,
+      baseline: threadSeconds,
+      unit: 's',
+      ratio: queueSeconds / threadSeconds,
+      note: `${episodes} village episodes, one \`aicc worker --concurrency 4\` process; the queue's share of the wall time: ${(overhead * 100).toFixed(1)}%, ${(((queueSeconds - threadSeconds) * 1000) / episodes).toFixed(2)} ms an episode (target ≤ 5%)`,
+    };
   } finally {
     await redis.stop();
   }

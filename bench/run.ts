@@ -36,7 +36,16 @@ async function bundled(file: string): Promise<string> {
   mkdirSync(join(benchDir, '.build'), { recursive: true });
   const outdir = mkdtempSync(join(benchDir, '.build', 'run-'));
   const outfile = join(outdir, file.replace(/\.ts$/, '.mjs'));
-  await build({ entryPoints: [join(benchDir, file)], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile, logLevel: 'warning', target: 'node20' });
+  await build({
+    entryPoints: [join(benchDir, file)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    outfile,
+    logLevel: 'warning',
+    target: 'node20',
+  });
   return pathToFileURL(outfile).href;
 }
 
@@ -53,10 +62,17 @@ export async function runBench(file: string, options: BenchOptions & { bundled?:
 
 export function formatTable(rows: readonly BenchRow[]): string[] {
   const figure = (value: number): string => (value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toPrecision(3));
-  const cells = [['bench', 'capsule', 'baseline', 'unit', 'ratio', 'note'], ...rows.map((row) => [row.name, figure(row.capsule), figure(row.baseline), row.unit, `${row.ratio.toFixed(2)}×`, row.note])];
+  const cells = [
+    ['bench', 'capsule', 'baseline', 'unit', 'ratio', 'note'],
+    ...rows.map((row) => [row.name, figure(row.capsule), figure(row.baseline), row.unit, `${row.ratio.toFixed(2)}×`, row.note]),
+  ];
   const widths = cells[0]!.map((_, column) => Math.max(...cells.map((line) => line[column]!.length)));
   const numeric = new Set([1, 2, 4]);
-  const line = (values: string[]): string => values.map((value, column) => (numeric.has(column) ? value.padStart(widths[column]!) : value.padEnd(widths[column]!))).join('  ').trimEnd();
+  const line = (values: string[]): string =>
+    values
+      .map((value, column) => (numeric.has(column) ? value.padStart(widths[column]!) : value.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
   return [line(cells[0]!), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.slice(1).map(line)];
 }
 

@@ -69,7 +69,7 @@ export class ProtocolFloorSwarm extends BareSwarm {
 
   protected override observe(forager: number, tick: number): Action {
     const sensed = this.call(forager, 'sense', { radius: SENSE_RADIUS }, () => this.world.sense(forager, SENSE_RADIUS) as unknown as JsonObject);
-    if (sensed === undefined) throw new Error('bench/swarm.floor: sense refused its own forager\'s input');
+    if (sensed === undefined) throw new Error("bench/swarm.floor: sense refused its own forager's input");
     return this.minds[forager]!.brain.choose(sensed as never, tick);
   }
 
@@ -86,18 +86,41 @@ export class ProtocolFloorSwarm extends BareSwarm {
   private call(forager: number, tool: string, input: JsonObject, run: () => JsonObject): JsonObject | undefined {
     const session = this.sessions[forager]!;
     const callId = `c${++this.calls}`;
-    const request = this.cross({ protocol: PROTOCOL, type: 'tool_call', session_id: session.id, message_id: session.agent.idOf(++session.sequence.agent), call_id: callId, tool, input });
+    const request = this.cross({
+      protocol: PROTOCOL,
+      type: 'tool_call',
+      session_id: session.id,
+      message_id: session.agent.idOf(++session.sequence.agent),
+      call_id: callId,
+      tool,
+      input,
+    });
     session.inbox.bridge = request;
     if (request.type !== 'tool_call' || !this.inputChecks.get(request.tool)!(request.input).ok) return undefined;
     const output = run();
-    const result = this.cross({ protocol: PROTOCOL, type: 'tool_result', session_id: session.id, message_id: session.bridge.idOf(++session.sequence.bridge), call_id: callId, ok: true, output });
+    const result = this.cross({
+      protocol: PROTOCOL,
+      type: 'tool_result',
+      session_id: session.id,
+      message_id: session.bridge.idOf(++session.sequence.bridge),
+      call_id: callId,
+      ok: true,
+      output,
+    });
     session.inbox.agent = result;
     return result.type === 'tool_result' && result.ok ? result.output : undefined;
   }
 
   private event(forager: number, topic: 'tick' | 'state_change', payload: JsonObject): void {
     const session = this.sessions[forager]!;
-    session.inbox.agent = this.cross({ protocol: PROTOCOL, type: 'event', session_id: session.id, message_id: session.bridge.idOf(++session.sequence.bridge), topic, payload });
+    session.inbox.agent = this.cross({
+      protocol: PROTOCOL,
+      type: 'event',
+      session_id: session.id,
+      message_id: session.bridge.idOf(++session.sequence.bridge),
+      topic,
+      payload,
+    });
   }
 
   /** A message as its receiver gets it: the object itself, or (json) its JSON text parsed back. */
@@ -112,7 +135,9 @@ function swarmInputChecks(): Map<string, SchemaValidator> {
   try {
     registerSwarmTools(capsule, new SwarmWorld({ size: 2, foragers: 1, foodDensity: 0, regrowPerTick: 0 }, new SeededRandom(1)));
     const validators = ajvValidators();
-    return new Map(capsule.tools().map((tool) => [tool.id, validators.compile(tool.input_schema, { tool: tool.id, kind: 'input', strict: tool.strict_input ?? false })]));
+    return new Map(
+      capsule.tools().map((tool) => [tool.id, validators.compile(tool.input_schema, { tool: tool.id, kind: 'input', strict: tool.strict_input ?? false })]),
+    );
   } finally {
     capsule.dispose('schemas read');
   }

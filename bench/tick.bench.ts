@@ -77,7 +77,12 @@ interface Timed {
   samples: number;
 }
 
-async function timeTicks(name: string, make: () => TickSide | Promise<TickSide>, warmInTicks: number, budget: { time: number; iterations: number }): Promise<Timed> {
+async function timeTicks(
+  name: string,
+  make: () => TickSide | Promise<TickSide>,
+  warmInTicks: number,
+  budget: { time: number; iterations: number },
+): Promise<Timed> {
   const side = await make();
   try {
     for (let i = 0; i < warmInTicks; i++) await side.tick();

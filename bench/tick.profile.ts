@@ -17,7 +17,8 @@ async function main(argv: string[]): Promise<void> {
   const ticks = Number(option(argv, '--ticks', '300'));
   const top = Number(option(argv, '--top', '25'));
   const codec = option(argv, '--codec', 'object');
-  if (!Number.isInteger(ticks) || ticks < 1 || !Number.isInteger(top) || top < 1) throw new Error('bench/tick.profile: --ticks and --top must be whole numbers >= 1');
+  if (!Number.isInteger(ticks) || ticks < 1 || !Number.isInteger(top) || top < 1)
+    throw new Error('bench/tick.profile: --ticks and --top must be whole numbers >= 1');
   if (codec !== 'object' && codec !== 'json') throw new Error('bench/tick.profile: --codec must be object or json');
   const dir = mkdtempSync(join(tmpdir(), 'aicc-tick-profile-'));
   try {

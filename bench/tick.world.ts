@@ -90,7 +90,8 @@ class Inbox {
 function checkInboxes(inboxes: readonly Inbox[], changes: number, side: string): void {
   let incomplete = 0;
   for (const inbox of inboxes) if (!inbox.complete(changes)) incomplete++;
-  if (incomplete > 0) throw new Error(`bench/tick: ${side}: ${incomplete} subscribers did not get exactly ${changes} state_change events and one tick this tick`);
+  if (incomplete > 0)
+    throw new Error(`bench/tick: ${side}: ${incomplete} subscribers did not get exactly ${changes} state_change events and one tick this tick`);
 }
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -117,7 +118,13 @@ export async function capsuleSide(settings: TickSettings, codec: Codec, options:
   for (let i = 0; i < settings.sessions; i++) {
     // In-process agents as the library connects them (connectInProcess): a delivery is one frame,
     // and the agent trusts its capsule's messages, as the village and swarm do.
-    const agent = await connectInProcess(capsule, { character: `npc${i}`, agentModel: { class: 'edge_small' }, subscriptions: ['tick', 'state_change'], codec, agent: { randomBytes: random.fork(`agent ${i} ids`).bytes } });
+    const agent = await connectInProcess(capsule, {
+      character: `npc${i}`,
+      agentModel: { class: 'edge_small' },
+      subscriptions: ['tick', 'state_change'],
+      codec,
+      agent: { randomBytes: random.fork(`agent ${i} ids`).bytes },
+    });
     const inbox = new Inbox();
     agent.on('state_change', (change) => inbox.changes.push(change));
     agent.on('tick', (tick) => inbox.ticks.push(tick));
@@ -168,8 +175,12 @@ export function envelopeFloorSide(settings: TickSettings): TickSide {
       if (message.topic === 'state_change') inbox.changes.push(message.payload as StateChange);
       else inbox.ticks.push(message.payload as TickPayload);
     };
-    bus.on('state_change', (change) => receive({ protocol: 'aicc/0.1', type: 'event', session_id: sessionId, message_id: ids.idOf(++sequence), topic: 'state_change', payload: change }));
-    bus.on('tick', (tick) => receive({ protocol: 'aicc/0.1', type: 'event', session_id: sessionId, message_id: ids.idOf(++sequence), topic: 'tick', payload: tick }));
+    bus.on('state_change', (change) =>
+      receive({ protocol: 'aicc/0.1', type: 'event', session_id: sessionId, message_id: ids.idOf(++sequence), topic: 'state_change', payload: change }),
+    );
+    bus.on('tick', (tick) =>
+      receive({ protocol: 'aicc/0.1', type: 'event', session_id: sessionId, message_id: ids.idOf(++sequence), topic: 'tick', payload: tick }),
+    );
   });
 }
 
@@ -197,7 +208,9 @@ export function jsonEnvelopeFloorSide(settings: TickSettings): TickSide {
     let sequence = 0;
     let texts: string[] = [];
     const send = (topic: string, payload: object): void => {
-      texts.push(`{"protocol":"aicc/0.1","type":"event","session_id":"${sessionId}","message_id":"${ids.idOf(++sequence)}","topic":"${topic}","payload":${textOf(payload)}}`);
+      texts.push(
+        `{"protocol":"aicc/0.1","type":"event","session_id":"${sessionId}","message_id":"${ids.idOf(++sequence)}","topic":"${topic}","payload":${textOf(payload)}}`,
+      );
     };
     bus.on('state_change', (change) => send('state_change', change));
     bus.on('tick', (tick) => send('tick', tick));

@@ -17,7 +17,9 @@ export function writeCommonJsEntries(root) {
     const forwarder = join(root, target.require.default);
     const esm = join(root, target.default);
     if (!forwarder.startsWith(out) || !esm.startsWith(dist)) {
-      throw new Error(`package.json exports["${subpath}"]: its require.default must lie in dist/cjs/ and its default in dist/ (got ${target.require.default}, ${target.default})`);
+      throw new Error(
+        `package.json exports["${subpath}"]: its require.default must lie in dist/cjs/ and its default in dist/ (got ${target.require.default}, ${target.default})`,
+      );
     }
     const specifier = relative(dirname(forwarder), esm);
     mkdirSync(dirname(forwarder), { recursive: true });

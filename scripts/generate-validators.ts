@@ -13,7 +13,14 @@ import { phaserTools } from '../src/adapters/phaser/tools.js';
 import type { SceneWorld } from '../src/adapters/phaser/phaserTool.js';
 import type { SceneBinding } from '../src/adapters/three/threeTool.js';
 import { threeTools, type ThreeToolsOptions } from '../src/adapters/three/tools.js';
-import { moduleSource, standaloneAjv, standaloneExpression, standaloneValidatorsSource, withoutEvaluatedMarks, withoutSchemaPaths } from '../src/node/standalone.js';
+import {
+  moduleSource,
+  standaloneAjv,
+  standaloneExpression,
+  standaloneValidatorsSource,
+  withoutEvaluatedMarks,
+  withoutSchemaPaths,
+} from '../src/node/standalone.js';
 import type { ToolDefinition } from '../src/runtime/tool.js';
 import { strictSchema } from '../src/runtime/validator.js';
 import { schemaShape, shapeKey } from '../src/validators/shapes.js';
@@ -155,7 +162,10 @@ export function shapeTableSource(tools: readonly ToolDefinition[], banner: strin
   const rows = new Map<string, string>();
   for (const tool of tools) {
     const strict = tool.strict_input === true;
-    for (const purpose of [{ kind: 'input', strict }, { kind: 'output', strict: false }] as const) {
+    for (const purpose of [
+      { kind: 'input', strict },
+      { kind: 'output', strict: false },
+    ] as const) {
       const { shape } = schemaShape(purpose.kind === 'input' ? tool.input_schema : tool.output_schema);
       const key = shapeKey(shape, purpose);
       if (rows.has(key)) continue;

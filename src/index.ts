@@ -64,7 +64,7 @@ export {
   MAX_BATCH_MESSAGES,
   AgentClient,
   connectInProcess,
-  Memory,
+  Facts,
   ScriptedAgent,
   runRules,
   defineTool,

@@ -12,8 +12,43 @@ import { parseAst } from 'rollup/parseAst';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'conformance', 'pi', 'pilot', 'inspector', 'three', 'phaser', 'research', 'worlds', 'queue', 'mcp', 'node'];
-const BROWSER_ENTRIES = ['index', 'core', 'ajv', 'precompiled', 'text', 'headless', 'recording', 'conformance', 'pi', 'pilot', 'inspector', 'three', 'phaser', 'research', 'worlds'];
+const ENTRIES = [
+  'index',
+  'core',
+  'ajv',
+  'precompiled',
+  'text',
+  'headless',
+  'recording',
+  'conformance',
+  'pi',
+  'pilot',
+  'inspector',
+  'three',
+  'phaser',
+  'research',
+  'worlds',
+  'queue',
+  'mcp',
+  'node',
+];
+const BROWSER_ENTRIES = [
+  'index',
+  'core',
+  'ajv',
+  'precompiled',
+  'text',
+  'headless',
+  'recording',
+  'conformance',
+  'pi',
+  'pilot',
+  'inspector',
+  'three',
+  'phaser',
+  'research',
+  'worlds',
+];
 const IIFE = 'aicc.iife.js';
 
 const NODE_BUILTIN = /^(node:|(fs|path|net|os|child_process|crypto|http|https|stream|url|util|events|buffer|worker_threads|tls|zlib)(\/|$))/;
@@ -118,9 +153,18 @@ describe('dist/: every entry is built', () => {
 describe('browser ESM builds', () => {
   it.each(BROWSER_ENTRIES)('%s imports no Node built-in, no ws, and only the allowed packages', (entry) => {
     const { packages } = graph(entry);
-    expect(packages.filter((name) => NODE_BUILTIN.test(name)), 'Node built-ins').toEqual([]);
-    expect(packages.filter((name) => WS.test(name)), 'ws').toEqual([]);
-    expect(packages.filter((name) => !ALLOWED_EXTERNAL.test(name) && !(ENGINE_OF[entry]?.test(name) ?? false)), 'packages outside the allowed set').toEqual([]);
+    expect(
+      packages.filter((name) => NODE_BUILTIN.test(name)),
+      'Node built-ins',
+    ).toEqual([]);
+    expect(
+      packages.filter((name) => WS.test(name)),
+      'ws',
+    ).toEqual([]);
+    expect(
+      packages.filter((name) => !ALLOWED_EXTERNAL.test(name) && !(ENGINE_OF[entry]?.test(name) ?? false)),
+      'packages outside the allowed set',
+    ).toEqual([]);
   });
 
   // The adapters' own tools come with precompiled validators (src/validators/shapes.ts).

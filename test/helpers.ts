@@ -20,7 +20,14 @@ export function settle(): Promise<void> {
 
 export function makeCapsule(options: Partial<CapsuleOptions> = {}): { capsule: Capsule; clock: ManualClock } {
   const clock = options.clock instanceof ManualClock ? options.clock : new ManualClock();
-  const capsule = createCapsule({ world: { name: 'Testland', kind: 'abstract' }, validators: ajvValidators(), tickMode: 'event', tickRateHz: 10, ...options, clock });
+  const capsule = createCapsule({
+    world: { name: 'Testland', kind: 'abstract' },
+    validators: ajvValidators(),
+    tickMode: 'event',
+    tickRateHz: 10,
+    ...options,
+    clock,
+  });
   return { capsule, clock };
 }
 

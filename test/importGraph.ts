@@ -14,7 +14,9 @@ export function importGraph(start: string): { files: string[]; bare: Set<string>
     files.push(file);
     // Only import and re-export statements: an `export interface …` is no import, even when a
     // comment further down quotes one.
-    for (const match of readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s(?!type\b|interface\b|function\b|class\b|const\b|let\b|async\b|abstract\b|enum\b|declare\b|default\b)[^'"]*?from\s+'([^']+)'/gm)) {
+    for (const match of readFileSync(file, 'utf8').matchAll(
+      /^(?:import|export)\s(?!type\b|interface\b|function\b|class\b|const\b|let\b|async\b|abstract\b|enum\b|declare\b|default\b)[^'"]*?from\s+'([^']+)'/gm,
+    )) {
       const spec = match[1]!;
       if (!spec.startsWith('.')) {
         bare.add(spec);

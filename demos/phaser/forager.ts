@@ -85,7 +85,9 @@ export class Forager extends ScriptedAgent {
       await this.call('spawn', { template: 'apple', x: spot.x, y: spot.y });
       return;
     }
-    const neighbour = look.output.objects.find((seen) => seen.role === 'character' && seen.distance < 90 && seen.visible && this.tick - (this.greeted.get(seen.id) ?? -Infinity) > GREET_AGAIN_AFTER);
+    const neighbour = look.output.objects.find(
+      (seen) => seen.role === 'character' && seen.distance < 90 && seen.visible && this.tick - (this.greeted.get(seen.id) ?? -Infinity) > GREET_AGAIN_AFTER,
+    );
     if (neighbour !== undefined && this.tick - this.lastSpoke > 50) {
       this.greeted.set(neighbour.id, this.tick);
       await this.say(this.pick(GREETINGS).replace('{}', neighbour.id), neighbour.id);

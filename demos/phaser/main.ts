@@ -73,7 +73,8 @@ async function connectAgents(scene: VillageScene): Promise<void> {
     frameStats: () => plugin.frameStats(),
   };
 
-  if (agentKind === 'mcp' && !ids.includes(lent)) throw new Error(`?character=${lent.slice(0, 40)} is not one of this page's villagers: ${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', …' : ''}`);
+  if (agentKind === 'mcp' && !ids.includes(lent))
+    throw new Error(`?character=${lent.slice(0, 40)} is not one of this page's villagers: ${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', …' : ''}`);
   await Promise.all(
     ids.map(async (id, i) => {
       const piDriven = agentKind === 'pi' && i === 0;
@@ -92,7 +93,8 @@ async function connectAgents(scene: VillageScene): Promise<void> {
         const session = plugin.connect(await lendOnPage(id), { character: id, capabilities, agentModel: { class: 'cloud_large' } });
         // The gateway's refusals (a wrong key, the character already lent) end the session: say why.
         capsule.on('session', (change) => {
-          if (change.session === session && change.change !== 'open' && change.change !== 'resumed') console.warn(`aicc demo: ${id} is no longer lent to the gateway (${change.change}): ${change.reason}`);
+          if (change.session === session && change.change !== 'open' && change.change !== 'resumed')
+            console.warn(`aicc demo: ${id} is no longer lent to the gateway (${change.change}): ${change.reason}`);
         });
         return;
       }
@@ -100,7 +102,12 @@ async function connectAgents(scene: VillageScene): Promise<void> {
       // sides alike) and take the capsule's messages as they are, a delivery at a time
       // (connectInProcess). They act on ticks, state changes and words; contacts they learn from
       // their walks' ends.
-      const client = await connectInProcess(plugin, { character: id, capabilities, agentModel: { class: 'edge_small' }, subscriptions: ['tick', 'state_change', 'agent_message'] });
+      const client = await connectInProcess(plugin, {
+        character: id,
+        capabilities,
+        agentModel: { class: 'edge_small' },
+        subscriptions: ['tick', 'state_change', 'agent_message'],
+      });
       new Forager(client, id, random.fork(id), gardener);
     }),
   );

@@ -56,7 +56,9 @@ export function villageScene(options: VillageOptions): Phaser.Types.Scenes.Creat
 
       // Apples: what `spawn` makes, and what foragers look for.
       const apples = scene.physics.add.staticGroup();
-      aicc.addTemplate('apple', (_scene, x, y) => (apples.create(x, y, 'apple') as Phaser.Physics.Arcade.Image), { description: 'a red apple someone can eat by walking onto it' });
+      aicc.addTemplate('apple', (_scene, x, y) => apples.create(x, y, 'apple') as Phaser.Physics.Arcade.Image, {
+        description: 'a red apple someone can eat by walking onto it',
+      });
 
       player = scene.physics.add.sprite(WIDTH / 2, HEIGHT / 2, 'player');
       player.setCollideWorldBounds(true);
@@ -150,11 +152,14 @@ function makeTextures(scene: Phaser.Scene): void {
   [-1, 1].forEach((arm, i) =>
     texture(`wave${i}`, 20, 20, () => {
       g.fillStyle(0xfff3b0, 1).fillCircle(10, 11, 7);
-      g.lineStyle(2, 0xfff3b0, 1).lineBetween(3, 9, 0, 9 + arm * 6).lineBetween(17, 9, 20, 9 + arm * 6);
+      g.lineStyle(2, 0xfff3b0, 1)
+        .lineBetween(3, 9, 0, 9 + arm * 6)
+        .lineBetween(17, 9, 20, 9 + arm * 6);
     }),
   );
   texture('fence', 8, 8, () => g.fillStyle(0x8d6e4a, 1).fillRect(0, 0, 8, 8));
   texture('pond', 8, 8, () => g.fillStyle(0x3d8bd4, 1).fillRect(0, 0, 8, 8));
   g.destroy();
-  if (!scene.anims.exists('wave')) scene.anims.create({ key: 'wave', frames: [{ key: 'wave0' }, { key: 'wave1' }, { key: 'wave0' }, { key: 'wave1' }], frameRate: 6 });
+  if (!scene.anims.exists('wave'))
+    scene.anims.create({ key: 'wave', frames: [{ key: 'wave0' }, { key: 'wave1' }, { key: 'wave0' }, { key: 'wave1' }], frameRate: 6 });
 }

@@ -114,5 +114,7 @@ export async function pilotOnPage(client: AgentClient, id: string, options: Page
  * offers only `aicc.v0.1`; the caller connects its capsule's session for `id` over the link.
  */
 export async function lendOnPage(id: string): Promise<Link> {
-  return connectWebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/characters/${encodeURIComponent(id)}`, { protocols: ['aicc.v0.1'] });
+  return connectWebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/characters/${encodeURIComponent(id)}`, {
+    protocols: ['aicc.v0.1'],
+  });
 }

@@ -50,7 +50,13 @@ async function main(argv: string[]): Promise<number> {
   }
   const bar = progressBar(process.stderr);
   // A seed is hashed by its text, so `--seed 7` replays runSwarm({ seed: 7 }).
-  const { state, result, summary } = await runSwarm({ seed: options.seed, ticks: options.ticks, foragers: options.foragers, size: options.size, progress: bar });
+  const { state, result, summary } = await runSwarm({
+    seed: options.seed,
+    ticks: options.ticks,
+    foragers: options.foragers,
+    size: options.size,
+    progress: bar,
+  });
   bar.finish();
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ state, summary: summary.toJSON(), result })}\n`);

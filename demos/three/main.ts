@@ -85,11 +85,12 @@ async function start(): Promise<void> {
     ready: false,
     agent: agentKind,
     capsule,
-    characters: () => ids.map((id) => {
-      const position = binding.objects.get(id)?.object.position;
-      // The ground plane is x–z: the contract's y is the scene's z.
-      return { id, x: position?.x ?? Number.NaN, y: position?.z ?? Number.NaN };
-    }),
+    characters: () =>
+      ids.map((id) => {
+        const position = binding.objects.get(id)?.object.position;
+        // The ground plane is x–z: the contract's y is the scene's z.
+        return { id, x: position?.x ?? Number.NaN, y: position?.z ?? Number.NaN };
+      }),
     calls,
     errors,
     frameStats: () => binding.frameStats(),

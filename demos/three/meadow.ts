@@ -31,8 +31,18 @@ export interface Meadow {
   things: Array<{ id: string; kind: 'crate' | 'rock'; object: Mesh }>;
 }
 
-const CRATES: Array<[number, number]> = [[-6, -4], [5, 6], [9, -9], [-11, 9], [2, -12]];
-const ROCKS: Array<[number, number]> = [[-13, -12], [12, 2], [-3, 12]];
+const CRATES: Array<[number, number]> = [
+  [-6, -4],
+  [5, 6],
+  [9, -9],
+  [-11, 9],
+  [2, -12],
+];
+const ROCKS: Array<[number, number]> = [
+  [-13, -12],
+  [12, 2],
+  [-3, 12],
+];
 
 export function buildMeadow(aspect: number): Meadow {
   const scene = new Scene();
@@ -49,7 +59,12 @@ export function buildMeadow(aspect: number): Meadow {
 
   // The fence is scenery: rays meet it (look_ahead says "fence"), but it is not a registered object.
   const fenceMaterial = new MeshLambertMaterial({ color: 0x8a6a44 });
-  for (const [x, z, w, d] of [[0, -18, 36, 0.4], [0, 18, 36, 0.4], [-18, 0, 0.4, 36], [18, 0, 0.4, 36]] as const) {
+  for (const [x, z, w, d] of [
+    [0, -18, 36, 0.4],
+    [0, 18, 36, 0.4],
+    [-18, 0, 0.4, 36],
+    [18, 0, 0.4, 36],
+  ] as const) {
     const rail = new Mesh(new BoxGeometry(w, 1, d).translate(0, 0.5, 0), fenceMaterial);
     rail.position.set(x, 0, z);
     rail.name = 'fence';
@@ -87,7 +102,10 @@ export function buildMeadow(aspect: number): Meadow {
 
 /** A character: a coloured body with a nose that shows where it faces (+z, its heading). */
 export function character(name: string, hue: number): Group {
-  const body = new Mesh(new CylinderGeometry(0.45, 0.45, 1.2, 16).translate(0, 0.6, 0), new MeshLambertMaterial({ color: new Color().setHSL(hue, 0.65, 0.55) }));
+  const body = new Mesh(
+    new CylinderGeometry(0.45, 0.45, 1.2, 16).translate(0, 0.6, 0),
+    new MeshLambertMaterial({ color: new Color().setHSL(hue, 0.65, 0.55) }),
+  );
   const nose = new Mesh(new ConeGeometry(0.18, 0.45, 8).rotateX(Math.PI / 2).translate(0, 0.9, 0.5), new MeshLambertMaterial({ color: 0x222222 }));
   const group = new Group();
   group.name = name;

@@ -10,17 +10,9 @@ import { WaitingCalls, type CallOutcome } from './waitingCalls.js';
 import { realClock, UPKEEP, type Clock, type TimerId } from '../runtime/clock.js';
 import { CapsuleError } from '../base/errors.js';
 import { cryptoBytes, SequencedIds, sequenceOfId } from '../protocol/ids.js';
-import { HEARTBEAT_DEFAULTS } from '../runtime/sessionHost.js';
+import { HEARTBEAT_DEFAULTS } from '../runtime/sessionServices.js';
 import { checkBridgeMessage } from '../protocol/messageCheck.js';
-import {
-  IMMEDIATE_MARK,
-  PROTOCOL,
-  type AgentModel,
-  type AiccMessage,
-  type JsonObject,
-  type Manifest,
-  type WireError,
-} from '../protocol/messages.js';
+import { IMMEDIATE_MARK, PROTOCOL, type AgentModel, type AiccMessage, type JsonObject, type Manifest, type WireError } from '../protocol/messages.js';
 
 export type { AgentClientOptions, AgentEvents, CallOptions } from './agentOptions.js';
 export type { CallOutcome } from './waitingCalls.js';
@@ -119,13 +111,22 @@ export class AgentClient {
     if (options?.immediate === true && !callId.startsWith(IMMEDIATE_MARK)) callId = IMMEDIATE_MARK + callId;
     if (this.state === 'closed') return refusedHere(callId, 'session_expired', 'the session is closed', false);
     if (this.pending.has(callId)) return refusedHere(callId, 'invalid_input', `call ${callId} is already waiting for its result`, false);
-    if (this.pending.size >= this.settings.maxPendingCalls) return refusedHere(callId, 'tool_unavailable', `${this.settings.maxPendingCalls} calls already wait for results`, true);
+    if (this.pending.size >= this.settings.maxPendingCalls)
+      return refusedHere(callId, 'tool_unavailable', `${this.settings.maxPendingCalls} calls already wait for results`, true);
     const timeoutMs = options?.timeoutMs ?? this.settings.callTimeoutMs;
     return new Promise((resolve) => {
       this.pending.wait(callId, timeoutMs, tool, resolve);
       // While disconnected the call waits in `pending`; the caller retries with the same callId after resume.
       if (this.sessionId === '' || !this.wire.open) return;
-      this.wire.send({ protocol: PROTOCOL, type: 'tool_call', session_id: this.sessionId, message_id: this.ids.idOf(++this.sent), call_id: callId, tool, input });
+      this.wire.send({
+        protocol: PROTOCOL,
+        type: 'tool_call',
+        session_id: this.sessionId,
+        message_id: this.ids.idOf(++this.sent),
+        call_id: callId,
+        tool,
+        input,
+      });
     });
   }
 
@@ -298,7 +299,11 @@ export class AgentClient {
   }
 
   private refused(problem: InvalidFrame): void {
-    this.bus.emit('error', { code: problem.kind === 'protocol_mismatch' ? 'protocol_mismatch' : 'invalid_input', message: `bridge sent an invalid message: ${problem.message}`, retryable: false });
+    this.bus.emit('error', {
+      code: problem.kind === 'protocol_mismatch' ? 'protocol_mismatch' : 'invalid_input',
+      message: `bridge sent an invalid message: ${problem.message}`,
+      retryable: false,
+    });
   }
 
   private dropped(reason: string): void {

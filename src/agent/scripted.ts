@@ -9,7 +9,7 @@ import type { EventMessage, JsonObject } from '../protocol/messages.js';
 const MAX_NEWS = 256;
 
 /** What an agent remembers: facts by key, each with the tick it was last seen. */
-export class Memory {
+export class Facts {
   private readonly facts = new Map<string, { value: unknown; tick: number }>();
 
   see(key: string, value: unknown, tick: number): void {
@@ -41,7 +41,7 @@ export interface Rule<View> {
 }
 
 export abstract class ScriptedAgent {
-  readonly memory = new Memory();
+  readonly memory = new Facts();
   /** The tick of the latest news; 0 before any. */
   tick = 0;
   decisions = 0;

@@ -11,6 +11,7 @@ export type CallOutcome<O = JsonObject> =
   | { ok: false; error: WireError; meta: Meta; callId: string; local?: true };
 
 interface Waiting {
+  // biome-ignore lint/suspicious/noExplicitAny: a waiting call's output type is its caller's, unknown here.
   resolve(outcome: CallOutcome<any>): void;
   /** When the call gives up, on the client's clock. */
   deadline: number;
@@ -35,6 +36,7 @@ export class WaitingCalls {
   }
 
   /** Waits for `callId` (a call of `tool`) for `timeoutMs`, then resolves it as a retryable local timeout. */
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
   wait(callId: string, timeoutMs: number, tool: string, resolve: (outcome: CallOutcome<any>) => void): void {
     const deadline = this.clock.now() + timeoutMs;
     this.calls.set(callId, { resolve, deadline, tool, timeoutMs });
@@ -85,7 +87,13 @@ export class WaitingCalls {
       if (waiting.deadline <= now) {
         this.calls.delete(callId);
         // Worded only now: most calls never time out.
-        waiting.resolve({ ok: false, error: { code: 'timeout', message: `no result for ${waiting.tool} within ${waiting.timeoutMs} ms`, retryable: true }, meta: {}, callId, local: true });
+        waiting.resolve({
+          ok: false,
+          error: { code: 'timeout', message: `no result for ${waiting.tool} within ${waiting.timeoutMs} ms`, retryable: true },
+          meta: {},
+          callId,
+          local: true,
+        });
       } else next = Math.min(next, waiting.deadline);
     }
     if (next !== Infinity) this.armSweep(next);

@@ -36,4 +36,3 @@ export class ToolError extends Error {
     this.retryable = options.retryable ?? false;
   }
 }
-

@@ -98,7 +98,11 @@ export interface WebSocketBridgeOptions {
  * need those do not apply; the rest run as they would against a capsule.
  */
 export function webSocketBridge(url: string, options: WebSocketBridgeOptions = {}): ConformanceBridge {
-  const connect = (target: string) => connectWebSocket(target, { ...(options.WebSocket ? { WebSocket: options.WebSocket } : {}), ...(options.protocols ? { protocols: options.protocols } : {}) });
+  const connect = (target: string) =>
+    connectWebSocket(target, {
+      ...(options.WebSocket ? { WebSocket: options.WebSocket } : {}),
+      ...(options.protocols ? { protocols: options.protocols } : {}),
+    });
   const bridge: ConformanceBridge = { name: url, codec: options.codec ?? jsonCodec, open: () => connect(url) };
   const resumeUrl = options.resumeUrl;
   return resumeUrl === undefined ? bridge : { ...bridge, reopen: () => connect(resumeUrl) };

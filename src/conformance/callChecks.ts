@@ -48,7 +48,11 @@ export const CALL_CHECKS: readonly Check[] = [
       const ok = await served(context, agent, id, {}, 'm1');
       const again = await served(context, agent, id, {}, 'm1');
       const refused = await served(context, agent, 'no_such_tool_anywhere', {});
-      for (const [result, source] of [[ok, 'handler'], [again, 'cache'], [refused, 'bridge']] as const) {
+      for (const [result, source] of [
+        [ok, 'handler'],
+        [again, 'cache'],
+        [refused, 'bridge'],
+      ] as const) {
         const meta = result.meta as Record<string, unknown> | undefined;
         context.expect(Number.isInteger(meta?.['tick']) && Number.isInteger(meta?.['latency_ms']), `meta lacks tick or latency_ms: ${JSON.stringify(meta)}`);
         context.expect(meta?.['source'] === source, `meta.source ${String(meta?.['source'])}, expected ${source}`);
@@ -61,7 +65,13 @@ export const CALL_CHECKS: readonly Check[] = [
     title: 'a disabled tool is refused tool_unavailable, retryable, and served again once enabled',
     needs: ['registerTool'],
     async run(context) {
-      const { id, handle } = context.tool({ class: 'sensor', description: 'Sometimes off.', input_schema: anyObject, output_schema: anyObject, handler: () => ({}) });
+      const { id, handle } = context.tool({
+        class: 'sensor',
+        description: 'Sometimes off.',
+        input_schema: anyObject,
+        output_schema: anyObject,
+        handler: () => ({}),
+      });
       const { agent } = await context.open();
       handle.disable();
       context.refused(await served(context, agent, id, {}, 'd1'), 'tool_unavailable', true, 'disabled tool');
@@ -76,7 +86,14 @@ export const CALL_CHECKS: readonly Check[] = [
     title: 'a tool whose capability the session lacks is refused tool_unavailable, not retryable; one that holds it is served',
     needs: ['registerTool'],
     async run(context) {
-      const { id } = context.tool({ class: 'actuator', description: 'Needs wings.', input_schema: anyObject, output_schema: anyObject, requires_capability: 'wings', handler: () => ({}) });
+      const { id } = context.tool({
+        class: 'actuator',
+        description: 'Needs wings.',
+        input_schema: anyObject,
+        output_schema: anyObject,
+        requires_capability: 'wings',
+        handler: () => ({}),
+      });
       const { agent } = await context.open({ capabilities: { actuators: ['legs'] } });
       context.refused(await served(context, agent, id, {}), 'tool_unavailable', false, 'capability missing');
       const { agent: winged } = await context.open({ character: `winged_${context.prefix}`, capabilities: { actuators: ['wings'] } });
@@ -90,7 +107,14 @@ export const CALL_CHECKS: readonly Check[] = [
     needs: ['registerTool', 'advance'],
     async run(context) {
       const n = 3;
-      const { id } = context.tool({ class: 'sensor', description: 'Limited.', input_schema: anyObject, output_schema: anyObject, limits: { calls_per_minute: n }, handler: () => ({}) });
+      const { id } = context.tool({
+        class: 'sensor',
+        description: 'Limited.',
+        input_schema: anyObject,
+        output_schema: anyObject,
+        limits: { calls_per_minute: n },
+        handler: () => ({}),
+      });
       const { agent } = await context.open();
       for (let i = 1; i <= n; i++) context.expect((await served(context, agent, id, {})).ok, `call ${i} of ${n} was refused`);
       context.refused(await served(context, agent, id, {}), 'tool_unavailable', true, `call ${n + 1}`);
@@ -105,7 +129,14 @@ export const CALL_CHECKS: readonly Check[] = [
     needs: ['registerTool'],
     async run(context) {
       const n = 2;
-      const { id } = context.tool({ class: 'sensor', description: 'A quota.', input_schema: anyObject, output_schema: anyObject, limits: { calls_per_session: n }, handler: () => ({}) });
+      const { id } = context.tool({
+        class: 'sensor',
+        description: 'A quota.',
+        input_schema: anyObject,
+        output_schema: anyObject,
+        limits: { calls_per_session: n },
+        handler: () => ({}),
+      });
       const { agent } = await context.open();
       for (let i = 1; i <= n; i++) context.expect((await served(context, agent, id, {})).ok, `call ${i} of ${n} was refused`);
       context.refused(await served(context, agent, id, {}), 'tool_unavailable', false, `call ${n + 1}`);
@@ -117,7 +148,14 @@ export const CALL_CHECKS: readonly Check[] = [
     title: 'a refused call (invalid input) uses no quota',
     needs: ['registerTool'],
     async run(context) {
-      const { id } = context.tool({ class: 'sensor', description: 'A quota of one.', input_schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, output_schema: anyObject, limits: { calls_per_session: 1 }, handler: () => ({}) });
+      const { id } = context.tool({
+        class: 'sensor',
+        description: 'A quota of one.',
+        input_schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+        output_schema: anyObject,
+        limits: { calls_per_session: 1 },
+        handler: () => ({}),
+      });
       const { agent } = await context.open();
       for (let i = 0; i < 3; i++) context.refused(await served(context, agent, id, { n: 'x' }), 'invalid_input', false, 'invalid input');
       context.expect((await served(context, agent, id, { n: 1 })).ok, 'the one allowed call was refused after refused ones');
@@ -129,7 +167,13 @@ export const CALL_CHECKS: readonly Check[] = [
     title: 'input that breaks input_schema is refused invalid_input, naming the field',
     needs: ['registerTool'],
     async run(context) {
-      const { id } = context.tool({ class: 'sensor', description: 'Wants x.', input_schema: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] }, output_schema: anyObject, handler: () => ({}) });
+      const { id } = context.tool({
+        class: 'sensor',
+        description: 'Wants x.',
+        input_schema: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] },
+        output_schema: anyObject,
+        handler: () => ({}),
+      });
       const { agent } = await context.open();
       const result = await served(context, agent, id, {});
       context.refused(result, 'invalid_input', false, 'missing field');
@@ -143,7 +187,14 @@ export const CALL_CHECKS: readonly Check[] = [
     needs: ['registerTool'],
     async run(context) {
       const schema = { type: 'object', properties: { x: { type: 'number' } } } as const;
-      const strict = context.tool({ class: 'sensor', description: 'Strict.', input_schema: schema, output_schema: anyObject, strict_input: true, handler: () => ({}) });
+      const strict = context.tool({
+        class: 'sensor',
+        description: 'Strict.',
+        input_schema: schema,
+        output_schema: anyObject,
+        strict_input: true,
+        handler: () => ({}),
+      });
       const loose = context.tool({ class: 'sensor', description: 'Loose.', input_schema: schema, output_schema: anyObject, handler: () => ({}) });
       const { agent } = await context.open();
       const refused = await served(context, agent, strict.id, { x: 1, sneaky: true });
@@ -176,7 +227,14 @@ export const CALL_CHECKS: readonly Check[] = [
     async run(context) {
       const count = counter();
       let finish: (() => void) | undefined;
-      const { id } = context.tool({ class: 'actuator', description: 'Slow.', input_schema: anyObject, output_schema: anyObject, timeout_ms: 100, handler: () => new Promise((resolve) => (finish = () => resolve(count.handler()))) });
+      const { id } = context.tool({
+        class: 'actuator',
+        description: 'Slow.',
+        input_schema: anyObject,
+        output_schema: anyObject,
+        timeout_ms: 100,
+        handler: () => new Promise((resolve) => (finish = () => resolve(count.handler()))),
+      });
       const { agent } = await context.open();
       const from = agent.received.length;
       agent.send({ type: 'tool_call', call_id: '!slow', tool: id, input: {} });
@@ -197,7 +255,15 @@ export const CALL_CHECKS: readonly Check[] = [
     title: 'a handler that throws is refused execution_failed with its first line, never a stack',
     needs: ['registerTool'],
     async run(context) {
-      const { id } = context.tool({ class: 'sensor', description: 'Breaks.', input_schema: anyObject, output_schema: anyObject, handler: () => { throw new Error('the well is dry\n    at secretFunction (/srv/game.js:1:1)'); } });
+      const { id } = context.tool({
+        class: 'sensor',
+        description: 'Breaks.',
+        input_schema: anyObject,
+        output_schema: anyObject,
+        handler: () => {
+          throw new Error('the well is dry\n    at secretFunction (/srv/game.js:1:1)');
+        },
+      });
       const { agent } = await context.open();
       const result = await served(context, agent, id, {});
       context.refused(result, 'execution_failed', false, 'a throwing handler');
@@ -210,7 +276,13 @@ export const CALL_CHECKS: readonly Check[] = [
     title: "output that breaks output_schema is the game's bug: refused internal_error",
     needs: ['registerTool'],
     async run(context) {
-      const { id } = context.tool({ class: 'sensor', description: 'Lies.', input_schema: anyObject, output_schema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] }, handler: () => ({ n: 'many' }) });
+      const { id } = context.tool({
+        class: 'sensor',
+        description: 'Lies.',
+        input_schema: anyObject,
+        output_schema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+        handler: () => ({ n: 'many' }),
+      });
       const { agent } = await context.open();
       context.refused(await served(context, agent, id, {}), 'internal_error', false, 'an invalid output');
     },

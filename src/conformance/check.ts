@@ -84,7 +84,13 @@ export class CheckContext {
   }
 
   /** The result of a call sent now: waits for the tool_result with its call_id. */
-  async call(agent: RawAgent, tool: string, input: unknown, callId = `c${Math.random().toString(36).slice(2, 10)}`, ms?: number): Promise<Extract<AiccMessage, { type: 'tool_result' }>> {
+  async call(
+    agent: RawAgent,
+    tool: string,
+    input: unknown,
+    callId = `c${Math.random().toString(36).slice(2, 10)}`,
+    ms?: number,
+  ): Promise<Extract<AiccMessage, { type: 'tool_result' }>> {
     const from = agent.received.length;
     agent.send({ type: 'tool_call', call_id: callId, tool, input });
     const result = await agent.next(from, (m) => m.type === 'tool_result' && m.call_id === callId, ms);
@@ -95,7 +101,9 @@ export class CheckContext {
   /** Fails unless `result` is a refusal with this code and retryable. */
   refused(result: Extract<AiccMessage, { type: 'tool_result' }>, code: ErrorCode, retryable: boolean, what: string): void {
     if (result.ok || result.error?.code !== code || result.error.retryable !== retryable) {
-      throw new CheckFailure(`${what}: expected a refusal ${code} (retryable ${retryable}), got ${result.ok ? 'ok' : `${result.error?.code} (retryable ${result.error?.retryable})`}`);
+      throw new CheckFailure(
+        `${what}: expected a refusal ${code} (retryable ${retryable}), got ${result.ok ? 'ok' : `${result.error?.code} (retryable ${result.error?.retryable})`}`,
+      );
     }
   }
 

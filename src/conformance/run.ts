@@ -93,14 +93,23 @@ export function formatConformance(report: ConformanceReport): string {
     const rows = report.results.filter((r) => r.level === level);
     if (rows.length === 0) continue;
     const count = (outcome: CheckResult['outcome']) => rows.filter((r) => r.outcome === outcome).length;
-    lines.push('', `L${level} ${['', 'wire and manifest', 'calls', 'time and continuity'][level]}: ${count('passed')} passed, ${count('failed')} failed, ${count('n/a')} n/a`);
-    for (const row of rows) lines.push(`  ${row.outcome === 'passed' ? 'pass' : row.outcome === 'failed' ? 'FAIL' : 'n/a '}  ${row.id.padEnd(26)} ${row.title}${row.outcome === 'n/a' ? ` (${row.detail})` : ''}`);
+    lines.push(
+      '',
+      `L${level} ${['', 'wire and manifest', 'calls', 'time and continuity'][level]}: ${count('passed')} passed, ${count('failed')} failed, ${count('n/a')} n/a`,
+    );
+    for (const row of rows)
+      lines.push(
+        `  ${row.outcome === 'passed' ? 'pass' : row.outcome === 'failed' ? 'FAIL' : 'n/a '}  ${row.id.padEnd(26)} ${row.title}${row.outcome === 'n/a' ? ` (${row.detail})` : ''}`,
+      );
   }
   const failed = report.results.filter((r) => r.outcome === 'failed');
   for (const row of failed) {
     lines.push('', `${row.id} failed: ${row.detail}`);
     for (const exchange of row.transcript ?? []) lines.push(`    ${exchange.dir === 'sent' ? '→' : '←'} ${exchange.text}`);
   }
-  lines.push('', report.passed ? 'conformant: every applicable check passed' : `not conformant: ${failed.length} check(s) failed; the first is ${failed[0]!.id}`);
+  lines.push(
+    '',
+    report.passed ? 'conformant: every applicable check passed' : `not conformant: ${failed.length} check(s) failed; the first is ${failed[0]!.id}`,
+  );
   return lines.join('\n');
 }

@@ -26,7 +26,10 @@ export const TIME_CHECKS: readonly Check[] = [
       const plainAtOnce = await ask('plain');
       const markedAtOnce = await ask('!marked');
       const expected = { event: [true, true], fixed: [false, false], hybrid: [false, true] }[manifest.tick_mode];
-      context.expect(plainAtOnce === expected[0] && markedAtOnce === expected[1], `${manifest.tick_mode} mode: a plain call answered before a tick: ${plainAtOnce}, a '!' call: ${markedAtOnce}`);
+      context.expect(
+        plainAtOnce === expected[0] && markedAtOnce === expected[1],
+        `${manifest.tick_mode} mode: a plain call answered before a tick: ${plainAtOnce}, a '!' call: ${markedAtOnce}`,
+      );
       await context.advance(1000 / manifest.tick_rate_hz + 1);
       const waited = agent.received.filter((m) => m.type === 'tool_result').length;
       context.expect(waited === 2, `after a tick, ${waited} of 2 calls were answered`);
@@ -55,8 +58,14 @@ export const TIME_CHECKS: readonly Check[] = [
       const steps = Math.ceil(5000 / step);
       await context.advance(2500, step); // the slow agent's last delivery is up to a second away
       context.expect(fastDeliveries >= steps * 0.9, `edge_small: ${fastDeliveries} deliveries in ${steps} steps of ${step} ms`);
-      context.expect(slowDeliveries >= 3 && slowDeliveries <= 7, `cloud_large: ${slowDeliveries} deliveries in 5 s (about 5 expected: a quarter of its 4,000 ms budget)`);
-      context.expect(events(slow.agent).length === n && events(fast.agent).length === n, `messages are not dropped by cadence: fast ${events(fast.agent).length}, slow ${events(slow.agent).length} of ${n}`);
+      context.expect(
+        slowDeliveries >= 3 && slowDeliveries <= 7,
+        `cloud_large: ${slowDeliveries} deliveries in 5 s (about 5 expected: a quarter of its 4,000 ms budget)`,
+      );
+      context.expect(
+        events(slow.agent).length === n && events(fast.agent).length === n,
+        `messages are not dropped by cadence: fast ${events(fast.agent).length}, slow ${events(slow.agent).length} of ${n}`,
+      );
     },
   },
   {
@@ -76,7 +85,10 @@ export const TIME_CHECKS: readonly Check[] = [
       // An event-mode world ticks only on actions: it has no ticks to collapse here.
       if (manifest.tick_mode !== 'event') {
         const ticks = got.filter((e) => e.topic === 'tick');
-        context.expect(ticks.some((e) => Number((e.payload as { ticks?: number }).ticks ?? 1) > 1), `no collapsed tick event (ticks > 1) among ${ticks.length}`);
+        context.expect(
+          ticks.some((e) => Number((e.payload as { ticks?: number }).ticks ?? 1) > 1),
+          `no collapsed tick event (ticks > 1) among ${ticks.length}`,
+        );
       }
     },
   },
@@ -108,7 +120,10 @@ export const TIME_CHECKS: readonly Check[] = [
         context.bridge.advance!(1000);
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
-      context.expect(agent.received.slice(from).some((m) => m.type === 'heartbeat'), 'no heartbeat in a quiet minute');
+      context.expect(
+        agent.received.slice(from).some((m) => m.type === 'heartbeat'),
+        'no heartbeat in a quiet minute',
+      );
       context.expect(agent.closedWith !== undefined, 'a silent agent was never dropped in 60 s');
     },
   },
@@ -119,7 +134,13 @@ export const TIME_CHECKS: readonly Check[] = [
     needs: ['registerTool', 'emit', 'advance', 'reopen'],
     async run(context) {
       let runs = 0;
-      const { id } = context.tool({ class: 'actuator', description: 'Counts.', input_schema: anyObject, output_schema: anyObject, handler: () => ({ run: ++runs }) });
+      const { id } = context.tool({
+        class: 'actuator',
+        description: 'Counts.',
+        input_schema: anyObject,
+        output_schema: anyObject,
+        handler: () => ({ run: ++runs }),
+      });
       const first = await context.open({ agentModel: { class: 'edge_small' }, subscriptions: ['agent_message'] });
       const sessionId = first.agent.sessionId;
       let agent = first.agent;
@@ -140,7 +161,8 @@ export const TIME_CHECKS: readonly Check[] = [
         next.sessionId = sessionId;
         next.send({ type: 'session_resume', message_id: held.at(-1)!.message_id });
         const confirmed = await next.next(0, (m) => m.type === 'heartbeat' && m.manifest_update === undefined);
-        if (confirmed === undefined) throw new CheckFailure(`resume ${drop + 1}: no confirming heartbeat (${next.received.map((m) => m.type).join(', ') || 'nothing'})`);
+        if (confirmed === undefined)
+          throw new CheckFailure(`resume ${drop + 1}: no confirming heartbeat (${next.received.map((m) => m.type).join(', ') || 'nothing'})`);
         await context.advance(100, 50);
         hold(next, 0);
         agent = next;
@@ -163,7 +185,13 @@ export const TIME_CHECKS: readonly Check[] = [
         const bridge = await context.factory!();
         const twin = new CheckContext(bridge, undefined, 'twin', context.waitMs);
         try {
-          const { id } = twin.tool({ class: 'sensor', description: 'Echoes.', input_schema: anyObject, output_schema: anyObject, handler: (input: Record<string, unknown>) => ({ echo: input }) });
+          const { id } = twin.tool({
+            class: 'sensor',
+            description: 'Echoes.',
+            input_schema: anyObject,
+            output_schema: anyObject,
+            handler: (input: Record<string, unknown>) => ({ echo: input }),
+          });
           const { agent } = await twin.open({ character: 'twin', subscriptions: ['state_change', 'agent_message'] });
           for (let i = 0; i < 10; i++) {
             agent.send({ type: 'tool_call', call_id: `!s${i}`, tool: id, input: { i } });

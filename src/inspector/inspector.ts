@@ -140,7 +140,8 @@ export function mountInspector(target: Capsule | CapsuleHolder, options: Inspect
   const setFilter = (next: Partial<InspectorFilter>): void => {
     for (const name of ['character', 'tool'] as const) {
       const value = next[name];
-      if (value !== undefined && value !== null && typeof value !== 'string') throw new CapsuleError('AICC_INVALID_OPTION', `inspector.setFilter: expected ${name} to be a string or null, got ${String(value)}`);
+      if (value !== undefined && value !== null && typeof value !== 'string')
+        throw new CapsuleError('AICC_INVALID_OPTION', `inspector.setFilter: expected ${name} to be a string or null, got ${String(value)}`);
       if (value !== undefined) filter[name] = value === '' ? null : value;
     }
     if (isOpen && bound !== undefined && !disposed) draw();
@@ -238,7 +239,8 @@ function checkOptions(target: Capsule | CapsuleHolder, options: InspectorOptions
   if (parent === undefined || parent === null) fail('no document body to mount in; pass options.parent, or mount in a browser page once <body> exists');
   if (typeof parent!.append !== 'function' || parent!.ownerDocument === null) fail('options.parent must be an element of a document');
   const maxRows = options.maxRows ?? DEFAULT_MAX_ROWS;
-  if (!Number.isInteger(maxRows) || maxRows < 1 || maxRows > MAX_ROWS_LIMIT) fail(`expected maxRows to be an integer from 1 to ${MAX_ROWS_LIMIT}, got ${String(maxRows)}`);
+  if (!Number.isInteger(maxRows) || maxRows < 1 || maxRows > MAX_ROWS_LIMIT)
+    fail(`expected maxRows to be an integer from 1 to ${MAX_ROWS_LIMIT}, got ${String(maxRows)}`);
   const key = options.key === undefined ? DEFAULT_TOGGLE_KEY : options.key;
   if (key !== null && (typeof key !== 'string' || key.length === 0)) fail(`expected key to be a KeyboardEvent.key string or null, got ${String(key)}`);
   const dock = options.dock ?? DEFAULT_DOCK;

@@ -28,13 +28,19 @@ export class Overlay {
   /** What each filter's options were last built from: rebuilt only when that changes. */
   private readonly offered: Record<FilterName, string | undefined> = { character: undefined, tool: undefined };
 
-  constructor(private readonly doc: Document, key: string | null) {
+  constructor(
+    private readonly doc: Document,
+    key: string | null,
+  ) {
     this.root = el(doc, 'div', { [ROOT_ATTRIBUTE]: '' });
     const hint = key === null ? 'AICC inspector' : `AICC inspector (${key})`;
     this.button = el(doc, 'button', { type: 'button', 'data-aicc-toggle': '', title: hint }, 'AICC') as HTMLButtonElement;
     this.body = el(doc, 'section', { 'data-aicc-panel': '', 'aria-label': 'AICC inspector' });
     const controls = el(doc, 'div', { 'data-aicc-controls': '' });
-    this.filters = { character: this.select('data-aicc-filter', 'character', 'filter by character'), tool: this.select('data-aicc-filter', 'tool', 'filter by tool') };
+    this.filters = {
+      character: this.select('data-aicc-filter', 'character', 'filter by character'),
+      tool: this.select('data-aicc-filter', 'tool', 'filter by tool'),
+    };
     this.dock = this.select('data-aicc-dock', '', 'dock the inspector');
     for (const dock of DOCKS) this.dock.append(this.option(dock, `dock ${dock}`));
     controls.append(this.filters.character, this.filters.tool, this.dock);

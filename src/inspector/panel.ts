@@ -55,7 +55,10 @@ export class Panel {
   private readonly calls = new Map<number, Shown>();
   private readonly events = new Map<number, HTMLElement>();
   /** Sessions and quota rows by key, with the text they show: a row is redrawn only when that changes. */
-  private readonly keyed = { sessions: new Map<string, { el: HTMLElement; signature: string }>(), quota: new Map<string, { el: HTMLElement; signature: string }>() };
+  private readonly keyed = {
+    sessions: new Map<string, { el: HTMLElement; signature: string }>(),
+    quota: new Map<string, { el: HTMLElement; signature: string }>(),
+  };
   /** Calls shown opened, by seq: a subset of the rows shown. */
   private readonly expanded = new Set<number>();
   private source: Source | undefined;
@@ -201,7 +204,11 @@ export class Panel {
       }
     }
     this.prune(this.calls, held, (shown) => shown.el);
-    this.title('calls', `calls (${count(held.size, record.calls.length, record.totals.calls)})`, held.size === 0 ? (record.calls.length === 0 ? 'no calls yet' : 'no call matches the filter') : undefined);
+    this.title(
+      'calls',
+      `calls (${count(held.size, record.calls.length, record.totals.calls)})`,
+      held.size === 0 ? (record.calls.length === 0 ? 'no calls yet' : 'no call matches the filter') : undefined,
+    );
   }
 
   private renderEvents({ record }: Source, filter: InspectorFilter): void {
@@ -218,7 +225,11 @@ export class Panel {
       this.lists.events.prepend(element);
     }
     this.prune(this.events, held, (element) => element);
-    this.title('events', `events (${count(held.size, record.events.length, record.totals.events)})`, held.size === 0 ? (record.events.length === 0 ? 'no events yet' : 'no event matches the filter') : undefined);
+    this.title(
+      'events',
+      `events (${count(held.size, record.events.length, record.totals.events)})`,
+      held.size === 0 ? (record.events.length === 0 ? 'no events yet' : 'no event matches the filter') : undefined,
+    );
   }
 
   private renderQuota({ capsule, record, now }: Source, filter: InspectorFilter): void {
@@ -320,7 +331,9 @@ export class Panel {
   /** Sets a row's attributes and replaces its cells. */
   draw(row: HTMLElement, attributes: Record<string, string>, cells: Cell[]): HTMLElement {
     for (const [name, value] of Object.entries(attributes)) row.setAttribute(name, value);
-    row.replaceChildren(...cells.map(([name, text, title]) => this.el('span', title === undefined ? { 'data-cell': name } : { 'data-cell': name, title }, text)));
+    row.replaceChildren(
+      ...cells.map(([name, text, title]) => this.el('span', title === undefined ? { 'data-cell': name } : { 'data-cell': name, title }, text)),
+    );
     return row;
   }
 
@@ -341,7 +354,8 @@ function count(shown: number, held: number, total: number): string {
 
 function drawCall(panel: Panel, element: HTMLElement, row: CallRow, expanded: boolean): void {
   if (row.state === 'ok' || row.state === 'error') element.setAttribute('data-ok', String(row.state === 'ok'));
-  const result = row.state === 'ok' ? 'ok' : row.state === 'error' ? (row.errorCode ?? 'error') : row.state === 'running' ? 'running' : 'no result: session closed';
+  const result =
+    row.state === 'ok' ? 'ok' : row.state === 'error' ? (row.errorCode ?? 'error') : row.state === 'running' ? 'running' : 'no result: session closed';
   const output = row.output ?? row.errorMessage ?? '';
   panel.draw(element, { 'data-state': row.state, 'aria-expanded': String(expanded) }, [
     ['character', row.character],

@@ -104,12 +104,26 @@ export class InspectorRecord {
   ) {
     for (const session of capsule.sessions()) this.addSession(session);
     this.unsubscribers.push(
-      capsule.on('message', this.safely((tapped) => this.message(tapped))),
-      capsule.on('session', this.safely((change) => this.session(change))),
-      capsule.on('error', this.safely((error) => this.hostError(error))),
+      capsule.on(
+        'message',
+        this.safely((tapped) => this.message(tapped)),
+      ),
+      capsule.on(
+        'session',
+        this.safely((change) => this.session(change)),
+      ),
+      capsule.on(
+        'error',
+        this.safely((error) => this.hostError(error)),
+      ),
       // Ticks only advance the header and the quota windows.
       capsule.on('tick', () => this.changed()),
-      ...LISTED_TOPICS.map((topic) => capsule.on(topic, this.safely((payload) => this.event(topic, topic, compact(payload, ABRIDGE), namesIn(payload))))),
+      ...LISTED_TOPICS.map((topic) =>
+        capsule.on(
+          topic,
+          this.safely((payload) => this.event(topic, topic, compact(payload, ABRIDGE), namesIn(payload))),
+        ),
+      ),
     );
   }
 

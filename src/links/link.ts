@@ -1,7 +1,6 @@
 // A Link is one open, two-way channel of frames: an in-memory pair, a WebSocket, a Node socket.
 // It knows nothing of AICC; the Wire on top of it adds a codec and the inbound bounds.
 
-
 /**
  * What a link carries: text, bytes, or — on in-process links only — an object handed across as it
  * is (the protocol's objectCodec passes messages this way). A link never looks inside.

@@ -1,4 +1,4 @@
-import { soon } from '../base/soon.js';
+import { soon } from '../base/microtaskBatch.js';
 import { deliverFrame, type Link, type LinkHandlers, type Frame } from './link.js';
 
 export interface MemoryLinkOptions {
@@ -93,4 +93,3 @@ class MemoryEnd implements Link {
     }
   }
 }
-

@@ -13,6 +13,7 @@ export interface WebSocketLike {
   binaryType: string;
   send(data: string | ArrayBufferView | ArrayBuffer): void;
   close(code?: number, reason?: string): void;
+  // biome-ignore lint/suspicious/noExplicitAny: the DOM's and ws's event types differ; each listener reads what it needs.
   addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: any) => void): void;
 }
 
@@ -56,7 +57,8 @@ export function connectWebSocket(url: string, options: ConnectWebSocketOptions =
     socket.addEventListener('error', () => {});
     socket.addEventListener('open', () => resolve(webSocketLink(socket, options)));
     socket.addEventListener('close', (event: { code?: number }) => {
-      if (socket.readyState !== OPEN) reject(new CapsuleError('AICC_NOT_CONNECTED', `connectWebSocket: could not connect to ${url} (close code ${event.code ?? 'unknown'})`));
+      if (socket.readyState !== OPEN)
+        reject(new CapsuleError('AICC_NOT_CONNECTED', `connectWebSocket: could not connect to ${url} (close code ${event.code ?? 'unknown'})`));
     });
   });
 }
@@ -96,7 +98,10 @@ class WebSocketLink implements Link {
 
   send(frame: Frame): void {
     if (typeof frame === 'object' && !(frame instanceof Uint8Array)) {
-      throw new CapsuleError('AICC_INVALID_OPTION', 'webSocketLink.send: a message object cannot cross a socket; use jsonCodec or binaryCodec on WebSocket links (objectCodec is for in-process links)');
+      throw new CapsuleError(
+        'AICC_INVALID_OPTION',
+        'webSocketLink.send: a message object cannot cross a socket; use jsonCodec or binaryCodec on WebSocket links (objectCodec is for in-process links)',
+      );
     }
     if (this.socket.readyState !== OPEN || this.closeReason !== undefined) return;
     if (this.socket.bufferedAmount > this.maxOutboundBytes) {

@@ -96,7 +96,8 @@ export function createCharacterServer(client: AgentClient, options: CharacterSer
   const observe = (): McpToolResult => {
     const now = (options.now ?? Date.now)();
     while (observed.length > 0 && now - observed[0]! >= MINUTE_MS) observed.shift();
-    if (observed.length >= perMinute) return refusedResult(observeName(), 'tool_unavailable', `${observeName()} is limited to ${perMinute} calls a minute`, true);
+    if (observed.length >= perMinute)
+      return refusedResult(observeName(), 'tool_unavailable', `${observeName()} is limited to ${perMinute} calls a minute`, true);
     observed.push(now);
     const news = takeNews();
     return { content: [{ type: 'text', text: news }], structuredContent: { news } };
@@ -106,13 +107,22 @@ export function createCharacterServer(client: AgentClient, options: CharacterSer
   const callTool = async (params: unknown): Promise<McpToolResult> => {
     const { name, arguments: input = {} } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     if (typeof name !== 'string') throw new McpError(McpErrorCode.InvalidParams, 'tools/call: params.name must be the name of a tool');
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new McpError(McpErrorCode.InvalidParams, `tools/call ${name}: params.arguments must be an object`);
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      throw new McpError(McpErrorCode.InvalidParams, `tools/call ${name}: params.arguments must be an object`);
     if (name === observeName()) return observe();
     return mcpResult(name, await client.call(name, input as JsonObject, options.immediate === true ? { immediate: true } : undefined));
   };
   server.setRequestHandler(CallToolRequestSchema, (request) => callTool(request.params));
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
-    resources: [{ uri: newsUri, name: 'news', title: `${character}'s news`, description: `What ${character} saw and heard since the last read, coalesced.`, mimeType: 'text/plain' }],
+    resources: [
+      {
+        uri: newsUri,
+        name: 'news',
+        title: `${character}'s news`,
+        description: `What ${character} saw and heard since the last read, coalesced.`,
+        mimeType: 'text/plain',
+      },
+    ],
   }));
   const known = (uri: string): void => {
     if (uri !== newsUri) throw new McpError(McpErrorCode.InvalidParams, `no resource ${uri}; this server has ${newsUri}`);

@@ -33,9 +33,15 @@ export const MAX_RESULT_TEXT = 1_000;
 const ADVICE: Record<ErrorCode, { retry: string; stop: string }> = {
   invalid_input: { retry: 'fix the arguments and call again', stop: "fix the arguments to match the tool's inputSchema, then call again" },
   tool_unknown: { retry: 'list the tools again', stop: 'this character has no such tool now: list the tools (they change with the game) and pick another' },
-  tool_unavailable: { retry: 'wait a moment (a limit or a busy game), then call again', stop: 'this tool is not available to this character now (a missing capability or a used-up quota): do something else' },
+  tool_unavailable: {
+    retry: 'wait a moment (a limit or a busy game), then call again',
+    stop: 'this tool is not available to this character now (a missing capability or a used-up quota): do something else',
+  },
   timeout: { retry: 'the game did not answer in time: call again', stop: 'the game did not answer in time: do something else' },
-  execution_failed: { retry: 'the game could not do it just now: call again', stop: 'the game could not do it (see why): change the arguments or do something else' },
+  execution_failed: {
+    retry: 'the game could not do it just now: call again',
+    stop: 'the game could not do it (see why): change the arguments or do something else',
+  },
   session_expired: { retry: 'the session is reconnecting: call again shortly', stop: "the character's session is over: stop calling its tools" },
   internal_error: { retry: 'the game failed: call again', stop: 'the game failed on this call: do something else' },
   protocol_mismatch: { retry: 'call again', stop: 'the game and this bridge do not speak the same protocol: stop' },
@@ -44,7 +50,12 @@ const ADVICE: Record<ErrorCode, { retry: string; stop: string }> = {
 /** A manifest tool as MCP lists it: a sensor is read-only; nothing an agent does here is destructive. */
 export function mcpTool(tool: ToolDescriptor): McpTool {
   const sensor = tool.class === 'sensor';
-  const limits = tool.limits === undefined ? '' : ` Limits: ${Object.entries(tool.limits).map(([name, value]) => `${name.replace(/_/g, ' ')} ${String(value)}`).join(', ')}.`;
+  const limits =
+    tool.limits === undefined
+      ? ''
+      : ` Limits: ${Object.entries(tool.limits)
+          .map(([name, value]) => `${name.replace(/_/g, ' ')} ${String(value)}`)
+          .join(', ')}.`;
   return {
     name: tool.id,
     description: `${tool.description}${limits}`,

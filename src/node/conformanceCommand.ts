@@ -41,7 +41,15 @@ export async function conformanceCommand(argv: string[], io: CliIo): Promise<num
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { level: { type: 'string' }, only: { type: 'string' }, 'resume-url': { type: 'string' }, binary: { type: 'boolean' }, 'wait-ms': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        level: { type: 'string' },
+        only: { type: 'string' },
+        'resume-url': { type: 'string' },
+        binary: { type: 'boolean' },
+        'wait-ms': { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (error) {
     io.stderr.write(`aicc conformance: ${(error as Error).message}; run \`aicc conformance --help\`\n`);
@@ -69,7 +77,11 @@ export async function conformanceCommand(argv: string[], io: CliIo): Promise<num
   const target = positionals[0]!;
   let factory: BridgeFactory;
   if (/^wss?:\/\//.test(target)) {
-    const options = { WebSocket: WebSocket as unknown as WebSocketConstructor, ...(values['resume-url'] ? { resumeUrl: values['resume-url'] } : {}), ...(values.binary ? { codec: binaryCodec } : {}) };
+    const options = {
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      ...(values['resume-url'] ? { resumeUrl: values['resume-url'] } : {}),
+      ...(values.binary ? { codec: binaryCodec } : {}),
+    };
     factory = () => webSocketBridge(target, options);
   } else {
     const loaded = await loadModule(target, io);

@@ -134,7 +134,8 @@ export function parseDemoArgs(argv: string[]): DemoArgs | string {
   if (args.daemonSocket !== undefined) {
     const hostOnly = (['--pi-bin', '--pi-agent-dir'] as const).find((flag) => args.pi[piFlags[flag]] !== undefined);
     if (hostOnly !== undefined) return `${hostOnly} is for --agent pi; a pi-daemon runs its own pi`;
-    if ((args.pi.provider === undefined) !== (args.pi.model === undefined)) return "with --agent pi-daemon:SOCKET, give --provider and --model together, or neither for the daemon's default model";
+    if ((args.pi.provider === undefined) !== (args.pi.model === undefined))
+      return "with --agent pi-daemon:SOCKET, give --provider and --model together, or neither for the daemon's default model";
   }
   if (args.agent !== undefined && args.play === args.agent) return `--play and --agent cannot both take ${args.agent}`;
   if (args.mcp !== undefined) {
@@ -199,7 +200,13 @@ async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal): Promise<
     args.agent === undefined
       ? undefined
       : args.daemonSocket !== undefined
-        ? await agents!.startDaemonAgent({ socketPath: args.daemonSocket, label: args.agent, ...(args.cwd !== undefined && { cwd: args.cwd }), ...(args.pi.provider !== undefined && { provider: args.pi.provider }), ...(args.pi.model !== undefined && { model: args.pi.model }) })
+        ? await agents!.startDaemonAgent({
+            socketPath: args.daemonSocket,
+            label: args.agent,
+            ...(args.cwd !== undefined && { cwd: args.cwd }),
+            ...(args.pi.provider !== undefined && { provider: args.pi.provider }),
+            ...(args.pi.model !== undefined && { model: args.pi.model }),
+          })
         : await agents!.startPiAgent({ ...args.pi, label: args.agent });
   if (pi !== undefined) options.pilot = { character: args.agent!, backend: pi.backend };
   // With --agent mcp standard output is the MCP channel: everything for people goes to stderr.
@@ -207,7 +214,12 @@ async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal): Promise<
   if (args.mcp !== undefined) {
     const { stdioGuest, mcpConfigLines } = await import('./mcpGuest.js');
     options.guest = await stdioGuest(args.mcp);
-    if (io.stderr.isTTY === true) io.stderr.write(`aicc demo: serving ${args.mcp} to an MCP client on stdio. Add it to a client:\n${mcpConfigLines(args.mcp).map((line) => `  ${line}`).join('\n')}\n`);
+    if (io.stderr.isTTY === true)
+      io.stderr.write(
+        `aicc demo: serving ${args.mcp} to an MCP client on stdio. Add it to a client:\n${mcpConfigLines(args.mcp)
+          .map((line) => `  ${line}`)
+          .join('\n')}\n`,
+      );
   }
   let run;
   try {
@@ -219,7 +231,9 @@ async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal): Promise<
   if (args.record !== undefined) writeFileSync(args.record, recording.join(''));
   if (args.json) {
     const { seed, maxTicks, stop, story, summary } = run;
-    io.stdout.write(`${JSON.stringify({ seed, ticks: run.result.ticks, maxTicks, stop, story, summary, ...(run.pilot !== undefined && { pilot: run.pilot.costs }), wall: { ms: run.result.wallMs, ticksPerSecond: run.result.ticksPerSecond } })}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ seed, ticks: run.result.ticks, maxTicks, stop, story, summary, ...(run.pilot !== undefined && { pilot: run.pilot.costs }), wall: { ms: run.result.wallMs, ticksPerSecond: run.result.ticksPerSecond } })}\n`,
+    );
   } else out.write(`${run.story.join('\n')}\n\n${run.summaryLines.join('\n')}\n`);
   if (run.recordingProblems.length > 0) {
     io.stderr.write(`aicc demo: the recording has lines that break the schema (a bug): ${run.recordingProblems[0]}\n`);
@@ -227,4 +241,3 @@ async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal): Promise<
   }
   return run.stop === 'interrupted' ? INTERRUPTED_EXIT_CODE : 0;
 }
-

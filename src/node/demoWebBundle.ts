@@ -21,7 +21,9 @@ export function findDemos(demosDir: string): string[] {
   if (!existsSync(demosDir)) return [];
   return readdirSync(demosDir)
     .filter((name) => /^[a-z0-9][a-z0-9_-]*$/i.test(name))
-    .filter((name) => statSync(join(demosDir, name)).isDirectory() && existsSync(join(demosDir, name, 'index.html')) && existsSync(join(demosDir, name, 'main.ts')))
+    .filter(
+      (name) => statSync(join(demosDir, name)).isDirectory() && existsSync(join(demosDir, name, 'index.html')) && existsSync(join(demosDir, name, 'main.ts')),
+    )
     .sort();
 }
 

@@ -111,7 +111,11 @@ export function createGatewayProxy(options: GatewayProxyOptions): GatewayProxy {
   const log = options.log ?? (() => {});
   // Each request's route, for choosing the protocol to answer the page's handshake with.
   const routes = new WeakMap<IncomingMessage, ProxyRoute>();
-  const wss = new WebSocketServer({ noServer: true, maxPayload, handleProtocols: (protocols, request) => pick(routes.get(request) ?? { kind: 'pi' }, protocols) ?? false });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload,
+    handleProtocols: (protocols, request) => pick(routes.get(request) ?? { kind: 'pi' }, protocols) ?? false,
+  });
   const pairs = new Set<{ page: WebSocket; upstream: WebSocket }>();
   let counter = 0;
 
@@ -128,11 +132,16 @@ export function createGatewayProxy(options: GatewayProxyOptions): GatewayProxy {
       const wanted = protocolsOf(route).map((p) => `"${p}"`);
       const refusal =
         gateway === undefined
-          ? { code: CLOSE.notFound, reason: `no gateway: start npm run demo:web with --gateway ws://127.0.0.1:PORT and AICC_GATEWAY_KEY${route.kind === 'character' ? ' (an aicc gateway --mcp)' : ''}` }
+          ? {
+              code: CLOSE.notFound,
+              reason: `no gateway: start npm run demo:web with --gateway ws://127.0.0.1:PORT and AICC_GATEWAY_KEY${route.kind === 'character' ? ' (an aicc gateway --mcp)' : ''}`,
+            }
           : protocol === undefined
             ? { code: CLOSE.badRequest, reason: `offer the subprotocol ${wanted[0]}${wanted.length > 1 ? ` (or ${wanted.slice(1).join(', ')})` : ''}` }
             : (routeProblem(route) ??
-              (pairs.size >= maxConnections ? { code: CLOSE.tryAgainLater, reason: `the demo server has ${maxConnections} gateway connections open; try again later` } : undefined));
+              (pairs.size >= maxConnections
+                ? { code: CLOSE.tryAgainLater, reason: `the demo server has ${maxConnections} gateway connections open; try again later` }
+                : undefined));
       if (refusal !== undefined || gateway === undefined || protocol === undefined) {
         page.close(refusal?.code, closeReason(refusal?.reason ?? ''));
         log(`demo:web: ${name} #${number} refused (${refusal?.code}): ${refusal?.reason}`);
@@ -190,7 +199,9 @@ export function createGatewayProxy(options: GatewayProxyOptions): GatewayProxy {
       return pairs.size;
     },
     async close() {
-      const closed = [...pairs].map(({ page }) => new Promise<void>((resolve) => (page.readyState === WebSocket.CLOSED ? resolve() : page.once('close', () => resolve()))));
+      const closed = [...pairs].map(
+        ({ page }) => new Promise<void>((resolve) => (page.readyState === WebSocket.CLOSED ? resolve() : page.once('close', () => resolve()))),
+      );
       for (const { page, upstream } of pairs) {
         closeSocket(page, 1001, 'the demo server is shutting down');
         closeSocket(upstream, 1001, 'the demo server is shutting down');

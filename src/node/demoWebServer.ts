@@ -64,7 +64,11 @@ export interface DemoServer {
   close(): Promise<void>;
 }
 
-type Resolved = { kind: 'file'; path: string } | { kind: 'bytes'; bytes: Uint8Array; type: string } | { kind: 'redirect'; location: string } | { kind: 'status'; status: number; text: string };
+type Resolved =
+  | { kind: 'file'; path: string }
+  | { kind: 'bytes'; bytes: Uint8Array; type: string }
+  | { kind: 'redirect'; location: string }
+  | { kind: 'status'; status: number; text: string };
 
 export async function startDemoServer(options: DemoServerOptions): Promise<DemoServer> {
   const demos = new Map(options.demos.map((demo) => [demo.name, demo]));
@@ -72,7 +76,11 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
   let port = 0;
   let allowedHosts = new Set<string>();
 
-  const proxy = createGatewayProxy({ ...options.proxyLimits, ...(options.gateway !== undefined && { gateway: options.gateway }), ...(options.log !== undefined && { log: options.log }) });
+  const proxy = createGatewayProxy({
+    ...options.proxyLimits,
+    ...(options.gateway !== undefined && { gateway: options.gateway }),
+    ...(options.log !== undefined && { log: options.log }),
+  });
 
   const http = createServer((request, response) => {
     void respond(request, response).catch(() => {
@@ -83,7 +91,8 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
 
   async function respond(request: IncomingMessage, response: ServerResponse): Promise<void> {
     // A page reached under another host name (DNS rebinding) is not one of ours.
-    if (!allowedHosts.has(request.headers.host ?? '')) return send(response, 421, 'text/plain; charset=utf-8', 'demo:web: open the demos at http://127.0.0.1:PORT/\n');
+    if (!allowedHosts.has(request.headers.host ?? ''))
+      return send(response, 421, 'text/plain; charset=utf-8', 'demo:web: open the demos at http://127.0.0.1:PORT/\n');
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.setHeader('allow', 'GET, HEAD');
       return send(response, 405, 'text/plain; charset=utf-8', 'demo:web: only GET and HEAD\n');
@@ -122,7 +131,9 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
   }
 
   function indexPage(): string {
-    const items = pagesOf(`http://${DEMO_HOST}:${port}`).map(({ demo, url }) => `<li><a href="${new URL(url).pathname}">${demo}: ${new URL(url).pathname}</a></li>`);
+    const items = pagesOf(`http://${DEMO_HOST}:${port}`).map(
+      ({ demo, url }) => `<li><a href="${new URL(url).pathname}">${demo}: ${new URL(url).pathname}</a></li>`,
+    );
     return `<!doctype html><meta charset="utf-8"><title>aicc-capsule demos</title><h1>aicc-capsule demos</h1><ul>${items.join('')}</ul>`;
   }
 
@@ -144,7 +155,9 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
 
   await new Promise<void>((resolvePromise, reject) => {
     http.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new Error(`demo:web: cannot listen on ${DEMO_HOST}:${options.port ?? 0} (${error.code ?? error.message}); pass another --port (0 picks a free one)`)),
+      reject(
+        new Error(`demo:web: cannot listen on ${DEMO_HOST}:${options.port ?? 0} (${error.code ?? error.message}); pass another --port (0 picks a free one)`),
+      ),
     );
     http.listen(options.port ?? 0, DEMO_HOST, () => resolvePromise());
   });
@@ -186,7 +199,8 @@ export function staticFile(base: string, relative: string): Resolved {
   if (relative.includes('\0') || relative.includes('\\') || segments.some((segment) => segment === '' || segment.startsWith('.'))) {
     return { kind: 'status', status: 404, text: 'no such file' };
   }
-  if (CONTENT_TYPES[extname(relative).toLowerCase()] === undefined) return { kind: 'status', status: 404, text: `files of type "${extname(relative)}" are not served` };
+  if (CONTENT_TYPES[extname(relative).toLowerCase()] === undefined)
+    return { kind: 'status', status: 404, text: `files of type "${extname(relative)}" are not served` };
   const full = resolve(base, ...segments);
   if (!existsSync(full) || !existsSync(base)) return { kind: 'status', status: 404, text: `no such file: ${relative.slice(0, 100)}` };
   const realBase = realpathSync(base);

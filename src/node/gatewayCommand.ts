@@ -214,7 +214,8 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
     else if (flag === '--port' || flag === '--max-frame') {
       const n = Number(value);
       const max = flag === '--port' ? 65535 : 64 * 1024 * 1024;
-      if (!Number.isSafeInteger(n) || n < (flag === '--port' ? 0 : 1) || n > max) return `${flag} expects a whole number up to ${max}, got ${JSON.stringify(value)}`;
+      if (!Number.isSafeInteger(n) || n < (flag === '--port' ? 0 : 1) || n > max)
+        return `${flag} expects a whole number up to ${max}, got ${JSON.stringify(value)}`;
       if (flag === '--port') args.port = n;
       else args.maxFrame = n;
     } else if (flag === '--host') {
@@ -237,9 +238,12 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
   if (mode !== 'daemon' && args.storedSessions === true) return '--daemon-stored-sessions is for --daemon mode';
   if (mode !== 'daemon' && args.admin === true) return '--daemon-admin is for --daemon mode';
   if (mode !== 'daemon' && args.peersHome === undefined && env.PI_PEERS_HOME !== undefined) args.peersHome = env.PI_PEERS_HOME;
-  if (mode === 'relay' && (args.peersHome === undefined || args.peersHome === '')) return 'relay needs the agents\' folder: set PI_PEERS_HOME or pass --peers-home';
+  if (mode === 'relay' && (args.peersHome === undefined || args.peersHome === ''))
+    return "relay needs the agents' folder: set PI_PEERS_HOME or pass --peers-home";
   if (args.mcpCharacter !== undefined && args.mcp !== true) return '--mcp-character needs --mcp (the hosted pi reaches the character through the gateway)';
-  const hostOnly = (['piBin', 'piNode', 'provider', 'model', 'systemPrompt', 'agentDir', 'label', 'mcpCharacter'] as const).find((name) => args[name] !== undefined);
+  const hostOnly = (['piBin', 'piNode', 'provider', 'model', 'systemPrompt', 'agentDir', 'label', 'mcpCharacter'] as const).find(
+    (name) => args[name] !== undefined,
+  );
   if (mode !== 'host' && hostOnly !== undefined) return `--${hostOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is for host mode`;
   return args;
 }
@@ -262,21 +266,33 @@ export async function gatewayCommand(argv: string[], io: CliIo, runtime: Gateway
     if (args.mode === 'host' && args.mcpCharacter === undefined) host = await PiHost.start(piOptions);
     const target: GatewayTarget =
       args.mcpCharacter !== undefined
-        ? { kind: 'host', host: (mcpServers) => PiHost.start({ ...piOptions, ...(mcpServers !== undefined && { mcpServers }) }), mcpCharacter: args.mcpCharacter }
+        ? {
+            kind: 'host',
+            host: (mcpServers) => PiHost.start({ ...piOptions, ...(mcpServers !== undefined && { mcpServers }) }),
+            mcpCharacter: args.mcpCharacter,
+          }
         : host !== undefined
-        ? { kind: 'host', host }
-        : args.mode === 'daemon'
-          ? {
-              kind: 'daemon',
-              socketPath: args.daemonSocket!,
-              ...(args.maxFrame === undefined ? {} : { maxLineBytes: args.maxFrame }),
-              ...(args.storedSessions === true ? { storedSessions: true } : {}),
-              ...(args.admin === true ? { admin: true } : {}),
-            }
-          : { kind: 'relay', peersHome: args.peersHome! };
+          ? { kind: 'host', host }
+          : args.mode === 'daemon'
+            ? {
+                kind: 'daemon',
+                socketPath: args.daemonSocket!,
+                ...(args.maxFrame === undefined ? {} : { maxLineBytes: args.maxFrame }),
+                ...(args.storedSessions === true ? { storedSessions: true } : {}),
+                ...(args.admin === true ? { admin: true } : {}),
+              }
+            : { kind: 'relay', peersHome: args.peersHome! };
     // In daemon mode --max-frame is the line limit; the WebSocket limit follows from it.
     const maxPayload = args.maxFrame === undefined || args.mode === 'daemon' ? {} : { maxPayload: args.maxFrame };
-    const gateway = await startGateway({ target, origins: args.origins, key: args.key!, port: args.port, log, ...maxPayload, ...(args.mcp === true && { mcp: true }) });
+    const gateway = await startGateway({
+      target,
+      origins: args.origins,
+      key: args.key!,
+      port: args.port,
+      log,
+      ...maxPayload,
+      ...(args.mcp === true && { mcp: true }),
+    });
     host ??= gateway.host;
     io.stdout.write(`aicc gateway: listening on ${gateway.url}/\n`);
     const why = await stopped(runtime.signal, host);
@@ -321,7 +337,10 @@ function stopped(signal: AbortSignal | undefined, host: PiHost | undefined): Pro
       const onSignal = (): void => done('signal');
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
-      cleanups.push(() => process.off('SIGINT', onSignal), () => process.off('SIGTERM', onSignal));
+      cleanups.push(
+        () => process.off('SIGINT', onSignal),
+        () => process.off('SIGTERM', onSignal),
+      );
     }
     if (host !== undefined) {
       if (host.exit !== undefined) return done(host.exit);

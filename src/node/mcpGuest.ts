@@ -22,7 +22,9 @@ export async function stdioGuest(character: string): Promise<{ character: string
   try {
     [mcp, stdio] = await Promise.all([import('../mcp/index.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
   } catch (error) {
-    throw new Error(`--agent mcp needs the optional dependency @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk); loading it failed: ${(error as Error).message.split('\n', 1)[0]}`);
+    throw new Error(
+      `--agent mcp needs the optional dependency @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk); loading it failed: ${(error as Error).message.split('\n', 1)[0]}`,
+    );
   }
   return {
     character,

@@ -47,7 +47,10 @@ export async function startPiAgent(options: PiAgentOptions = {}): Promise<PiAgen
   const key = randomBytes(24).toString('hex');
   const gateway = await startGateway({ target: { kind: 'host', host }, origins: [], key, log: () => {} });
   try {
-    const link = await connectWebSocket(`${gateway.url}/`, { WebSocket: WebSocket as unknown as WebSocketConstructor, protocols: [SUBPROTOCOL, KEY_PREFIX + key] });
+    const link = await connectWebSocket(`${gateway.url}/`, {
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      protocols: [SUBPROTOCOL, KEY_PREFIX + key],
+    });
     const peers = await PeersClient.connect(link, { from: { id: 'aicc-demo', label: 'Millbrook', host: 'localhost' } });
     return {
       backend: new PeersBackend(peers),
@@ -82,10 +85,12 @@ export interface DaemonAgentOptions {
  */
 export async function startDaemonAgent(options: DaemonAgentOptions): Promise<PiAgent> {
   if ((options.provider === undefined) !== (options.model === undefined)) {
-    throw new Error('startDaemonAgent: give --provider and --model together, or neither for the daemon\'s default model');
+    throw new Error("startDaemonAgent: give --provider and --model together, or neither for the daemon's default model");
   }
   if (!existsSync(options.socketPath)) {
-    throw new Error(`startDaemonAgent: no socket at ${options.socketPath}; start the daemon with \`pi-daemon serve --socket ${options.socketPath}\`, or name its socket`);
+    throw new Error(
+      `startDaemonAgent: no socket at ${options.socketPath}; start the daemon with \`pi-daemon serve --socket ${options.socketPath}\`, or name its socket`,
+    );
   }
   const client = await DaemonClient.connect(await connectSocketLink(options.socketPath));
   try {

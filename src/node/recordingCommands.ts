@@ -41,7 +41,7 @@ function load(command: string, argv: string[], help: string, io: CliIo): Recordi
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    io.stderr.write(`aicc ${command}: cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code ?? String(error)}\n`);
+    io.stderr.write(`aicc ${command}: cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (code ?? String(error))}\n`);
     return 2;
   }
   try {
@@ -58,7 +58,9 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
   if (typeof recording === 'number') return recording;
   const characters = new Set(recording.entries.map((e) => e.character));
   const { world, seed, ticks } = recording.header;
-  io.stdout.write(`${argv[0]}: valid — ${world}, seed ${seed}, ${recording.end.tick} of ${ticks} ticks, ${recording.entries.length} messages of ${characters.size} characters${recording.decisions.length > 0 ? `, ${recording.decisions.length} pilot decisions` : ''}\n`);
+  io.stdout.write(
+    `${argv[0]}: valid — ${world}, seed ${seed}, ${recording.end.tick} of ${ticks} ticks, ${recording.entries.length} messages of ${characters.size} characters${recording.decisions.length > 0 ? `, ${recording.decisions.length} pilot decisions` : ''}\n`,
+  );
   return 0;
 }
 

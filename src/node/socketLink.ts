@@ -57,7 +57,9 @@ export function connectSocketLink(path: string, options: ConnectSocketLinkOption
     });
     socket.once('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(new CapsuleError('AICC_NOT_CONNECTED', `connectSocketLink: cannot connect to ${path} (${error.code ?? error.message}); is the agent still running?`));
+      reject(
+        new CapsuleError('AICC_NOT_CONNECTED', `connectSocketLink: cannot connect to ${path} (${error.code ?? error.message}); is the agent still running?`),
+      );
     });
   });
 }
@@ -79,8 +81,12 @@ class NdjsonLink implements Link {
   ) {
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.maxOutboundBytes = options.maxOutboundBytes ?? DEFAULT_MAX_OUTBOUND_BYTES;
-    for (const [name, value] of [['maxLineBytes', this.maxLineBytes], ['maxOutboundBytes', this.maxOutboundBytes]] as const) {
-      if (!Number.isSafeInteger(value) || value < 1) throw new CapsuleError('AICC_INVALID_OPTION', `socketLink: ${name} must be a whole number above 0, got ${String(value)}`);
+    for (const [name, value] of [
+      ['maxLineBytes', this.maxLineBytes],
+      ['maxOutboundBytes', this.maxOutboundBytes],
+    ] as const) {
+      if (!Number.isSafeInteger(value) || value < 1)
+        throw new CapsuleError('AICC_INVALID_OPTION', `socketLink: ${name} must be a whole number above 0, got ${String(value)}`);
     }
     input.on('data', (chunk: Buffer | string) => this.receive(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
     input.on('end', () => this.ended(this.partialBytes > 0 ? 'stream ended inside a line' : 'stream ended by the peer'));

@@ -32,7 +32,12 @@ export function standaloneAjv(options: { esm: boolean; removeAdditional?: boolea
  * @param schemas schemas to add, each with an `$id`
  * @param banner the first line, a `//` comment naming the generator and the source
  */
-export function standaloneValidatorsSource(schemas: readonly object[], exports: Record<string, string>, banner: string, options: { schemaPaths?: boolean } = {}): string {
+export function standaloneValidatorsSource(
+  schemas: readonly object[],
+  exports: Record<string, string>,
+  banner: string,
+  options: { schemaPaths?: boolean } = {},
+): string {
   const ajv = standaloneAjv({ esm: true });
   for (const schema of schemas) ajv.addSchema(withoutAnnotations(schema) as AnySchemaObject);
   const helpers = new Set<string>();
@@ -141,8 +146,22 @@ const ANNOTATIONS = new Set(['description', 'title', 'examples', '$comment']);
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 /** Keywords whose value is a schema or an array of schemas. */
 const SUBSCHEMAS = new Set([
-  'items', 'prefixItems', 'additionalItems', 'contains', 'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else',
-  'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'propertyNames', 'contentSchema',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'contains',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'propertyNames',
+  'contentSchema',
 ]);
 
 /**

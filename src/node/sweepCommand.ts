@@ -102,7 +102,8 @@ export async function sweepCommand(argv: string[], io: CliIo, runtime: SweepRunt
     const text = values[name];
     if (text === undefined) continue;
     const value = Number(text);
-    if (!(/^\s*\d+\s*$/.test(text) && Number.isSafeInteger(value) && value >= 1)) return usage(`--${name} takes a whole number >= 1, got ${JSON.stringify(text)}`);
+    if (!(/^\s*\d+\s*$/.test(text) && Number.isSafeInteger(value) && value >= 1))
+      return usage(`--${name} takes a whole number >= 1, got ${JSON.stringify(text)}`);
     numbers[name] = value;
   }
   if (numbers.workers !== undefined && numbers.workers > MAX_WORKERS) return usage(`--workers takes at most ${MAX_WORKERS}`);
@@ -143,7 +144,9 @@ export async function sweepCommand(argv: string[], io: CliIo, runtime: SweepRunt
     try {
       queue = await (runtime.loadQueue ?? (() => import('./queue/index.js') as Promise<QueueModule>))();
     } catch (error) {
-      io.stderr.write(`aicc sweep: --queue needs the optional dependencies bullmq and ioredis (npm install bullmq ioredis); loading them failed: ${userMessage(error).split('\n', 1)[0]}\n`);
+      io.stderr.write(
+        `aicc sweep: --queue needs the optional dependencies bullmq and ioredis (npm install bullmq ioredis); loading them failed: ${userMessage(error).split('\n', 1)[0]}\n`,
+      );
       return 1;
     }
   }
@@ -161,7 +164,11 @@ export async function sweepCommand(argv: string[], io: CliIo, runtime: SweepRunt
     result =
       queue !== undefined
         ? await queue.runQueueSweep({ ...common, queue: values.queue!, ...(values['queue-name'] !== undefined && { queueName: values['queue-name'] }) })
-        : await runSweep({ ...common, ...(numbers.workers !== undefined && { workers: numbers.workers }), ...(runtime.workerUrl !== undefined && { workerUrl: runtime.workerUrl }) });
+        : await runSweep({
+            ...common,
+            ...(numbers.workers !== undefined && { workers: numbers.workers }),
+            ...(runtime.workerUrl !== undefined && { workerUrl: runtime.workerUrl }),
+          });
   } finally {
     bar?.finish();
     interrupt.release();
@@ -170,12 +177,22 @@ export async function sweepCommand(argv: string[], io: CliIo, runtime: SweepRunt
   const held = result.episodes.length - result.ran;
   const summary = `ran ${result.ran} episode${result.ran === 1 ? '' : 's'}, ${held} already in the results file; ${result.episodes.length} of ${result.jobs} in ${options.out}`;
   if (values.json) {
-    const report = { world: options.world, jobs: result.jobs, ran: result.ran, held, missing: result.missing.length, out: options.out, aggregate: result.aggregate };
+    const report = {
+      world: options.world,
+      jobs: result.jobs,
+      ran: result.ran,
+      held,
+      missing: result.missing.length,
+      out: options.out,
+      aggregate: result.aggregate,
+    };
     io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     io.stderr.write(`${summary}\n`);
   } else io.stdout.write(`${result.aggregate.length > 0 ? `${formatAggregate(result.aggregate)}\n\n` : ''}${summary}\n`);
   if (result.missing.length > 0) {
-    io.stderr.write(`aicc sweep: stopped with ${result.missing.length} episode${result.missing.length === 1 ? '' : 's'} missing; run the same command with --resume to finish\n`);
+    io.stderr.write(
+      `aicc sweep: stopped with ${result.missing.length} episode${result.missing.length === 1 ? '' : 's'} missing; run the same command with --resume to finish\n`,
+    );
     return interrupt.signal.aborted ? 130 : 1;
   }
   return 0;

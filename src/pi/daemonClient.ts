@@ -27,11 +27,27 @@ import {
 import { checkCommand, DEFAULT_DAEMON_LIMITS, readAttach, readDaemonRecord, readFlag, readHandshake, readOpen, readWake } from './daemonRecords.js';
 import { OpenedSessions } from './daemonOpens.js';
 import { EventStreams, STREAM_DEFAULTS } from './daemonStream.js';
-import type { DaemonClientEvents, DaemonClientOptions, DaemonClientState, DaemonReconnectOptions, ReconnectReport, WakeAnswer, WakeOptions } from './daemonOptions.js';
+import type {
+  DaemonClientEvents,
+  DaemonClientOptions,
+  DaemonClientState,
+  DaemonReconnectOptions,
+  ReconnectReport,
+  WakeAnswer,
+  WakeOptions,
+} from './daemonOptions.js';
 import { PendingRequests, type PendingErrors } from './peersPending.js';
 import { reconnectLoop, Sleeper } from './peersReconnect.js';
 
-export type { DaemonClientEvents, DaemonClientOptions, DaemonClientState, DaemonReconnectOptions, ReconnectReport, WakeAnswer, WakeOptions } from './daemonOptions.js';
+export type {
+  DaemonClientEvents,
+  DaemonClientOptions,
+  DaemonClientState,
+  DaemonReconnectOptions,
+  ReconnectReport,
+  WakeAnswer,
+  WakeOptions,
+} from './daemonOptions.js';
 
 interface Answer {
   id: string;
@@ -39,8 +55,10 @@ interface Answer {
 }
 
 const PENDING_ERRORS: PendingErrors<DaemonError> = {
-  timeout: (id, operation, timeoutMs, place) => daemonError('timeout', `${place}: no answer to ${operation} ${id} within ${timeoutMs} ms`, { requestId: id, operation }),
-  tooMany: (id, operation, max, place) => daemonError('too_many_pending', `${place}: ${max} requests already wait for answers`, { requestId: id, operation, local: true }),
+  timeout: (id, operation, timeoutMs, place) =>
+    daemonError('timeout', `${place}: no answer to ${operation} ${id} within ${timeoutMs} ms`, { requestId: id, operation }),
+  tooMany: (id, operation, max, place) =>
+    daemonError('too_many_pending', `${place}: ${max} requests already wait for answers`, { requestId: id, operation, local: true }),
 };
 
 export class DaemonClient {
@@ -108,7 +126,15 @@ export class DaemonClient {
   /** Opens (or re-opens at a higher generation) a session; every resource is "none". */
   async open(ref: SessionRef, options: OpenOptions): Promise<OpenResult> {
     const { systemPrompt, ...rest } = options;
-    const resources = { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools: 'none', ...(systemPrompt !== undefined && { systemPrompt }) };
+    const resources = {
+      extensions: 'none',
+      skills: 'none',
+      promptTemplates: 'none',
+      themes: 'none',
+      contextFiles: 'none',
+      tools: 'none',
+      ...(systemPrompt !== undefined && { systemPrompt }),
+    };
     const payload = { ...rest, resources };
     const response = await this.request('open', payload, ref, 'DaemonClient.open');
     const opened = this.read(response, 'open', readOpen(response.data));
@@ -119,7 +145,11 @@ export class DaemonClient {
   /** Subscribes to the session's events (nothing is subscribed implicitly); needed after every re-open. */
   async attach(ref: SessionRef): Promise<AttachResult> {
     const full = (): DaemonError =>
-      daemonError('too_many_pending', `DaemonClient.attach: ${this.options.maxAttachedSessions ?? STREAM_DEFAULTS.maxStreams} sessions are attached already; detach one, or raise options.maxAttachedSessions`, { operation: 'attach', sessionId: ref.sessionId, local: true });
+      daemonError(
+        'too_many_pending',
+        `DaemonClient.attach: ${this.options.maxAttachedSessions ?? STREAM_DEFAULTS.maxStreams} sessions are attached already; detach one, or raise options.maxAttachedSessions`,
+        { operation: 'attach', sessionId: ref.sessionId, local: true },
+      );
     if (!this.streams.canBegin(ref.sessionId)) throw full();
     const response = await this.request('attach', {}, ref, 'DaemonClient.attach');
     const attached = this.read(response, 'attach', readAttach(response.data));
@@ -143,7 +173,13 @@ export class DaemonClient {
     const idempotencyKey = options.idempotencyKey ?? this.newKey();
     const terminal = options.waitForTerminal ?? true;
     const payload = { prompt: options.prompt, waitForTerminal: terminal, ...(options.source !== undefined && { source: options.source }) };
-    const response = await this.request('wake', payload, { ...ref, idempotencyKey }, 'DaemonClient.wake', terminal ? this.wakeTimeoutMs : this.requestTimeoutMs);
+    const response = await this.request(
+      'wake',
+      payload,
+      { ...ref, idempotencyKey },
+      'DaemonClient.wake',
+      terminal ? this.wakeTimeoutMs : this.requestTimeoutMs,
+    );
     if (!terminal) return { terminal, requestId: response.requestId, idempotencyKey, data: response.data };
     const read = this.read(response, 'wake', readWake(response.data), idempotencyKey);
     return { terminal, requestId: response.requestId, idempotencyKey, ...read };
@@ -210,7 +246,13 @@ export class DaemonClient {
     this.read(response, operation, readFlag(response.data, 'queued'), key);
   }
 
-  private request(operation: DaemonOperation, payload: Record<string, unknown>, fields: Partial<SessionRef> & { idempotencyKey?: string }, place: string, timeoutMs = this.requestTimeoutMs): Promise<DaemonResponse> {
+  private request(
+    operation: DaemonOperation,
+    payload: Record<string, unknown>,
+    fields: Partial<SessionRef> & { idempotencyKey?: string },
+    place: string,
+    timeoutMs = this.requestTimeoutMs,
+  ): Promise<DaemonResponse> {
     const requestId = `r${++this.sent}`;
     if (this.current !== 'open' || !this.ready) {
       const retryable = this.current !== 'closed';
@@ -222,12 +264,18 @@ export class DaemonClient {
 
   /** Sends one command (the handshake included) and waits for its answer; a failed answer rejects. */
   private async exchange(command: DaemonCommand, place: string, timeoutMs: number): Promise<DaemonResponse> {
-    const details = { requestId: command.requestId, operation: command.operation, ...(command.sessionId !== undefined && { sessionId: command.sessionId }), local: true };
+    const details = {
+      requestId: command.requestId,
+      operation: command.operation,
+      ...(command.sessionId !== undefined && { sessionId: command.sessionId }),
+      local: true,
+    };
     const invalid = checkCommand(command);
     if (invalid !== undefined) throw daemonError('invalid_request', `${place}: ${invalid}`, details);
     const line = JSON.stringify(command);
     // The host closes the connection on a line over its limit: refuse it here instead.
-    if (utf8Exceeds(line, this.limits.maxFrameBytes)) throw daemonError('invalid_request', `${place}: the command is longer than ${this.limits.maxFrameBytes} bytes; shorten the prompt or message`, details);
+    if (utf8Exceeds(line, this.limits.maxFrameBytes))
+      throw daemonError('invalid_request', `${place}: the command is longer than ${this.limits.maxFrameBytes} bytes; shorten the prompt or message`, details);
     const { promise, fresh } = this.pending.add(command.requestId, command.operation, timeoutMs);
     if (fresh) this.link?.send(line);
     try {
@@ -244,7 +292,11 @@ export class DaemonClient {
   /** `idempotencyKey`: the request ran on the host, so the caller needs the key to retry it (wake, steer, followUp). */
   private read<T>(response: DaemonResponse, operation: string, read: { ok: true; value: T } | { ok: false; message: string }, idempotencyKey?: string): T {
     if (read.ok) return read.value;
-    throw daemonError('invalid_response', `DaemonClient.${operation}: ${read.message}`, { requestId: response.requestId, operation, ...(idempotencyKey !== undefined && { idempotencyKey }) });
+    throw daemonError('invalid_response', `DaemonClient.${operation}: ${read.message}`, {
+      requestId: response.requestId,
+      operation,
+      ...(idempotencyKey !== undefined && { idempotencyKey }),
+    });
   }
 
   // ── the link ───────────────────────────────────────────────────────────────────────────────
@@ -265,7 +317,11 @@ export class DaemonClient {
     try {
       const response = await this.exchange(command, 'DaemonClient.connect', this.requestTimeoutMs);
       // A link that closed in the turn its answer came found no handshake waiting: it is gone all the same.
-      if (this.link !== link) throw daemonError('closed', 'DaemonClient.connect: the link closed as the handshake was answered', { requestId: command.requestId, operation: 'handshake' });
+      if (this.link !== link)
+        throw daemonError('closed', 'DaemonClient.connect: the link closed as the handshake was answered', {
+          requestId: command.requestId,
+          operation: 'handshake',
+        });
       this.acceptHandshake(response);
       this.ready = true;
     } catch (error) {
@@ -295,7 +351,10 @@ export class DaemonClient {
       this.bus.emit('problem', problem);
       // The record answered a request but cannot be read: fail that request now, not at its timeout.
       if (problem.requestId !== undefined && this.pending.has(problem.requestId)) {
-        this.pending.fail(problem.requestId, daemonError('invalid_response', `DaemonClient: the answer to ${problem.requestId} was refused: ${problem.message}`, { requestId: problem.requestId }));
+        this.pending.fail(
+          problem.requestId,
+          daemonError('invalid_response', `DaemonClient: the answer to ${problem.requestId} was refused: ${problem.message}`, { requestId: problem.requestId }),
+        );
       }
       return;
     }
@@ -324,11 +383,15 @@ export class DaemonClient {
     this.link = undefined;
     if (!this.ready) {
       // A handshake in flight: use() rejects, and its caller decides what follows.
-      this.pending.failAll((id, operation) => daemonError('closed', `DaemonClient.connect: the link closed before the handshake was answered (${reason})`, { requestId: id, operation }));
+      this.pending.failAll((id, operation) =>
+        daemonError('closed', `DaemonClient.connect: the link closed before the handshake was answered (${reason})`, { requestId: id, operation }),
+      );
       return;
     }
     this.ready = false;
-    this.pending.failAll((id, operation) => daemonError('closed', `DaemonClient: the link dropped while ${operation} ${id} waited for its answer (${reason})`, { requestId: id, operation }, true));
+    this.pending.failAll((id, operation) =>
+      daemonError('closed', `DaemonClient: the link dropped while ${operation} ${id} waited for its answer (${reason})`, { requestId: id, operation }, true),
+    );
     if (this.options.reconnect === undefined || this.current !== 'open') {
       this.shutdown(reason, true);
       return;
@@ -361,7 +424,14 @@ export class DaemonClient {
 
   private async reattach(attempt: number, previousHostInstanceId: string, attached: SessionRef[]): Promise<ReconnectReport> {
     const hostInstanceId = this.hostInfo!.hostInstanceId;
-    const report: ReconnectReport = { attempt, hostInstanceId, previousHostInstanceId, hostChanged: hostInstanceId !== previousHostInstanceId, reattached: [], lost: [] };
+    const report: ReconnectReport = {
+      attempt,
+      hostInstanceId,
+      previousHostInstanceId,
+      hostChanged: hostInstanceId !== previousHostInstanceId,
+      reattached: [],
+      lost: [],
+    };
     for (const ref of attached) {
       try {
         await this.attach(ref).catch((error: unknown) => this.openAgain(ref, error));
@@ -380,7 +450,8 @@ export class DaemonClient {
    */
   private async openAgain(ref: SessionRef, error: unknown): Promise<AttachResult> {
     const payload = this.opens.payloadOf(ref);
-    if (payload === undefined || !(error instanceof DaemonError) || error.code !== 'denied_by_gateway' || error.details.host?.['rule'] !== 'not_opened') throw error;
+    if (payload === undefined || !(error instanceof DaemonError) || error.code !== 'denied_by_gateway' || error.details.host?.['rule'] !== 'not_opened')
+      throw error;
     const response = await this.request('open', payload, ref, 'DaemonClient.open');
     this.read(response, 'open', readOpen(response.data));
     return this.attach(ref);
@@ -393,7 +464,9 @@ export class DaemonClient {
     const link = this.link;
     this.link = undefined;
     this.ready = false;
-    this.pending.failAll((id, operation) => daemonError('closed', `DaemonClient: closed while ${operation} ${id} waited for its answer (${reason})`, { requestId: id, operation }, retryable));
+    this.pending.failAll((id, operation) =>
+      daemonError('closed', `DaemonClient: closed while ${operation} ${id} waited for its answer (${reason})`, { requestId: id, operation }, retryable),
+    );
     link?.close(reason);
     this.bus.emit('close', { reason });
   }

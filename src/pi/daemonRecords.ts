@@ -8,7 +8,17 @@ import type { InboundLimits } from '../protocol/inbound.js';
 import { readJsonRecord } from './jsonRecord.js';
 import { describeAjvError } from '../protocol/ajvError.js';
 import { validateDaemonCommand, validateDaemonEvent, validateDaemonResponse } from './generated/daemon-validators.js';
-import { DAEMON_PROTOCOL_VERSION, negotiateDaemonVersion, type AttachResult, type DaemonCommand, type DaemonEvent, type DaemonHostInfo, type DaemonResponse, type OpenResult, type WakeResult } from './daemonProtocol.js';
+import {
+  DAEMON_PROTOCOL_VERSION,
+  negotiateDaemonVersion,
+  type AttachResult,
+  type DaemonCommand,
+  type DaemonEvent,
+  type DaemonHostInfo,
+  type DaemonResponse,
+  type OpenResult,
+  type WakeResult,
+} from './daemonProtocol.js';
 
 /** Bounds for inbound records: pi-daemon's own line limit is 1 MiB. */
 export const DEFAULT_DAEMON_LIMITS: Readonly<InboundLimits> = Object.freeze({ maxFrameBytes: 1024 * 1024, maxDepth: 32 });
@@ -27,7 +37,6 @@ export type DaemonInbound = { kind: 'response'; response: DaemonResponse } | { k
 
 export type DaemonRecordVerdict = { ok: true; record: DaemonInbound } | { ok: false; problem: DaemonRecordProblem };
 
-
 /** One inbound line → a response, an event, or a problem. */
 export function readDaemonRecord(frame: Frame, limits: InboundLimits): DaemonRecordVerdict {
   const read = readJsonRecord(frame, limits, 'a pi-daemon link carries JSON text lines, not message objects');
@@ -35,14 +44,16 @@ export function readDaemonRecord(frame: Frame, limits: InboundLimits): DaemonRec
   const record = read.record;
   const requestId = typeof record['requestId'] === 'string' ? record['requestId'] : undefined;
   if (record['kind'] === 'response') {
-    if (!validateDaemonResponse(asV2Refusal(record))) return refuse('schema_violation', `response refused: ${describeAjvError('response', validateDaemonResponse.errors?.[0])}`, requestId);
+    if (!validateDaemonResponse(asV2Refusal(record)))
+      return refuse('schema_violation', `response refused: ${describeAjvError('response', validateDaemonResponse.errors?.[0])}`, requestId);
     const response = record as unknown as DaemonResponse;
     // ok:false without an error object could not be reported as a typed error: the schema allows it, this client does not.
     if (!response.ok && response.error === undefined) return refuse('schema_violation', 'response refused: ok is false but there is no error', requestId);
     return { ok: true, record: { kind: 'response', response } };
   }
   if (record['kind'] === 'event') {
-    if (!validateDaemonEvent(record)) return refuse('schema_violation', `event refused: ${describeAjvError('event', validateDaemonEvent.errors?.[0])}`, requestId);
+    if (!validateDaemonEvent(record))
+      return refuse('schema_violation', `event refused: ${describeAjvError('event', validateDaemonEvent.errors?.[0])}`, requestId);
     return { ok: true, record: { kind: 'event', event: record as unknown as DaemonEvent } };
   }
   return refuse('schema_violation', 'record has no "kind" of "response" or "event"', requestId);
@@ -80,12 +91,14 @@ const isObject = (value: unknown): value is Record<string, unknown> => value !==
 export function readHandshake(data: unknown): Read<DaemonHostInfo> | { ok: false; incompatible: string[]; message: string } {
   if (!isObject(data)) return { ok: false, message: 'handshake data is not an object' };
   const supported = data['supportedProtocolVersions'];
-  if (!Array.isArray(supported) || !supported.every((v) => typeof v === 'string')) return { ok: false, message: 'handshake data.supportedProtocolVersions is not a list of strings' };
+  if (!Array.isArray(supported) || !supported.every((v) => typeof v === 'string'))
+    return { ok: false, message: 'handshake data.supportedProtocolVersions is not a list of strings' };
   const host = isObject(data['host']) ? data['host'] : {};
   const hostInstanceId = host['hostInstanceId'];
   if (typeof hostInstanceId !== 'string' || hostInstanceId === '') return { ok: false, message: 'handshake data.host.hostInstanceId is missing' };
   const version = negotiateDaemonVersion(supported as string[]);
-  if (version === undefined) return { ok: false, incompatible: supported as string[], message: `the host speaks ${supported.join(', ') || 'no version'}, this client 2.x` };
+  if (version === undefined)
+    return { ok: false, incompatible: supported as string[], message: `the host speaks ${supported.join(', ') || 'no version'}, this client 2.x` };
   return {
     ok: true,
     value: {
@@ -101,12 +114,14 @@ export function readHandshake(data: unknown): Read<DaemonHostInfo> | { ok: false
 }
 
 export function readOpen(data: unknown): Read<OpenResult> {
-  if (!isObject(data) || typeof data['created'] !== 'boolean' || !isObject(data['session'])) return { ok: false, message: 'open data must be { created: boolean, session: {…} }' };
+  if (!isObject(data) || typeof data['created'] !== 'boolean' || !isObject(data['session']))
+    return { ok: false, message: 'open data must be { created: boolean, session: {…} }' };
   return { ok: true, value: data as unknown as OpenResult };
 }
 
 export function readAttach(data: unknown): Read<AttachResult> {
-  if (!isObject(data) || !isCount(data['generation']) || !isCount(data['sequence'])) return { ok: false, message: 'attach data must be { attached, generation, sequence } with whole numbers up to 2^53 − 1' };
+  if (!isObject(data) || !isCount(data['generation']) || !isCount(data['sequence']))
+    return { ok: false, message: 'attach data must be { attached, generation, sequence } with whole numbers up to 2^53 − 1' };
   return { ok: true, value: { attached: data['attached'] !== false, generation: data['generation'] as number, sequence: data['sequence'] as number } };
 }
 

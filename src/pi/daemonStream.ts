@@ -98,8 +98,12 @@ export class EventStreams {
 
   accept(event: DaemonEvent): StreamVerdict {
     const { sessionId, generation, sequence } = event;
-    const stale = (reason: 'host' | 'generation' | 'unattached'): StreamVerdict => ({ deliver: false, report: { kind: 'stale', sessionId, generation, sequence, reason } });
-    if (!Number.isSafeInteger(sequence) || !Number.isSafeInteger(generation)) return { deliver: false, report: { kind: 'invalid', sessionId, generation, sequence } };
+    const stale = (reason: 'host' | 'generation' | 'unattached'): StreamVerdict => ({
+      deliver: false,
+      report: { kind: 'stale', sessionId, generation, sequence, reason },
+    });
+    if (!Number.isSafeInteger(sequence) || !Number.isSafeInteger(generation))
+      return { deliver: false, report: { kind: 'invalid', sessionId, generation, sequence } };
     if (event.hostInstanceId !== this.host) return stale('host');
     const stream = this.streams.get(sessionId);
     if (stream === undefined) return stale('unattached');

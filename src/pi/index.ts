@@ -32,7 +32,15 @@ export type {
 export type { RecordProblem, RecordProblemKind } from './peersRecords.js';
 export type { PeersReconnectOptions } from './peersReconnect.js';
 export type { WaitForReplyOptions } from './peersWait.js';
-export type { DaemonClientEvents, DaemonClientOptions, DaemonClientState, DaemonReconnectOptions, ReconnectReport, WakeAnswer, WakeOptions } from './daemonClient.js';
+export type {
+  DaemonClientEvents,
+  DaemonClientOptions,
+  DaemonClientState,
+  DaemonReconnectOptions,
+  ReconnectReport,
+  WakeAnswer,
+  WakeOptions,
+} from './daemonClient.js';
 export type { DaemonErrorCode, DaemonErrorDetails, DaemonLocalErrorCode, DaemonWireErrorCode } from './daemonError.js';
 export type {
   AttachResult,

@@ -6,13 +6,18 @@ import { parseJsonFrame, type InboundLimits } from '../protocol/inbound.js';
 export type JsonRecordProblemKind = 'oversized_frame' | 'malformed_frame' | 'too_deep' | 'forbidden_key' | 'schema_violation';
 
 /** `notText` refuses a frame that is not text (a message object on this text link). */
-export function readJsonRecord(frame: Frame, limits: InboundLimits, notText: string): { ok: true; record: Record<string, unknown> } | { ok: false; kind: JsonRecordProblemKind; message: string } {
+export function readJsonRecord(
+  frame: Frame,
+  limits: InboundLimits,
+  notText: string,
+): { ok: true; record: Record<string, unknown> } | { ok: false; kind: JsonRecordProblemKind; message: string } {
   const read = parseJsonFrame(frame, limits, { what: 'record', notText, limitName: 'options.limits.maxFrameBytes' });
   if (!read.ok) {
     const kind = read.kind as JsonRecordProblemKind;
     return { ok: false, kind, message: kind === 'too_deep' || kind === 'forbidden_key' ? `record refused: ${read.message}` : read.message };
   }
   const value = read.value;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, kind: 'schema_violation', message: 'record is not a JSON object' };
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, kind: 'schema_violation', message: 'record is not a JSON object' };
   return { ok: true, record: value as Record<string, unknown> };
 }

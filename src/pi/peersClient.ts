@@ -135,7 +135,8 @@ export class PeersClient {
     const record = wait === undefined ? { id: this.newId(), type: 'get_state' as const } : { id: this.newId(), type: 'get_state' as const, ...wait };
     const response = await this.request(record, 'PeersClient.getState');
     const read = readAgentState(response.data);
-    if (!read.ok) throw localError('invalid_response', `PeersClient.getState: ${read.message}`, { requestId: response.id, command: this.redact(response.command) });
+    if (!read.ok)
+      throw localError('invalid_response', `PeersClient.getState: ${read.message}`, { requestId: response.id, command: this.redact(response.command) });
     return read.state;
   }
 
@@ -143,7 +144,11 @@ export class PeersClient {
   async getLastAssistantText(): Promise<string | null> {
     const response = await this.request({ id: this.newId(), type: 'get_last_assistant_text' }, 'PeersClient.getLastAssistantText');
     const read = readLastText(response.data);
-    if (!read.ok) throw localError('invalid_response', 'PeersClient.getLastAssistantText: data must be { text: string | null }', { requestId: response.id, command: this.redact(response.command) });
+    if (!read.ok)
+      throw localError('invalid_response', 'PeersClient.getLastAssistantText: data must be { text: string | null }', {
+        requestId: response.id,
+        command: this.redact(response.command),
+      });
     return read.text;
   }
 
@@ -199,7 +204,8 @@ export class PeersClient {
   /** Sends one record (hello included) and waits for its answer; a failed answer rejects. */
   private async exchange(record: PeersRequest, place: string): Promise<PeersResponse> {
     const invalid = checkRequest(record);
-    if (invalid !== undefined) throw localError('invalid_request', `${place}: ${this.redact(invalid)}`, { requestId: record.id, command: record.type, local: true });
+    if (invalid !== undefined)
+      throw localError('invalid_request', `${place}: ${this.redact(invalid)}`, { requestId: record.id, command: record.type, local: true });
     const { promise, fresh } = this.pending.add(record.id, record.type, this.requestTimeoutMs);
     if (fresh) this.link?.send(JSON.stringify(record));
     const response = await promise;
@@ -227,7 +233,8 @@ export class PeersClient {
     try {
       const response = await this.exchange(hello, 'PeersClient.connect');
       // A link that closed in the turn its answer came found no hello waiting: it is gone all the same.
-      if (this.link !== link) throw localError('closed', 'PeersClient.connect: the link closed as hello was answered', { requestId: hello.id, command: 'hello' });
+      if (this.link !== link)
+        throw localError('closed', 'PeersClient.connect: the link closed as hello was answered', { requestId: hello.id, command: 'hello' });
       this.acceptHello(response);
       this.ready = true;
     } catch (error) {
@@ -241,7 +248,8 @@ export class PeersClient {
 
   private acceptHello(response: PeersResponse): void {
     const read = readHelloProtocol(response.data);
-    if (!read.ok) throw localError('invalid_response', `PeersClient.connect: ${read.message}`, { requestId: response.id, command: this.redact(response.command) });
+    if (!read.ok)
+      throw localError('invalid_response', `PeersClient.connect: ${read.message}`, { requestId: response.id, command: this.redact(response.command) });
     if (read.range === undefined) {
       this.peerProtocol = undefined;
       this.protocolVersion = PEERS_PROTOCOL.version;
@@ -251,7 +259,11 @@ export class PeersClient {
     if (version === undefined) {
       const theirs = `${read.range.minVersion}–${read.range.version}`;
       const ours = `${PEERS_PROTOCOL.minVersion}–${PEERS_PROTOCOL.version}`;
-      throw localError('incompatible_version', `PeersClient.connect: the agent speaks pi-peers ${theirs}, this client ${ours}`, { requestId: response.id, command: this.redact(response.command), data: { protocol: read.range } });
+      throw localError('incompatible_version', `PeersClient.connect: the agent speaks pi-peers ${theirs}, this client ${ours}`, {
+        requestId: response.id,
+        command: this.redact(response.command),
+        data: { protocol: read.range },
+      });
     }
     this.peerProtocol = read.range;
     this.protocolVersion = version;
@@ -285,11 +297,15 @@ export class PeersClient {
     const why = this.redact(reason);
     if (!this.ready) {
       // A hello in flight: attach() rejects, and its caller decides what follows.
-      this.pending.failAll((id, command) => localError('closed', `PeersClient.connect: the link closed before hello was answered (${why})`, { requestId: id, command }));
+      this.pending.failAll((id, command) =>
+        localError('closed', `PeersClient.connect: the link closed before hello was answered (${why})`, { requestId: id, command }),
+      );
       return;
     }
     this.ready = false;
-    this.pending.failAll((id, command) => localError('closed', `PeersClient: the link dropped while ${command} ${id} waited for its answer (${why})`, { requestId: id, command }, true));
+    this.pending.failAll((id, command) =>
+      localError('closed', `PeersClient: the link dropped while ${command} ${id} waited for its answer (${why})`, { requestId: id, command }, true),
+    );
     if (this.options.reconnect === undefined || this.current !== 'open') {
       this.shutdown(why, true);
       return;
@@ -327,7 +343,9 @@ export class PeersClient {
     this.link = undefined;
     this.ready = false;
     const why = this.redact(reason);
-    this.pending.failAll((id, command) => localError('closed', `PeersClient: closed while ${command} ${id} waited for its answer (${why})`, { requestId: id, command }, retryable));
+    this.pending.failAll((id, command) =>
+      localError('closed', `PeersClient: closed while ${command} ${id} waited for its answer (${why})`, { requestId: id, command }, retryable),
+    );
     link?.close(why);
     this.bus.emit('close', { reason: why });
   }

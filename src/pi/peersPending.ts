@@ -13,8 +13,10 @@ export interface PendingErrors<E> {
 }
 
 const PEERS_PENDING_ERRORS: PendingErrors<PeersError> = {
-  timeout: (id, command, timeoutMs, place) => localError('timeout', `${place}: no answer to ${command} ${id} within ${timeoutMs} ms`, { requestId: id, command }),
-  tooMany: (id, command, max, place) => localError('too_many_pending', `${place}: ${max} requests already wait for answers`, { requestId: id, command, local: true }),
+  timeout: (id, command, timeoutMs, place) =>
+    localError('timeout', `${place}: no answer to ${command} ${id} within ${timeoutMs} ms`, { requestId: id, command }),
+  tooMany: (id, command, max, place) =>
+    localError('too_many_pending', `${place}: ${max} requests already wait for answers`, { requestId: id, command, local: true }),
 };
 
 interface Entry<R, E> {

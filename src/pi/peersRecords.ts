@@ -32,7 +32,6 @@ export type InboundRecord =
 
 export type RecordVerdict = { ok: true; record: InboundRecord } | { ok: false; problem: RecordProblem };
 
-
 /** One inbound frame → a response, a record to ignore, or a problem. */
 export function readRecord(frame: Frame, limits: InboundLimits): RecordVerdict {
   const read = readJsonRecord(frame, limits, 'a pi-peers link carries JSON text frames, not message objects');

@@ -56,10 +56,15 @@ export function waitForReply(source: ReplySource, clock: Clock, sinceSettled: nu
     };
     const onAbort = (): void => finish(() => reject(localError('aborted', 'PeersClient.waitForReply: aborted by the caller')));
     const deadline = clock.setTimeout(
-      () => finish(() => reject(localError('timeout', `PeersClient.waitForReply: no reply (settled > ${sinceSettled} and idle) within ${timeoutMs} ms${lastFailure}`))),
+      () =>
+        finish(() =>
+          reject(localError('timeout', `PeersClient.waitForReply: no reply (settled > ${sinceSettled} and idle) within ${timeoutMs} ms${lastFailure}`)),
+        ),
       timeoutMs,
     );
-    const offClose = source.on('close', ({ reason }) => finish(() => reject(localError('closed', `PeersClient.waitForReply: the client closed while waiting (${reason})`, {}, false))));
+    const offClose = source.on('close', ({ reason }) =>
+      finish(() => reject(localError('closed', `PeersClient.waitForReply: the client closed while waiting (${reason})`, {}, false))),
+    );
     if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -69,7 +74,9 @@ export function waitForReply(source: ReplySource, clock: Clock, sinceSettled: nu
         const state = await source.getState({ settledAbove: sinceSettled, holdMs });
         if (done) return;
         if (typeof state.settled !== 'number' || typeof state.idle !== 'boolean') {
-          return finish(() => reject(localError('invalid_response', 'PeersClient.waitForReply: get_state data has no "settled" and "idle", so the reply cannot be awaited')));
+          return finish(() =>
+            reject(localError('invalid_response', 'PeersClient.waitForReply: get_state data has no "settled" and "idle", so the reply cannot be awaited')),
+          );
         }
         if (state.settled > sinceSettled && state.idle) {
           const sent = state.held === true && (typeof state.lastAssistantText === 'string' || state.lastAssistantText === null);

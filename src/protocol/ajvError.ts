@@ -14,10 +14,12 @@ export interface AjvErrorLike {
 /** One readable line naming the failing field, e.g. `input.target.x must be number`. */
 export function describeAjvError(root: string, error: AjvErrorLike | undefined): string {
   if (error === undefined) return `${root} is invalid`;
-  const path = root + error.instancePath.replace(/\/([^/]*)/g, (_m, part: string) => {
-    const key = clip(part.replace(/~1/g, '/').replace(/~0/g, '~'), MAX_QUOTED_NAME);
-    return /^\d+$/.test(key) ? `[${key}]` : `.${key}`;
-  });
+  const path =
+    root +
+    error.instancePath.replace(/\/([^/]*)/g, (_m, part: string) => {
+      const key = clip(part.replace(/~1/g, '/').replace(/~0/g, '~'), MAX_QUOTED_NAME);
+      return /^\d+$/.test(key) ? `[${key}]` : `.${key}`;
+    });
   const p = error.params;
   switch (error.keyword) {
     case 'required':

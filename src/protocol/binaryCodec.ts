@@ -11,7 +11,7 @@ import type { ISerialInput, ISerialOutput } from 'typed-binary';
 import { checkStructure, type InboundLimits, type Verdict } from './inbound.js';
 import { ERROR_CODES, PROTOCOL, TOPICS, type MessageType } from './messages.js';
 import { Json } from './binary/json.js';
-import { Counted, FrameReader, FrameWriter, Malformed, Struct, TooDeep, constant, f64, known, opt, struct, text, uuid } from './binary/primitives.js';
+import { Counted, FrameReader, FrameWriter, Malformed, type Struct, TooDeep, constant, f64, known, opt, struct, text, uuid } from './binary/primitives.js';
 import { oversized, type Codec } from './codec.js';
 
 const strings = dynamicArrayOf(text);

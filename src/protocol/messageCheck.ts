@@ -10,7 +10,19 @@ import { validateSessionInit } from './generated/aicc-validators.js';
 import { describeAjvError } from './ajvError.js';
 import { isObject, type Fields, type SchemaError } from './fieldChecks.js';
 import type { Verdict } from './inbound.js';
-import { envelopeOnly, errorMessage, event, heartbeat, modelDecl, newIdMemo, sessionClose, toolCall, toolResult, type IdMemo, type MessageShape } from './messageShapes.js';
+import {
+  envelopeOnly,
+  errorMessage,
+  event,
+  heartbeat,
+  modelDecl,
+  newIdMemo,
+  sessionClose,
+  toolCall,
+  toolResult,
+  type IdMemo,
+  type MessageShape,
+} from './messageShapes.js';
 import { MESSAGE_TYPES, PROTOCOL, type AiccMessage } from './messages.js';
 
 /** Who sent the message being checked. */
@@ -78,7 +90,13 @@ function sessionInit(message: Fields): SchemaError {
   return validateSessionInit(message) ? undefined : validateSessionInit.errors?.[0];
 }
 
-function check(value: unknown, sender: Sender, shapeOf: (type: string) => MessageShape | undefined, manifestUpdate: ManifestUpdateCheck, memo: IdMemo): Verdict<AiccMessage> {
+function check(
+  value: unknown,
+  sender: Sender,
+  shapeOf: (type: string) => MessageShape | undefined,
+  manifestUpdate: ManifestUpdateCheck,
+  memo: IdMemo,
+): Verdict<AiccMessage> {
   if (!isObject(value)) return { ok: false, kind: 'schema_violation', message: 'message must be a JSON object' };
   if (value['protocol'] !== PROTOCOL) {
     return {

@@ -9,7 +9,23 @@
 // The gate in ./messageCheck.ts has already made sure of `protocol` and `type`: they are present
 // and right, so only the other fields are checked here.
 
-import { boolean, count, isHexTail, isObject, missing, nonEmpty, object, oneOf, string, toolId, undeclared, uuid, wrongType, type Fields, type SchemaError } from './fieldChecks.js';
+import {
+  boolean,
+  count,
+  isHexTail,
+  isObject,
+  missing,
+  nonEmpty,
+  object,
+  oneOf,
+  string,
+  toolId,
+  undeclared,
+  uuid,
+  wrongType,
+  type Fields,
+  type SchemaError,
+} from './fieldChecks.js';
 import { ERROR_CODES, NIL_UUID, TOPICS } from './messages.js';
 
 /**
@@ -100,7 +116,11 @@ export function modelDecl(value: unknown): SchemaError {
   for (const key in value) {
     if (key !== 'class' && key !== 'expected_first_token_ms' && key !== 'expected_full_response_ms') return undeclared('', key);
   }
-  return oneOf('/class', value.class, MODEL_CLASSES) ?? count('/expected_first_token_ms', value.expected_first_token_ms) ?? count('/expected_full_response_ms', value.expected_full_response_ms);
+  return (
+    oneOf('/class', value.class, MODEL_CLASSES) ??
+    count('/expected_first_token_ms', value.expected_first_token_ms) ??
+    count('/expected_full_response_ms', value.expected_full_response_ms)
+  );
 }
 
 /** The first envelope id the message lacks (protocol and type are known present). */

@@ -168,16 +168,7 @@ export interface Heartbeat extends Envelope<'heartbeat'> {
   manifest_update?: ManifestUpdate;
 }
 
-export type AiccMessage =
-  | SessionInit
-  | SessionResume
-  | SessionClose
-  | ManifestRequest
-  | ToolCall
-  | ToolResult
-  | EventMessage
-  | ErrorMessage
-  | Heartbeat;
+export type AiccMessage = SessionInit | SessionResume | SessionClose | ManifestRequest | ToolCall | ToolResult | EventMessage | ErrorMessage | Heartbeat;
 
 /** Messages only the bridge sends, and messages only the agent sends. */
 export const BRIDGE_ONLY: ReadonlySet<MessageType> = new Set(['session_init', 'tool_result', 'event', 'error']);

@@ -3,7 +3,7 @@
 // reported as a typed refusal instead of thrown.
 
 import { CapsuleError } from '../base/errors.js';
-import { type RefusalKind } from './refusals.js';
+import type { RefusalKind } from './refusals.js';
 import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from './inbound.js';
 import type { MessageChecker } from './messageCheck.js';
 import { newIdMemo, type IdMemo } from './messageShapes.js';
@@ -76,10 +76,16 @@ export class Wire {
     this.framing = options.framing;
     this.frameLimits = this.framing === undefined ? this.limits : { ...this.limits, maxDepth: this.limits.maxDepth + 1 };
     if (this.framing !== undefined && !this.framing.codecs.includes(this.codec.name)) {
-      throw new CapsuleError('AICC_INVALID_OPTION', `framing '${this.framing.name}' frames ${this.framing.codecs.join(' or ')} frames: use such a codec, not ${this.codec.name}`);
+      throw new CapsuleError(
+        'AICC_INVALID_OPTION',
+        `framing '${this.framing.name}' frames ${this.framing.codecs.join(' or ')} frames: use such a codec, not ${this.codec.name}`,
+      );
     }
     if (check === 'trusted' && link.inProcess !== true) {
-      throw new CapsuleError('AICC_INVALID_OPTION', 'trustBridge: only a bridge in this process (on a memory link) may go unchecked; across a socket both sides check');
+      throw new CapsuleError(
+        'AICC_INVALID_OPTION',
+        'trustBridge: only a bridge in this process (on a memory link) may go unchecked; across a socket both sides check',
+      );
     }
   }
 

@@ -3,7 +3,16 @@
 // the pilot, which lives on the agent's side of the session.
 
 import type { Capsule } from '../runtime/capsule.js';
-import { decisionProblem, entryProblem, formatLine, type RecordedDecision, type RecordedDecisionCost, type RecordingEnd, type RecordingEntry, type RecordingHeader } from './recording.js';
+import {
+  decisionProblem,
+  entryProblem,
+  formatLine,
+  type RecordedDecision,
+  type RecordedDecisionCost,
+  type RecordingEnd,
+  type RecordingEntry,
+  type RecordingHeader,
+} from './recording.js';
 
 export class Recorder {
   /** Lines that failed their check: a bug in the bridge, reported rather than written silently. */

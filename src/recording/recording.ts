@@ -91,7 +91,14 @@ export function entryProblem(entry: unknown): string | undefined {
 
 const DECISION_ENDS: ReadonlySet<unknown> = new Set(['replied', 'send_failed', 'aborted', 'stopped']);
 /** A decision's optional figures: ms, token counts and dollars, each a finite number >= 0 (tokens whole). */
-const DECISION_FIGURES: Readonly<Record<string, 'number' | 'integer'>> = { firstTokenMs: 'number', replyMs: 'number', firstToolCallMs: 'number', inputTokens: 'integer', outputTokens: 'integer', costUsd: 'number' };
+const DECISION_FIGURES: Readonly<Record<string, 'number' | 'integer'>> = {
+  firstTokenMs: 'number',
+  replyMs: 'number',
+  firstToolCallMs: 'number',
+  inputTokens: 'integer',
+  outputTokens: 'integer',
+  costUsd: 'number',
+};
 const DECISION_FIELDS: ReadonlySet<string> = new Set(['decision', 'startedAt', 'totalMs', 'calls', 'ended', ...Object.keys(DECISION_FIGURES)]);
 
 /** Checks one decision line; undefined when it is sound, otherwise what is wrong with it. */
@@ -114,7 +121,8 @@ export function decisionProblem(line: unknown): string | undefined {
   if (!isFigure(cost['calls'], 'integer')) return 'decision.calls must be an integer >= 0';
   if (!DECISION_ENDS.has(cost['ended'])) return `decision.ended must be one of ${[...DECISION_ENDS].map((e) => JSON.stringify(e)).join(', ')}`;
   for (const [name, kind] of Object.entries(DECISION_FIGURES)) {
-    if (cost[name] !== undefined && !isFigure(cost[name], kind)) return `decision.${name} must be ${kind === 'integer' ? 'an integer' : 'a number'} >= 0 when present`;
+    if (cost[name] !== undefined && !isFigure(cost[name], kind))
+      return `decision.${name} must be ${kind === 'integer' ? 'an integer' : 'a number'} >= 0 when present`;
   }
   return undefined;
 }
@@ -126,18 +134,21 @@ function isFigure(value: unknown, kind: 'number' | 'integer'): boolean {
 export function headerProblem(header: unknown): string | undefined {
   if (header === null || typeof header !== 'object' || Array.isArray(header)) return 'the header must be a JSON object';
   const h = header as Record<string, unknown>;
-  if (h['format'] === 'aicc-recording/1') return `format "aicc-recording/1" is the older format, with no end line to prove a recording whole; record the run again`;
+  if (h['format'] === 'aicc-recording/1')
+    return `format "aicc-recording/1" is the older format, with no end line to prove a recording whole; record the run again`;
   if (h['format'] !== RECORDING_FORMAT) return `format must be "${RECORDING_FORMAT}", got ${JSON.stringify(h['format'] ?? null)}`;
   if (typeof h['world'] !== 'string' || h['world'].length === 0) return 'world must name the world builder';
   if (!Number.isInteger(h['seed'])) return 'seed must be an integer';
   if (!Number.isInteger(h['ticks']) || (h['ticks'] as number) < 0) return 'ticks must be an integer >= 0';
-  if (h['options'] !== undefined && (h['options'] === null || typeof h['options'] !== 'object' || Array.isArray(h['options']))) return 'options must be an object';
+  if (h['options'] !== undefined && (h['options'] === null || typeof h['options'] !== 'object' || Array.isArray(h['options'])))
+    return 'options must be an object';
   return undefined;
 }
 
 /** Checks the end line against what came before it; undefined when it is sound. */
 function endProblem(end: Record<string, unknown>, entries: number, lastTick: number): string | undefined {
-  if (end['end'] !== true || !Number.isInteger(end['tick']) || !Number.isInteger(end['entries'])) return 'the end line must be {"end":true,"tick":N,"entries":N}';
+  if (end['end'] !== true || !Number.isInteger(end['tick']) || !Number.isInteger(end['entries']))
+    return 'the end line must be {"end":true,"tick":N,"entries":N}';
   if ((end['tick'] as number) < lastTick) return `the end line's tick ${String(end['tick'])} comes before tick ${lastTick}`;
   if (end['entries'] !== entries) return `the end line counts ${String(end['entries'])} entries, but ${entries} come before it: lines are missing`;
   return undefined;
@@ -152,7 +163,8 @@ export function parseRecording(text: string): Recording {
   // The recorder ends every line with a newline: text after the last one is a line cut off.
   const cut = lines.pop()!;
   if (lines.length === 0 && cut === '') throw new RecordingError(1, 'the recording is empty; expected a header line');
-  const cutOff = (): RecordingError => new RecordingError(lines.length + 1, `cut off mid-line: the file ends inside line ${lines.length + 1}, with no newline; the recording was truncated`);
+  const cutOff = (): RecordingError =>
+    new RecordingError(lines.length + 1, `cut off mid-line: the file ends inside line ${lines.length + 1}, with no newline; the recording was truncated`);
   if (lines.length === 0) throw cutOff();
   const header = parseLine(lines[0]!, 1);
   const headerIssue = headerProblem(header);
@@ -183,7 +195,11 @@ export function parseRecording(text: string): Recording {
     }
   }
   if (cut !== '') throw cutOff();
-  if (end === undefined) throw new RecordingError(lines.length + 1, `no end line: the recording stops after line ${lines.length}, cut short (a run that was killed, or a truncated copy)`);
+  if (end === undefined)
+    throw new RecordingError(
+      lines.length + 1,
+      `no end line: the recording stops after line ${lines.length}, cut short (a run that was killed, or a truncated copy)`,
+    );
   return { header: header as RecordingHeader, entries, decisions, end };
 }
 

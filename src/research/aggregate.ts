@@ -35,7 +35,10 @@ export function aggregate(episodes: ReadonlyArray<Pick<EpisodeSummary, 'params' 
     else group.push(episode);
   }
   return [...groups.keys()].sort().map((key) => {
-    const group = groups.get(key)!.slice().sort((a, b) => a.seed - b.seed);
+    const group = groups
+      .get(key)!
+      .slice()
+      .sort((a, b) => a.seed - b.seed);
     const names = [...new Set(group.flatMap((episode) => Object.keys(episode.metrics)))].sort();
     const stops: Record<string, number> = {};
     for (const reason of group.map((episode) => episode.stop).sort()) stops[reason] = (stops[reason] ?? 0) + 1;
@@ -69,13 +72,18 @@ function stat(values: number[]): Stat {
 export function formatAggregate(rows: readonly AggregateRow[]): string {
   const lines: string[] = [];
   for (const row of rows) {
-    const params = Object.entries(row.params).map(([name, value]) => `${name}=${value}`).join(' ');
-    const stops = Object.entries(row.stops).map(([reason, count]) => `${reason} ${count}`).join(', ');
+    const params = Object.entries(row.params)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' ');
+    const stops = Object.entries(row.stops)
+      .map(([reason, count]) => `${reason} ${count}`)
+      .join(', ');
     lines.push(`${params || '(defaults)'}: ${row.episodes} episode${row.episodes === 1 ? '' : 's'} (${stops})`);
     const named: Array<[string, Stat]> = [['ticks', row.ticks], ...Object.entries(row.metrics)];
     const width = Math.max(...named.map(([name]) => name.length));
     lines.push(`  ${'metric'.padEnd(width)}  ${['mean', 'sd', 'min', 'max'].map((head) => head.padStart(10)).join('')}`);
-    for (const [name, value] of named) lines.push(`  ${name.padEnd(width)}  ${[value.mean, value.sd, value.min, value.max].map((number) => num(number).padStart(10)).join('')}`);
+    for (const [name, value] of named)
+      lines.push(`  ${name.padEnd(width)}  ${[value.mean, value.sd, value.min, value.max].map((number) => num(number).padStart(10)).join('')}`);
   }
   return lines.join('\n');
 }

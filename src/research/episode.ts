@@ -51,7 +51,8 @@ export interface EpisodeSummary<P extends Params = Params> {
 
 /** Sets a world's episode up from the seed: its capsule, its world and the random source it was given. */
 export async function setUpEpisode<P extends Params>(world: World<P>, seed: number, params: P): Promise<{ episode: EpisodeWorld; random: SeededRandom }> {
-  if (!Number.isSafeInteger(seed)) throw new CapsuleError('AICC_INVALID_OPTION', `world ${JSON.stringify(world.name)}: the seed must be a whole number, got ${seed}`);
+  if (!Number.isSafeInteger(seed))
+    throw new CapsuleError('AICC_INVALID_OPTION', `world ${JSON.stringify(world.name)}: the seed must be a whole number, got ${seed}`);
   const random = new SeededRandom(seed);
   const episode = await world.setup({ seed, params, random: random.fork('world') });
   if (episode?.capsule === undefined || episode.agents === null || typeof episode.agents !== 'object') {
@@ -64,7 +65,11 @@ export async function setUpEpisode<P extends Params>(world: World<P>, seed: numb
 export async function connectAgents(episode: EpisodeWorld, random: SeededRandom): Promise<Map<string, AgentClient>> {
   const clients = new Map<string, AgentClient>();
   for (const [character, session] of Object.entries(episode.agents)) {
-    const client = await connectInProcess(episode.capsule, { ...session, character, agent: { clock: episode.capsule.clock, randomBytes: random.fork(`agent ids:${character}`).bytes } });
+    const client = await connectInProcess(episode.capsule, {
+      ...session,
+      character,
+      agent: { clock: episode.capsule.clock, randomBytes: random.fork(`agent ids:${character}`).bytes },
+    });
     clients.set(character, client);
   }
   return clients;
@@ -139,7 +144,8 @@ export function sortedMetrics(metrics: Readonly<Record<string, number>>): Record
   const out: Record<string, number> = {};
   for (const name of Object.keys(metrics).sort()) {
     const value = metrics[name]!;
-    if (typeof value !== 'number' || !Number.isFinite(value)) throw new CapsuleError('AICC_INVALID_OPTION', `metric ${JSON.stringify(name)} must be a finite number, got ${String(value)}`);
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      throw new CapsuleError('AICC_INVALID_OPTION', `metric ${JSON.stringify(name)} must be a finite number, got ${String(value)}`);
     out[name] = value;
   }
   return out;

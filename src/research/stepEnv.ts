@@ -63,7 +63,11 @@ export class StepEnv<P extends Params = Params> {
   /** The client of a character: call its tools with `client(character).call(tool, input)`. */
   client(character: string): AgentClient {
     const client = this.running?.clients.get(character);
-    if (client === undefined) throw new CapsuleError('AICC_INVALID_OPTION', `StepEnv.client: no agent plays ${JSON.stringify(character)}${this.running === undefined ? '; call reset(seed) first' : `; the agents are ${this.agents.join(', ')}`}`);
+    if (client === undefined)
+      throw new CapsuleError(
+        'AICC_INVALID_OPTION',
+        `StepEnv.client: no agent plays ${JSON.stringify(character)}${this.running === undefined ? '; call reset(seed) first' : `; the agents are ${this.agents.join(', ')}`}`,
+      );
     return client;
   }
 
@@ -71,7 +75,8 @@ export class StepEnv<P extends Params = Params> {
   async reset(seed: number): Promise<StepResult> {
     await this.close();
     const { episode, random } = await setUpEpisode(this.world, seed, this.params);
-    if (!isSteppedClock(episode.capsule.clock)) throw new CapsuleError('AICC_INVALID_OPTION', `StepEnv: world ${JSON.stringify(this.world.name)} must build its capsule on a ManualClock`);
+    if (!isSteppedClock(episode.capsule.clock))
+      throw new CapsuleError('AICC_INVALID_OPTION', `StepEnv: world ${JSON.stringify(this.world.name)} must build its capsule on a ManualClock`);
     const clients = await connectAgents(episode, random);
     const inbox = new Map<string, EventMessage[]>();
     for (const [character, client] of clients) {

@@ -37,7 +37,8 @@ export function jobId(job: Pick<SweepJob, 'world' | 'params' | 'seed'>): string 
 /** Every (params, seed) pair: combinations in the grid's order (its first key varies slowest), then seeds. */
 export function planSweep(world: World, seeds: readonly number[], grid: Readonly<Record<string, readonly ParamValue[]>> = {}): SweepJob[] {
   if (seeds.length === 0) throw new CapsuleError('AICC_INVALID_OPTION', 'planSweep: no seeds to run');
-  for (const seed of seeds) if (!Number.isSafeInteger(seed)) throw new CapsuleError('AICC_INVALID_OPTION', `planSweep: seeds must be whole numbers, got ${seed}`);
+  for (const seed of seeds)
+    if (!Number.isSafeInteger(seed)) throw new CapsuleError('AICC_INVALID_OPTION', `planSweep: seeds must be whole numbers, got ${seed}`);
   if (new Set(seeds).size !== seeds.length) throw new CapsuleError('AICC_INVALID_OPTION', 'planSweep: a seed is listed twice');
   let combinations: Array<Record<string, ParamValue>> = [{}];
   for (const [name, values] of Object.entries(grid)) {
@@ -70,7 +71,8 @@ export function parseSeeds(text: string): number[] {
     if (range !== null) {
       const from = Number(range[1]);
       const to = Number(range[2]);
-      if (to < from || to - from + 1 > MAX_SEEDS) throw new CapsuleError('AICC_INVALID_OPTION', `seeds: the range ${part.trim()} must go upwards and hold at most ${MAX_SEEDS} seeds`);
+      if (to < from || to - from + 1 > MAX_SEEDS)
+        throw new CapsuleError('AICC_INVALID_OPTION', `seeds: the range ${part.trim()} must go upwards and hold at most ${MAX_SEEDS} seeds`);
       for (let seed = from; seed <= to; seed++) seeds.push(seed);
     } else if (/^\s*-?\d+\s*$/.test(part)) seeds.push(Number(part));
     else throw new CapsuleError('AICC_INVALID_OPTION', `seeds: expected whole numbers or ranges like 1..200, got ${JSON.stringify(part)}`);

@@ -86,7 +86,8 @@ export function defineWorld<P extends Params>(definition: WorldDefinition<P>): W
     throw new CapsuleError('AICC_INVALID_OPTION', `defineWorld: ${what}`);
   };
   if (definition === null || typeof definition !== 'object') fail('expected a definition object');
-  if (typeof definition.name !== 'string' || !NAME.test(definition.name)) fail(`name must be a letter then up to 63 letters, digits, _ . or -, got ${JSON.stringify(definition.name)}`);
+  if (typeof definition.name !== 'string' || !NAME.test(definition.name))
+    fail(`name must be a letter then up to 63 letters, digits, _ . or -, got ${JSON.stringify(definition.name)}`);
   const where = `world ${JSON.stringify(definition.name)}`;
   if (!Number.isInteger(definition.maxTicks) || definition.maxTicks < 1) fail(`${where}: maxTicks must be a whole number >= 1, got ${definition.maxTicks}`);
   if (typeof definition.setup !== 'function') fail(`${where}: setup must be a function ({ seed, params, random }) => EpisodeWorld`);
@@ -114,7 +115,10 @@ function resolveParams<P extends Params>(name: string, defaults: P, overrides: R
     // Object.hasOwn: a parameter named like an Object.prototype member ("constructor") is still unknown.
     if (!Object.hasOwn(defaults, key)) {
       const known = Object.keys(defaults);
-      throw new CapsuleError('AICC_INVALID_OPTION', `world ${JSON.stringify(name)} has no parameter ${JSON.stringify(key)}; it takes ${known.length === 0 ? 'none' : known.join(', ')}`);
+      throw new CapsuleError(
+        'AICC_INVALID_OPTION',
+        `world ${JSON.stringify(name)} has no parameter ${JSON.stringify(key)}; it takes ${known.length === 0 ? 'none' : known.join(', ')}`,
+      );
     }
     out[key] = coerce(name, key, defaults[key]!, raw);
   }

@@ -52,7 +52,7 @@ export class Audience {
       const sessions = this.byCharacter.get(character);
       if (sessions instanceof Set) {
         for (const session of sessions) if (session.subscriptions.has(topic)) out.add(session);
-      } else if (sessions !== undefined && sessions.subscriptions.has(topic)) out.add(sessions);
+      } else if (sessions?.subscriptions.has(topic)) out.add(sessions);
     }
     return out;
   }

@@ -92,7 +92,12 @@ export class CallPipeline {
     const immediate = host.tickMode === 'event' || (host.tickMode === 'hybrid' && call.call_id.startsWith(IMMEDIATE_MARK));
     if (immediate) return this.run(calls, call, arrivedAt, arrivedAt, own);
     if (calls.waiting >= this.queueBound) {
-      const full: CallResult = { call_id: call.call_id, ok: false, error: refusal('queue_full', `${this.queueBound} calls already wait for the next tick; wait for their results`), meta: { tick: host.tick, latency_ms: 0, source: 'bridge' } };
+      const full: CallResult = {
+        call_id: call.call_id,
+        ok: false,
+        error: refusal('queue_full', `${this.queueBound} calls already wait for the next tick; wait for their results`),
+        meta: { tick: host.tick, latency_ms: 0, source: 'bridge' },
+      };
       if (own === undefined) calls.finish(full);
       else own.answer(full);
       return;
@@ -126,10 +131,21 @@ export class CallPipeline {
       new CallRun(this.host, calls, call, arrivedAt, own).run(now);
     } catch (error) {
       // Only a bug of ours lands here; the agent still gets an answer and the loop goes on.
-      const failed: CallResult = { call_id: call.call_id, ok: false, error: refusal('internal', 'the bridge failed while serving this call'), meta: { tick: this.host.tick, latency_ms: 0, source: 'bridge' } };
+      const failed: CallResult = {
+        call_id: call.call_id,
+        ok: false,
+        error: refusal('internal', 'the bridge failed while serving this call'),
+        meta: { tick: this.host.tick, latency_ms: 0, source: 'bridge' },
+      };
       if (own === undefined) calls.finish(failed);
       else own.answer(failed);
-      this.host.hostError({ code: 'bridge_failed', tool: call.tool, sessionId: calls.sessionId, message: `capsule: internal failure serving ${call.tool}`, cause: error });
+      this.host.hostError({
+        code: 'bridge_failed',
+        tool: call.tool,
+        sessionId: calls.sessionId,
+        message: `capsule: internal failure serving ${call.tool}`,
+        cause: error,
+      });
     }
   }
 
@@ -202,7 +218,8 @@ class CallRun implements ToolContext, FinishedCall {
   run(now: number): void {
     const { host, calls, call } = this;
     const tool = (this.tool = host.tool(call.tool));
-    if (tool === undefined) return this.refuse('tool_unknown', `no tool "${clip(call.tool, MAX_QUOTED_NAME)}" in this world; request the manifest for the current catalog`);
+    if (tool === undefined)
+      return this.refuse('tool_unknown', `no tool "${clip(call.tool, MAX_QUOTED_NAME)}" in this world; request the manifest for the current catalog`);
     if (!tool.enabled) return this.refuse('tool_disabled', `${call.tool} is disabled for now`);
     const { descriptor } = tool;
     const capability = descriptor.requires_capability;
@@ -252,13 +269,23 @@ class CallRun implements ToolContext, FinishedCall {
     }
     if (checked.ok && 'value' in checked) output = checked.value;
     if (this.settled) {
-      host.hostError({ code: 'handler_late', tool: call.tool, sessionId: this.sessionId, message: `${call.tool}: the handler finished after its ${this.timeoutMs} ms timeout; the agent had \`timeout\`, and a retry with call_id ${call.call_id} gets this result` });
+      host.hostError({
+        code: 'handler_late',
+        tool: call.tool,
+        sessionId: this.sessionId,
+        message: `${call.tool}: the handler finished after its ${this.timeoutMs} ms timeout; the agent had \`timeout\`, and a retry with call_id ${call.call_id} gets this result`,
+      });
       if (checked.ok) this.keepLate(this.result(true, output as JsonObject, undefined, 'handler'));
       return;
     }
     this.settle();
     if (!checked.ok) {
-      host.hostError({ code: 'output_invalid', tool: call.tool, sessionId: this.sessionId, message: `tool "${call.tool}" returned an output that breaks its output_schema: ${checked.message}` });
+      host.hostError({
+        code: 'output_invalid',
+        tool: call.tool,
+        sessionId: this.sessionId,
+        message: `tool "${call.tool}" returned an output that breaks its output_schema: ${checked.message}`,
+      });
       return this.refuse('output_invalid', `${call.tool} produced an invalid result; the game has been told`);
     }
     this.finish(true, output as JsonObject, undefined, 'handler');
@@ -268,7 +295,13 @@ class CallRun implements ToolContext, FinishedCall {
     if (this.settled) return this.keepLate(this.result(false, undefined, handlerError(this.call.tool, error), 'handler'));
     this.settle();
     if (!(error instanceof ToolError)) {
-      this.host.hostError({ code: 'handler_threw', tool: this.call.tool, sessionId: this.sessionId, message: `tool "${this.call.tool}" threw: ${firstLine(error)}`, cause: error });
+      this.host.hostError({
+        code: 'handler_threw',
+        tool: this.call.tool,
+        sessionId: this.sessionId,
+        message: `tool "${this.call.tool}" threw: ${firstLine(error)}`,
+        cause: error,
+      });
     }
     this.finish(false, undefined, handlerError(this.call.tool, error), 'handler');
   }

@@ -9,15 +9,27 @@ import { isSteppedClock, realClock, type Clock } from './clock.js';
 import { CapsuleError } from '../base/errors.js';
 import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js';
 import { cryptoBytes, randomUuid, type RandomBytes } from '../protocol/ids.js';
-import { PROTOCOL, TOPICS, type AgentModel, type AiccMessage, type Capabilities, type JsonObject, type ManifestUpdate, type TickMode, type ToolDescriptor, type Topic, type World } from '../protocol/messages.js';
+import {
+  PROTOCOL,
+  TOPICS,
+  type AgentModel,
+  type AiccMessage,
+  type Capabilities,
+  type JsonObject,
+  type ManifestUpdate,
+  type TickMode,
+  type ToolDescriptor,
+  type Topic,
+  type World,
+} from '../protocol/messages.js';
 import { ALL_TOPICS, Audience } from './audience.js';
 import { EventLog, topicBit, type LogEntry, type LogReader } from './eventLog.js';
 import { Heartbeats } from './heartbeats.js';
 import { acceptResume, type AcceptOptions } from './resumeLink.js';
-import { ReplayBuffer, type ReplayStore } from './replay.js';
+import { ReplayBuffer, type ReplayStore } from './resumeReplay.js';
 import { Session } from './session.js';
-import { microtaskBatch, runAround } from '../base/soon.js';
-import { HEARTBEAT_DEFAULTS, type SessionSettings } from './sessionHost.js';
+import { microtaskBatch, runAround } from '../base/microtaskBatch.js';
+import { HEARTBEAT_DEFAULTS, type SessionSettings } from './sessionServices.js';
 import { TickLoop } from './tickLoop.js';
 import type { SchemaLiteral } from './schemaType.js';
 import type { StandardSchemaV1 } from './standardSchema.js';
@@ -37,7 +49,11 @@ const DEFAULT_AGENT_MODEL: AgentModel = Object.freeze({ class: 'cloud_medium' })
 const ALL_TOPICS_LIST = Object.freeze([...TOPICS]) as unknown as string[];
 
 /** The grants of a session given none: one frozen object for them all. */
-const NO_CAPABILITIES: Capabilities = Object.freeze({ sensors: Object.freeze([]) as unknown as string[], actuators: Object.freeze([]) as unknown as string[], generators: Object.freeze([]) as unknown as string[] });
+const NO_CAPABILITIES: Capabilities = Object.freeze({
+  sensors: Object.freeze([]) as unknown as string[],
+  actuators: Object.freeze([]) as unknown as string[],
+  generators: Object.freeze([]) as unknown as string[],
+});
 
 export function createCapsule(options: CapsuleOptions): Capsule {
   return new CapsuleImpl(options);
@@ -167,7 +183,10 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
     }
     const budgets = this.budgets;
     if (options.decisionBudget !== undefined && budgets === undefined) {
-      throw new CapsuleError('AICC_INVALID_OPTION', "connect: options.decisionBudget needs a capsule made with decision budgets: createCapsule({ …, decisionBudgets: decisionBudgets() }) from aicc-capsule/core (the root entry's createCapsule has them)");
+      throw new CapsuleError(
+        'AICC_INVALID_OPTION',
+        "connect: options.decisionBudget needs a capsule made with decision budgets: createCapsule({ …, decisionBudgets: decisionBudgets() }) from aicc-capsule/core (the root entry's createCapsule has them)",
+      );
     }
     const budget = options.decisionBudget === undefined ? undefined : budgets!.check(options.decisionBudget, (id) => this.registry.get(id) !== undefined);
     // First, so that a bad link option throws before any session exists.
@@ -194,7 +213,6 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
     acceptResume(this, link, options);
   }
 
-
   changed(session: Session, change: 'detached' | 'resumed' | 'closed', reason: string): void {
     if (change === 'closed') {
       this.live.delete(session.id);
@@ -214,7 +232,8 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
   setCapabilities(sessionId: string, capabilities: Partial<Capabilities>): void {
     this.alive('setCapabilities');
     const session = this.live.get(sessionId);
-    if (session === undefined) throw new CapsuleError('AICC_INVALID_OPTION', `setCapabilities: no open session ${JSON.stringify(sessionId)}; capsule.sessions() lists them`);
+    if (session === undefined)
+      throw new CapsuleError('AICC_INVALID_OPTION', `setCapabilities: no open session ${JSON.stringify(sessionId)}; capsule.sessions() lists them`);
     session.capabilities = grants(capabilities);
     // The agent learns its new grants the way it learns of new tools: a manifest_update.
     session.sendManifest();
@@ -233,7 +252,13 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
         this.bus.emit('call', source === undefined ? record : { ...record, source });
       } catch (error) {
         // The call has its one result already: a host listener's failure is the host's to hear.
-        this.bus.emit('error', { code: 'listener_threw', tool: done.call.tool, sessionId: done.sessionId, message: `a call listener threw: ${String(error)}`, cause: error });
+        this.bus.emit('error', {
+          code: 'listener_threw',
+          tool: done.call.tool,
+          sessionId: done.sessionId,
+          message: `a call listener threw: ${String(error)}`,
+          cause: error,
+        });
       }
     }
     // In event mode the world advances once per successful action.
@@ -249,7 +274,12 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
       this.bus.emit('decision_late', event);
     } catch (error) {
       // Whatever the listener did, the budget's whenLate still applies.
-      this.bus.emit('error', { code: 'listener_threw', sessionId: event.session.id, message: `a decision_late listener threw: ${String(error)}`, cause: error });
+      this.bus.emit('error', {
+        code: 'listener_threw',
+        sessionId: event.session.id,
+        message: `a decision_late listener threw: ${String(error)}`,
+        cause: error,
+      });
     }
   }
 
@@ -280,7 +310,10 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
     const key = coalescingKey({ topic, payload });
     if (options.to === undefined) {
       // Heard by everyone subscribed: kept once, in the log each session reads from its cursor.
-      const entry: LogEntry = options.meta === undefined ? { topic, payload, key, bit: topicBit(topic), superseded: false } : { topic, payload, meta: options.meta, key, bit: topicBit(topic), superseded: false };
+      const entry: LogEntry =
+        options.meta === undefined
+          ? { topic, payload, key, bit: topicBit(topic), superseded: false }
+          : { topic, payload, meta: options.meta, key, bit: topicBit(topic), superseded: false };
       this.log.append(entry, () => this.readers());
       this.flushSoon();
       return;
@@ -366,5 +399,7 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
 
 /** A session's grants: copied, so the game's later edits do not change them; none given costs nothing. */
 function grants(given: Partial<Capabilities> | undefined): Capabilities {
-  return given === undefined ? NO_CAPABILITIES : { sensors: [...(given.sensors ?? [])], actuators: [...(given.actuators ?? [])], generators: [...(given.generators ?? [])] };
+  return given === undefined
+    ? NO_CAPABILITIES
+    : { sensors: [...(given.sensors ?? [])], actuators: [...(given.actuators ?? [])], generators: [...(given.generators ?? [])] };
 }

@@ -133,12 +133,22 @@ export class DecisionBudgetWatch implements DecisionObserver {
     this.host.decisionLate({ session: this.session, character: this.session.character, budgetMs, lateMs, applied: { tool: whenLate.tool, input: given() } });
     if (this.closed) return; // a listener closed the session
     const callId = `${CALL_ID_PREFIX}${++this.defaults}`;
-    const call: ToolCall = { protocol: PROTOCOL, type: 'tool_call', session_id: this.session.id, message_id: callId, call_id: callId, tool: whenLate.tool, input: given() };
+    const call: ToolCall = {
+      protocol: PROTOCOL,
+      type: 'tool_call',
+      session_id: this.session.id,
+      message_id: callId,
+      call_id: callId,
+      tool: whenLate.tool,
+      input: given(),
+    };
     this.host.calls.accept(this.session.callLedger(), call, now, {
       source: 'budget',
       // The agent made no call, so it gets no tool_result: the outcome rides in its notice.
       answer: (result: CallResult) => {
-        const outcome: JsonObject = result.ok ? { tool: whenLate.tool, input: given(), ok: true, output: result.output! } : { tool: whenLate.tool, input: given(), ok: false, error: { ...result.error! } };
+        const outcome: JsonObject = result.ok
+          ? { tool: whenLate.tool, input: given(), ok: true, output: result.output! }
+          : { tool: whenLate.tool, input: given(), ok: false, error: { ...result.error! } };
         this.tell({ budget_ms: budgetMs, late_ms: lateMs, applied: outcome });
       },
     });
@@ -166,13 +176,14 @@ export function checkDecisionBudget(value: unknown, toolExists: (id: string) => 
   const fail = (what: string): never => {
     throw new CapsuleError('AICC_INVALID_OPTION', `connect: options.decisionBudget${what}`);
   };
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(" must be an object { ms, tokens?, whenLate } (leave it out for no budget)");
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(' must be an object { ms, tokens?, whenLate } (leave it out for no budget)');
   const budget = value as Record<string, unknown>;
   for (const key of Object.keys(budget)) if (!KNOWN_FIELDS.has(key)) fail(` has no field "${key}"; its fields are ms, tokens and whenLate`);
   const ms = budget['ms'];
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) fail(`.ms must be a number of ms > 0, got ${JSON.stringify(ms)}`);
   const tokens = budget['tokens'];
-  if (tokens !== undefined && !(typeof tokens === 'number' && Number.isInteger(tokens) && tokens > 0)) fail(`.tokens must be a whole number > 0 when given, got ${JSON.stringify(tokens)}`);
+  if (tokens !== undefined && !(typeof tokens === 'number' && Number.isInteger(tokens) && tokens > 0))
+    fail(`.tokens must be a whole number > 0 when given, got ${JSON.stringify(tokens)}`);
   const whenLate = budget['whenLate'];
   let checked: WhenLate;
   if (whenLate === 'hold' || whenLate === 'stop') checked = whenLate;
@@ -183,7 +194,8 @@ export function checkDecisionBudget(value: unknown, toolExists: (id: string) => 
     if (typeof tool !== 'string' || !TOOL_ID.test(tool)) fail(`.whenLate.tool must be a tool id (lowercase snake_case), got ${JSON.stringify(tool)}`);
     if (!toolExists(tool as string)) fail(`.whenLate.tool "${tool as string}" is not a registered tool; register it before connecting, or pick another`);
     const input = action['input'];
-    if (input !== undefined && (input === null || typeof input !== 'object' || Array.isArray(input))) fail(`.whenLate.input must be a JSON object when given, got ${JSON.stringify(input)}`);
+    if (input !== undefined && (input === null || typeof input !== 'object' || Array.isArray(input)))
+      fail(`.whenLate.input must be a JSON object when given, got ${JSON.stringify(input)}`);
     let copy: JsonObject | undefined;
     try {
       copy = input === undefined ? undefined : (structuredClone(input) as JsonObject);
@@ -194,7 +206,8 @@ export function checkDecisionBudget(value: unknown, toolExists: (id: string) => 
   } else {
     return fail(`.whenLate must be 'hold', 'stop' or a default action { tool, input? }, got ${JSON.stringify(whenLate)}`);
   }
-  const copy: DecisionBudget = tokens === undefined ? { ms: ms as number, whenLate: checked } : { ms: ms as number, tokens: tokens as number, whenLate: checked };
+  const copy: DecisionBudget =
+    tokens === undefined ? { ms: ms as number, whenLate: checked } : { ms: ms as number, tokens: tokens as number, whenLate: checked };
   return Object.freeze(copy);
 }
 

@@ -8,12 +8,12 @@
 // queue (EventQueue: coalescing and bounds) and the queue is sent. Either way the agent gets what a
 // queue of its own would have held: the same events, coalesced the same way, in emit order.
 
-import { deliveryIntervalMs, LatencyTracker } from './cadence.js';
+import { deliveryIntervalMs, LatencyTracker } from './deliveryInterval.js';
 import type { Clock, TimerId } from './clock.js';
 import type { EventLog, LogReader } from './eventLog.js';
 import { EventQueue, type QueuedEvent } from './events.js';
 import type { AgentModel, JsonObject } from '../protocol/messages.js';
-import type { SentEvent } from './replay.js';
+import type { SentEvent } from './resumeReplay.js';
 import type { SharedEncodings } from '../protocol/codec.js';
 import type { DecisionObserver } from './decisionBudget.js';
 
@@ -207,7 +207,9 @@ export class EventDelivery implements LogReader {
     for (let index = 0; index < batch.length; index++) {
       const event = batch[index]!;
       // Only the batch's first event ever changes (to carry the count of dropped events).
-      session.deliverEvent(index === 0 && dropped > 0 ? { topic: event.topic, payload: event.payload, meta: { ...event.meta, dropped_events: dropped } } : event);
+      session.deliverEvent(
+        index === 0 && dropped > 0 ? { topic: event.topic, payload: event.payload, meta: { ...event.meta, dropped_events: dropped } } : event,
+      );
     }
     session.endDelivery();
   }

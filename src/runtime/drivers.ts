@@ -24,7 +24,9 @@ export function startIntervalDriver(capsule: Steppable, now: () => number = () =
 export function startAnimationFrameDriver(capsule: Steppable): StopDriver {
   const raf = globalThis.requestAnimationFrame;
   if (typeof raf !== 'function') {
-    throw new TypeError('startAnimationFrameDriver: requestAnimationFrame is not available here; use startIntervalDriver or call capsule.step() from your loop');
+    throw new TypeError(
+      'startAnimationFrameDriver: requestAnimationFrame is not available here; use startIntervalDriver or call capsule.step() from your loop',
+    );
   }
   let last: number | undefined;
   let handle = 0;

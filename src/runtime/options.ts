@@ -6,7 +6,7 @@ import type { AgentModel, Capabilities, TickMode, World } from '../protocol/mess
 import type { Clock } from './clock.js';
 import type { RandomBytes } from '../protocol/ids.js';
 import type { ValidatorFactory } from './validator.js';
-import type { ReplayStore } from './replay.js';
+import type { ReplayStore } from './resumeReplay.js';
 import type { WireOptions } from '../protocol/wire.js';
 import type { DecisionBudget, DecisionBudgets } from './decisionBudget.js';
 
@@ -106,8 +106,21 @@ export function checkOptions(options: CapsuleOptions): void {
   const mode = options.tickMode;
   if (mode !== undefined && !['fixed', 'event', 'hybrid'].includes(mode)) fail(`tickMode must be fixed, event or hybrid, got ${JSON.stringify(mode)}`);
   if (options.measureWork !== undefined && typeof options.measureWork !== 'function') fail('measureWork must be a function (work) => void');
-  if (options.replayStore !== undefined && typeof options.replayStore !== 'function') fail('replayStore must be a function (sessionId, capacity) => ReplayStore');
-  for (const key of ['toolTimeoutMs', 'heartbeatIntervalMs', 'deadPeerTimeoutMs', 'resumeGraceMs', 'replayBufferSize', 'eventQueueSize', 'eventLogSize', 'resultCacheSize', 'callQueueSize', 'maxBufferedBytes', 'maxCatchUpTicks'] as const) {
+  if (options.replayStore !== undefined && typeof options.replayStore !== 'function')
+    fail('replayStore must be a function (sessionId, capacity) => ReplayStore');
+  for (const key of [
+    'toolTimeoutMs',
+    'heartbeatIntervalMs',
+    'deadPeerTimeoutMs',
+    'resumeGraceMs',
+    'replayBufferSize',
+    'eventQueueSize',
+    'eventLogSize',
+    'resultCacheSize',
+    'callQueueSize',
+    'maxBufferedBytes',
+    'maxCatchUpTicks',
+  ] as const) {
     const value = options[key];
     if (value !== undefined && !(Number.isFinite(value) && value > 0)) fail(`${key} must be a number > 0, got ${value}`);
   }

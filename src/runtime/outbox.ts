@@ -8,7 +8,7 @@ import type { CallResult } from './resultCache.js';
 import { SequencedIds, type RandomBytes } from '../protocol/ids.js';
 import type { SharedEncodings } from '../protocol/codec.js';
 import type { Wire } from '../protocol/wire.js';
-import type { ReplayStore, SentEvent } from './replay.js';
+import type { ReplayStore, SentEvent } from './resumeReplay.js';
 import type { OutboundBody } from './sessionTypes.js';
 
 /** Who hears every message a session sends (the capsule's `message` listeners), when anyone does. */
@@ -52,8 +52,26 @@ export class Outbox {
     const sequence = ++this.sequence;
     const message: ToolResult =
       result.error === undefined
-        ? { protocol: PROTOCOL, session_id: this.sessionId, message_id: this.ids.idOf(sequence), type: 'tool_result', call_id: result.call_id, ok: result.ok, output: result.output!, meta: result.meta }
-        : { protocol: PROTOCOL, session_id: this.sessionId, message_id: this.ids.idOf(sequence), type: 'tool_result', call_id: result.call_id, ok: result.ok, error: result.error, meta: result.meta };
+        ? {
+            protocol: PROTOCOL,
+            session_id: this.sessionId,
+            message_id: this.ids.idOf(sequence),
+            type: 'tool_result',
+            call_id: result.call_id,
+            ok: result.ok,
+            output: result.output!,
+            meta: result.meta,
+          }
+        : {
+            protocol: PROTOCOL,
+            session_id: this.sessionId,
+            message_id: this.ids.idOf(sequence),
+            type: 'tool_result',
+            call_id: result.call_id,
+            ok: result.ok,
+            error: result.error,
+            meta: result.meta,
+          };
     this.replay.push(sequence, message);
     if (this.tap.tapping) this.tap.tapOut(message);
     if (this.wire !== undefined) {
@@ -109,6 +127,14 @@ export class Outbox {
   private envelope(sequence: number, event: SentEvent): EventMessage {
     return event.meta === undefined
       ? { protocol: PROTOCOL, type: 'event', session_id: this.sessionId, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload }
-      : { protocol: PROTOCOL, type: 'event', session_id: this.sessionId, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload, meta: event.meta };
+      : {
+          protocol: PROTOCOL,
+          type: 'event',
+          session_id: this.sessionId,
+          message_id: this.ids.idOf(sequence),
+          topic: event.topic,
+          payload: event.payload,
+          meta: event.meta,
+        };
   }
 }

@@ -26,12 +26,17 @@ export interface ResumeHost {
 
 export function acceptResume(host: ResumeHost, link: Link, options: AcceptOptions): void {
   const waitMs = options.firstMessageTimeoutMs ?? 10_000;
-  if (!(Number.isFinite(waitMs) && waitMs > 0)) throw new CapsuleError('AICC_INVALID_OPTION', `accept: firstMessageTimeoutMs must be a number > 0, got ${waitMs}`);
+  if (!(Number.isFinite(waitMs) && waitMs > 0))
+    throw new CapsuleError('AICC_INVALID_OPTION', `accept: firstMessageTimeoutMs must be a number > 0, got ${waitMs}`);
   const wire = new Wire(link, checkAgentMessage, options);
-  let timer: TimerId | undefined = host.clock.setTimeout(() => {
-    timer = undefined;
-    wire.close(`accept: no session_resume within ${waitMs} ms`);
-  }, waitMs, UPKEEP);
+  let timer: TimerId | undefined = host.clock.setTimeout(
+    () => {
+      timer = undefined;
+      wire.close(`accept: no session_resume within ${waitMs} ms`);
+    },
+    waitMs,
+    UPKEEP,
+  );
   const heard = (): void => {
     if (timer !== undefined) host.clock.clearTimeout(timer);
     timer = undefined;
@@ -44,7 +49,8 @@ export function acceptResume(host: ResumeHost, link: Link, options: AcceptOption
   wire.listen({
     message: (message) => {
       heard();
-      if (message.type !== 'session_resume') return refuse('schema_violation', `accept: the first message on a resumed link must be session_resume, got ${message.type}`);
+      if (message.type !== 'session_resume')
+        return refuse('schema_violation', `accept: the first message on a resumed link must be session_resume, got ${message.type}`);
       const session = host.session(message.session_id);
       if (session === undefined || session.state === 'closed') {
         return refuse('unknown_session', `session ${message.session_id} is unknown or expired; open a new session`, message.session_id);

@@ -14,6 +14,7 @@ import type { JsonObject } from '../protocol/messages.js';
 export type SchemaLiteral = { readonly [keyword: string]: unknown };
 
 /** The values `S` admits; `any` for a schema whose literal type is unknown (a plain JsonObject). */
+// biome-ignore lint/suspicious/noExplicitAny: an unknown schema admits whatever the handler declares.
 export type FromSchema<S> = JsonObject extends S ? any : ValueOf<S>;
 
 type ValueOf<S> = S extends { readonly const: infer C }
@@ -56,7 +57,11 @@ type RequiredOf<S> = S extends { readonly required: ReadonlyArray<infer R> } ? R
 
 /** Declared properties, the required ones required; undeclared ones are not typed (read them as unknown). */
 type ObjectOf<S> = S extends { readonly properties: infer P }
-  ? Flat<{ -readonly [K in keyof P as K extends RequiredOf<S> ? K : never]: ValueOf<P[K]> } & { -readonly [K in keyof P as K extends RequiredOf<S> ? never : K]?: ValueOf<P[K]> }>
+  ? Flat<
+      { -readonly [K in keyof P as K extends RequiredOf<S> ? K : never]: ValueOf<P[K]> } & {
+        -readonly [K in keyof P as K extends RequiredOf<S> ? never : K]?: ValueOf<P[K]>;
+      }
+    >
   : { [key: string]: unknown };
 
 type Flat<T> = { [K in keyof T]: T[K] } & {};

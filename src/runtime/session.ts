@@ -6,22 +6,15 @@ import { UPKEEP, type TimerId } from './clock.js';
 import { refusal, type RefusalKind } from '../protocol/refusals.js';
 import { EventDelivery } from './delivery.js';
 import { randomUuid } from '../protocol/ids.js';
-import {
-  PROTOCOL,
-  type AgentModel,
-  type AiccMessage,
-  type Capabilities,
-  type Heartbeat,
-  type WireError,
-} from '../protocol/messages.js';
+import { PROTOCOL, type AgentModel, type AiccMessage, type Capabilities, type Heartbeat, type WireError } from '../protocol/messages.js';
 import { topicMask } from './eventLog.js';
 import { Outbox, type OutboxTap } from './outbox.js';
-import type { SentEvent } from './replay.js';
+import type { SentEvent } from './resumeReplay.js';
 import type { SharedEncodings } from '../protocol/codec.js';
 import { SessionCalls } from './sessionCalls.js';
 import type { QueuedEvent } from './events.js';
 import type { InvalidFrame, Wire, WireHandlers } from '../protocol/wire.js';
-import type { SessionHost } from './sessionHost.js';
+import type { SessionServices } from './sessionServices.js';
 import type { OutboundBody, SessionState, SessionStats, ToolUsageSnapshot } from './sessionTypes.js';
 import type { DecisionBudgetWatch, DecisionCounts } from './decisionBudget.js';
 
@@ -57,7 +50,7 @@ export class Session implements OutboxTap {
   private budget: DecisionBudgetWatch | undefined;
 
   constructor(
-    private readonly host: SessionHost,
+    private readonly host: SessionServices,
     init: { id: string; character: string; capabilities: Capabilities; agentModel: AgentModel; subscriptions: ReadonlySet<string> },
   ) {
     this.id = init.id;
@@ -133,7 +126,13 @@ export class Session implements OutboxTap {
     }
     const missed = this.outbox.after(known ?? 0);
     if (missed === undefined) {
-      this.sendError(wire, refusal('replay_gap', `session_resume: messages after ${lastMessageId} are no longer retained (replay buffer holds ${this.host.settings.replayBufferSize}); open a new session`));
+      this.sendError(
+        wire,
+        refusal(
+          'replay_gap',
+          `session_resume: messages after ${lastMessageId} are no longer retained (replay buffer holds ${this.host.settings.replayBufferSize}); open a new session`,
+        ),
+      );
       wire.close('replay gap');
       this.close('replay gap', { notify: false });
       return false;
@@ -198,7 +197,12 @@ export class Session implements OutboxTap {
       this.receive(message);
     } catch (error) {
       this.send({ type: 'error', error: refusal('internal', `the bridge failed while handling ${message.type}`) });
-      this.host.hostError({ code: 'bridge_failed', sessionId: this.id, message: `session: failed while handling ${message.type}: ${String(error)}`, cause: error });
+      this.host.hostError({
+        code: 'bridge_failed',
+        sessionId: this.id,
+        message: `session: failed while handling ${message.type}: ${String(error)}`,
+        cause: error,
+      });
     }
   }
 
@@ -236,7 +240,11 @@ export class Session implements OutboxTap {
         // Each replays up to replayBufferSize messages, so they are rationed.
         const now = this.host.clock.now();
         if (this.lastLiveResumeAt !== undefined && now - this.lastLiveResumeAt < LIVE_RESUME_INTERVAL_MS) {
-          this.refuse(message, 'rate_limited', `session_resume on the live link: at most one each ${LIVE_RESUME_INTERVAL_MS} ms; retry in ${Math.ceil(this.lastLiveResumeAt + LIVE_RESUME_INTERVAL_MS - now)} ms`);
+          this.refuse(
+            message,
+            'rate_limited',
+            `session_resume on the live link: at most one each ${LIVE_RESUME_INTERVAL_MS} ms; retry in ${Math.ceil(this.lastLiveResumeAt + LIVE_RESUME_INTERVAL_MS - now)} ms`,
+          );
           return;
         }
         this.lastLiveResumeAt = now;

@@ -15,7 +15,12 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
     readonly vendor: string;
     readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
     readonly types?: { readonly input: Input; readonly output: Output } | undefined;
-    readonly jsonSchema?: { readonly input: (options: { readonly target: string }) => Record<string, unknown>; readonly output: (options: { readonly target: string }) => Record<string, unknown> } | undefined;
+    readonly jsonSchema?:
+      | {
+          readonly input: (options: { readonly target: string }) => Record<string, unknown>;
+          readonly output: (options: { readonly target: string }) => Record<string, unknown>;
+        }
+      | undefined;
   };
 }
 
@@ -43,11 +48,20 @@ export function standardValidator(validator: StandardSchemaV1, tool: string, kin
   return (data: unknown): Validation => {
     const result = validator['~standard'].validate(data);
     if (typeof (result as { then?: unknown }).then === 'function') {
-      throw new CapsuleError('AICC_INVALID_TOOL', `tool "${tool}": its ${kind}_validator answered asynchronously; the capsule checks calls synchronously: use a validator without async refinements, and do the async checks in the handler`);
+      throw new CapsuleError(
+        'AICC_INVALID_TOOL',
+        `tool "${tool}": its ${kind}_validator answered asynchronously; the capsule checks calls synchronously: use a validator without async refinements, and do the async checks in the handler`,
+      );
     }
     const { issues } = result as StandardResult<unknown>;
     if (issues === undefined) return { ok: true, value: (result as { value: unknown }).value };
-    return { ok: false, message: issues.slice(0, 3).map((issue) => describeIssue(kind, issue)).join('; ') };
+    return {
+      ok: false,
+      message: issues
+        .slice(0, 3)
+        .map((issue) => describeIssue(kind, issue))
+        .join('; '),
+    };
   };
 }
 

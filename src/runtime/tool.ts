@@ -19,12 +19,14 @@ export interface ToolContext {
   emit(topic: Topic, payload: JsonObject, meta?: Meta): void;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a handler's input defaults to what its schema admits, unknown here.
 export type ToolHandler<I = any, O = JsonObject> = (input: I, context: ToolContext) => O | Promise<O>;
 
 /**
  * A tool as the game registers it: the manifest descriptor, its handler, and what checks its calls.
  * `I` and `O` type the handler; `capsule.registerTool` infers them from the schemas or validators.
  */
+// biome-ignore lint/suspicious/noExplicitAny: as ToolHandler.
 export interface ToolDefinition<I = any, O = JsonObject> extends ToolDescriptor {
   /**
    * A Standard Schema validator (zod, valibot…) that checks the input in place of `input_schema`; its
@@ -42,14 +44,21 @@ export interface ToolDefinition<I = any, O = JsonObject> extends ToolDescriptor 
  * What `registerTool` takes: a ToolDefinition whose JSON Schemas may be left out where its
  * validators convert themselves to JSON Schema (zod 4 does; agents read the converted one).
  */
-export type ToolSpec<I = any, O = JsonObject> = Omit<ToolDefinition<I, O>, 'input_schema' | 'output_schema'> & { input_schema?: JsonObject; output_schema?: JsonObject };
+// biome-ignore lint/suspicious/noExplicitAny: as ToolHandler.
+export type ToolSpec<I = any, O = JsonObject> = Omit<ToolDefinition<I, O>, 'input_schema' | 'output_schema'> & {
+  input_schema?: JsonObject;
+  output_schema?: JsonObject;
+};
 
 /**
  * The definition as `registerTool` types it: the handler's input from `input_validator`'s output
  * type or from the values `input_schema` admits (a literal; written inline it is read as const), its
  * output likewise; a schema or a validator for each, at least.
  */
-export type TypedToolSpec<IS, OS, IV, OV, R = OutputOf<OS, OV>> = Omit<ToolSpec, 'input_schema' | 'output_schema' | 'input_validator' | 'output_validator' | 'handler'> &
+export type TypedToolSpec<IS, OS, IV, OV, R = OutputOf<OS, OV>> = Omit<
+  ToolSpec,
+  'input_schema' | 'output_schema' | 'input_validator' | 'output_validator' | 'handler'
+> &
   CheckedBy<'input', IS, IV> &
   CheckedBy<'output', OS, OV> & { handler: ToolHandler<InputOf<IS, IV>, R> };
 
@@ -77,7 +86,9 @@ export function defineTool<
   return definition as unknown as ToolDefinition<InputOf<IS, IV>, OutputOf<OS, OV>>;
 }
 
-type CheckedBy<K extends 'input' | 'output', S, V> = ({ [P in `${K}_schema`]: S } & { [P in `${K}_validator`]?: V }) | ({ [P in `${K}_schema`]?: S } & { [P in `${K}_validator`]: V });
+type CheckedBy<K extends 'input' | 'output', S, V> =
+  | ({ [P in `${K}_schema`]: S } & { [P in `${K}_validator`]?: V })
+  | ({ [P in `${K}_schema`]?: S } & { [P in `${K}_validator`]: V });
 type InputOf<IS, IV> = [IV] extends [StandardSchemaV1] ? StandardOutput<IV> : FromSchema<IS>;
 export type OutputOf<OS, OV> = [OV] extends [StandardSchemaV1] ? StandardInput<OV> : FromSchema<OS>;
 
@@ -163,7 +174,10 @@ export class ToolRegistry {
         }
         const spec: ToolSpec = { ...tool.definition, ...changes, id };
         checkDefinition(spec);
-        this.tools.set(id, this.build({ ...spec, input_schema: schemaOf(spec, 'input'), output_schema: schemaOf(spec, 'output') } as ToolDefinition, tool.enabled));
+        this.tools.set(
+          id,
+          this.build({ ...spec, input_schema: schemaOf(spec, 'input'), output_schema: schemaOf(spec, 'output') } as ToolDefinition, tool.enabled),
+        );
         this.changed();
       },
       remove: () => {
@@ -187,8 +201,14 @@ export class ToolRegistry {
       definition,
       descriptor: describe(definition),
       enabled,
-      validateInput: inputValidator !== undefined ? standardValidator(inputValidator, id, 'input') : this.validators.compile(definition.input_schema, { tool: id, kind: 'input', strict }),
-      validateOutput: outputValidator !== undefined ? standardValidator(outputValidator, id, 'output') : this.validators.compile(definition.output_schema, { tool: id, kind: 'output', strict: false }),
+      validateInput:
+        inputValidator !== undefined
+          ? standardValidator(inputValidator, id, 'input')
+          : this.validators.compile(definition.input_schema, { tool: id, kind: 'input', strict }),
+      validateOutput:
+        outputValidator !== undefined
+          ? standardValidator(outputValidator, id, 'output')
+          : this.validators.compile(definition.output_schema, { tool: id, kind: 'output', strict: false }),
     };
   }
 }
@@ -223,11 +243,15 @@ function checkDefinition(definition: ToolSpec): void {
   for (const kind of ['input', 'output'] as const) {
     const schema = definition[`${kind}_schema`];
     const validator = definition[`${kind}_validator`];
-    if (validator !== undefined && !isStandardSchema(validator)) fail(`${kind}_validator must be a Standard Schema validator (zod, valibot…: an object with "~standard")`);
+    if (validator !== undefined && !isStandardSchema(validator))
+      fail(`${kind}_validator must be a Standard Schema validator (zod, valibot…: an object with "~standard")`);
     if (schema === undefined && validator !== undefined && jsonSchemaOf(validator, kind) === undefined) {
-      fail(`${kind}_validator (${validator['~standard'].vendor}) does not convert itself to JSON Schema; give ${kind}_schema too, the JSON Schema agents read (valibot: toJsonSchema from @valibot/to-json-schema)`);
+      fail(
+        `${kind}_validator (${validator['~standard'].vendor}) does not convert itself to JSON Schema; give ${kind}_schema too, the JSON Schema agents read (valibot: toJsonSchema from @valibot/to-json-schema)`,
+      );
     }
-    if (schema === undefined ? validator === undefined : !isObject(schema)) fail(`${kind}_schema must be a JSON Schema object (or give ${kind}_validator, a Standard Schema such as zod's)`);
+    if (schema === undefined ? validator === undefined : !isObject(schema))
+      fail(`${kind}_schema must be a JSON Schema object (or give ${kind}_validator, a Standard Schema such as zod's)`);
   }
   if (typeof definition.handler !== 'function') fail('handler must be a function (input, context) => output');
   const limits = definition.limits;

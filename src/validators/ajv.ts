@@ -5,13 +5,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { CapsuleError } from '../base/errors.js';
 import type { JsonObject } from '../protocol/messages.js';
-import {
-  schemaFingerprint,
-  strictSchema,
-  type SchemaValidator,
-  type ValidatorFactory,
-  type ValidatorPurpose,
-} from '../runtime/validator.js';
+import { schemaFingerprint, strictSchema, type SchemaValidator, type ValidatorFactory, type ValidatorPurpose } from '../runtime/validator.js';
 import { AJV_OPTIONS, ASYNC_REASON, FORMATS_MODE, schemaCompileMessage } from './ajvOptions.js';
 import { toSchemaValidator } from './verdict.js';
 
@@ -44,8 +38,7 @@ export function ajvValidators(options: AjvValidatorsOptions = {}): ValidatorFact
   let removing: Ajv2020 | undefined;
   const cache = new Map<string, { validator: SchemaValidator; ajv: Ajv2020; schema: JsonObject }>();
 
-  const instance = (mode: Mode): Ajv2020 =>
-    mode === 'lenient' ? (removing ??= newAjv(true)) : (plain ??= newAjv(false));
+  const instance = (mode: Mode): Ajv2020 => (mode === 'lenient' ? (removing ??= newAjv(true)) : (plain ??= newAjv(false)));
 
   return {
     compile(schema: JsonObject, purpose: ValidatorPurpose): SchemaValidator {

@@ -3,13 +3,7 @@
 
 import { CapsuleError } from '../base/errors.js';
 import type { JsonObject } from '../protocol/messages.js';
-import {
-  schemaFingerprint,
-  validatorKey,
-  type SchemaValidator,
-  type ValidatorFactory,
-  type ValidatorPurpose,
-} from '../runtime/validator.js';
+import { schemaFingerprint, validatorKey, type SchemaValidator, type ValidatorFactory, type ValidatorPurpose } from '../runtime/validator.js';
 import { toSchemaValidator, type GeneratedValidatorFn } from './verdict.js';
 
 export type { GeneratedValidatorFn } from './verdict.js';

@@ -34,8 +34,22 @@ const ANNOTATIONS = new Set(['description', 'title', 'examples', '$comment']);
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 /** Keywords whose value is a schema or an array of schemas. */
 const SUBSCHEMAS = new Set([
-  'items', 'prefixItems', 'additionalItems', 'contains', 'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else',
-  'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'propertyNames', 'contentSchema',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'contains',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'propertyNames',
+  'contentSchema',
 ]);
 
 /**

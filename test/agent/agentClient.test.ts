@@ -167,7 +167,11 @@ describe('AgentClient', () => {
       bridge.init();
       return { clock, bridge, agent: await connecting };
     }
-    const outcome = (promise: Promise<void>) => promise.then(() => 'resolved', (error: { code?: string; message: string }) => `${error.code}: ${error.message}`);
+    const outcome = (promise: Promise<void>) =>
+      promise.then(
+        () => 'resolved',
+        (error: { code?: string; message: string }) => `${error.code}: ${error.message}`,
+      );
 
     it('rejects when the new link drops before the bridge confirms, and may resume again', async () => {
       const { bridge, agent } = await connected();
@@ -261,6 +265,8 @@ describe('AgentClient trustBridge', () => {
     const { createMemoryLinkPair: pair } = await import('../../src/links/memory.js');
     const [, end] = pair();
     const socketLike = { send: end.send.bind(end), close: end.close.bind(end), listen: end.listen.bind(end), open: true, bufferedAmount: 0 };
-    expect(() => AgentClient.connect(socketLike, { trustBridge: true })).toThrow(expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringMatching(/across a socket both sides check/) }));
+    expect(() => AgentClient.connect(socketLike, { trustBridge: true })).toThrow(
+      expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringMatching(/across a socket both sides check/) }),
+    );
   });
 });

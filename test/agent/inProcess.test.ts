@@ -21,7 +21,11 @@ describe('connectInProcess', () => {
 
   it('delivers a tick’s events in emit order, coalesced as a queue of the session’s own would hold them', async () => {
     const { capsule, clock } = makeCapsule({ tickMode: 'fixed' });
-    const agent = await connectInProcess(capsule, { character: 'hero', agentModel: { class: 'edge_small' }, subscriptions: ['tick', 'state_change', 'collision'] });
+    const agent = await connectInProcess(capsule, {
+      character: 'hero',
+      agentModel: { class: 'edge_small' },
+      subscriptions: ['tick', 'state_change', 'collision'],
+    });
     const heard: string[] = [];
     agent.on('event', (event) => heard.push(`${event.topic}:${JSON.stringify(event.payload)}`));
     capsule.emit('state_change', { entity: 'door', field: 'open', value: false });
@@ -41,7 +45,12 @@ describe('connectInProcess', () => {
 
   it('with jsonCodec, gives the same events as text frames would', async () => {
     const { capsule } = makeCapsule();
-    const agent = await connectInProcess(capsule, { character: 'hero', codec: jsonCodec, agentModel: { class: 'edge_small' }, subscriptions: ['state_change'] });
+    const agent = await connectInProcess(capsule, {
+      character: 'hero',
+      codec: jsonCodec,
+      agentModel: { class: 'edge_small' },
+      subscriptions: ['state_change'],
+    });
     const values: unknown[] = [];
     agent.on('state_change', (change) => values.push(change.value));
     for (let i = 0; i < 3; i++) capsule.emit('state_change', { entity: `e${i}`, field: 'hp', value: { hp: i } });

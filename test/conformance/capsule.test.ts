@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { capsuleBridge, formatConformance, runConformance, type OpenOptions } from '../../src/conformance/index.js';
 import type { Link } from '../../src/links/link.js';
-import { wrapLink } from '../../src/links/tap.js';
+import { wrapLink } from '../../src/links/wrapLink.js';
 import { binaryCodec } from '../../src/protocol/binaryCodec.js';
 import { createCapsule } from '../../src/runtime/capsule.js';
 import { ManualClock } from '../../src/runtime/clock.js';
@@ -11,14 +11,27 @@ import { seededBytes } from './seeded.js';
 import { ajvValidators } from '../../src/validators/ajv.js';
 
 const bridgeOf = (tickMode: 'event' | 'fixed' | 'hybrid', codec?: typeof binaryCodec) => () =>
-  capsuleBridge(createCapsule({ world: { name: `capsule, ${tickMode} mode${codec ? ', binary' : ''}`, kind: 'abstract' }, validators: ajvValidators(), tickMode, clock: new ManualClock(), randomBytes: seededBytes(7) }), codec ? { codec } : {});
+  capsuleBridge(
+    createCapsule({
+      world: { name: `capsule, ${tickMode} mode${codec ? ', binary' : ''}`, kind: 'abstract' },
+      validators: ajvValidators(),
+      tickMode,
+      clock: new ManualClock(),
+      randomBytes: seededBytes(7),
+    }),
+    codec ? { codec } : {},
+  );
 
 describe('conformance: the capsule', () => {
-  it.each(['event', 'fixed', 'hybrid'] as const)('passes L1–L3 in %s mode', async (mode) => {
-    const report = await runConformance(bridgeOf(mode));
-    if (!report.passed) console.log(formatConformance(report));
-    expect(report.results.filter((r) => r.outcome !== 'passed').map((r) => `${r.id}: ${r.outcome} ${r.detail ?? ''}`)).toEqual([]);
-  }, 60_000);
+  it.each(['event', 'fixed', 'hybrid'] as const)(
+    'passes L1–L3 in %s mode',
+    async (mode) => {
+      const report = await runConformance(bridgeOf(mode));
+      if (!report.passed) console.log(formatConformance(report));
+      expect(report.results.filter((r) => r.outcome !== 'passed').map((r) => `${r.id}: ${r.outcome} ${r.detail ?? ''}`)).toEqual([]);
+    },
+    60_000,
+  );
 
   it('passes L1–L3 with the binary codec', async () => {
     const report = await runConformance(bridgeOf('hybrid', binaryCodec));
@@ -59,7 +72,8 @@ describe('conformance: a bridge that breaks the rules', () => {
 
 describe('conformance: one seed, one stream', () => {
   it('fails L3.same_seed for a capsule whose ids come from crypto: two runs differ', async () => {
-    const unseeded = () => capsuleBridge(createCapsule({ world: { name: 'unseeded', kind: 'abstract' }, validators: ajvValidators(), tickMode: 'event', clock: new ManualClock() }));
+    const unseeded = () =>
+      capsuleBridge(createCapsule({ world: { name: 'unseeded', kind: 'abstract' }, validators: ajvValidators(), tickMode: 'event', clock: new ManualClock() }));
     const report = await runConformance(unseeded, { only: 'same_seed' });
     expect(report.results).toMatchObject([{ id: 'L3.same_seed', outcome: 'failed', detail: expect.stringMatching(/different streams/) }]);
   });

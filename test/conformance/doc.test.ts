@@ -13,7 +13,12 @@ describe('docs/CONFORMANCE.md', () => {
     const code = doc.match(/## From code[\s\S]*?```ts[^\n]*\n([\s\S]*?)```/)![1]!;
     const body = code.replace(/^import .*$/gm, '').replace(/^const report = /m, 'report = ');
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
-    const run = new Function('aicc', 'headless', 'conformance', `return (async () => { const { createCapsule, ManualClock } = aicc; const { SeededRandom } = headless; const { capsuleBridge, formatConformance, runConformance } = conformance; let report; ${body}; return report; })();`);
+    const run = new Function(
+      'aicc',
+      'headless',
+      'conformance',
+      `return (async () => { const { createCapsule, ManualClock } = aicc; const { SeededRandom } = headless; const { capsuleBridge, formatConformance, runConformance } = conformance; let report; ${body}; return report; })();`,
+    );
     const report = await run(aicc, headless, conformance);
     const printed = log.mock.calls.map((args) => String(args[0]));
     log.mockRestore();

@@ -19,8 +19,21 @@ async function expectConformant(factory: BridgeFactory): Promise<void> {
 describe('conformance: the worlds', () => {
   it('a text world (aicc-capsule/text) passes L1–L3', async () => {
     await expectConformant(() => {
-      const capsule = createCapsule({ world: { name: 'a text world', kind: 'text' }, validators: ajvValidators(), tickMode: 'hybrid', clock: new ManualClock(), randomBytes: seededBytes(3) });
-      bindTextWorld(capsule, new TextWorld({ rooms: [{ id: 'hall', name: 'Hall', description: 'A hall.', exits: {} }], items: [{ id: 'lamp', name: 'lamp', description: 'A lamp.', location: 'hall' }], characters: [{ id: 'probe', name: 'Probe', description: 'Someone.', room: 'hall' }] }));
+      const capsule = createCapsule({
+        world: { name: 'a text world', kind: 'text' },
+        validators: ajvValidators(),
+        tickMode: 'hybrid',
+        clock: new ManualClock(),
+        randomBytes: seededBytes(3),
+      });
+      bindTextWorld(
+        capsule,
+        new TextWorld({
+          rooms: [{ id: 'hall', name: 'Hall', description: 'A hall.', exits: {} }],
+          items: [{ id: 'lamp', name: 'lamp', description: 'A lamp.', location: 'hall' }],
+          characters: [{ id: 'probe', name: 'Probe', description: 'Someone.', room: 'hall' }],
+        }),
+      );
       return capsuleBridge(capsule);
     });
   }, 60_000);

@@ -28,7 +28,13 @@ export interface CodeBlock {
 
 /** README.md and every docs/*.md of `root`, as paths from it. */
 export function documents(root: string): string[] {
-  return ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+  return [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .sort()
+      .map((name) => `docs/${name}`),
+  ];
 }
 
 /** The fenced blocks of one document (fences at the start of a line, three backquotes). */
@@ -42,7 +48,7 @@ export function codeBlocks(doc: string, text: string): CodeBlock[] {
     if (close === -1) throw new Error(`${doc}:${i + 1}: a code fence is never closed`);
     const [lang = '', ...words] = open[1]!.trim().split(/\s+/).filter(Boolean);
     const marks = words.filter((word): word is Mark => (MARKS as readonly string[]).includes(word));
-    blocks.push({ doc, line: i + 1, lang, mark: marks.length === 1 ? marks[0] : undefined, words, code: lines.slice(i + 1, close).join('\n') + '\n' });
+    blocks.push({ doc, line: i + 1, lang, mark: marks.length === 1 ? marks[0] : undefined, words, code: `${lines.slice(i + 1, close).join('\n')}\n` });
     i = close;
   }
   blocks.forEach((block, index) => {
@@ -57,7 +63,12 @@ export function importedPackages(block: CodeBlock): string[] {
   const specifiers = [...block.code.matchAll(/^\s*import\s[^'"]*['"]([^'"]+)['"]/gm)].map((match) => match[1]!);
   const packages = specifiers
     .filter((specifier) => !specifier.startsWith('.') && !specifier.startsWith('node:'))
-    .map((specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/'))
+    .map((specifier) =>
+      specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/'),
+    )
     .filter((name) => name !== 'aicc-capsule');
   return [...new Set(packages)];
 }

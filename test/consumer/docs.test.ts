@@ -81,7 +81,16 @@ describe.skipIf(packedSkip)('the code blocks, as a user runs them against the pa
     await Promise.all(
       (Object.keys(RESOLUTIONS) as Resolution[]).map(async (resolution) => {
         const emit = resolution === 'nodenext'; // the runs use nodenext's JavaScript, as Node runs it
-        const options = { strict: true, target: 'es2022', lib: ['es2022', 'dom'], types: [], esModuleInterop: true, skipLibCheck: false, ...RESOLUTIONS[resolution], ...(emit ? { outDir: 'out', rootDir: 'blocks' } : { noEmit: true }) };
+        const options = {
+          strict: true,
+          target: 'es2022',
+          lib: ['es2022', 'dom'],
+          types: [],
+          esModuleInterop: true,
+          skipLibCheck: false,
+          ...RESOLUTIONS[resolution],
+          ...(emit ? { outDir: 'out', rootDir: 'blocks' } : { noEmit: true }),
+        };
         const config = `tsconfig.${resolution}.json`;
         writeFileSync(join(project, config), JSON.stringify({ compilerOptions: options, include: ['blocks/*.ts'] }, null, 2));
         const output = await tsc(project, config);
@@ -93,7 +102,9 @@ describe.skipIf(packedSkip)('the code blocks, as a user runs them against the pa
   for (const block of programs) {
     it(`${where(block)} (${block.mark}) compiles under tsc --strict with moduleResolution bundler, nodenext and node10`, () => {
       const file = `blocks/${blockFile(block)}(`;
-      const errors = Object.entries(diagnostics).flatMap(([resolution, lines]) => lines.filter((line) => line.startsWith(file)).map((line) => `${resolution}: ${line}`));
+      const errors = Object.entries(diagnostics).flatMap(([resolution, lines]) =>
+        lines.filter((line) => line.startsWith(file)).map((line) => `${resolution}: ${line}`),
+      );
       expect(errors).toEqual([]);
     });
   }
@@ -101,22 +112,28 @@ describe.skipIf(packedSkip)('the code blocks, as a user runs them against the pa
   it("the package's declarations compile clean under each resolution, skipLibCheck off", () => {
     // Only ours: Phaser 4's own phaser.d.ts has errors of its own under strict (a `this` type in a
     // static member, a method override) that a user's skipLibCheck hides, as it hides them here.
-    const errors = Object.entries(diagnostics).flatMap(([resolution, lines]) => lines.filter((line) => line.startsWith('node_modules/aicc-capsule/')).map((line) => `${resolution}: ${line}`));
+    const errors = Object.entries(diagnostics).flatMap(([resolution, lines]) =>
+      lines.filter((line) => line.startsWith('node_modules/aicc-capsule/')).map((line) => `${resolution}: ${line}`),
+    );
     expect(errors).toEqual([]);
   });
 
   for (const block of programs.filter((candidate) => candidate.mark === 'run')) {
-    it(`${where(block)} runs in Node, ends by itself within ${RUN_BOUND_MS / 1000} s, and prints what the doc says`, () => {
-      const script = join(project, 'out', blockFile(block).replace(/\.ts$/, '.js'));
-      expect(existsSync(script), `${script} was not emitted`).toBe(true);
-      const run = spawnSync(process.execPath, [script], { cwd: project, encoding: 'utf8', timeout: RUN_BOUND_MS });
-      expect(run.error, `it did not end within ${RUN_BOUND_MS / 1000} s: a timer or a socket left open keeps Node alive`).toBeUndefined();
-      expect(run.stderr).toBe('');
-      expect(run.status).toBe(0);
-      expect(block.output, 'the doc must say what it prints: a ```text output block after it').toBeDefined();
-      const expected = block.output!.code;
-      expect(matchesOutput(run.stdout, expected), `it printed:\n${run.stdout}\nthe doc says (${where(block.output!)}):\n${expected}`).toBe(true);
-    }, RUN_BOUND_MS + 10_000);
+    it(
+      `${where(block)} runs in Node, ends by itself within ${RUN_BOUND_MS / 1000} s, and prints what the doc says`,
+      () => {
+        const script = join(project, 'out', blockFile(block).replace(/\.ts$/, '.js'));
+        expect(existsSync(script), `${script} was not emitted`).toBe(true);
+        const run = spawnSync(process.execPath, [script], { cwd: project, encoding: 'utf8', timeout: RUN_BOUND_MS });
+        expect(run.error, `it did not end within ${RUN_BOUND_MS / 1000} s: a timer or a socket left open keeps Node alive`).toBeUndefined();
+        expect(run.stderr).toBe('');
+        expect(run.status).toBe(0);
+        expect(block.output, 'the doc must say what it prints: a ```text output block after it').toBeDefined();
+        const expected = block.output!.code;
+        expect(matchesOutput(run.stdout, expected), `it printed:\n${run.stdout}\nthe doc says (${where(block.output!)}):\n${expected}`).toBe(true);
+      },
+      RUN_BOUND_MS + 10_000,
+    );
   }
 });
 
@@ -128,6 +145,8 @@ function tsc(project: string, config: string): Promise<string> {
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (status) => (status === 0 || output.includes('error TS') ? resolve(output) : reject(new Error(`tsc -p ${config} failed in ${project} (exit ${status}):\n${output}`))));
+    child.on('close', (status) =>
+      status === 0 || output.includes('error TS') ? resolve(output) : reject(new Error(`tsc -p ${config} failed in ${project} (exit ${status}):\n${output}`)),
+    );
   });
 }

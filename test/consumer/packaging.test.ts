@@ -20,7 +20,9 @@ interface Manifest {
 }
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Manifest;
 /** Every export with code: `.`, `./core`, …, `./node` (not `./schemas/*` nor `./package.json`). */
-const entries = Object.entries(manifest.exports).filter((entry): entry is [string, Exclude<Manifest['exports'][string], string>] => typeof entry[1] === 'object');
+const entries = Object.entries(manifest.exports).filter(
+  (entry): entry is [string, Exclude<Manifest['exports'][string], string>] => typeof entry[1] === 'object',
+);
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
 describe('package.json', () => {
@@ -33,7 +35,10 @@ describe('package.json', () => {
   it('gives every entry a CommonJS face: a require condition with its forwarder and declarations in dist/cjs/', () => {
     for (const [subpath, target] of entries) {
       const name = target.default!.replace(/^\.\/dist\/(.*)\.js$/, '$1');
-      expect(target.require, `package.json exports["${subpath}"] needs a require condition (scripts/commonjsEntries.mjs writes its files)`).toEqual({ types: `./dist/cjs/${name}.d.cts`, default: `./dist/cjs/${name}.cjs` });
+      expect(target.require, `package.json exports["${subpath}"] needs a require condition (scripts/commonjsEntries.mjs writes its files)`).toEqual({
+        types: `./dist/cjs/${name}.d.cts`,
+        default: `./dist/cjs/${name}.cjs`,
+      });
     }
   });
 });
@@ -56,9 +61,15 @@ describe.skipIf(packedSkip)('the packed tarball', () => {
   });
 
   it('is clean by @arethetypeswrong/cli in its default profile, every entry resolving in node10, node16 (CommonJS and ESM) and bundler', () => {
-    const attw = spawnSync(process.execPath, [join(ROOT, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js'), tarball, '--format', 'json'], { encoding: 'utf8', timeout: 120_000 });
+    const attw = spawnSync(process.execPath, [join(ROOT, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js'), tarball, '--format', 'json'], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     type Entrypoint = { isWildcard: boolean; resolutions: Record<string, { resolution?: { fileName: string } }> };
-    const report = JSON.parse(attw.stdout || '{}') as { problems?: unknown[] | Record<string, unknown[]>; analysis?: { types: unknown; entrypoints: Record<string, Entrypoint> } };
+    const report = JSON.parse(attw.stdout || '{}') as {
+      problems?: unknown[] | Record<string, unknown[]>;
+      analysis?: { types: unknown; entrypoints: Record<string, Entrypoint> };
+    };
     expect(report.analysis?.types, `attw found no types in the tarball:\n${attw.stdout}${attw.stderr}`).toBeTruthy();
     // A list of problems, or (when there are none) an empty object of them by kind.
     const problems = Array.isArray(report.problems) ? report.problems : Object.values(report.problems ?? {}).flat();
@@ -75,7 +86,18 @@ describe.skipIf(packedSkip)('the packed tarball', () => {
   }, 120_000);
 
   it('ships its licence, README, docs and the CommonJS forwarders; no sources or tests', () => {
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'docs/PHASER.md', 'docs/PROTOCOL.md', 'schemas/aicc.schema.json', 'dist/cjs/index.cjs', 'dist/cjs/index.d.cts']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'docs/PHASER.md',
+        'docs/PROTOCOL.md',
+        'schemas/aicc.schema.json',
+        'dist/cjs/index.cjs',
+        'dist/cjs/index.d.cts',
+      ]),
+    );
     expect(manifest.license).toBe('MIT');
     expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 the aicc-capsule developers\n/);
     expect(files.filter((path) => /^(src|test|bench|demos|scripts)\//.test(path))).toEqual([]);
@@ -85,7 +107,10 @@ describe.skipIf(packedSkip)('the packed tarball', () => {
     // The registry shows README.md with no repository to resolve relative links against: each
     // link to a file of the package names the published version on jsDelivr instead.
     const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!);
-    expect(targets.filter((target) => !/^(https:\/\/|#)/.test(target)), 'relative links are dead on the registry page').toEqual([]);
+    expect(
+      targets.filter((target) => !/^(https:\/\/|#)/.test(target)),
+      'relative links are dead on the registry page',
+    ).toEqual([]);
     const cdn = `https://cdn.jsdelivr.net/npm/${manifest.name}@`;
     const ours = targets.filter((target) => target.startsWith(cdn));
     expect(ours.length).toBeGreaterThan(0);
@@ -116,10 +141,21 @@ describe.skipIf(packedSkip)('the packed tarball', () => {
       '',
     ].join('\n');
     writeFileSync(join(project, 'main.cts'), source);
-    const compilerOptions = { strict: true, module: 'node16', moduleResolution: 'node16', target: 'es2022', lib: ['es2022', 'dom'], types: ['node'], skipLibCheck: false };
+    const compilerOptions = {
+      strict: true,
+      module: 'node16',
+      moduleResolution: 'node16',
+      target: 'es2022',
+      lib: ['es2022', 'dom'],
+      types: ['node'],
+      skipLibCheck: false,
+    };
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['main.cts'] }, null, 2));
     rmSync(join(project, 'main.cjs'), { force: true });
-    const tsc = spawnSync(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.', '--pretty', 'false'], { cwd: project, encoding: 'utf8' });
+    const tsc = spawnSync(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.', '--pretty', 'false'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
     // Only ours count: under skipLibCheck off, Phaser 4's phaser.d.ts and @types/three's three.d.cts
     // have errors of their own.
     const errors = tsc.stdout.split('\n').filter((line) => /error TS/.test(line) && /^(main\.cts|node_modules\/aicc-capsule\/)/.test(line));

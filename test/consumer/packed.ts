@@ -15,7 +15,9 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CACHE = join(ROOT, 'node_modules', '.cache', 'aicc-consumers');
 
 /** Why consumer projects cannot be made here (no dist/ to pack), or undefined when they can. */
-export const packedSkip: string | undefined = existsSync(join(ROOT, 'dist', 'index.js')) ? undefined : 'the consumer tests pack dist/: run `npm run build` first (npm test does)';
+export const packedSkip: string | undefined = existsSync(join(ROOT, 'dist', 'index.js'))
+  ? undefined
+  : 'the consumer tests pack dist/: run `npm run build` first (npm test does)';
 
 let tarball: string | undefined;
 
@@ -61,7 +63,13 @@ export function consumerProject(options: ConsumerOptions): string {
   mkdirSync(CACHE, { recursive: true });
   const staging = mkdtempSync(join(CACHE, `${options.name}.installing-`));
   try {
-    const manifest = { name: `consumer-${options.name}`, private: true, type: 'module', ...options.manifest, dependencies: { 'aicc-capsule': `file:${packed}` } };
+    const manifest = {
+      name: `consumer-${options.name}`,
+      private: true,
+      type: 'module',
+      ...options.manifest,
+      dependencies: { 'aicc-capsule': `file:${packed}` },
+    };
     writeFileSync(join(staging, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], staging);
     // After the install: npm would prune links it did not make.
@@ -89,7 +97,9 @@ export function consumerProject(options: ConsumerOptions): string {
 export function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: 300_000, env: { ...process.env, ...env } });
   if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd} (exit ${result.status ?? result.signal}):\n${`${result.stdout ?? ''}\n${result.stderr ?? ''}${result.error ? `\n${String(result.error)}` : ''}`.slice(-4000)}`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed in ${cwd} (exit ${result.status ?? result.signal}):\n${`${result.stdout ?? ''}\n${result.stderr ?? ''}${result.error ? `\n${String(result.error)}` : ''}`.slice(-4000)}`,
+    );
   }
   return result.stdout;
 }

@@ -62,7 +62,9 @@ describe.each([
   ['Phaser 4', 'phaser'],
   ['Phaser 3.60', 'phaser3'],
 ] as const)('a Vite + TypeScript app on %s', (_name, phaser) => {
-  it('compiles docs/PHASER.md’s example and a scene class under tsc --strict, and builds it with Vite without ajv or typed-binary', { timeout: 240_000 }, () => {
+  it('compiles docs/PHASER.md’s example and a scene class under tsc --strict, and builds it with Vite without ajv or typed-binary', {
+    timeout: 240_000,
+  }, () => {
     if (packedSkip !== undefined) throw new Error(packedSkip);
     const dir = project(phaser);
     writeGame(dir, 'doc', docGame(ROOT));
@@ -72,7 +74,10 @@ describe.each([
 
     const game = buildGame(dir, 'doc', docGame(ROOT));
     // The build holds the plugin, from the installed package, and the engine.
-    expect(game.sources.some((source) => source.includes('node_modules/aicc-capsule/dist/phaser.js')), game.sources.join('\n')).toBe(true);
+    expect(
+      game.sources.some((source) => source.includes('node_modules/aicc-capsule/dist/phaser.js')),
+      game.sources.join('\n'),
+    ).toBe(true);
     expect(game.sources.some((source) => /node_modules\/phaser3?\//.test(source))).toBe(true);
     expect(game.sources.filter((source) => UNUSED.test(source))).toEqual([]);
   });
@@ -96,7 +101,10 @@ describe('the aicc-capsule/phaser entry, bundled whole (Phaser left out)', () =>
       logLevel: 'silent',
     });
     const inputs = Object.keys(result.metafile.inputs);
-    expect(inputs.some((input) => input.includes('node_modules/aicc-capsule/dist/phaser.js')), inputs.join('\n')).toBe(true);
+    expect(
+      inputs.some((input) => input.includes('node_modules/aicc-capsule/dist/phaser.js')),
+      inputs.join('\n'),
+    ).toBe(true);
     expect(inputs.filter((input) => UNUSED.test(input))).toEqual([]);
     // Nothing in it compiles code at run time: what a CSP without 'unsafe-eval' forbids.
     expect(result.outputFiles[0]!.text).not.toMatch(/\bnew Function\(|\beval\(/);

@@ -21,9 +21,28 @@ function emptyWorld(size: number, places: Array<[number, number]>): SwarmWorld {
 describe('swarm world', () => {
   it('senses the nearest food ring by ring, each ring in reading order, at most four cells', () => {
     const world = emptyWorld(10, [[5, 5]]);
-    for (const [x, y] of [[9, 9], [7, 5], [5, 3], [4, 4], [6, 6], [5, 8]]) world.food[y! * 10 + x!] = 1;
-    expect(world.sense(0, 4)).toEqual({ at: { x: 5, y: 5 }, food: [{ x: 4, y: 4 }, { x: 6, y: 6 }, { x: 5, y: 3 }, { x: 7, y: 5 }] });
-    expect(world.sense(0, 1).food).toEqual([{ x: 4, y: 4 }, { x: 6, y: 6 }]);
+    for (const [x, y] of [
+      [9, 9],
+      [7, 5],
+      [5, 3],
+      [4, 4],
+      [6, 6],
+      [5, 8],
+    ])
+      world.food[y! * 10 + x!] = 1;
+    expect(world.sense(0, 4)).toEqual({
+      at: { x: 5, y: 5 },
+      food: [
+        { x: 4, y: 4 },
+        { x: 6, y: 6 },
+        { x: 5, y: 3 },
+        { x: 7, y: 5 },
+      ],
+    });
+    expect(world.sense(0, 1).food).toEqual([
+      { x: 4, y: 4 },
+      { x: 6, y: 6 },
+    ]);
     world.food[55] = 1;
     expect(world.sense(0, 4).food[0]).toEqual({ x: 5, y: 5 });
   });
@@ -35,7 +54,10 @@ describe('swarm world', () => {
   });
 
   it('eats only where there is food, and counts per forager', () => {
-    const world = emptyWorld(4, [[1, 1], [2, 2]]);
+    const world = emptyWorld(4, [
+      [1, 1],
+      [2, 2],
+    ]);
     world.food[5] = 1;
     expect(world.eat(0)).toEqual({ ate: true, eaten: 1 });
     expect(world.eat(0)).toEqual({ ate: false, eaten: 1 });
@@ -43,7 +65,13 @@ describe('swarm world', () => {
   });
 
   it('finds the other foragers within a radius', () => {
-    const world = emptyWorld(20, [[5, 5], [9, 9], [10, 5], [1, 1], [5, 5]]);
+    const world = emptyWorld(20, [
+      [5, 5],
+      [9, 9],
+      [10, 5],
+      [1, 1],
+      [5, 5],
+    ]);
     expect(world.neighbours(0, 4)).toEqual([1, 3, 4]);
   });
 });
@@ -75,7 +103,12 @@ describe('forager brain', () => {
 
   it('breaks ties between equally near food with its own draw, so twins part ways', () => {
     const at = { x: 5, y: 5 };
-    const food = [{ x: 4, y: 4 }, { x: 6, y: 4 }, { x: 4, y: 6 }, { x: 6, y: 6 }];
+    const food = [
+      { x: 4, y: 4 },
+      { x: 6, y: 4 },
+      { x: 4, y: 6 },
+      { x: 6, y: 6 },
+    ];
     const moves = new Set(Array.from({ length: 12 }, (_, i) => JSON.stringify(new ForagerBrain(new SeededRandom(`twin ${i}`)).choose({ at, food }, 1))));
     expect(moves.size).toBeGreaterThan(1);
   });

@@ -19,7 +19,11 @@ async function cli(argv: string[], stdin?: string[]): Promise<{ code: number; ou
   const io = {
     stdout: { write: (t: string) => (out += t) },
     stderr: { write: (t: string) => (err += t) },
-    ...(stdin && { stdin: (async function* () { yield* stdin; })() }),
+    ...(stdin && {
+      stdin: (async function* () {
+        yield* stdin;
+      })(),
+    }),
   };
   const code = await main(argv, io);
   return { code, out, err };
@@ -95,7 +99,11 @@ describe('the village', () => {
     });
 
     it('a missing file is one line and exit code 2', async () => {
-      expect(await cli(['replay', '/nonexistent/run.ndjson'])).toEqual({ code: 2, out: '', err: 'aicc replay: cannot read /nonexistent/run.ndjson: no such file\n' });
+      expect(await cli(['replay', '/nonexistent/run.ndjson'])).toEqual({
+        code: 2,
+        out: '',
+        err: 'aicc replay: cannot read /nonexistent/run.ndjson: no such file\n',
+      });
       expect((await cli(['validate'])).code).toBe(2);
     });
   });
@@ -123,12 +131,15 @@ describe('the village', () => {
   });
 });
 
-
 describe('the built `aicc` command', () => {
   it('plays through a real standard input pipe', async () => {
     const { spawnSync } = await import('node:child_process');
     const cli = new URL('../../dist/cli.js', import.meta.url).pathname;
-    const run = spawnSync(process.execPath, [cli, 'demo', '--play', 'bram'], { input: 'look\nsay Apples for sale!\nquit\n', encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(process.execPath, [cli, 'demo', '--play', 'bram'], {
+      input: 'look\nsay Apples for sale!\nquit\n',
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('You are Bram, the farmer.');

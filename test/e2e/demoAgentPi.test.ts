@@ -31,7 +31,21 @@ describe('aicc demo --agent pi', () => {
     let out = '';
     let err = '';
     const code = await main(
-      ['demo', '--agent', 'pi:cleo', '--ticks', '80', '--pi-bin', PI_CLI, '--provider', STUB_PROVIDER, '--model', STUB_MODEL_ID, '--pi-agent-dir', join(dir.path, 'agent')],
+      [
+        'demo',
+        '--agent',
+        'pi:cleo',
+        '--ticks',
+        '80',
+        '--pi-bin',
+        PI_CLI,
+        '--provider',
+        STUB_PROVIDER,
+        '--model',
+        STUB_MODEL_ID,
+        '--pi-agent-dir',
+        join(dir.path, 'agent'),
+      ],
       { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) } },
     );
     expect(err).toBe('');

@@ -8,7 +8,6 @@ import { BrowserClient, KEY, ORIGIN, tempDir } from '../node/gateway/helpers.js'
 import { startStubModel, STUB_MODEL_ID, STUB_PROVIDER, writePiAgentDir, type StubModel } from './stubModel.js';
 import { PI_CLI } from './piTargets.js';
 
-
 let stub: StubModel;
 let dir: ReturnType<typeof tempDir>;
 
@@ -27,8 +26,28 @@ it('aicc gateway host serves the real pi to a page until stopped', async () => {
   let out = '';
   let err = '';
   const stop = new AbortController();
-  const argv = ['host', '--origin', ORIGIN, '--pi-bin', PI_CLI, '--provider', STUB_PROVIDER, '--model', STUB_MODEL_ID, '--agent-dir', join(dir.path, 'agent'), '--system-prompt', 'You are Cleo the bard.', '--label', 'Cleo'];
-  const exit = gatewayCommand(argv, { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) } }, { env: { ...process.env, AICC_GATEWAY_KEY: KEY }, signal: stop.signal });
+  const argv = [
+    'host',
+    '--origin',
+    ORIGIN,
+    '--pi-bin',
+    PI_CLI,
+    '--provider',
+    STUB_PROVIDER,
+    '--model',
+    STUB_MODEL_ID,
+    '--agent-dir',
+    join(dir.path, 'agent'),
+    '--system-prompt',
+    'You are Cleo the bard.',
+    '--label',
+    'Cleo',
+  ];
+  const exit = gatewayCommand(
+    argv,
+    { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) } },
+    { env: { ...process.env, AICC_GATEWAY_KEY: KEY }, signal: stop.signal },
+  );
 
   const deadline = Date.now() + 30_000;
   while (!/listening on ws:\/\//.test(out)) {
@@ -51,7 +70,9 @@ it('aicc gateway host serves the real pi to a page until stopped', async () => {
   expect((await page.closed).code).toBe(1001);
   const lines = err.trimEnd().split('\n');
   expect(lines[0]).toBe(`aicc gateway: hosting pi on ${url} for origin ${ORIGIN}`);
-  expect(lines[1]).toMatch(/^aicc gateway: #1 origin http:\/\/localhost:5173 pi host: closed \(1001\): the gateway is shutting down; \d+ records in, \d+ out, \d+\.\d s$/);
+  expect(lines[1]).toMatch(
+    /^aicc gateway: #1 origin http:\/\/localhost:5173 pi host: closed \(1001\): the gateway is shutting down; \d+ records in, \d+ out, \d+\.\d s$/,
+  );
   expect(lines).toHaveLength(2);
   expect(out + err).not.toContain(KEY);
 }, 60_000);

@@ -27,7 +27,8 @@ describe.each(PI_TARGETS)('$name behind the gateway', (target) => {
   let n = 0;
 
   const id = (what: string): string => `${what}-${++n}`;
-  const state = async (): Promise<{ idle: boolean; settled: number; status: string }> => (await client.request({ id: id('state'), type: 'get_state' })).data as never;
+  const state = async (): Promise<{ idle: boolean; settled: number; status: string }> =>
+    (await client.request({ id: id('state'), type: 'get_state' })).data as never;
   const lastText = async (): Promise<unknown> => ((await client.request({ id: id('text'), type: 'get_last_assistant_text' })).data as { text: unknown }).text;
 
   /** The pi-peers way to wait for a reply: until `settled` has grown past `before` and pi is idle. */
@@ -68,79 +69,103 @@ describe.each(PI_TARGETS)('$name behind the gateway', (target) => {
     expect(logs.join('\n')).not.toContain(KEY);
   }, E2E_TIMEOUT);
 
-  it('says hello, and starts idle with nothing settled and no reply', async () => {
-    const hello = await client.hello({ from: { id: 'page-1', label: 'Bram the farmer', host: 'browser' } });
-    expect(hello).toMatchObject({ success: true, data: { version: '1.0', agent: { label: 'Ada', idle: true, settled: 0 } } });
-    expect((hello.data as { agent: Record_ }).agent.piSessionId).toEqual(expect.any(String));
-    expect(await state()).toMatchObject({ idle: true, settled: 0, status: 'idle' });
-    expect(await lastText()).toBeNull();
-  }, E2E_TIMEOUT);
+  it(
+    'says hello, and starts idle with nothing settled and no reply',
+    async () => {
+      const hello = await client.hello({ from: { id: 'page-1', label: 'Bram the farmer', host: 'browser' } });
+      expect(hello).toMatchObject({ success: true, data: { version: '1.0', agent: { label: 'Ada', idle: true, settled: 0 } } });
+      expect((hello.data as { agent: Record_ }).agent.piSessionId).toEqual(expect.any(String));
+      expect(await state()).toMatchObject({ idle: true, settled: 0, status: 'idle' });
+      expect(await lastText()).toBeNull();
+    },
+    E2E_TIMEOUT,
+  );
 
-  it('delivers a prompt; once settled grows and pi is idle, the last text is the scripted reply', async () => {
-    const reply = '```tool\n{"tool":"give","args":{"item":"bread","to":"bram"}}\n```';
-    stub.script(reply);
-    const before = (await state()).settled;
-    const answer = await client.request({ id: 'deliver-bread', type: 'prompt', message: 'Two apples for a loaf?', hops: 1, awaitsReply: true });
-    expect(answer).toMatchObject({ type: 'response', id: 'deliver-bread', command: 'prompt', success: true, data: { deliveredAs: 'prompt' } });
-    expect(await waitSettled(before)).toEqual(expect.objectContaining({ settled: before + 1, idle: true }));
-    expect(await lastText()).toBe(reply);
-    const request = stub.requests.at(-1)!;
-    expect(request.body.stream).toBe(true);
-    expect(request.body.messages?.[0]).toMatchObject({ role: 'system', content: expect.stringContaining(SYSTEM_PROMPT) });
-    expect(userTexts(request).at(-1)).toBe(
-      '[pi-peers message from "Bram the farmer" (id "page-1" on "browser"), hop 1 of at most 3; the sender waits for your reply: answer in your final message]\n\nTwo apples for a loaf?',
-    );
-  }, E2E_TIMEOUT);
+  it(
+    'delivers a prompt; once settled grows and pi is idle, the last text is the scripted reply',
+    async () => {
+      const reply = '```tool\n{"tool":"give","args":{"item":"bread","to":"bram"}}\n```';
+      stub.script(reply);
+      const before = (await state()).settled;
+      const answer = await client.request({ id: 'deliver-bread', type: 'prompt', message: 'Two apples for a loaf?', hops: 1, awaitsReply: true });
+      expect(answer).toMatchObject({ type: 'response', id: 'deliver-bread', command: 'prompt', success: true, data: { deliveredAs: 'prompt' } });
+      expect(await waitSettled(before)).toEqual(expect.objectContaining({ settled: before + 1, idle: true }));
+      expect(await lastText()).toBe(reply);
+      const request = stub.requests.at(-1)!;
+      expect(request.body.stream).toBe(true);
+      expect(request.body.messages?.[0]).toMatchObject({ role: 'system', content: expect.stringContaining(SYSTEM_PROMPT) });
+      expect(userTexts(request).at(-1)).toBe(
+        '[pi-peers message from "Bram the farmer" (id "page-1" on "browser"), hop 1 of at most 3; the sender waits for your reply: answer in your final message]\n\nTwo apples for a loaf?',
+      );
+    },
+    E2E_TIMEOUT,
+  );
 
-  it('steers a run that is going: one run, a second model call carrying the steer', async () => {
-    stub.script({ text: 'Let me tell you all about sourdough, '.repeat(3), chunkChars: 6, chunkDelayMs: 60 }, 'Fine: bread is ready at noon.');
-    const before = (await state()).settled;
-    const calls = stub.requests.length;
-    await client.request({ id: 'long-story', type: 'prompt', message: 'Tell me about your bread.' });
-    await stub.waitForRequests(calls + 1);
-    const steer = await client.request({ id: 'steer-brief', type: 'steer', message: 'Be brief, please.' });
-    expect(steer).toMatchObject({ success: true, data: { deliveredAs: 'steer' } });
-    expect(await waitSettled(before)).toEqual(expect.objectContaining({ settled: before + 1 }));
-    expect(stub.requests.length).toBe(calls + 2);
-    // This connection's hello named its sender, so the steer carries the provenance header too.
-    expect(userTexts(stub.requests.at(-1)!).at(-1)).toBe('[pi-peers message from "Bram the farmer" (id "page-1" on "browser")]\n\nBe brief, please.');
-    expect(await lastText()).toBe('Fine: bread is ready at noon.');
-  }, E2E_TIMEOUT);
+  it(
+    'steers a run that is going: one run, a second model call carrying the steer',
+    async () => {
+      stub.script({ text: 'Let me tell you all about sourdough, '.repeat(3), chunkChars: 6, chunkDelayMs: 60 }, 'Fine: bread is ready at noon.');
+      const before = (await state()).settled;
+      const calls = stub.requests.length;
+      await client.request({ id: 'long-story', type: 'prompt', message: 'Tell me about your bread.' });
+      await stub.waitForRequests(calls + 1);
+      const steer = await client.request({ id: 'steer-brief', type: 'steer', message: 'Be brief, please.' });
+      expect(steer).toMatchObject({ success: true, data: { deliveredAs: 'steer' } });
+      expect(await waitSettled(before)).toEqual(expect.objectContaining({ settled: before + 1 }));
+      expect(stub.requests.length).toBe(calls + 2);
+      // This connection's hello named its sender, so the steer carries the provenance header too.
+      expect(userTexts(stub.requests.at(-1)!).at(-1)).toBe('[pi-peers message from "Bram the farmer" (id "page-1" on "browser")]\n\nBe brief, please.');
+      expect(await lastText()).toBe('Fine: bread is ready at noon.');
+    },
+    E2E_TIMEOUT,
+  );
 
-  it('does not deliver a retried delivery id twice', async () => {
-    stub.script('Once is enough.');
-    const before = (await state()).settled;
-    const first = await client.request({ id: 'retry-me', type: 'prompt', message: 'Say it once.' });
-    await waitSettled(before);
-    const calls = stub.requests.length;
-    const again = await client.request({ id: 'retry-me', type: 'prompt', message: 'Say it once.' });
-    expect(again).toEqual(first);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(stub.requests.length).toBe(calls);
-    expect(await state()).toMatchObject({ idle: true, settled: before + 1 });
-  }, E2E_TIMEOUT);
+  it(
+    'does not deliver a retried delivery id twice',
+    async () => {
+      stub.script('Once is enough.');
+      const before = (await state()).settled;
+      const first = await client.request({ id: 'retry-me', type: 'prompt', message: 'Say it once.' });
+      await waitSettled(before);
+      const calls = stub.requests.length;
+      const again = await client.request({ id: 'retry-me', type: 'prompt', message: 'Say it once.' });
+      expect(again).toEqual(first);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(stub.requests.length).toBe(calls);
+      expect(await state()).toMatchObject({ idle: true, settled: before + 1 });
+    },
+    E2E_TIMEOUT,
+  );
 
-  it('refuses a fourth hop with hop_limit and never calls the model', async () => {
-    const calls = stub.requests.length;
-    const answer = await client.request({ id: 'too-deep', type: 'prompt', message: 'Pass it on.', hops: 4 });
-    expect(answer).toMatchObject({ success: false, errorCode: 'hop_limit', retryable: false });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(stub.requests.length).toBe(calls);
-    expect(await state()).toMatchObject({ idle: true });
-  }, E2E_TIMEOUT);
+  it(
+    'refuses a fourth hop with hop_limit and never calls the model',
+    async () => {
+      const calls = stub.requests.length;
+      const answer = await client.request({ id: 'too-deep', type: 'prompt', message: 'Pass it on.', hops: 4 });
+      expect(answer).toMatchObject({ success: false, errorCode: 'hop_limit', retryable: false });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(stub.requests.length).toBe(calls);
+      expect(await state()).toMatchObject({ idle: true });
+    },
+    E2E_TIMEOUT,
+  );
 
-  it('aborts a run mid-stream: the answer comes after the run ended, and it counts as settled', async () => {
-    stub.script({ text: 'A very long tale of flour and yeast. '.repeat(20), chunkChars: 4, chunkDelayMs: 50 });
-    const before = (await state()).settled;
-    const calls = stub.requests.length;
-    await client.request({ id: 'endless', type: 'prompt', message: 'Tell me everything.' });
-    await stub.waitForRequests(calls + 1);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const started = Date.now();
-    expect(await client.request({ id: 'stop-it', type: 'abort' }, 20_000)).toMatchObject({ success: true, command: 'abort' });
-    expect(Date.now() - started).toBeLessThan(5000);
-    expect(await state()).toMatchObject({ idle: true, settled: before + 1 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(stub.requests.at(-1)!.aborted).toBe(true);
-  }, E2E_TIMEOUT);
+  it(
+    'aborts a run mid-stream: the answer comes after the run ended, and it counts as settled',
+    async () => {
+      stub.script({ text: 'A very long tale of flour and yeast. '.repeat(20), chunkChars: 4, chunkDelayMs: 50 });
+      const before = (await state()).settled;
+      const calls = stub.requests.length;
+      await client.request({ id: 'endless', type: 'prompt', message: 'Tell me everything.' });
+      await stub.waitForRequests(calls + 1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const started = Date.now();
+      expect(await client.request({ id: 'stop-it', type: 'abort' }, 20_000)).toMatchObject({ success: true, command: 'abort' });
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(await state()).toMatchObject({ idle: true, settled: before + 1 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(stub.requests.at(-1)!.aborted).toBe(true);
+    },
+    E2E_TIMEOUT,
+  );
 });

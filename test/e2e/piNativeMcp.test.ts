@@ -23,7 +23,10 @@ import { startStubModel, STUB_MODEL_ID, STUB_PROVIDER, writePiAgentDir, type Stu
 
 const PI1_CLI = process.env.AICC_E2E_PI1_CLI;
 const PI1_NODE = process.env.AICC_E2E_PI1_NODE;
-const missing = PI1_CLI === undefined || PI1_NODE === undefined ? 'needs pi 1.x and Node 22 (AICC_E2E_PI1_CLI, AICC_E2E_PI1_NODE; npm test sets them from the dev dependencies)' : undefined;
+const missing =
+  PI1_CLI === undefined || PI1_NODE === undefined
+    ? 'needs pi 1.x and Node 22 (AICC_E2E_PI1_CLI, AICC_E2E_PI1_NODE; npm test sets them from the dev dependencies)'
+    : undefined;
 if (missing !== undefined && process.env.CI !== 'true') process.stderr.write(`skipped "pi 1.x native tools over MCP": ${missing}\n`);
 
 const KEY = 'native-mcp-key-0123456789abcdef';
@@ -55,7 +58,9 @@ describe.skipIf(missing !== undefined && process.env.CI !== 'true')('pi 1.x nati
     // pi's own folder: the stub model, and the gateway's MCP endpoint for Cleo, her tools declared directly.
     const agentDir = join(dir, 'agent');
     writePiAgentDir(agentDir, stub.baseUrl);
-    const mcp = { mcpServers: { village: { url: `http://127.0.0.1:${gateway.port}/mcp/cleo`, headers: { Authorization: `Bearer ${KEY}` }, exposure: 'direct' } } };
+    const mcp = {
+      mcpServers: { village: { url: `http://127.0.0.1:${gateway.port}/mcp/cleo`, headers: { Authorization: `Bearer ${KEY}` }, exposure: 'direct' } },
+    };
     writeFileSync(join(agentDir, 'mcp.json'), `${JSON.stringify(mcp, null, 2)}\n`);
   }, 30_000);
 
@@ -75,11 +80,25 @@ describe.skipIf(missing !== undefined && process.env.CI !== 'true')('pi 1.x nati
       { text: '', toolCalls: [{ name: TOOL('go'), arguments: { direction: 'south' } }] },
       'Cleo is at the market now.',
     );
-    const pi = spawn(PI1_NODE!, [PI1_CLI!, '--print', '--no-session', '--no-builtin-tools', '--provider', STUB_PROVIDER, '--model', STUB_MODEL_ID, 'You are Cleo, a bard. Go to the market.'], {
-      cwd: dir,
-      env: { ...process.env, PI_CODING_AGENT_DIR: join(dir, 'agent'), HOME: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const pi = spawn(
+      PI1_NODE!,
+      [
+        PI1_CLI!,
+        '--print',
+        '--no-session',
+        '--no-builtin-tools',
+        '--provider',
+        STUB_PROVIDER,
+        '--model',
+        STUB_MODEL_ID,
+        'You are Cleo, a bard. Go to the market.',
+      ],
+      {
+        cwd: dir,
+        env: { ...process.env, PI_CODING_AGENT_DIR: join(dir, 'agent'), HOME: dir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     pi.stdout.on('data', (chunk: Buffer) => (out += String(chunk)));
     pi.stderr.on('data', (chunk: Buffer) => (out += String(chunk)));

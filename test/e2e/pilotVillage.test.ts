@@ -63,7 +63,10 @@ describe.each(PI_TARGETS)('a village character piloted by $name', (target) => {
       label: 'Cleo',
     });
     gateway = await startGateway({ target: { kind: 'host', host }, origins: [ORIGIN], key: KEY, log: () => {} });
-    const link = await connectWebSocket(`${gateway.url}/`, { WebSocket: WebSocket as unknown as WebSocketConstructor, protocols: ['pi-peers.v1', `aicc-key.${KEY}`] });
+    const link = await connectWebSocket(`${gateway.url}/`, {
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      protocols: ['pi-peers.v1', `aicc-key.${KEY}`],
+    });
     peers = await PeersClient.connect(link, { from: { id: 'village', label: 'Millbrook', host: 'localhost' } });
 
     village = buildVillage(7);
@@ -72,11 +75,17 @@ describe.each(PI_TARGETS)('a village character piloted by $name', (target) => {
     const connecting = AgentClient.connect(agentEnd, { clock: village.clock });
     village.connect('cleo', bridgeEnd);
     const client = await connecting;
-    pilot = new Pilot({ client, backend: new PeersBackend(peers, { idPrefix: 'cleo' }), character: { id: 'cleo', name: 'Cleo', goal: 'find news for a song' }, clock: village.clock });
+    pilot = new Pilot({
+      client,
+      backend: new PeersBackend(peers, { idPrefix: 'cleo' }),
+      character: { id: 'cleo', name: 'Cleo', goal: 'find news for a song' },
+      clock: village.clock,
+    });
     pilot.on('sent', ({ kind, text }) => trace.push(`pilot sent a ${kind}: ${line(text)}`));
     pilot.on('decision', ({ reply }) => trace.push(`pilot read the reply: ${line(reply ?? '(none)')}`));
     pilot.on('error', ({ message }) => trace.push(`pilot error: ${message}`));
-    stub.onRequest = (request) => trace.push(`model request ${stub.requests.length}, last user text ${line(userTexts(request).at(-1) ?? '')}, answered ${line(request.reply)}`);
+    stub.onRequest = (request) =>
+      trace.push(`model request ${stub.requests.length}, last user text ${line(userTexts(request).at(-1) ?? '')}, answered ${line(request.reply)}`);
     // The world runs on its own, ten ticks a simulated second, five times faster than real time.
     ticking = setInterval(() => village.capsule.step(100), 20);
   }, E2E_TIMEOUT);
@@ -92,54 +101,80 @@ describe.each(PI_TARGETS)('a village character piloted by $name', (target) => {
     dir?.remove();
   }, E2E_TIMEOUT);
 
-  it('briefs the model, and its calls act in the world', async () => {
-    stub.script(block({ tool: 'look', input: {} }));
-    pilot.start();
-    await until('the first call', () => calls.some((c) => c.tool === 'look'));
-    const briefing = userTexts(stub.requests[0]!).join('\n');
-    expect(briefing).toMatch(/\bgo \[actuator\]/);
-    expect(briefing).toContain('```aicc');
-    expect(calls.find((c) => c.tool === 'look')!.result.ok).toBe(true);
-  }, E2E_TIMEOUT);
+  it(
+    'briefs the model, and its calls act in the world',
+    async () => {
+      stub.script(block({ tool: 'look', input: {} }));
+      pilot.start();
+      await until('the first call', () => calls.some((c) => c.tool === 'look'));
+      const briefing = userTexts(stub.requests[0]!).join('\n');
+      expect(briefing).toMatch(/\bgo \[actuator\]/);
+      expect(briefing).toContain('```aicc');
+      expect(calls.find((c) => c.tool === 'look')!.result.ok).toBe(true);
+    },
+    E2E_TIMEOUT,
+  );
 
-  it('tells the model about an invalid call, and the model corrects it', async () => {
-    stub.script(block({ tool: 'go', input: { dir: 'south' } }), block({ tool: 'go', input: { direction: 'south' } }));
-    await until('the corrected move', () => calls.some((c) => c.tool === 'go' && c.result.ok));
-    const refused = calls.find((c) => c.tool === 'go' && !c.result.ok)!;
-    expect(refused.result.error).toMatchObject({ code: 'invalid_input' });
-    const told = stub.requests.some((request) => userTexts(request).some((text) => text.includes('REFUSED go') && text.includes('invalid_input')));
-    expect(told).toBe(true);
-    expect(village.world.character('cleo')!.room).toBe('market');
-  }, E2E_TIMEOUT);
+  it(
+    'tells the model about an invalid call, and the model corrects it',
+    async () => {
+      stub.script(block({ tool: 'go', input: { dir: 'south' } }), block({ tool: 'go', input: { direction: 'south' } }));
+      await until('the corrected move', () => calls.some((c) => c.tool === 'go' && c.result.ok));
+      const refused = calls.find((c) => c.tool === 'go' && !c.result.ok)!;
+      expect(refused.result.error).toMatchObject({ code: 'invalid_input' });
+      const told = stub.requests.some((request) => userTexts(request).some((text) => text.includes('REFUSED go') && text.includes('invalid_input')));
+      expect(told).toBe(true);
+      expect(village.world.character('cleo')!.room).toBe('market');
+    },
+    E2E_TIMEOUT,
+  );
 
-  it('steers the running turn when someone speaks to the character', async () => {
-    const before = stub.requests.length;
-    // A slow answer (about 2.5 s) keeps the run going while Ada speaks to Cleo. A steer that reached
-    // pi only after its last model call of the run would wait in pi's queue for the next prompt.
-    // pi answers the steer in a second model call of the same run; only the run's last reply counts.
-    // News that comes meanwhile may reach pi as a follow-up, after the steer and in the same run: its
-    // answer is the run's last reply, so every answer after the slow one is the song.
-    const song = block({ tool: 'say', input: { text: 'A song for Ada, then!' } });
-    stub.script({ text: block({ tool: 'say', input: { text: 'Hello, market!' } }), chunkChars: 4, chunkDelayMs: 150 });
-    stub.fallbackReply = song;
-    await stub.waitForRequests(before + 1, 30_000);
-    village.capsule.emit('agent_message', { from: 'ada', to: 'cleo', text: 'Cleo, sing us a song!' }, { to: 'cleo' });
-    await until('the steer to reach the model', () => stub.requests.slice(before + 1).some((request) => userTexts(request).some((text) => text.includes('sing us a song'))), 30_000, story);
-    expect(pilot.stats.steers).toBeGreaterThanOrEqual(1);
-    await until('the answer to the steer to be said', () => calls.some((c) => c.tool === 'say' && c.input['text'] === 'A song for Ada, then!' && c.result.ok), 30_000, story);
-    expect(calls.filter((c) => c.tool === 'say' && c.input['text'] === 'Hello, market!')).toEqual([]);
-    stub.fallbackReply = block();
-  }, E2E_TIMEOUT);
+  it(
+    'steers the running turn when someone speaks to the character',
+    async () => {
+      const before = stub.requests.length;
+      // A slow answer (about 2.5 s) keeps the run going while Ada speaks to Cleo. A steer that reached
+      // pi only after its last model call of the run would wait in pi's queue for the next prompt.
+      // pi answers the steer in a second model call of the same run; only the run's last reply counts.
+      // News that comes meanwhile may reach pi as a follow-up, after the steer and in the same run: its
+      // answer is the run's last reply, so every answer after the slow one is the song.
+      const song = block({ tool: 'say', input: { text: 'A song for Ada, then!' } });
+      stub.script({ text: block({ tool: 'say', input: { text: 'Hello, market!' } }), chunkChars: 4, chunkDelayMs: 150 });
+      stub.fallbackReply = song;
+      await stub.waitForRequests(before + 1, 30_000);
+      village.capsule.emit('agent_message', { from: 'ada', to: 'cleo', text: 'Cleo, sing us a song!' }, { to: 'cleo' });
+      await until(
+        'the steer to reach the model',
+        () => stub.requests.slice(before + 1).some((request) => userTexts(request).some((text) => text.includes('sing us a song'))),
+        30_000,
+        story,
+      );
+      expect(pilot.stats.steers).toBeGreaterThanOrEqual(1);
+      await until(
+        'the answer to the steer to be said',
+        () => calls.some((c) => c.tool === 'say' && c.input['text'] === 'A song for Ada, then!' && c.result.ok),
+        30_000,
+        story,
+      );
+      expect(calls.filter((c) => c.tool === 'say' && c.input['text'] === 'Hello, market!')).toEqual([]);
+      stub.fallbackReply = block();
+    },
+    E2E_TIMEOUT,
+  );
 
-  it('aborts a run mid-answer', async () => {
-    await pilot.whenIdle();
-    const before = stub.requests.length;
-    stub.script({ text: block({ tool: 'go', input: { direction: 'north' } }), chunkChars: 2, chunkDelayMs: 300 });
-    village.capsule.emit('agent_message', { from: 'bram', text: 'Apples! Fresh apples!' }, { to: 'cleo' });
-    await stub.waitForRequests(before + 1, 30_000);
-    await pilot.abort();
-    expect(pilot.status).toBe('paused');
-    await until('the model call to be cut off', () => stub.requests[before]!.aborted);
-    expect(calls.filter((c) => c.tool === 'go' && c.input['direction'] === 'north')).toEqual([]);
-  }, E2E_TIMEOUT);
+  it(
+    'aborts a run mid-answer',
+    async () => {
+      await pilot.whenIdle();
+      const before = stub.requests.length;
+      stub.script({ text: block({ tool: 'go', input: { direction: 'north' } }), chunkChars: 2, chunkDelayMs: 300 });
+      village.capsule.emit('agent_message', { from: 'bram', text: 'Apples! Fresh apples!' }, { to: 'cleo' });
+      await stub.waitForRequests(before + 1, 30_000);
+      await pilot.abort();
+      expect(pilot.status).toBe('paused');
+      await until('the model call to be cut off', () => stub.requests[before]!.aborted);
+      expect(calls.filter((c) => c.tool === 'go' && c.input['direction'] === 'north')).toEqual([]);
+    },
+    E2E_TIMEOUT,
+  );
 });

@@ -20,7 +20,12 @@ export interface StubReply {
 
 export interface StubRequest {
   /** The parsed JSON body pi sent: model, messages, stream, tools, … */
-  body: { model?: string; stream?: boolean; messages?: Array<{ role: string; content: unknown; tool_call_id?: string }>; tools?: Array<{ type: string; function: { name: string } }> };
+  body: {
+    model?: string;
+    stream?: boolean;
+    messages?: Array<{ role: string; content: unknown; tool_call_id?: string }>;
+    tools?: Array<{ type: string; function: { name: string } }>;
+  };
   /** Set when the client went away before the reply was complete (an abort). */
   aborted: boolean;
   /** The text this request was answered with (scripted, or the fallback). */
@@ -89,12 +94,20 @@ export async function startStubModel(options: { fallbackReply?: string } = {}): 
     if (record.aborted || res.destroyed) return;
     const calls = reply.toolCalls ?? [];
     calls.forEach((call, index) => {
-      send({ delta: { tool_calls: [{ index, id: `call_stub_${requests.length}_${index}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }] } });
+      send({
+        delta: {
+          tool_calls: [
+            { index, id: `call_stub_${requests.length}_${index}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } },
+          ],
+        },
+      });
     });
     send({ delta: {}, finish_reason: calls.length > 0 ? 'tool_calls' : 'stop' });
     if (reply.usage !== undefined) {
       const { promptTokens, completionTokens } = reply.usage;
-      res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } })}\n\n`,
+      );
     }
     res.end('data: [DONE]\n\n');
     record.endedAt = performance.now();

@@ -4,5 +4,9 @@ import { describe, it } from 'vitest';
 import { expectCleanFuzz, FUZZ_TIMEOUT_MS } from './harness/check.js';
 
 describe('fuzz: AgentClient', () => {
-  it('takes whatever a bridge sends: nothing escapes, and a genuine result still resolves its call', () => expectCleanFuzz({ name: 'agent-client', module: 'agentClient.ts', quick: 9_000, long: 200_000, seed: 1401 }), FUZZ_TIMEOUT_MS);
+  it(
+    'takes whatever a bridge sends: nothing escapes, and a genuine result still resolves its call',
+    () => expectCleanFuzz({ name: 'agent-client', module: 'agentClient.ts', quick: 9_000, long: 200_000, seed: 1401 }),
+    FUZZ_TIMEOUT_MS,
+  );
 });

@@ -38,7 +38,15 @@ let page: Page;
 const problems: string[] = [];
 
 beforeAll(async () => {
-  const bundle = await build({ stdin: { contents: ENTRY, resolveDir: root, loader: 'ts', sourcefile: 'page.ts' }, bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent' });
+  const bundle = await build({
+    stdin: { contents: ENTRY, resolveDir: root, loader: 'ts', sourcefile: 'page.ts' },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  });
   const script = bundle.outputFiles[0]!.text;
   server = createServer((request, response) => {
     const [type, body] = request.url === '/page.js' ? ['text/javascript', script] : request.url === '/' ? ['text/html', HTML] : [undefined, undefined];
@@ -55,7 +63,11 @@ beforeAll(async () => {
   });
   page.on('pageerror', (error) => problems.push(error.message));
   await page.goto(url);
-  await page.waitForFunction(() => document.querySelectorAll('[data-aicc-call][data-ok="true"]').length === 12 && document.querySelectorAll('[data-aicc-event]').length === 12, undefined, { timeout: 20_000 });
+  await page.waitForFunction(
+    () => document.querySelectorAll('[data-aicc-call][data-ok="true"]').length === 12 && document.querySelectorAll('[data-aicc-event]').length === 12,
+    undefined,
+    { timeout: 20_000 },
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -76,11 +88,16 @@ const box = (selector: string): Promise<Box> =>
     return { x: rect.x, y: rect.y, width: rect.width, height: rect.height };
   }, selector);
 /** What a click at (x, y) would reach: the game's canvas, or a part of the inspector. */
-const hit = (x: number, y: number): Promise<string> => page.evaluate(([px, py]) => {
-  const element = document.elementFromPoint(px!, py!);
-  return element?.id === 'game' ? 'game' : element?.closest('[data-aicc-inspector]') !== null ? 'inspector' : String(element?.tagName);
-}, [x, y]);
-const inspector = (call: string): Promise<void> => page.evaluate((code) => new Function('inspector', code)((window as unknown as { page: { inspector: unknown } }).page.inspector), call);
+const hit = (x: number, y: number): Promise<string> =>
+  page.evaluate(
+    ([px, py]) => {
+      const element = document.elementFromPoint(px!, py!);
+      return element?.id === 'game' ? 'game' : element?.closest('[data-aicc-inspector]') !== null ? 'inspector' : String(element?.tagName);
+    },
+    [x, y],
+  );
+const inspector = (call: string): Promise<void> =>
+  page.evaluate((code) => new Function('inspector', code)((window as unknown as { page: { inspector: unknown } }).page.inspector), call);
 
 describe(`the inspector on a page with ${POLICY}`, () => {
   it('is styled (an adopted stylesheet, no <style>, no style attribute) and the page logs no violation', async () => {

@@ -85,7 +85,9 @@ describe('mounted on a capsule', () => {
   it('refuses a capsule already disposed, and mounts nothing', () => {
     const { capsule } = makeCapsule();
     capsule.dispose();
-    expect(() => mountInspector(capsule)).toThrow(expect.objectContaining({ code: 'AICC_DISPOSED', message: 'mountInspector: this capsule was disposed; mount the inspector on a live one' }));
+    expect(() => mountInspector(capsule)).toThrow(
+      expect.objectContaining({ code: 'AICC_DISPOSED', message: 'mountInspector: this capsule was disposed; mount the inspector on a live one' }),
+    );
     expect(document.querySelector('[data-aicc-inspector], style[data-aicc-inspector-style]')).toBeNull();
   });
 });

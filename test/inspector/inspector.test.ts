@@ -65,7 +65,13 @@ describe('the inspector panel', () => {
     const { capsule, clock } = makeCapsule();
     let release: (() => void) | undefined;
     capsule.registerTool(moveTool({ handler: () => new Promise((resolve) => (release = () => resolve({ arrived: true }))) }));
-    capsule.registerTool({ ...echoTool, id: 'fail', handler: () => { throw new ToolError('blocked by a wall'); } });
+    capsule.registerTool({
+      ...echoTool,
+      id: 'fail',
+      handler: () => {
+        throw new ToolError('blocked by a wall');
+      },
+    });
     const { agent } = await connectAgent(capsule, clock, { character: 'wren' });
     const { frames, root } = mount(capsule);
 
@@ -167,7 +173,12 @@ describe('the inspector panel', () => {
 
   it('lists world events with their topic and abridged payload, and host errors, but not ticks', async () => {
     const { capsule, clock } = makeCapsule();
-    capsule.registerTool({ ...echoTool, handler: () => { throw new Error('boom'); } });
+    capsule.registerTool({
+      ...echoTool,
+      handler: () => {
+        throw new Error('boom');
+      },
+    });
     const { agent } = await connectAgent(capsule, clock, { character: 'wren' });
     const { frames, root } = mount(capsule);
     capsule.emit('collision', { a: 'wren', b: 'wall', phase: 'begin' });
@@ -233,7 +244,13 @@ describe('the inspector panel', () => {
     const { frames, root } = mount(capsule);
     await agent.call('echo', { text: hostile, [hostile]: 1 }, { callId: hostile });
     // A handler's error message is the game's text, shown as a title attribute.
-    capsule.registerTool({ ...echoTool, id: 'fail', handler: () => { throw new ToolError(hostile); } });
+    capsule.registerTool({
+      ...echoTool,
+      id: 'fail',
+      handler: () => {
+        throw new ToolError(hostile);
+      },
+    });
     await settle();
     await agent.call('fail', { text: 'x' });
     capsule.emit('agent_message', { from: hostile, text: hostile });
@@ -241,15 +258,17 @@ describe('the inspector panel', () => {
     // Opened calls and the filters' choices show them as text too.
     for (const row of rows(root, '[data-aicc-call]')) row.click();
     expect(rows(root, '[data-aicc-detail]')).toHaveLength(2);
-    expect(Array.from(root.querySelectorAll('[data-aicc-filter="character"] option')).map((option) => option.textContent)).toContain(hostile.slice(0, 63) + '…');
+    expect(Array.from(root.querySelectorAll('[data-aicc-filter="character"] option')).map((option) => option.textContent)).toContain(
+      `${hostile.slice(0, 63)}…`,
+    );
     expect(document.querySelectorAll('img, script').length).toBe(0);
     expect((globalThis as { __pwned?: number }).__pwned).toBeUndefined();
     const calls = rows(root, '[data-aicc-call]');
     expect(calls[0]!.querySelector('[data-cell="result"]')!.getAttribute('title')).toBe(hostile);
     expect(cell(calls[1]!, 'input')).toContain('<img src=x onerror=');
-    expect(cell(rows(root, '[data-aicc-session]')[0]!, 'character')).toBe(hostile.slice(0, 63) + '…');
+    expect(cell(rows(root, '[data-aicc-session]')[0]!, 'character')).toBe(`${hostile.slice(0, 63)}…`);
     expect(cell(rows(root, '[data-aicc-event]')[0]!, 'detail')).toContain('<img src=x onerror=');
-    expect(calls[1]!.getAttribute('data-aicc-call')).toBe(hostile.slice(0, 63) + '…');
+    expect(calls[1]!.getAttribute('data-aicc-call')).toBe(`${hostile.slice(0, 63)}…`);
   });
 });
 
@@ -262,14 +281,21 @@ describe('columns and outputs', () => {
     await agent.call('move_to', { x: 1, y: 2 });
     capsule.emit('audio', { source: 'bell', sound: 'ding' });
     frames.flush();
-    const columns = (section: string) => Array.from(root.querySelectorAll(`[data-aicc-section="${section}"] > [data-aicc-columns] > span`)).map((span) => span.textContent);
+    const columns = (section: string) =>
+      Array.from(root.querySelectorAll(`[data-aicc-section="${section}"] > [data-aicc-columns] > span`)).map((span) => span.textContent);
     const cells = (selector: string) => Array.from(root.querySelector(selector)!.children).map((span) => span.getAttribute('data-cell'));
     expect(columns('sessions')).toEqual(['id', 'character', 'model', 'state', 'calls', 'subscriptions']);
     expect(columns('manifest')).toEqual(['tool', 'class', 'capability', 'limits', 'description']);
     expect(columns('calls')).toEqual(['character', 'tool', 'result', 'latency', 'input', 'output']);
     expect(columns('quota')).toEqual(['character', 'tool', 'minute', 'session']);
     expect(columns('events')).toEqual(['tick', 'event', 'detail']);
-    for (const [section, row] of [['sessions', '[data-aicc-session]'], ['manifest', '[data-aicc-tool]'], ['calls', '[data-aicc-call]'], ['quota', '[data-aicc-quota]'], ['events', '[data-aicc-event]']]) {
+    for (const [section, row] of [
+      ['sessions', '[data-aicc-session]'],
+      ['manifest', '[data-aicc-tool]'],
+      ['calls', '[data-aicc-call]'],
+      ['quota', '[data-aicc-quota]'],
+      ['events', '[data-aicc-event]'],
+    ]) {
       expect(cells(row!)).toEqual(columns(section!));
     }
   });
@@ -277,7 +303,13 @@ describe('columns and outputs', () => {
   it('shows what a call returned, or the error message of one that failed, in its row, abridged', async () => {
     const { capsule, clock } = makeCapsule();
     capsule.registerTool(echoTool);
-    capsule.registerTool({ ...echoTool, id: 'fail', handler: () => { throw new ToolError('blocked by a wall'); } });
+    capsule.registerTool({
+      ...echoTool,
+      id: 'fail',
+      handler: () => {
+        throw new ToolError('blocked by a wall');
+      },
+    });
     capsule.registerTool({ ...echoTool, id: 'long', output_schema: { type: 'object' }, handler: () => ({ text: 'b'.repeat(5000) }) });
     const { agent } = await connectAgent(capsule, clock);
     const { frames, root } = mount(capsule);
@@ -295,15 +327,26 @@ describe('columns and outputs', () => {
   it('opens a call on click or Enter: its call_id, input, output and error whole up to 800 characters; a second click closes it', async () => {
     const { capsule, clock } = makeCapsule();
     let release: (() => void) | undefined;
-    capsule.registerTool({ ...echoTool, output_schema: { type: 'object' }, handler: () => new Promise<JsonObject>((resolve) => (release = () => resolve({ text: 'b'.repeat(5000) }))) });
-    capsule.registerTool({ ...echoTool, id: 'fail', handler: () => { throw new ToolError('blocked by a wall', { retryable: true }); } });
+    capsule.registerTool({
+      ...echoTool,
+      output_schema: { type: 'object' },
+      handler: () => new Promise<JsonObject>((resolve) => (release = () => resolve({ text: 'b'.repeat(5000) }))),
+    });
+    capsule.registerTool({
+      ...echoTool,
+      id: 'fail',
+      handler: () => {
+        throw new ToolError('blocked by a wall', { retryable: true });
+      },
+    });
     const { agent } = await connectAgent(capsule, clock);
     const { frames, root } = mount(capsule);
     const running = agent.call('echo', { text: 'a'.repeat(300) }, { callId: 'c-long' });
     await settle();
     frames.flush();
     const row = rows(root, '[data-aicc-call]')[0]!;
-    const detail = () => Object.fromEntries(Array.from(row.querySelectorAll('[data-aicc-detail] dd')).map((dd) => [dd.getAttribute('data-field'), dd.textContent]));
+    const detail = () =>
+      Object.fromEntries(Array.from(row.querySelectorAll('[data-aicc-detail] dd')).map((dd) => [dd.getAttribute('data-field'), dd.textContent]));
     expect(row.getAttribute('aria-expanded')).toBe('false');
     row.click();
     expect(row.getAttribute('aria-expanded')).toBe('true');
@@ -333,12 +376,27 @@ describe('columns and outputs', () => {
     await connectAgent(capsule, clock, { character: 'moss' });
     const { frames, root } = mount(capsule);
     // A pilot's record as it comes (the type checks that it fits what the inspector takes).
-    const cost: DecisionCost = { decision: 3, startedAt: 900, firstTokenMs: 320.4, replyMs: 880, firstToolCallMs: 900, totalMs: 1000, inputTokens: 1800, outputTokens: 40, costUsd: 0.0012, calls: 2, ended: 'replied' };
+    const cost: DecisionCost = {
+      decision: 3,
+      startedAt: 900,
+      firstTokenMs: 320.4,
+      replyMs: 880,
+      firstToolCallMs: 900,
+      totalMs: 1000,
+      inputTokens: 1800,
+      outputTokens: 40,
+      costUsd: 0.0012,
+      calls: 2,
+      ended: 'replied',
+    };
     inspector!.decision('wren', cost);
     inspector!.decision('moss', { decision: 1, totalMs: 250, calls: 0, ended: 'aborted' });
     frames.flush();
     const decisions = rows(root, '[data-aicc-event][data-kind="decision"]');
-    expect(decisions.map((r) => cell(r, 'detail'))).toEqual(['moss #1: total 250 ms, 0 calls, aborted', 'wren #3: first token 320 ms, first call 900 ms, total 1000 ms, 2 calls, tokens 1800/40, $0.00120']);
+    expect(decisions.map((r) => cell(r, 'detail'))).toEqual([
+      'moss #1: total 250 ms, 0 calls, aborted',
+      'wren #3: first token 320 ms, first call 900 ms, total 1000 ms, 2 calls, tokens 1800/40, $0.00120',
+    ]);
     inspector!.setFilter({ character: 'wren' });
     expect(rows(root, '[data-aicc-event][data-kind="decision"]').map((r) => cell(r, 'detail').split(':')[0])).toEqual(['wren #3']);
     expect(() => inspector!.decision('', { decision: 1, totalMs: 0, calls: 0, ended: 'replied' })).toThrow(/^inspector\.decision: expected a character's name/);

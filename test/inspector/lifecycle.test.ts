@@ -57,7 +57,13 @@ describe('inspector redraws', () => {
     expect(calls.map((r) => cell(r, 'input'))).toEqual(['text: m11', 'text: m10', 'text: m9', 'text: m8', 'text: m7']);
     expect(inspector.element.querySelector('[data-aicc-section="calls"] > summary')!.textContent).toBe('calls (last 5 of 12)');
     const events = rows(inspector.element, '[data-aicc-event]');
-    expect(events.map((r) => cell(r, 'detail'))).toEqual(['source: bell, sound: ding6', 'source: bell, sound: ding5', 'source: bell, sound: ding4', 'source: bell, sound: ding3', 'source: bell, sound: ding2']);
+    expect(events.map((r) => cell(r, 'detail'))).toEqual([
+      'source: bell, sound: ding6',
+      'source: bell, sound: ding5',
+      'source: bell, sound: ding4',
+      'source: bell, sound: ding3',
+      'source: bell, sound: ding2',
+    ]);
   });
 
   it('caps the sessions it remembers, dropping closed ones first', async () => {
@@ -188,7 +194,9 @@ describe('options', () => {
   });
 
   it('refuses something that is not a capsule', () => {
-    expect(() => mountInspector({} as Capsule)).toThrow('mountInspector: the first argument must be a Capsule (from createCapsule) or a holder of capsules with onCapsule (the Phaser plugin, this.aicc)');
+    expect(() => mountInspector({} as Capsule)).toThrow(
+      'mountInspector: the first argument must be a Capsule (from createCapsule) or a holder of capsules with onCapsule (the Phaser plugin, this.aicc)',
+    );
   });
 });
 

@@ -19,7 +19,13 @@ async function village() {
   const { capsule, clock } = makeCapsule();
   capsule.registerTool(echoTool);
   capsule.registerTool(moveTool());
-  capsule.registerTool({ ...echoTool, id: 'fail', handler: () => { throw new Error('boom'); } });
+  capsule.registerTool({
+    ...echoTool,
+    id: 'fail',
+    handler: () => {
+      throw new Error('boom');
+    },
+  });
   const grants = { capabilities: { actuators: ['locomotion'] } };
   const { agent: wren } = await connectAgent(capsule, clock, { character: 'wren', ...grants });
   const { agent: moss } = await connectAgent(capsule, clock, { character: 'moss', ...grants });
@@ -104,20 +110,36 @@ describe('docking and folding', () => {
     expect([inspector!.dock, root.getAttribute('data-dock'), select.value]).toEqual(['left', 'left', 'left']);
     choose(select, 'top-right');
     expect([inspector!.dock, root.getAttribute('data-dock')]).toEqual(['top-right', 'top-right']);
-    expect(() => inspector!.dockTo('middle' as 'left')).toThrow('inspector.dockTo: expected one of bottom-right, bottom-left, top-right, top-left, right, left, got middle');
+    expect(() => inspector!.dockTo('middle' as 'left')).toThrow(
+      'inspector.dockTo: expected one of bottom-right, bottom-left, top-right, top-left, right, left, got middle',
+    );
   });
 
   it('takes a dock at mount, and refuses one it does not know', async () => {
     const { capsule } = makeCapsule();
     inspector = mountInspector(capsule, { dock: 'top-left', schedule: new ManualFrames().schedule });
     expect(inspector.element.getAttribute('data-dock')).toBe('top-left');
-    expect(() => mountInspector(capsule, { dock: 'centre' as 'left' })).toThrow(expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: 'mountInspector: expected dock to be one of bottom-right, bottom-left, top-right, top-left, right, left, got centre' }));
+    expect(() => mountInspector(capsule, { dock: 'centre' as 'left' })).toThrow(
+      expect.objectContaining({
+        code: 'AICC_INVALID_OPTION',
+        message: 'mountInspector: expected dock to be one of bottom-right, bottom-left, top-right, top-left, right, left, got centre',
+      }),
+    );
   });
 
   it('opens the live traffic (calls, events) at mount and folds the rest to their title line', async () => {
     const { root } = await village();
-    const open = Array.from(root.querySelectorAll<HTMLDetailsElement>('details[data-aicc-section]')).map((section) => [section.getAttribute('data-aicc-section'), section.open]);
-    expect(open).toEqual([['sessions', false], ['manifest', false], ['calls', true], ['quota', false], ['events', true]]);
+    const open = Array.from(root.querySelectorAll<HTMLDetailsElement>('details[data-aicc-section]')).map((section) => [
+      section.getAttribute('data-aicc-section'),
+      section.open,
+    ]);
+    expect(open).toEqual([
+      ['sessions', false],
+      ['manifest', false],
+      ['calls', true],
+      ['quota', false],
+      ['events', true],
+    ]);
     expect(summary(root, 'sessions')).toBe('sessions (2)');
   });
 });
@@ -147,4 +169,3 @@ describe('strict CSP', () => {
     expect(page.adoptedStyleSheets).toEqual([other]);
   });
 });
-

@@ -10,7 +10,7 @@ const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolv
 function logOf(link: Link): string[] {
   const log: string[] = [];
   link.listen({
-    message: (frame: Frame) => log.push(`msg:${typeof frame === 'string' ? frame : `bytes(${[...(frame as Uint8Array)].join(",")})`}`),
+    message: (frame: Frame) => log.push(`msg:${typeof frame === 'string' ? frame : `bytes(${[...(frame as Uint8Array)].join(',')})`}`),
     close: (reason) => log.push(`close:${reason}`),
   });
   return log;

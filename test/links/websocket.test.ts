@@ -176,10 +176,16 @@ describe('connectWebSocket and webSocketLink over ws', { timeout: 10_000 }, () =
     expect(atServer).toEqual(['before']);
   });
 
-  it("rejects with AICC_NOT_CONNECTED when nobody listens on the port", async () => {
+  it('rejects with AICC_NOT_CONNECTED when nobody listens on the port', async () => {
     const port = await unusedPort();
     const attempt = connectWebSocket(`ws://127.0.0.1:${port}`, { WebSocket: WS });
-    const error = await within(attempt.then(() => undefined, (e: unknown) => e), 'the refusal');
+    const error = await within(
+      attempt.then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+      'the refusal',
+    );
     expect(error).toBeInstanceOf(CapsuleError);
     expect((error as CapsuleError).code).toBe('AICC_NOT_CONNECTED');
     expect((error as CapsuleError).message).toContain(`could not connect to ws://127.0.0.1:${port}`);
@@ -305,7 +311,7 @@ describe('close reasons over a real WebSocket are bounded in bytes', { timeout: 
     expect(byteLength(reason.replace(/ \(code 1000\)$/, ''))).toBeLessThanOrEqual(123);
   });
 
-  it("refuses a bad first frame on capsule.accept() and closes: one frame cannot crash the game", async () => {
+  it('refuses a bad first frame on capsule.accept() and closes: one frame cannot crash the game', async () => {
     const capsule = createCapsule({ world: { name: 'w', kind: 'abstract' }, tickMode: 'event' });
     server.on('connection', (socket) => capsule.accept(webSocketLink(socket)));
     const raw = new WebSocket(url);
@@ -314,7 +320,15 @@ describe('close reasons over a real WebSocket are bounded in bytes', { timeout: 
     const closed = new Promise<[number, string]>((resolve) => raw.on('close', (code, reason) => resolve([code, reason.toString()])));
     await within(new Promise((resolve) => raw.on('open', resolve)), 'the raw socket to open');
     // The refusal names the undeclared field, and the close reason repeats the refusal.
-    raw.send(JSON.stringify({ protocol: 'aicc/0.1', type: 'session_resume', session_id: '00000000-0000-0000-0000-000000000000', message_id: '00000000-0000-0000-0000-000000000000', [cyrillic]: 1 }));
+    raw.send(
+      JSON.stringify({
+        protocol: 'aicc/0.1',
+        type: 'session_resume',
+        session_id: '00000000-0000-0000-0000-000000000000',
+        message_id: '00000000-0000-0000-0000-000000000000',
+        [cyrillic]: 1,
+      }),
+    );
     const [code, reason] = await within(closed, 'the close after the refusal');
     expect(code).toBe(1000);
     expect(byteLength(reason)).toBeLessThanOrEqual(123);
@@ -345,7 +359,9 @@ describe('close reasons over a real WebSocket are bounded in bytes', { timeout: 
     const capsule = createCapsule({ world: { name: 'w', kind: 'abstract' }, tickMode: 'event' });
     const sessions: Array<ReturnType<Capsule['connect']>> = [];
     server.on('connection', (socket) => sessions.push(capsule.connect(webSocketLink(socket), { character: `hero${sessions.length}` })));
-    const clients = await Promise.all([0, 1].map(async () => within(AgentClient.connect(await within(connectWebSocket(url, { WebSocket: WS }), 'connectWebSocket')), 'session_init')));
+    const clients = await Promise.all(
+      [0, 1].map(async () => within(AgentClient.connect(await within(connectWebSocket(url, { WebSocket: WS }), 'connectWebSocket')), 'session_init')),
+    );
     const closes = clients.map((client) => new Promise<string>((resolve) => client.on('close', ({ reason }) => resolve(reason))));
     expect(() => sessions[0]!.close(cyrillic)).not.toThrow();
     expect(() => capsule.dispose(`${cyrillic}😀`)).not.toThrow();
@@ -380,7 +396,13 @@ describe('an agent that stops reading cannot make the game hold unbounded bytes'
     await within(new Promise((resolve) => raw.on('open', resolve)), 'the raw socket to open');
     const init = JSON.parse(await within(first, 'session_init'));
     (raw as unknown as { _socket: { pause(): void } })._socket.pause(); // reads nothing more
-    const request = (n: number) => JSON.stringify({ protocol: 'aicc/0.1', type: 'manifest_request', session_id: init.session_id, message_id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}` });
+    const request = (n: number) =>
+      JSON.stringify({
+        protocol: 'aicc/0.1',
+        type: 'manifest_request',
+        session_id: init.session_id,
+        message_id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+      });
     // Enough manifests to fill loopback's kernel buffers several times over (bounded: 8,000 frames).
     for (let n = 0; n < 8000 && raw.readyState === WebSocket.OPEN; n++) raw.send(request(n));
     expect(await within(detached, 'the session to detach', 15_000)).toBe(`link closed: webSocketLink: the peer left more than ${max} bytes unread; closed`);
@@ -394,15 +416,29 @@ describe('batched framing over a real WebSocket (aicc.batched.v1)', { timeout: 1
   it('sends a delivery of k events as one frame where both ends agreed, and the agent hears every event in order', async () => {
     const { BATCHED_SUBPROTOCOL, batchedFraming } = await import('../../src/protocol/batchedFraming.js');
     const capsule = createCapsule({ world: { name: 'w', kind: 'abstract' }, tickMode: 'event' });
-    const batching = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: (offered) => (offered.has(BATCHED_SUBPROTOCOL) ? BATCHED_SUBPROTOCOL : false) });
+    const batching = new WebSocketServer({
+      host: '127.0.0.1',
+      port: 0,
+      handleProtocols: (offered) => (offered.has(BATCHED_SUBPROTOCOL) ? BATCHED_SUBPROTOCOL : false),
+    });
     await within(new Promise((resolve) => batching.once('listening', resolve)), 'the server to listen');
     const frames: number[] = [];
-    batching.on('connection', (socket) => capsule.connect(webSocketLink(socket), { character: 'hero', agentModel: { class: 'cloud_large' }, subscriptions: ['agent_message'], ...(socket.protocol === BATCHED_SUBPROTOCOL ? { framing: batchedFraming } : {}) }));
+    batching.on('connection', (socket) =>
+      capsule.connect(webSocketLink(socket), {
+        character: 'hero',
+        agentModel: { class: 'cloud_large' },
+        subscriptions: ['agent_message'],
+        ...(socket.protocol === BATCHED_SUBPROTOCOL ? { framing: batchedFraming } : {}),
+      }),
+    );
     try {
       const port = (batching.address() as { port: number }).port;
       const socket = new WebSocket(`ws://127.0.0.1:${port}`, [BATCHED_SUBPROTOCOL]);
       socket.on('message', (data) => frames.push(String(data).startsWith('[') ? JSON.parse(String(data)).length : 1));
-      const link = await within(new Promise<Link>((resolve) => socket.once('open', () => resolve(webSocketLink(socket as unknown as Parameters<typeof webSocketLink>[0])))), 'the socket to open');
+      const link = await within(
+        new Promise<Link>((resolve) => socket.once('open', () => resolve(webSocketLink(socket as unknown as Parameters<typeof webSocketLink>[0])))),
+        'the socket to open',
+      );
       expect(socket.protocol).toBe(BATCHED_SUBPROTOCOL);
       const agent = await within(AgentClient.connect(link, { framing: batchedFraming }), 'session_init');
       const heard: string[] = [];

@@ -108,7 +108,9 @@ describe('aicc demo --agent mcp, driven by the MCP Inspector CLI', () => {
 
   it("reads Cleo's news resource: what happened since the last read", async () => {
     const uri = 'aicc://cleo/news';
-    const { contents } = result(await inspect('--method', 'resources/read', '--uri', uri)) as { contents: Array<{ uri: string; mimeType: string; text: string }> };
+    const { contents } = result(await inspect('--method', 'resources/read', '--uri', uri)) as {
+      contents: Array<{ uri: string; mimeType: string; text: string }>;
+    };
     expect(contents).toHaveLength(1);
     expect(contents[0]).toMatchObject({ uri, mimeType: 'text/plain' });
     expect(contents[0]!.text).toMatch(/^tick \d+/);

@@ -31,7 +31,13 @@ const logs: string[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'aicc-inspector-http-'));
-  gateway = await startGateway({ target: { kind: 'relay', peersHome: dir }, origins: ['http://localhost:5173'], key: KEY, mcp: true, log: (line) => logs.push(line) });
+  gateway = await startGateway({
+    target: { kind: 'relay', peersHome: dir },
+    origins: ['http://localhost:5173'],
+    key: KEY,
+    mcp: true,
+    log: (line) => logs.push(line),
+  });
   capsule = createCapsule({ world: { name: 'Millbrook', kind: 'text' }, clock: realClock(), tickMode: 'fixed', tickRateHz: 10 });
   bindTextWorld(capsule, new TextWorld(VILLAGE_SPEC));
   stopDriver = startIntervalDriver(capsule);
@@ -50,7 +56,15 @@ afterAll(async () => {
 
 /** One inspector run over HTTP; its working directory is its own build/ folder (inspector#1334). */
 async function inspect(headers: string[], ...request: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const argv = [inspector, '--cli', `http://127.0.0.1:${gateway.port}/mcp/cleo`, '--transport', 'http', ...headers.flatMap((header) => ['--header', header]), ...request];
+  const argv = [
+    inspector,
+    '--cli',
+    `http://127.0.0.1:${gateway.port}/mcp/cleo`,
+    '--transport',
+    'http',
+    ...headers.flatMap((header) => ['--header', header]),
+    ...request,
+  ];
   const child = spawn(process.execPath, argv, { cwd: dirname(inspector), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -77,7 +91,10 @@ describe('the MCP Inspector CLI, over the gateway’s HTTP endpoint', () => {
   it('calls look, and gets a bad go back as an isError result that says what to do', async () => {
     const look = json(await inspect(keyed, '--method', 'tools/call', '--tool-name', 'look')) as { structuredContent: { name: string } };
     expect(look.structuredContent.name).toBe('Tavern');
-    const bad = json(await inspect(keyed, '--method', 'tools/call', '--tool-name', 'go', '--tool-arg', 'to=south')) as { isError: boolean; content: Array<{ text: string }> };
+    const bad = json(await inspect(keyed, '--method', 'tools/call', '--tool-name', 'go', '--tool-arg', 'to=south')) as {
+      isError: boolean;
+      content: Array<{ text: string }>;
+    };
     expect(bad.isError).toBe(true);
     expect(bad.content[0]!.text).toMatch(/^go refused \(invalid_input\): .*What to do: fix the arguments/);
   }, 60_000);

@@ -85,9 +85,11 @@ describe('serveMcp: a character as MCP tools', () => {
       output_schema: { type: 'object', properties: {} },
       handler: () => ({}),
     });
-    await settle(new Promise<void>((resolve) => setTimeout(resolve, 0)).then(async () => {
-      for (let i = 0; i < 20 && changed === 0; i++) await yieldToAgents();
-    }));
+    await settle(
+      new Promise<void>((resolve) => setTimeout(resolve, 0)).then(async () => {
+        for (let i = 0; i < 20 && changed === 0; i++) await yieldToAgents();
+      }),
+    );
     expect(changed).toBeGreaterThanOrEqual(1);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('whistle');
   });
@@ -101,7 +103,9 @@ describe('serveMcp: a character as MCP tools', () => {
     for (let i = 0; i < 20 && changed === 0; i++) await yieldToAgents();
     expect(changed).toBe(1);
     const go = await settle(client.callTool({ name: 'go', arguments: { direction: 'south' } }));
-    expect((go.content as Array<{ text: string }>)[0]!.text).toMatch(/^go refused \(tool_unavailable\): .*legs.*What to do: this tool is not available to this character now/);
+    expect((go.content as Array<{ text: string }>)[0]!.text).toMatch(
+      /^go refused \(tool_unavailable\): .*legs.*What to do: this tool is not available to this character now/,
+    );
   });
 
   it('gathers the events the character hears as news: a subscribed resource, and observe', async () => {
@@ -134,7 +138,9 @@ describe('serveMcp: a character as MCP tools', () => {
     expect((await client.callTool({ name: 'observe', arguments: {} })).isError).toBeFalsy();
     const third = await client.callTool({ name: 'observe', arguments: {} });
     expect(third.isError).toBe(true);
-    expect((third.content as Array<{ text: string }>)[0]!.text).toMatch(/^observe refused \(tool_unavailable, retryable\): observe is limited to 2 calls a minute\. What to do: wait/);
+    expect((third.content as Array<{ text: string }>)[0]!.text).toMatch(
+      /^observe refused \(tool_unavailable, retryable\): observe is limited to 2 calls a minute\. What to do: wait/,
+    );
     now = 60_000;
     expect((await client.callTool({ name: 'observe', arguments: {} })).isError).toBeFalsy();
   });

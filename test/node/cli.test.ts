@@ -61,7 +61,10 @@ describe('aicc', () => {
       [['--play', 'zed'], '--play: no villager called "zed"'],
       [['--model', 'm'], '--model goes with --agent pi or --agent pi-daemon:SOCKET'],
       [['--agent', 'pi-daemon:/run/pi.sock', '--pi-bin', 'pi'], '--pi-bin is for --agent pi; a pi-daemon runs its own pi'],
-      [['--agent', 'pi-daemon:/run/pi.sock', '--model', 'm'], "with --agent pi-daemon:SOCKET, give --provider and --model together, or neither for the daemon's default model"],
+      [
+        ['--agent', 'pi-daemon:/run/pi.sock', '--model', 'm'],
+        "with --agent pi-daemon:SOCKET, give --provider and --model together, or neither for the daemon's default model",
+      ],
       [['--agent', 'mcp:zed'], '--agent: no villager called "zed"'],
       [['--agent', 'mcp', '--json'], '--agent mcp speaks MCP on standard output; --json does not go with it'],
       [['--agent', 'mcp', '--play'], '--agent mcp speaks MCP on standard input and output; --play needs them too'],
@@ -76,13 +79,20 @@ describe('aicc', () => {
 
   describe('when a command fails', () => {
     it('prints what failed and what to fix, not the function that noticed it', () => {
-      expect(userMessage(new Error('PiProcess.start: pi could not be started (ENOENT); check --pi-bin'))).toBe('pi could not be started (ENOENT); check --pi-bin');
+      expect(userMessage(new Error('PiProcess.start: pi could not be started (ENOENT); check --pi-bin'))).toBe(
+        'pi could not be started (ENOENT); check --pi-bin',
+      );
       expect(userMessage(new Error('startGateway: connectSocketLink: cannot connect to /x.sock (ENOENT)'))).toBe('cannot connect to /x.sock (ENOENT)');
       expect(userMessage('replay: the world must run on a ManualClock')).toBe('the world must run on a ManualClock');
     });
 
     it('keeps messages that start with words, a line number or a command', () => {
-      for (const message of ['pi exited (code 1); pi said: no model', 'line 5: not JSON', 'demo:web: the port is taken', '"localhost" is not an origin; write it as http://localhost']) {
+      for (const message of [
+        'pi exited (code 1); pi said: no model',
+        'line 5: not JSON',
+        'demo:web: the port is taken',
+        '"localhost" is not an origin; write it as http://localhost',
+      ]) {
         expect(userMessage(new Error(message))).toBe(message);
       }
     });
@@ -90,7 +100,9 @@ describe('aicc', () => {
     it('does so for every command, where the command line prints a failure', async () => {
       const { code, err } = await run('demo', '--agent', 'pi-daemon:/nonexistent/pi.sock');
       expect(code).toBe(1);
-      expect(err).toBe('aicc demo: no socket at /nonexistent/pi.sock; start the daemon with `pi-daemon serve --socket /nonexistent/pi.sock`, or name its socket\n');
+      expect(err).toBe(
+        'aicc demo: no socket at /nonexistent/pi.sock; start the daemon with `pi-daemon serve --socket /nonexistent/pi.sock`, or name its socket\n',
+      );
     });
   });
 });

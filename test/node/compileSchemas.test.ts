@@ -26,9 +26,7 @@ function file(name: string, text: string): string {
   return path;
 }
 
-const tools = [
-  { id: 'say', input_schema: { type: 'object', properties: { text: { type: 'string' } } }, output_schema: { type: 'object' } },
-];
+const tools = [{ id: 'say', input_schema: { type: 'object', properties: { text: { type: 'string' } } }, output_schema: { type: 'object' } }];
 
 describe('aicc compile-schemas', () => {
   it('prints usage for --help', async () => {
@@ -55,7 +53,10 @@ describe('aicc compile-schemas', () => {
       ['[{"id": "say", "output_schema": {}}]', 'tools[0] ("say").input_schema must be an object'],
       ['[{"id": "say", "input_schema": {}, "output_schema": {}, "strict_input": "yes"}]', 'strict_input must be a boolean'],
       ['[{"id": "say", "input_schema": {"minimun": 1}, "output_schema": {}}]', 'tool "say" input schema does not compile'],
-      ['[{"id": "say", "input_schema": {}, "output_schema": {}}, {"id": "say", "input_schema": {}, "output_schema": {}}]', 'aicc compile-schemas: tool "say" is listed twice'],
+      [
+        '[{"id": "say", "input_schema": {}, "output_schema": {}}, {"id": "say", "input_schema": {}, "output_schema": {}}]',
+        'aicc compile-schemas: tool "say" is listed twice',
+      ],
     ];
     for (const [text, message] of cases) {
       const result = await run(file('tools.json', text));

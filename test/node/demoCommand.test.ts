@@ -34,14 +34,22 @@ function io(stdin?: AsyncIterable<string>, onWrite?: (text: string) => void): { 
 }
 
 async function demo(argv: string[], lines?: string[]): Promise<Output> {
-  const cli = io(lines && (async function* () { yield* lines; })());
+  const cli = io(
+    lines &&
+      (async function* () {
+        yield* lines;
+      })(),
+  );
   const code = await main(['demo', ...argv], cli.io);
   return { code, ...cli.output() };
 }
 
 /** Standard input that is open and silent: a player who has not typed anything yet. */
 const silentInput: AsyncIterable<string> = {
-  [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<string>>(() => {}), return: async () => ({ done: true as const, value: undefined }) }),
+  [Symbol.asyncIterator]: () => ({
+    next: () => new Promise<IteratorResult<string>>(() => {}),
+    return: async () => ({ done: true as const, value: undefined }),
+  }),
 };
 
 describe('aicc demo --json', () => {

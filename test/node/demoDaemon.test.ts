@@ -43,7 +43,11 @@ describe('aicc demo --agent pi-daemon:SOCKET', () => {
     expect(out.stdout).toContain('Cleo walks south from the Tavern to the Market.');
     expect(out.stdout).toContain('Cleo says: "Good morning, Millbrook!"');
     const open = sim.received.find((r) => r['operation'] === 'open')!;
-    expect(open).toMatchObject({ sessionId: 'aicc-demo-cleo', generation: 1, payload: { session: { mode: 'memory' }, model: { provider: 'stub', id: 'm1' }, resources: { tools: 'none' } } });
+    expect(open).toMatchObject({
+      sessionId: 'aicc-demo-cleo',
+      generation: 1,
+      payload: { session: { mode: 'memory' }, model: { provider: 'stub', id: 'm1' }, resources: { tools: 'none' } },
+    });
     expect(sim.turns[0]!.prompt).toMatch(/^You are Cleo in Millbrook/);
     expect(sim.received.at(-1)).toMatchObject({ operation: 'close', sessionId: 'aicc-demo-cleo' });
     expect(sim.session('aicc-demo-cleo')).toBeUndefined();

@@ -78,7 +78,11 @@ describe('progressBar with eta', () => {
     bar(50, 30_050); // 5/s, 30000 left = 6000 s
     time = 20_000;
     bar(100, 1100); // 5/s, 1000 left = 200 s
-    expect(stream.lines.map((line) => line.slice(line.indexOf('%') + 1).trim())).toEqual(['10/40  5/s  ETA 6s', '50/30050  5/s  ETA 1h40m', '100/1100  5/s  ETA 3m20s']);
+    expect(stream.lines.map((line) => line.slice(line.indexOf('%') + 1).trim())).toEqual([
+      '10/40  5/s  ETA 6s',
+      '50/30050  5/s  ETA 1h40m',
+      '100/1100  5/s  ETA 3m20s',
+    ]);
   });
 
   it('leaves the episodes done before this run out of the rate (a resumed sweep)', () => {

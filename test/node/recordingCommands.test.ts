@@ -55,7 +55,9 @@ describe('aicc validate', () => {
     const killed = file('killed.ndjson', `${lines.join('\n')}\n`);
     const { code, err } = await run('validate', killed);
     expect(code).toBe(1);
-    expect(err).toBe(`aicc validate: ${killed}:${lines.length + 1}: no end line: the recording stops after line ${lines.length}, cut short (a run that was killed, or a truncated copy)\n`);
+    expect(err).toBe(
+      `aicc validate: ${killed}:${lines.length + 1}: no end line: the recording stops after line ${lines.length}, cut short (a run that was killed, or a truncated copy)\n`,
+    );
   });
 
   it('and replay refuses the same recording, before running anything', async () => {

@@ -48,8 +48,25 @@ describe('DaemonClient sessions', () => {
     const opened = await client.open(CHAR, { ...OPEN, model: { provider: 'stub', id: 'm1' } });
     expect(opened).toMatchObject({ created: true, session: { sessionId: 'npc-cleo', generation: 1 } });
     expect(sim.received.at(-1)).toEqual({
-      protocolVersion: '2.0', requestId: 'r2', operation: 'open', sessionId: 'npc-cleo', generation: 1,
-      payload: { cwd: '/game', session: { mode: 'memory' }, model: { provider: 'stub', id: 'm1' }, resources: { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools: 'none', systemPrompt: 'You play Cleo.' } },
+      protocolVersion: '2.0',
+      requestId: 'r2',
+      operation: 'open',
+      sessionId: 'npc-cleo',
+      generation: 1,
+      payload: {
+        cwd: '/game',
+        session: { mode: 'memory' },
+        model: { provider: 'stub', id: 'm1' },
+        resources: {
+          extensions: 'none',
+          skills: 'none',
+          promptTemplates: 'none',
+          themes: 'none',
+          contextFiles: 'none',
+          tools: 'none',
+          systemPrompt: 'You play Cleo.',
+        },
+      },
     });
     // The opened event went to nobody: nothing is subscribed implicitly.
     expect(await client.attach(CHAR)).toEqual({ attached: true, generation: 1, sequence: 1 });
@@ -61,7 +78,11 @@ describe('DaemonClient sessions', () => {
     await client.open(CHAR, OPEN);
     expect((await client.open(CHAR, OPEN)).created).toBe(false);
     const error = await daemonFailure(client.open(CHAR, { ...OPEN, systemPrompt: 'You play Ada.' }));
-    expect(error).toMatchObject({ code: 'session_policy_conflict', retryable: false, details: { operation: 'open', requestId: expect.stringMatching(/^r\d+$/) } });
+    expect(error).toMatchObject({
+      code: 'session_policy_conflict',
+      retryable: false,
+      details: { operation: 'open', requestId: expect.stringMatching(/^r\d+$/) },
+    });
   });
 
   it('replaces an idle session at a higher generation; the old generation is stale everywhere', async () => {
@@ -74,7 +95,10 @@ describe('DaemonClient sessions', () => {
     // Sequence restarts at 1 on reopen: attach again and the numbering goes on from the opened event.
     expect(await client.attach({ ...CHAR, generation: 2 })).toEqual({ attached: true, generation: 2, sequence: 1 });
     await client.wake({ ...CHAR, generation: 2 }, { prompt: 'hi' });
-    expect(events.map((e) => [e.generation, e.sequence]).slice(0, 2)).toEqual([[2, 2], [2, 3]]);
+    expect(events.map((e) => [e.generation, e.sequence]).slice(0, 2)).toEqual([
+      [2, 2],
+      [2, 3],
+    ]);
     expect(sim.turns).toHaveLength(1);
   });
 
@@ -115,7 +139,22 @@ describe('DaemonClient wake', () => {
     expect(answer).toMatchObject({ terminal: true, idempotencyKey: 'cleo-1', result: { text: 'I walk south.', sessionId: expect.any(String) } });
     expect(sim.received.at(-1)).toMatchObject({ operation: 'wake', idempotencyKey: 'cleo-1', payload: { prompt: 'What now?', waitForTerminal: true } });
     // As pi-daemon 0.3.3 sends them: the prompt as a user message, the reply streamed as an assistant one.
-    expect(events.map((e) => e.event)).toEqual(['promptAccepted', 'agentStart', 'turnStart', 'messageStart', 'messageEnd', 'messageStart', 'messageUpdate', 'messageUpdate', 'messageUpdate', 'messageEnd', 'turnEnd', 'agentSettled', 'agentEnd', 'sessionIdle']);
+    expect(events.map((e) => e.event)).toEqual([
+      'promptAccepted',
+      'agentStart',
+      'turnStart',
+      'messageStart',
+      'messageEnd',
+      'messageStart',
+      'messageUpdate',
+      'messageUpdate',
+      'messageUpdate',
+      'messageEnd',
+      'turnEnd',
+      'agentSettled',
+      'agentEnd',
+      'sessionIdle',
+    ]);
     expect(events.map((e) => e.sequence)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
     expect(new Set(events.map((e) => e.requestId))).toEqual(new Set([answer.requestId]));
   });
@@ -175,7 +214,10 @@ describe('DaemonClient wake', () => {
     const d = await client.wake(durable, { prompt: 'p', idempotencyKey: 'k' });
     expect([c, d].map((w) => (w.terminal ? w.result.text : ''))).toEqual(['kept', 'kept']);
     expect(sim.turns).toHaveLength(3);
-    expect(await daemonFailure(client.wake(durable, { prompt: 'other', idempotencyKey: 'k' }))).toMatchObject({ code: 'idempotency_conflict', retryable: false });
+    expect(await daemonFailure(client.wake(durable, { prompt: 'other', idempotencyKey: 'k' }))).toMatchObject({
+      code: 'idempotency_conflict',
+      retryable: false,
+    });
   });
 
   it('steers and follows up only while a wake runs; idle, both fail with session_not_running', async () => {
@@ -202,7 +244,11 @@ describe('DaemonClient wake', () => {
     void client.wake(CHAR, { prompt: 'go' }).catch(() => {});
     void client.wake(CHAR, { prompt: 'then' }).catch(() => {});
     await settle();
-    expect(await daemonFailure(client.wake(CHAR, { prompt: 'and' }))).toMatchObject({ code: 'session_queue_full', retryable: true, details: { host: { maxSessionQueueDepth: 1 } } });
+    expect(await daemonFailure(client.wake(CHAR, { prompt: 'and' }))).toMatchObject({
+      code: 'session_queue_full',
+      retryable: true,
+      details: { host: { maxSessionQueueDepth: 1 } },
+    });
   });
 
   it('aborts a running wake, which answers with its partial text', async () => {
@@ -248,7 +294,12 @@ describe('DaemonClient status, close, drain', () => {
   it('reads the host status and a session snapshot', async () => {
     const { client } = await daemonSetup();
     await openAttached(client);
-    expect(await client.status()).toMatchObject({ hostInstanceId: 'sim-host-1', ready: true, draining: false, sessions: [{ sessionId: 'npc-cleo', generation: 1, state: 'idle' }] });
+    expect(await client.status()).toMatchObject({
+      hostInstanceId: 'sim-host-1',
+      ready: true,
+      draining: false,
+      sessions: [{ sessionId: 'npc-cleo', generation: 1, state: 'idle' }],
+    });
     // With a sessionId: the snapshot itself, not { session: … }.
     expect(await client.status('npc-cleo')).toMatchObject({ sessionId: 'npc-cleo', generation: 1, state: 'idle', sequence: 1, queuedTurns: 0 });
   });
@@ -359,6 +410,8 @@ describe('DaemonClient requests', () => {
     clock.advance(1);
     const error = await daemonFailure(status.promise);
     expect(error).toMatchObject({ code: 'timeout', retryable: true });
-    expect(error.message).toBe('DaemonClient: no answer to status r2 within 500 ms (retry with the same idempotencyKey, or raise options.requestTimeoutMs / options.wakeTimeoutMs)');
+    expect(error.message).toBe(
+      'DaemonClient: no answer to status r2 within 500 ms (retry with the same idempotencyKey, or raise options.requestTimeoutMs / options.wakeTimeoutMs)',
+    );
   });
 });

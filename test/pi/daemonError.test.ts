@@ -17,12 +17,36 @@ describe('pi-daemon errors', () => {
 
   it("knows the codes pi-daemon 0.3.3 and the aicc gateway send, with the host's own retryable flags as its fallback", () => {
     // Each provoked against the real daemon in test/e2e/daemon/client.test.ts; before, they came as unknown_error.
-    for (const code of ['durable_admission_unavailable', 'ephemeral_session_unavailable', 'cwd_not_allowed', 'cwd_not_directory', 'authority_root_overlap', 'model_unavailable', 'model_auth_unavailable', 'session_name_conflict', 'session_capacity', 'open_failed', 'aborted', 'denied_by_gateway', 'daemon_unavailable']) {
+    for (const code of [
+      'durable_admission_unavailable',
+      'ephemeral_session_unavailable',
+      'cwd_not_allowed',
+      'cwd_not_directory',
+      'authority_root_overlap',
+      'model_unavailable',
+      'model_auth_unavailable',
+      'session_name_conflict',
+      'session_capacity',
+      'open_failed',
+      'aborted',
+      'denied_by_gateway',
+      'daemon_unavailable',
+    ]) {
       expect(isDaemonWireErrorCode(code), code).toBe(true);
     }
     // As the host says them: retryable.
-    for (const code of ['session_not_running', 'host_draining', 'connection_busy', 'session_busy', 'session_capacity', 'aborted', 'daemon_unavailable'] as const) expect(DAEMON_ERRORS[code].retryable, code).toBe(true);
-    for (const code of ['stale_generation', 'ephemeral_session_unavailable', 'cwd_not_allowed', 'denied_by_gateway'] as const) expect(DAEMON_ERRORS[code].retryable, code).toBe(false);
+    for (const code of [
+      'session_not_running',
+      'host_draining',
+      'connection_busy',
+      'session_busy',
+      'session_capacity',
+      'aborted',
+      'daemon_unavailable',
+    ] as const)
+      expect(DAEMON_ERRORS[code].retryable, code).toBe(true);
+    for (const code of ['stale_generation', 'ephemeral_session_unavailable', 'cwd_not_allowed', 'denied_by_gateway'] as const)
+      expect(DAEMON_ERRORS[code].retryable, code).toBe(false);
   });
 
   it("takes the host's retryable over the table's, either way", async () => {

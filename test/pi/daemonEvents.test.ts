@@ -5,7 +5,16 @@ import { settle } from '../helpers.js';
 import { DaemonClient } from '../../src/pi/index.js';
 import { CHAR, daemonFailure, daemonSetup, OPEN, openAttached } from './daemonHelpers.js';
 
-const forged = (sequence: number, over: Record<string, unknown> = {}) => ({ protocolVersion: '2.0', kind: 'event', event: 'messageUpdate', hostInstanceId: 'sim-host-1', sessionId: 'npc-cleo', generation: 1, sequence, ...over });
+const forged = (sequence: number, over: Record<string, unknown> = {}) => ({
+  protocolVersion: '2.0',
+  kind: 'event',
+  event: 'messageUpdate',
+  hostInstanceId: 'sim-host-1',
+  sessionId: 'npc-cleo',
+  generation: 1,
+  sequence,
+  ...over,
+});
 
 describe('DaemonClient events', () => {
   it('reports a gap, drops a duplicate, lets a late event through and drops stale ones', async () => {
@@ -43,7 +52,11 @@ describe('DaemonClient events', () => {
     sim.scriptTurns('back');
     await other.wake(CHAR, { prompt: 'hi' });
     await settle();
-    expect(events.slice(0, 3).map((e) => [e.event, e.sequence])).toEqual([['sessionDormant', 2], ['sessionEvicted', 3], ['opened', 1]]);
+    expect(events.slice(0, 3).map((e) => [e.event, e.sequence])).toEqual([
+      ['sessionDormant', 2],
+      ['sessionEvicted', 3],
+      ['opened', 1],
+    ]);
     expect(events.map((e) => e.event).slice(-2)).toEqual(['agentEnd', 'sessionIdle']);
     expect(events.at(-1)!.sequence).toBe(sim.session('npc-cleo')!.sequence);
     expect(reports).toEqual([]);
@@ -87,7 +100,15 @@ describe('DaemonClient inbound records', () => {
     sim.sendRecord({ ...forged(2), sequence: -1 });
     sim.sendRecord({ kind: 'notice' });
     await settle();
-    expect(problems.map((p) => p.kind)).toEqual(['malformed_frame', 'malformed_frame', 'schema_violation', 'too_deep', 'forbidden_key', 'schema_violation', 'schema_violation']);
+    expect(problems.map((p) => p.kind)).toEqual([
+      'malformed_frame',
+      'malformed_frame',
+      'schema_violation',
+      'too_deep',
+      'forbidden_key',
+      'schema_violation',
+      'schema_violation',
+    ]);
     expect(problems[5]!.message).toBe('event refused: event.sequence must be >= 0');
     expect(events).toEqual([]);
     expect(client.state).toBe('open');

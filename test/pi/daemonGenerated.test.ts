@@ -21,13 +21,21 @@ describe('src/pi/generated/daemon-validators.js', () => {
     expect(validateDaemonCommand({ ...base, operation: 'steer', idempotencyKey: 'k', payload: { message: '' } })).toBe(false);
     const resources = { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools: 'none' };
     expect(validateDaemonCommand({ ...base, operation: 'open', payload: { cwd: '/', session: { mode: 'memory' }, resources } })).toBe(true);
-    expect(validateDaemonCommand({ ...base, operation: 'open', payload: { cwd: '/', session: { mode: 'memory' }, resources: { ...resources, tools: { mode: 'host-adapter', descriptor: {} } } } })).toBe(false);
+    expect(
+      validateDaemonCommand({
+        ...base,
+        operation: 'open',
+        payload: { cwd: '/', session: { mode: 'memory' }, resources: { ...resources, tools: { mode: 'host-adapter', descriptor: {} } } },
+      }),
+    ).toBe(false);
     expect(validateDaemonCommand({ ...base, protocolVersion: '1.0', operation: 'status', payload: {} })).toBe(false);
   });
 
   it('lets unknown fields through in responses and events (a later 2.x adds them)', () => {
     expect(validateDaemonResponse({ protocolVersion: '2.1', kind: 'response', requestId: 'r', hostInstanceId: 'h', ok: true, later: 1 })).toBe(true);
-    expect(validateDaemonEvent({ protocolVersion: '2.0', kind: 'event', event: 'x', hostInstanceId: 'h', sessionId: 's', generation: 0, sequence: 1, later: 1 })).toBe(true);
+    expect(
+      validateDaemonEvent({ protocolVersion: '2.0', kind: 'event', event: 'x', hostInstanceId: 'h', sessionId: 's', generation: 0, sequence: 1, later: 1 }),
+    ).toBe(true);
     expect(validateDaemonEvent({ protocolVersion: '2.0', kind: 'event', event: 'x', hostInstanceId: 'h', sessionId: 's', generation: 0 })).toBe(false);
   });
 });

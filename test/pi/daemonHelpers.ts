@@ -3,7 +3,16 @@
 
 import { expect } from 'vitest';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { DaemonClient, DaemonError, type DaemonClientOptions, type DaemonEvent, type DaemonRecordProblem, type ReconnectReport, type SessionRef, type StreamReport } from '../../src/pi/index.js';
+import {
+  DaemonClient,
+  DaemonError,
+  type DaemonClientOptions,
+  type DaemonEvent,
+  type DaemonRecordProblem,
+  type ReconnectReport,
+  type SessionRef,
+  type StreamReport,
+} from '../../src/pi/index.js';
 import { DaemonSimulator, type DaemonSimulatorOptions } from './daemonSimulator.js';
 
 export const CHAR: SessionRef = { sessionId: 'npc-cleo', generation: 1 };

@@ -15,7 +15,12 @@ describe('DaemonClient idempotency keys in failures', () => {
     await openAttached(client);
     for (const given of ['my-key', undefined]) {
       sim.holdNext(operation);
-      const call = operation === 'wake' ? client.wake(CHAR, { prompt: 'hi', ...(given !== undefined && { idempotencyKey: given }) }) : operation === 'steer' ? client.steer(CHAR, 'left', given) : client.followUp(CHAR, 'then', given);
+      const call =
+        operation === 'wake'
+          ? client.wake(CHAR, { prompt: 'hi', ...(given !== undefined && { idempotencyKey: given }) })
+          : operation === 'steer'
+            ? client.steer(CHAR, 'left', given)
+            : client.followUp(CHAR, 'then', given);
       const pending = daemonFailure(call);
       await settle();
       const sent = sim.received.at(-1)!;

@@ -57,7 +57,12 @@ export class RawDaemonConnection {
 
   /** The next response to `requestId` not returned before. */
   answer(requestId: string, timeoutMs = 20_000): Promise<RawRecord> {
-    return this.until(`an answer to ${requestId}`, timeoutMs, () => this.records.find((r) => r.kind === 'response' && r.requestId === requestId && !this.taken.has(r)), (found) => this.taken.add(found));
+    return this.until(
+      `an answer to ${requestId}`,
+      timeoutMs,
+      () => this.records.find((r) => r.kind === 'response' && r.requestId === requestId && !this.taken.has(r)),
+      (found) => this.taken.add(found),
+    );
   }
 
   /** The first response of the connection (to a line whose requestId the host could not read, say). */
@@ -72,7 +77,9 @@ export class RawDaemonConnection {
 
   /** Resolves with true once the connection is closed, or false once `requestId` is answered (it is open). */
   async closedOrAnswered(requestId: string, timeoutMs = 20_000): Promise<boolean> {
-    await this.until(`the close of the connection, or an answer to ${requestId}`, timeoutMs, () => (this.closed || this.records.some((r) => r.requestId === requestId) ? true : undefined));
+    await this.until(`the close of the connection, or an answer to ${requestId}`, timeoutMs, () =>
+      this.closed || this.records.some((r) => r.requestId === requestId) ? true : undefined,
+    );
     return this.closed;
   }
 
@@ -93,7 +100,11 @@ export class RawDaemonConnection {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check as () => void);
-        reject(new Error(`RawDaemonConnection: no ${what} within ${timeoutMs} ms (closed: ${this.closed}; last records: ${JSON.stringify(this.records.slice(-3)).slice(0, 600)})`));
+        reject(
+          new Error(
+            `RawDaemonConnection: no ${what} within ${timeoutMs} ms (closed: ${this.closed}; last records: ${JSON.stringify(this.records.slice(-3)).slice(0, 600)})`,
+          ),
+        );
       }, timeoutMs);
       if (!check()) this.waiters.add(check as () => void);
     });

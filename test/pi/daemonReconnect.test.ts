@@ -47,7 +47,9 @@ describe('DaemonClient reconnect', () => {
     expect(disconnects).toEqual(['cable pulled']);
     await pass(clock, 100);
     expect(client.state).toBe('open');
-    expect(reconnects).toEqual([{ attempt: 1, hostInstanceId: 'sim-host-1', previousHostInstanceId: 'sim-host-1', hostChanged: false, reattached: [CHAR], lost: [] }]);
+    expect(reconnects).toEqual([
+      { attempt: 1, hostInstanceId: 'sim-host-1', previousHostInstanceId: 'sim-host-1', hostChanged: false, reattached: [CHAR], lost: [] },
+    ]);
     expect(sim.received.slice(-2).map((r) => r['operation'])).toEqual(['handshake', 'attach']);
     // The stream goes on from the sequence the new attach reported.
     sim.finishTurn();

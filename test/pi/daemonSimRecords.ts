@@ -104,7 +104,10 @@ export function handshakeData(host: HostSource, limits: ConnectionLimits, suppor
 }
 
 /** A durable session's answer to a wake without waitForTerminal: the ticket it can be followed by. */
-export function wakeTicket(ticket: { n: number; requestId: string; idempotencyKey: string; sessionId: string; generation: number }, now: number): Record<string, unknown> {
+export function wakeTicket(
+  ticket: { n: number; requestId: string; idempotencyKey: string; sessionId: string; generation: number },
+  now: number,
+): Record<string, unknown> {
   const at = new Date(now).toISOString();
   const ticketId = `ticket-sim-${ticket.n}`;
   return {
@@ -146,8 +149,22 @@ export function turnStartEvents(prompt: string, now: number): TurnEvent[] {
  * the stub model sends a reply in one chunk unless told otherwise — and a text_end; none for an
  * empty text), then the turn's and the agent's ends.
  */
-export function turnEndEvents(text: string, model: { provider: string; id: string }, now: number, aborted: boolean, usage?: Record<string, unknown>): TurnEvent[] {
-  const message = { role: 'assistant', content: text === '' ? [] : [{ type: 'text', text }], provider: model.provider, model: model.id, ...(usage !== undefined && { usage }), stopReason: aborted ? 'aborted' : 'stop', timestamp: now };
+export function turnEndEvents(
+  text: string,
+  model: { provider: string; id: string },
+  now: number,
+  aborted: boolean,
+  usage?: Record<string, unknown>,
+): TurnEvent[] {
+  const message = {
+    role: 'assistant',
+    content: text === '' ? [] : [{ type: 'text', text }],
+    provider: model.provider,
+    model: model.id,
+    ...(usage !== undefined && { usage }),
+    stopReason: aborted ? 'aborted' : 'stop',
+    timestamp: now,
+  };
   const updates: TurnEvent[] =
     text === ''
       ? []
@@ -156,5 +173,13 @@ export function turnEndEvents(text: string, model: { provider: string; id: strin
           ['messageUpdate', { assistantMessageEvent: { type: 'text_delta', contentIndex: 0, delta: text, partial: message } }],
           ['messageUpdate', { assistantMessageEvent: { type: 'text_end', contentIndex: 0, content: text, partial: message } }],
         ];
-  return [['messageStart', { message }], ...updates, ['messageEnd', { message }], ['turnEnd', { message, toolResults: [] }], ['agentSettled', undefined], ['agentEnd', {}], ['sessionIdle', {}]];
+  return [
+    ['messageStart', { message }],
+    ...updates,
+    ['messageEnd', { message }],
+    ['turnEnd', { message, toolResults: [] }],
+    ['agentSettled', undefined],
+    ['agentEnd', {}],
+    ['sessionIdle', {}],
+  ];
 }

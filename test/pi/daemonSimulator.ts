@@ -43,7 +43,17 @@ import { socketLink } from '../../src/node/socketLink.js';
 import { realClock, type Clock, type TimerId } from '../../src/runtime/clock.js';
 import { DAEMON_DRAIN_TIMEOUT_MS, type DaemonCommand } from '../../src/pi/daemonProtocol.js';
 import { lineText, readLine, type SimFailure } from './daemonSimLine.js';
-import { handshakeData, HOST_DEFAULT_VERSION, hostStatus, snapshot, turnEndEvents, turnStartEvents, wakeTicket, type HostSource, type SnapshotSource } from './daemonSimRecords.js';
+import {
+  handshakeData,
+  HOST_DEFAULT_VERSION,
+  hostStatus,
+  snapshot,
+  turnEndEvents,
+  turnStartEvents,
+  wakeTicket,
+  type HostSource,
+  type SnapshotSource,
+} from './daemonSimRecords.js';
 import type { DaemonSimulatorOptions, ScriptedTurn, TurnRecord, TurnView } from './daemonSimScript.js';
 
 export type { DaemonSimulatorOptions, ScriptedTurn, TurnRecord, TurnView } from './daemonSimScript.js';
@@ -278,7 +288,17 @@ export class DaemonSimulator {
         this.sessions.delete(sessionId);
         continue;
       }
-      Object.assign(session, { sequence: 1, state: 'idle', pendingTurns: 0, activeRequestId: undefined, lastUsedAt: this.clock.now(), running: undefined, queue: [], inFlight: new Map(), controls: new Map() });
+      Object.assign(session, {
+        sequence: 1,
+        state: 'idle',
+        pendingTurns: 0,
+        activeRequestId: undefined,
+        lastUsedAt: this.clock.now(),
+        running: undefined,
+        queue: [],
+        inFlight: new Map(),
+        controls: new Map(),
+      });
     }
   }
 
@@ -322,8 +342,14 @@ export class DaemonSimulator {
     const { command } = reading;
     const operation = command.operation;
     // Connection-level refusals are made before the command's version is taken: "1.0".
-    if (connection.inFlight.has(command.requestId)) return this.refuseLine(connection, command.requestId, HOST_DEFAULT_VERSION, { code: 'duplicate_request_id', message: 'requestId is already in flight' });
-    if (connection.inFlight.size >= (this.options.maxInFlight ?? 64)) return this.refuseLine(connection, command.requestId, HOST_DEFAULT_VERSION, { code: 'connection_busy', message: 'connection request capacity reached', retryable: true });
+    if (connection.inFlight.has(command.requestId))
+      return this.refuseLine(connection, command.requestId, HOST_DEFAULT_VERSION, { code: 'duplicate_request_id', message: 'requestId is already in flight' });
+    if (connection.inFlight.size >= (this.options.maxInFlight ?? 64))
+      return this.refuseLine(connection, command.requestId, HOST_DEFAULT_VERSION, {
+        code: 'connection_busy',
+        message: 'connection request capacity reached',
+        retryable: true,
+      });
     const request: Request = { connection, command };
     const failure = this.take(this.failures, (f) => f.operation === '*' || f.operation === operation);
     if (failure !== undefined) return this.fail(request, failure.failure);
@@ -342,9 +368,19 @@ export class DaemonSimulator {
   /** Protocol 1.x: the handshake is answered as 0.3.3 answers a v1 one; nothing else is simulated. */
   private v1(connection: Connection, requestId: string | undefined, version: string, fields: Record<string, unknown>): void {
     if (fields['operation'] === 'handshake' && requestId !== undefined) {
-      return this.send(connection, { protocolVersion: version, kind: 'response', requestId, hostInstanceId: this.hostInstanceId, ok: true, data: handshakeData(this.hostSource(), this.connectionLimits(), this.supportedProtocolVersions, false, this.clock.now()) });
+      return this.send(connection, {
+        protocolVersion: version,
+        kind: 'response',
+        requestId,
+        hostInstanceId: this.hostInstanceId,
+        ok: true,
+        data: handshakeData(this.hostSource(), this.connectionLimits(), this.supportedProtocolVersions, false, this.clock.now()),
+      });
     }
-    this.refuseLine(connection, requestId, version, { code: 'not_simulated', message: 'DaemonSimulator: protocol 1.x is not simulated beyond the handshake; test it against the real pi-daemon' });
+    this.refuseLine(connection, requestId, version, {
+      code: 'not_simulated',
+      message: 'DaemonSimulator: protocol 1.x is not simulated beyond the handshake; test it against the real pi-daemon',
+    });
   }
 
   private handle(request: Request): void {
@@ -376,7 +412,16 @@ export class DaemonSimulator {
 
   private hostSource(): HostSource {
     const sessions = [...this.sessions.values()];
-    return { hostInstanceId: this.hostInstanceId, ready: this.ready, draining: this.draining, startedAt: this.startedAt, limits: this.limits, sessions, retainedSessions: this.catalog.size, dormantSessions: [...this.catalog.keys()].filter((id) => !this.sessions.has(id)).length };
+    return {
+      hostInstanceId: this.hostInstanceId,
+      ready: this.ready,
+      draining: this.draining,
+      startedAt: this.startedAt,
+      limits: this.limits,
+      sessions,
+      retainedSessions: this.catalog.size,
+      dormantSessions: [...this.catalog.keys()].filter((id) => !this.sessions.has(id)).length,
+    };
   }
 
   private connectionLimits() {
@@ -454,12 +499,23 @@ export class DaemonSimulator {
   private open(request: Request): void {
     if (!this.admitting(request)) return;
     const { sessionId, generation } = request.command as DaemonCommand & SessionFields;
-    const payload = request.command.payload as { cwd: string; session: { mode: string }; name?: string; model?: { provider: string; id: string; thinkingLevel?: string } };
+    const payload = request.command.payload as {
+      cwd: string;
+      session: { mode: string };
+      name?: string;
+      model?: { provider: string; id: string; thinkingLevel?: string };
+    };
     const policy = canonicalJson(payload);
     const live = this.sessions.get(sessionId);
     const retained = this.catalog.get(sessionId);
-    const stale = (current: number): void => this.fail(request, { code: 'stale_generation', message: 'session generation is stale', details: { currentGeneration: current, receivedGeneration: generation } });
-    const conflict = (which: string, at: number): void => this.fail(request, { code: 'session_policy_conflict', message: `open policy differs for the ${which} generation`, details: { generation: at } });
+    const stale = (current: number): void =>
+      this.fail(request, {
+        code: 'stale_generation',
+        message: 'session generation is stale',
+        details: { currentGeneration: current, receivedGeneration: generation },
+      });
+    const conflict = (which: string, at: number): void =>
+      this.fail(request, { code: 'session_policy_conflict', message: `open policy differs for the ${which} generation`, details: { generation: at } });
     if (live === undefined && retained !== undefined) {
       if (generation < retained.generation) return stale(retained.generation);
       if (generation === retained.generation && policy !== retained.policy) return conflict('retained', retained.generation);
@@ -471,20 +527,34 @@ export class DaemonSimulator {
         live.lastUsedAt = this.clock.now();
         return this.ok(request, { created: false, session: snapshot(live, this.clock.now()) }, live.sequence);
       }
-      if (live.pendingTurns > 0) return this.fail(request, { code: 'session_busy', message: 'cannot replace a session generation while turns are pending', retryable: true, details: { currentGeneration: live.generation } });
+      if (live.pendingTurns > 0)
+        return this.fail(request, {
+          code: 'session_busy',
+          message: 'cannot replace a session generation while turns are pending',
+          retryable: true,
+          details: { currentGeneration: live.generation },
+        });
     } else if (this.sessions.size >= this.limits.maxSessions) {
-      return this.fail(request, { code: 'session_capacity', message: 'logical session capacity reached', retryable: true, details: { maxSessions: this.limits.maxSessions } });
+      return this.fail(request, {
+        code: 'session_capacity',
+        message: 'logical session capacity reached',
+        retryable: true,
+        details: { maxSessions: this.limits.maxSessions },
+      });
     }
     const roots = this.options.allowedRoots;
     if (roots !== undefined && !roots.some((root) => payload.cwd === root || payload.cwd.startsWith(`${root.replace(/\/$/, '')}/`))) {
       return this.fail(request, { code: 'cwd_not_allowed', message: 'logical session cwd is outside allowed roots' });
     }
     const sameIncarnation = retained !== undefined && retained.generation === generation;
-    if (sameIncarnation && !retained.durable) return this.fail(request, { code: 'ephemeral_session_unavailable', message: 'memory-only session cannot be reopened after eviction or restart' });
+    if (sameIncarnation && !retained.durable)
+      return this.fail(request, { code: 'ephemeral_session_unavailable', message: 'memory-only session cannot be reopened after eviction or restart' });
     for (const other of this.catalog.values()) {
       if (other.sessionId === sessionId) continue;
-      if (payload.name !== undefined && (other.name === payload.name || other.sessionId === payload.name)) return this.fail(request, { code: 'session_name_conflict', message: 'session name is already in use', details: { name: payload.name } });
-      if (other.name === sessionId) return this.fail(request, { code: 'session_name_conflict', message: 'session ID conflicts with an existing session name', details: { sessionId } });
+      if (payload.name !== undefined && (other.name === payload.name || other.sessionId === payload.name))
+        return this.fail(request, { code: 'session_name_conflict', message: 'session name is already in use', details: { name: payload.name } });
+      if (other.name === sessionId)
+        return this.fail(request, { code: 'session_name_conflict', message: 'session ID conflicts with an existing session name', details: { sessionId } });
     }
     if (live !== undefined) this.sessions.delete(sessionId);
     const durable = payload.session.mode !== 'memory';
@@ -492,7 +562,8 @@ export class DaemonSimulator {
       ? retained
       : { sessionId, generation, policy, durable, name: payload.name, conversationId: `sim-conversation-${sessionId}-${generation}`, completed: new Map() };
     this.catalog.set(sessionId, record);
-    const model = payload.model === undefined ? (this.options.model ?? { provider: 'sim', id: 'sim-model' }) : { provider: payload.model.provider, id: payload.model.id };
+    const model =
+      payload.model === undefined ? (this.options.model ?? { provider: 'sim', id: 'sim-model' }) : { provider: payload.model.provider, id: payload.model.id };
     const session: Session = {
       sessionId,
       generation,
@@ -522,7 +593,12 @@ export class DaemonSimulator {
     const { sessionId, generation } = request.command as DaemonCommand & SessionFields;
     const session = this.sessions.get(sessionId);
     if (session === undefined) this.fail(request, { code: 'session_not_found', message: 'logical session is not open' });
-    else if (session.generation !== generation) this.fail(request, { code: 'stale_generation', message: 'session generation does not match', details: { currentGeneration: session.generation, receivedGeneration: generation } });
+    else if (session.generation !== generation)
+      this.fail(request, {
+        code: 'stale_generation',
+        message: 'session generation does not match',
+        details: { currentGeneration: session.generation, receivedGeneration: generation },
+      });
     else return session;
     return undefined;
   }
@@ -548,16 +624,31 @@ export class DaemonSimulator {
     const retained = this.catalog.get(sessionId);
     if (live === undefined) {
       if (retained === undefined) return this.ok(request, { closed: false });
-      if (retained.generation !== generation) return this.fail(request, { code: 'stale_generation', message: 'session generation does not match', details: { currentGeneration: retained.generation, receivedGeneration: generation } });
+      if (retained.generation !== generation)
+        return this.fail(request, {
+          code: 'stale_generation',
+          message: 'session generation does not match',
+          details: { currentGeneration: retained.generation, receivedGeneration: generation },
+        });
       if (!retain) {
         this.catalog.delete(sessionId);
         // Numbered 1 outside any incarnation, as pi-daemon numbers it.
-        this.publish(sessionId, generation, { event: 'sessionDeleted', sequence: 1, requestId: request.command.requestId, data: {} }, request.command.protocolVersion);
+        this.publish(
+          sessionId,
+          generation,
+          { event: 'sessionDeleted', sequence: 1, requestId: request.command.requestId, data: {} },
+          request.command.protocolVersion,
+        );
       }
       this.unsubscribeAll(sessionId);
       return this.ok(request, { closed: true });
     }
-    if (live.generation !== generation) return this.fail(request, { code: 'stale_generation', message: 'session generation does not match', details: { currentGeneration: live.generation, receivedGeneration: generation } });
+    if (live.generation !== generation)
+      return this.fail(request, {
+        code: 'stale_generation',
+        message: 'session generation does not match',
+        details: { currentGeneration: live.generation, receivedGeneration: generation },
+      });
     if (live.pendingTurns > 0) return this.fail(request, { code: 'session_busy', message: 'cannot close a session with pending turns', retryable: true });
     this.event(live, retain ? 'sessionDormant' : 'sessionDeleted', {}, request.command.requestId);
     this.event(live, 'sessionClosed', { retainSession: retain }, request.command.requestId);
@@ -581,23 +672,35 @@ export class DaemonSimulator {
     const key = command.idempotencyKey!;
     const payload = command.payload as { prompt: string; waitForTerminal?: boolean; source?: string };
     const terminal = payload.waitForTerminal !== false;
-    if (!terminal && !session.record.durable) return this.fail(request, { code: 'durable_admission_unavailable', message: 'memory-only sessions cannot create durable wake tickets' });
+    if (!terminal && !session.record.durable)
+      return this.fail(request, { code: 'durable_admission_unavailable', message: 'memory-only sessions cannot create durable wake tickets' });
     const fingerprint = canonicalJson({ prompt: payload.prompt, source: payload.source ?? null });
     const waiter: Waiter = { connection, requestId: command.requestId, version: command.protocolVersion };
     const joined = session.inFlight.get(key);
     if (joined !== undefined) {
-      if (joined.fingerprint !== fingerprint) return this.fail(request, { code: 'idempotency_conflict', message: 'idempotency key is active for a different wake request' });
+      if (joined.fingerprint !== fingerprint)
+        return this.fail(request, { code: 'idempotency_conflict', message: 'idempotency key is active for a different wake request' });
       if (!terminal) return this.ok(request, this.ticket(command, session));
       connection.inFlight.add(command.requestId);
       joined.waiters.push(waiter);
       return;
     }
     if (session.pendingTurns >= this.limits.maxSessionQueueDepth + 1) {
-      return this.fail(request, { code: 'session_queue_full', message: 'logical session turn queue is full', retryable: true, details: { maxSessionQueueDepth: this.limits.maxSessionQueueDepth } });
+      return this.fail(request, {
+        code: 'session_queue_full',
+        message: 'logical session turn queue is full',
+        retryable: true,
+        details: { maxSessionQueueDepth: this.limits.maxSessionQueueDepth },
+      });
     }
     const journal = session.record.durable ? session.record.completed.get(key) : undefined;
     if (journal !== undefined) {
-      if (journal.fingerprint !== fingerprint) return this.fail(request, { code: 'idempotency_conflict', message: 'idempotency key was already used for a different wake request', details: { sessionId: session.sessionId, idempotencyKey: key } });
+      if (journal.fingerprint !== fingerprint)
+        return this.fail(request, {
+          code: 'idempotency_conflict',
+          message: 'idempotency key was already used for a different wake request',
+          details: { sessionId: session.sessionId, idempotencyKey: key },
+        });
       return this.ok(request, { result: journal.result, session: snapshot(session, this.clock.now()) }, session.sequence);
     }
     session.pendingTurns += 1;
@@ -612,13 +715,30 @@ export class DaemonSimulator {
   }
 
   private ticket(command: DaemonCommand, session: Session): Record<string, unknown> {
-    return wakeTicket({ n: ++this.tickets, requestId: command.requestId, idempotencyKey: command.idempotencyKey!, sessionId: session.sessionId, generation: session.generation }, this.clock.now());
+    return wakeTicket(
+      {
+        n: ++this.tickets,
+        requestId: command.requestId,
+        idempotencyKey: command.idempotencyKey!,
+        sessionId: session.sessionId,
+        generation: session.generation,
+      },
+      this.clock.now(),
+    );
   }
 
   private start(session: Session, wake: Wake): void {
     const next = this.script.shift() ?? this.options.fallbackReply ?? '';
     const step: Step = typeof next === 'string' || typeof next === 'function' ? { text: next } : next;
-    const turn: TurnRecord = { sessionId: session.sessionId, generation: session.generation, prompt: wake.prompt, steers: [], followUps: [], idempotencyKey: wake.key, done: false };
+    const turn: TurnRecord = {
+      sessionId: session.sessionId,
+      generation: session.generation,
+      prompt: wake.prompt,
+      steers: [],
+      followUps: [],
+      idempotencyKey: wake.key,
+      done: false,
+    };
     this.turns.push(turn);
     const running: Running = { wake, turn, step };
     session.running = running;
@@ -635,14 +755,22 @@ export class DaemonSimulator {
     if (session === undefined) return;
     const { command } = request;
     const key = command.idempotencyKey!;
-    const fingerprint = canonicalJson({ operation: command.operation, sessionId: command.sessionId, generation: command.generation, idempotencyKey: key, payload: command.payload });
+    const fingerprint = canonicalJson({
+      operation: command.operation,
+      sessionId: command.sessionId,
+      generation: command.generation,
+      idempotencyKey: key,
+      payload: command.payload,
+    });
     const seen = session.controls.get(key);
     if (seen !== undefined) {
-      if (seen !== fingerprint) return this.fail(request, { code: 'idempotency_conflict', message: 'control idempotency key was used for a different command' });
+      if (seen !== fingerprint)
+        return this.fail(request, { code: 'idempotency_conflict', message: 'control idempotency key was used for a different command' });
       return this.ok(request, { queued: true });
     }
     const running = session.running;
-    if (running === undefined) return this.fail(request, { code: 'session_not_running', message: 'logical session is not running', retryable: true, details: { state: session.state } });
+    if (running === undefined)
+      return this.fail(request, { code: 'session_not_running', message: 'logical session is not running', retryable: true, details: { state: session.state } });
     session.controls.set(key, fingerprint);
     const turn = running.turn;
     (command.operation === 'steer' ? turn.steers : turn.followUps).push((command.payload as { message: string }).message);
@@ -672,7 +800,13 @@ export class DaemonSimulator {
     session.lastUsedAt = now;
     const record = session.record;
     // A turn aborted before any text answers with no text at all, as pi-daemon's does.
-    const result = { ...(!(aborted && text === '') && { text }), sessionId: record.conversationId, ...(record.durable && { sessionFile: `sim-sessions/${record.conversationId}.jsonl` }), model: { ...session.model }, thinkingLevel: session.thinkingLevel };
+    const result = {
+      ...(!(aborted && text === '') && { text }),
+      sessionId: record.conversationId,
+      ...(record.durable && { sessionFile: `sim-sessions/${record.conversationId}.jsonl` }),
+      model: { ...session.model },
+      thinkingLevel: session.thinkingLevel,
+    };
     // Taken before the turn is released, as pi-daemon takes it: it still counts itself and names its request.
     const data = { result, session: snapshot(session, now) };
     if (record.durable) record.completed.set(wake.key, { fingerprint: wake.fingerprint, result });
@@ -690,19 +824,34 @@ export class DaemonSimulator {
 
   private event(session: Session, event: string, data?: unknown, requestId?: string): void {
     session.sequence += 1;
-    this.publish(session.sessionId, session.generation, { event, sequence: session.sequence, ...(requestId !== undefined && { requestId }), ...(data !== undefined && { data }) }, session.eventVersion);
+    this.publish(
+      session.sessionId,
+      session.generation,
+      { event, sequence: session.sequence, ...(requestId !== undefined && { requestId }), ...(data !== undefined && { data }) },
+      session.eventVersion,
+    );
   }
 
   /**
    * To every connection attached to (sessionId, generation). An event whose line would pass the
    * host's limit goes as `eventDropped` in its place, with its sequence, as pi-daemon sends it.
    */
-  private publish(sessionId: string, generation: number, fields: { event: string; sequence: number; requestId?: string; data?: unknown }, version: string): void {
+  private publish(
+    sessionId: string,
+    generation: number,
+    fields: { event: string; sequence: number; requestId?: string; data?: unknown },
+    version: string,
+  ): void {
     const { event, sequence, ...rest } = fields;
     const envelope = { protocolVersion: version, kind: 'event', hostInstanceId: this.hostInstanceId, sessionId, generation, sequence };
     let line = JSON.stringify({ ...envelope, event, ...rest });
     if (this.tooLong(line)) {
-      line = JSON.stringify({ ...envelope, event: 'eventDropped', ...(rest.requestId !== undefined && { requestId: rest.requestId }), data: { originalEvent: event, error: this.tooLarge() } });
+      line = JSON.stringify({
+        ...envelope,
+        event: 'eventDropped',
+        ...(rest.requestId !== undefined && { requestId: rest.requestId }),
+        data: { originalEvent: event, error: this.tooLarge() },
+      });
     }
     for (const connection of this.connections) if (connection.subscriptions.get(sessionId) === generation) connection.link.send(line);
   }
@@ -713,37 +862,82 @@ export class DaemonSimulator {
   }
 
   private tooLarge(): Record<string, unknown> {
-    return { code: 'outbound_record_too_large', message: 'outbound record exceeds configured byte limit', retryable: false, details: { maxBytes: this.maxLineBytes } };
+    return {
+      code: 'outbound_record_too_large',
+      message: 'outbound record exceeds configured byte limit',
+      retryable: false,
+      details: { maxBytes: this.maxLineBytes },
+    };
   }
 
   /** A success, with the command's version and sessionId; `sequence` where pi-daemon puts one (open, wake, attach, detach). */
   private ok(request: Request, data: unknown, sequence?: number): void {
     const { connection, command } = request;
-    this.send(connection, { protocolVersion: command.protocolVersion, kind: 'response', requestId: command.requestId, hostInstanceId: this.hostInstanceId, ...(command.sessionId !== undefined && { sessionId: command.sessionId }), ...(sequence !== undefined && { sequence }), ok: true, data });
+    this.send(connection, {
+      protocolVersion: command.protocolVersion,
+      kind: 'response',
+      requestId: command.requestId,
+      hostInstanceId: this.hostInstanceId,
+      ...(command.sessionId !== undefined && { sessionId: command.sessionId }),
+      ...(sequence !== undefined && { sequence }),
+      ok: true,
+      data,
+    });
   }
 
   /** A refusal of a command read in full: its version and sessionId. */
   private fail(request: Request, failure: Failure): void {
     const { connection, command } = request;
-    this.send(connection, { protocolVersion: command.protocolVersion, kind: 'response', requestId: command.requestId, hostInstanceId: this.hostInstanceId, ...(command.sessionId !== undefined && { sessionId: command.sessionId }), ok: false, error: errorBody(failure) });
+    this.send(connection, {
+      protocolVersion: command.protocolVersion,
+      kind: 'response',
+      requestId: command.requestId,
+      hostInstanceId: this.hostInstanceId,
+      ...(command.sessionId !== undefined && { sessionId: command.sessionId }),
+      ok: false,
+      error: errorBody(failure),
+    });
   }
 
   /** A refusal of a line or a command not read in full (no sessionId), or of the connection ("1.0"). */
   private refuseLine(connection: Connection, requestId: string | undefined, version: string, failure: Failure): void {
-    this.send(connection, { protocolVersion: version, kind: 'response', requestId: requestId ?? `invalid-${++this.unreadable}`, hostInstanceId: this.hostInstanceId, ok: false, error: errorBody(failure) });
+    this.send(connection, {
+      protocolVersion: version,
+      kind: 'response',
+      requestId: requestId ?? `invalid-${++this.unreadable}`,
+      hostInstanceId: this.hostInstanceId,
+      ok: false,
+      error: errorBody(failure),
+    });
   }
 
   /** The late answer to a request that waited (a wake, a drain). */
   private answer(waiter: Waiter, data: unknown, session?: Session): void {
     waiter.connection.inFlight.delete(waiter.requestId);
     if (!waiter.connection.link.open) return;
-    this.send(waiter.connection, { protocolVersion: waiter.version, kind: 'response', requestId: waiter.requestId, hostInstanceId: this.hostInstanceId, ...(session !== undefined && { sessionId: session.sessionId, sequence: session.sequence }), ok: true, data });
+    this.send(waiter.connection, {
+      protocolVersion: waiter.version,
+      kind: 'response',
+      requestId: waiter.requestId,
+      hostInstanceId: this.hostInstanceId,
+      ...(session !== undefined && { sessionId: session.sessionId, sequence: session.sequence }),
+      ok: true,
+      data,
+    });
   }
 
   private failWaiter(waiter: Waiter, session: Session, failure: Failure): void {
     waiter.connection.inFlight.delete(waiter.requestId);
     if (!waiter.connection.link.open) return;
-    this.send(waiter.connection, { protocolVersion: waiter.version, kind: 'response', requestId: waiter.requestId, hostInstanceId: this.hostInstanceId, sessionId: session.sessionId, ok: false, error: errorBody(failure) });
+    this.send(waiter.connection, {
+      protocolVersion: waiter.version,
+      kind: 'response',
+      requestId: waiter.requestId,
+      hostInstanceId: this.hostInstanceId,
+      sessionId: session.sessionId,
+      ok: false,
+      error: errorBody(failure),
+    });
   }
 
   /** A response; one whose line would pass the host's limit becomes an outbound_record_too_large refusal. */
@@ -751,7 +945,15 @@ export class DaemonSimulator {
     let line = JSON.stringify(record);
     if (this.tooLong(line)) {
       const { protocolVersion, kind, requestId, hostInstanceId, sessionId } = record;
-      line = JSON.stringify({ protocolVersion, kind, requestId, hostInstanceId, ...(sessionId !== undefined && { sessionId }), ok: false, error: this.tooLarge() });
+      line = JSON.stringify({
+        protocolVersion,
+        kind,
+        requestId,
+        hostInstanceId,
+        ...(sessionId !== undefined && { sessionId }),
+        ok: false,
+        error: this.tooLarge(),
+      });
     }
     connection.link.send(line);
   }
@@ -768,7 +970,12 @@ interface SessionFields {
 }
 
 function errorBody(failure: Failure): Record<string, unknown> {
-  return { code: failure.code, message: failure.message, retryable: failure.retryable ?? false, ...(failure.details !== undefined && { details: failure.details }) };
+  return {
+    code: failure.code,
+    message: failure.message,
+    retryable: failure.retryable ?? false,
+    ...(failure.details !== undefined && { details: failure.details }),
+  };
 }
 
 /** JSON with sorted keys: the same policy however its keys were ordered. */

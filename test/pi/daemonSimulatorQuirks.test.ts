@@ -7,9 +7,23 @@ import { settle } from '../helpers.js';
 import { RawPeersClient } from './peersSimulator.js';
 import { DaemonSimulator } from './daemonSimulator.js';
 
-const cmd = (requestId: string, operation: string, extra: Record<string, unknown> = {}) => ({ protocolVersion: '2.0', requestId, operation, payload: {}, ...extra });
+const cmd = (requestId: string, operation: string, extra: Record<string, unknown> = {}) => ({
+  protocolVersion: '2.0',
+  requestId,
+  operation,
+  payload: {},
+  ...extra,
+});
 const session = { sessionId: 's1', generation: 1 };
-const open = (requestId: string, mode = 'memory') => cmd(requestId, 'open', { ...session, payload: { cwd: '/w', session: { mode }, resources: { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools: 'none' } } });
+const open = (requestId: string, mode = 'memory') =>
+  cmd(requestId, 'open', {
+    ...session,
+    payload: {
+      cwd: '/w',
+      session: { mode },
+      resources: { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools: 'none' },
+    },
+  });
 
 function raw(sim = new DaemonSimulator({ clock: new ManualClock() })) {
   return { sim, client: new RawPeersClient(sim.link()) };
@@ -36,7 +50,9 @@ describe('DaemonSimulator', () => {
     const { client } = raw();
     client.send({ ...cmd('r1', 'handshake'), protocolVersion: '3.0' });
     await settle();
-    expect(client.responses).toMatchObject([{ protocolVersion: '3.0', requestId: 'r1', ok: false, error: { code: 'incompatible_protocol', details: { supported: '1.0', received: '3.0' } } }]);
+    expect(client.responses).toMatchObject([
+      { protocolVersion: '3.0', requestId: 'r1', ok: false, error: { code: 'incompatible_protocol', details: { supported: '1.0', received: '3.0' } } },
+    ]);
     expect(client.closedWith).toBe('incompatible_protocol');
   });
 
@@ -57,7 +73,11 @@ describe('DaemonSimulator', () => {
     client.send(cmd('r2', 'wake', { ...session, payload: { prompt: 'x' } })); // no idempotencyKey
     client.send(cmd('r3', 'handshake'));
     await settle();
-    expect(client.responses.map((r) => (r['ok'] === true ? 'ok' : (r['error'] as { code: string }).code))).toEqual(['unknown_operation', 'invalid_field', 'ok']);
+    expect(client.responses.map((r) => (r['ok'] === true ? 'ok' : (r['error'] as { code: string }).code))).toEqual([
+      'unknown_operation',
+      'invalid_field',
+      'ok',
+    ]);
     expect(client.closedWith).toBeUndefined();
   });
 
@@ -123,7 +143,11 @@ describe('DaemonSimulator', () => {
     other.send(open('o1', 'new'));
     await settle();
     const events = client.responses.filter((r) => r['kind'] === 'event').map((e) => [e['event'], e['sequence']]);
-    expect(events).toEqual([['sessionDormant', 2], ['sessionEvicted', 3], ['opened', 1]]);
+    expect(events).toEqual([
+      ['sessionDormant', 2],
+      ['sessionEvicted', 3],
+      ['opened', 1],
+    ]);
     expect(other.responses[0]).toMatchObject({ requestId: 'o1', ok: true, sequence: 1, data: { created: true } });
   });
 
@@ -134,7 +158,12 @@ describe('DaemonSimulator', () => {
     client.send(open('r3'));
     client.send({ ...open('r4'), generation: 2 });
     await settle();
-    expect(client.responses.map((r) => (r['ok'] === true ? 'ok' : (r['error'] as { code: string }).code))).toEqual(['ok', 'ok', 'ephemeral_session_unavailable', 'ok']);
+    expect(client.responses.map((r) => (r['ok'] === true ? 'ok' : (r['error'] as { code: string }).code))).toEqual([
+      'ok',
+      'ok',
+      'ephemeral_session_unavailable',
+      'ok',
+    ]);
     sim.restart();
     const after = new RawPeersClient(sim.link());
     after.send({ ...open('a1'), generation: 2 });

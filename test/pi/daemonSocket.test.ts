@@ -80,7 +80,10 @@ describe('DaemonClient over a Unix socket', () => {
     const { path } = await daemon();
     const bad = await rawExchange(path, '{nope\n');
     expect(JSON.parse(bad[0]!)).toMatchObject({ kind: 'response', ok: false, error: { code: 'invalid_json' } });
-    const long = await rawExchange(path, `${JSON.stringify({ protocolVersion: '2.0', requestId: 'r1', operation: 'status', payload: { pad: 'x'.repeat(MiB) } })}\n`);
+    const long = await rawExchange(
+      path,
+      `${JSON.stringify({ protocolVersion: '2.0', requestId: 'r1', operation: 'status', payload: { pad: 'x'.repeat(MiB) } })}\n`,
+    );
     expect(long.map((l) => JSON.parse(l) as { error: { code: string } }).map((r) => r.error.code)).toEqual(['line_too_large']);
   });
 });

@@ -4,7 +4,16 @@ import { describe, expect, it } from 'vitest';
 import type { DaemonEvent } from '../../src/pi/index.js';
 import { EventStreams } from '../../src/pi/daemonStream.js';
 
-const ev = (sequence: number, over: Partial<DaemonEvent> = {}): DaemonEvent => ({ protocolVersion: '2.0', kind: 'event', event: 'messageUpdate', hostInstanceId: 'h1', sessionId: 's', generation: 1, sequence, ...over });
+const ev = (sequence: number, over: Partial<DaemonEvent> = {}): DaemonEvent => ({
+  protocolVersion: '2.0',
+  kind: 'event',
+  event: 'messageUpdate',
+  hostInstanceId: 'h1',
+  sessionId: 's',
+  generation: 1,
+  sequence,
+  ...over,
+});
 
 function streams(): EventStreams {
   const s = new EventStreams(2, 3);
@@ -58,7 +67,11 @@ describe('EventStreams', () => {
     s.accept(ev(1, { event: 'opened' }));
     expect([2, 3].map((n) => s.accept(ev(n, { event: n === 2 ? 'sessionDormant' : 'sessionEvicted' })))).toEqual([{ deliver: true }, { deliver: true }]);
     // The successor numbers from 1 again; read by the last sequence alone, all of it would be duplicates.
-    expect([1, 2, 3].map((n) => s.accept(ev(n, { event: n === 1 ? 'opened' : 'promptAccepted' })))).toEqual([{ deliver: true }, { deliver: true }, { deliver: true }]);
+    expect([1, 2, 3].map((n) => s.accept(ev(n, { event: n === 1 ? 'opened' : 'promptAccepted' })))).toEqual([
+      { deliver: true },
+      { deliver: true },
+      { deliver: true },
+    ]);
     expect(s.accept(ev(2))).toMatchObject({ deliver: false, report: { kind: 'duplicate', sequence: 2 } });
   });
 
@@ -79,7 +92,12 @@ describe('EventStreams', () => {
 
   it('after the end, delivers an event the host numbers 1 outside any incarnation, and the opened after it', () => {
     const s = streams();
-    for (const [n, event] of [[1, 'opened'], [2, 'sessionDormant'], [3, 'sessionEvicted']] as const) s.accept(ev(n, { event }));
+    for (const [n, event] of [
+      [1, 'opened'],
+      [2, 'sessionDormant'],
+      [3, 'sessionEvicted'],
+    ] as const)
+      s.accept(ev(n, { event }));
     // A dormant session deleted (close without retaining): numbered 1, no incarnation of its own.
     expect(s.accept(ev(1, { event: 'sessionDeleted' }))).toEqual({ deliver: true });
     expect(s.accept(ev(1, { event: 'opened' }))).toEqual({ deliver: true });
@@ -100,7 +118,13 @@ describe('EventStreams', () => {
   // at a time never ends: the check runs in a worker, so that a frozen thread fails the test
   // instead of hanging the run.
   it('drops a sequence or generation above 2^53 − 1 at once, as invalid, and goes on', async () => {
-    const bundled = buildSync({ entryPoints: [new URL('../../src/pi/daemonStream.ts', import.meta.url).pathname], bundle: true, format: 'iife', globalName: 'daemonStream', write: false });
+    const bundled = buildSync({
+      entryPoints: [new URL('../../src/pi/daemonStream.ts', import.meta.url).pathname],
+      bundle: true,
+      format: 'iife',
+      globalName: 'daemonStream',
+      write: false,
+    });
     const source = `${bundled.outputFiles[0]!.text}
       const { parentPort } = require('node:worker_threads');
       {

@@ -20,7 +20,9 @@ describe('src/pi/generated/peers-validators.js', () => {
 
   it('lets unknown fields through (the schema has no additionalProperties: false): minor versions add them', () => {
     expect(validateResponse({ type: 'response', id: '1', command: 'get_state', success: true, future: { x: 1 } })).toBe(true);
-    expect(validateAgentState({ id: 'a', label: 'b', host: 'h', cwd: '/', mood: 'calm', protocol: { version: '1.2', minVersion: '1.0', extra: true } })).toBe(true);
+    expect(validateAgentState({ id: 'a', label: 'b', host: 'h', cwd: '/', mood: 'calm', protocol: { version: '1.2', minVersion: '1.0', extra: true } })).toBe(
+      true,
+    );
     expect(validateRequest({ id: '1', type: 'prompt', message: 'hi', hops: 1, note: 'later field' })).toBe(true);
   });
 

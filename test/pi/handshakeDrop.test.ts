@@ -25,9 +25,19 @@ function answersThenDrops(answer: (record: Record<string, unknown>) => Record<st
   return clientEnd;
 }
 
-const helloAnswer = (hello: Record<string, unknown>) => ({ type: 'response', id: hello['id'], command: 'hello', success: true, data: { protocol: { version: '1.0', minVersion: '1.0' } } });
+const helloAnswer = (hello: Record<string, unknown>) => ({
+  type: 'response',
+  id: hello['id'],
+  command: 'hello',
+  success: true,
+  data: { protocol: { version: '1.0', minVersion: '1.0' } },
+});
 const handshakeAnswer = (command: Record<string, unknown>) => ({
-  protocolVersion: '2.0', kind: 'response', requestId: command['requestId'], hostInstanceId: 'sim-host-1', ok: true,
+  protocolVersion: '2.0',
+  kind: 'response',
+  requestId: command['requestId'],
+  hostInstanceId: 'sim-host-1',
+  ok: true,
   data: { protocolVersion: '1.0', supportedProtocolVersions: ['1.0', '2.0'], host: { hostInstanceId: 'sim-host-1', ready: true } },
 });
 

@@ -10,7 +10,12 @@ describe('PeersClient hello', () => {
   it('sends hello first, with its range and provenance, and no token when it has none', async () => {
     const { sim, client } = await setup({}, { from: { id: 'npc-wren', label: 'Wren', host: 'game' } });
     await client.getState();
-    expect(sim.received[0]).toEqual({ id: expect.any(String), type: 'hello', protocol: { version: '1.0', minVersion: '1.0' }, from: { id: 'npc-wren', label: 'Wren', host: 'game' } });
+    expect(sim.received[0]).toEqual({
+      id: expect.any(String),
+      type: 'hello',
+      protocol: { version: '1.0', minVersion: '1.0' },
+      from: { id: 'npc-wren', label: 'Wren', host: 'game' },
+    });
     expect(sim.received[1]).toMatchObject({ type: 'get_state' });
     for (const record of sim.received) expect(record).not.toHaveProperty('token');
     expect(sim.receivedFrames.join('\n')).not.toMatch(/token/);
@@ -42,7 +47,11 @@ describe('PeersClient hello', () => {
     const clock = new ManualClock();
     const sim = new PeersSimulator({ clock, protocol: { version: '2.1', minVersion: '2.0' } });
     const error = await failure(PeersClient.connect(sim.link(), { clock }));
-    expect(error).toMatchObject({ errorCode: 'incompatible_version', retryable: false, details: { data: { protocol: { version: '2.1', minVersion: '2.0' } } } });
+    expect(error).toMatchObject({
+      errorCode: 'incompatible_version',
+      retryable: false,
+      details: { data: { protocol: { version: '2.1', minVersion: '2.0' } } },
+    });
   });
 
   it('rejects with incompatible_version itself when a lenient agent accepts a range that does not overlap', async () => {
@@ -51,7 +60,9 @@ describe('PeersClient hello', () => {
     const link = sim.link();
     const error = await failure(PeersClient.connect(link, { clock }));
     expect(error.errorCode).toBe('incompatible_version');
-    expect(error.message).toBe('PeersClient.connect: the agent speaks pi-peers 2.0–2.1, this client 1.0–1.0 (this client speaks pi-peers 1.0: update the client or the agent)');
+    expect(error.message).toBe(
+      'PeersClient.connect: the agent speaks pi-peers 2.0–2.1, this client 1.0–1.0 (this client speaks pi-peers 1.0: update the client or the agent)',
+    );
     await settle();
     expect(link.open).toBe(false);
   });
@@ -72,7 +83,10 @@ describe('PeersClient hello', () => {
     raw.send({ id: 'r2', type: 'hello', protocol: { version: '1.0', minVersion: '1.0' } });
     raw.send({ id: 'r3', type: 'get_state' });
     await settle();
-    expect(raw.responses.slice(1)).toMatchObject([{ id: 'r2', success: true }, { id: 'r3', success: true, data: { idle: true, settled: 0 } }]);
+    expect(raw.responses.slice(1)).toMatchObject([
+      { id: 'r2', success: true },
+      { id: 'r3', success: true, data: { idle: true, settled: 0 } },
+    ]);
   });
 
   it('maps a hello_required answer to a typed error', async () => {

@@ -15,7 +15,14 @@ describe('PeersClient inbound records', () => {
     sim.sendFrame(JSON.stringify({ type: 'response', id: 'nobody', command: 'get_state', success: 'yes' }));
     await settle();
     expect(problems.map((p) => p.kind)).toEqual([
-      'malformed_frame', 'oversized_frame', 'malformed_frame', 'too_deep', 'forbidden_key', 'schema_violation', 'schema_violation', 'schema_violation',
+      'malformed_frame',
+      'oversized_frame',
+      'malformed_frame',
+      'too_deep',
+      'forbidden_key',
+      'schema_violation',
+      'schema_violation',
+      'schema_violation',
     ]);
     expect(problems[1]!.message).toBe('record exceeds 2048 bytes (options.limits.maxFrameBytes)');
     expect(problems[7]).toEqual({ kind: 'schema_violation', message: 'response refused: response.success must be boolean', requestId: 'nobody' });
@@ -94,7 +101,7 @@ describe('PeersClient and the token', () => {
     const errors: unknown[] = [];
     // An agent that echoes the token in its error text and data…
     sim.failNext('prompt', { errorCode: 'denied', error: `token ${TOKEN} may not send`, data: { echo: TOKEN } });
-    sim.failNext('get_state', { errorCode: 'future_code_' + TOKEN });
+    sim.failNext('get_state', { errorCode: `future_code_${TOKEN}` });
     errors.push(await failure(client.deliver('prompt', 'x')), await failure(client.getState()));
     // …in malformed records, a record id and a close reason.
     sim.sendFrame(`{"token":"${TOKEN}"`);

@@ -18,7 +18,10 @@ describe('PeersClient redaction', () => {
   it('an answer that breaks the command names its command without the token (getState, getLastAssistantText, hello)', async () => {
     const token = 'c0ffee-5ecret-0123456789abcdef';
     const { sim, client } = await setup({ token }, { token });
-    for (const [call, command] of [[() => client.getState(), 'get_state'], [() => client.getLastAssistantText(), 'get_last_assistant_text']] as const) {
+    for (const [call, command] of [
+      [() => client.getState(), 'get_state'],
+      [() => client.getLastAssistantText(), 'get_last_assistant_text'],
+    ] as const) {
       sim.holdNext(command);
       const pending = failure(call());
       await settle();

@@ -127,8 +127,17 @@ export class PeersSimulator {
 
   state(): AgentState & Record<string, unknown> {
     return {
-      schemaVersion: '1.0', protocol: { ...this.range }, id: 'sim-agent', label: 'simulated agent', host: 'sim-host', cwd: '/sim',
-      pid: 4242, runtime: 'linux', idle: this.idle, settled: this.settled, status: this.idle ? 'idle' : 'busy',
+      schemaVersion: '1.0',
+      protocol: { ...this.range },
+      id: 'sim-agent',
+      label: 'simulated agent',
+      host: 'sim-host',
+      cwd: '/sim',
+      pid: 4242,
+      runtime: 'linux',
+      idle: this.idle,
+      settled: this.settled,
+      status: this.idle ? 'idle' : 'busy',
       ...this.options.extraStateFields,
     };
   }
@@ -156,8 +165,10 @@ export class PeersSimulator {
     if (!connection.helloDone && type !== 'hello') {
       return this.reply(connection, { id, command: type, success: false, errorCode: 'hello_required', error: 'the first record must be hello' });
     }
-    if (!COMMANDS.has(type)) return this.reply(connection, { id, command: type, success: false, errorCode: 'unsupported_command', error: `Unknown command: ${type}` });
-    if (!validateRequest(record)) return this.reply(connection, { id, command: type, success: false, errorCode: 'invalid_request', error: 'record does not match the schema' });
+    if (!COMMANDS.has(type))
+      return this.reply(connection, { id, command: type, success: false, errorCode: 'unsupported_command', error: `Unknown command: ${type}` });
+    if (!validateRequest(record))
+      return this.reply(connection, { id, command: type, success: false, errorCode: 'invalid_request', error: 'record does not match the schema' });
     if (type === 'hello') return this.hello(connection, record as unknown as HelloRecord);
 
     const drop = this.take(this.drops, (d) => d.command === '*' || d.command === command);

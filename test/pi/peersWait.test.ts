@@ -51,7 +51,10 @@ describe('waitForReply', () => {
 
   it('asks again after a hold that ran out, and reads the text itself from an agent that ignores the extension', async () => {
     const clock = new ManualClock();
-    const held = agent([{ idle: false, settled: 0, held: true }, { idle: true, settled: 1, held: true, lastAssistantText: 'Done.' }]);
+    const held = agent([
+      { idle: false, settled: 0, held: true },
+      { idle: true, settled: 1, held: true, lastAssistantText: 'Done.' },
+    ]);
     const first = waitForReply(held, clock, 0, { pollMs: 20 });
     await settle();
     expect(held.asked).toHaveLength(1);
@@ -59,7 +62,10 @@ describe('waitForReply', () => {
     expect(await first).toBe('Done.');
     expect(held.asked).toHaveLength(2);
 
-    const plain = agent([{ idle: false, settled: 0 }, { idle: true, settled: 1 }]);
+    const plain = agent([
+      { idle: false, settled: 0 },
+      { idle: true, settled: 1 },
+    ]);
     const second = waitForReply(plain, clock, 0, { pollMs: 20 });
     await settle();
     await pass(clock, 20, 20);

@@ -3,14 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { binaryCodec } from '../../src/protocol/binaryCodec.js';
 import { jsonCodec } from '../../src/protocol/codec.js';
 import { DEFAULT_INBOUND_LIMITS, checkStructure, type InboundLimits } from '../../src/protocol/inbound.js';
-import {
-  NIL_UUID,
-  TOPICS,
-  type AiccMessage,
-  type Manifest,
-  type MessageType,
-  type ToolCall,
-} from '../../src/protocol/messages.js';
+import { NIL_UUID, TOPICS, type AiccMessage, type Manifest, type MessageType, type ToolCall } from '../../src/protocol/messages.js';
 
 const LIMITS = DEFAULT_INBOUND_LIMITS;
 const LOOSE: InboundLimits = { maxFrameBytes: 64 * 1024 * 1024, maxDepth: 10_000 };
@@ -58,7 +51,7 @@ const typicalCall: ToolCall = {
 
 /** One or more hand-written examples of every message type. */
 const EXAMPLES: Record<string, AiccMessage> = {
-  'session_init': { ...envelope('session_init'), ...manifest },
+  session_init: { ...envelope('session_init'), ...manifest },
   'session_init, minimal': {
     ...envelope('session_init'),
     tick_rate_hz: 30,
@@ -68,18 +61,18 @@ const EXAMPLES: Record<string, AiccMessage> = {
     tools: [],
     agent_model: { class: 'edge_small' },
   },
-  'session_resume': envelope('session_resume'),
+  session_resume: envelope('session_resume'),
   'session_close with reason': { ...envelope('session_close'), reason: '再见 👋 done' },
   'session_close without reason': envelope('session_close'),
-  'manifest_request': envelope('manifest_request'),
-  'tool_call': {
+  manifest_request: envelope('manifest_request'),
+  tool_call: {
     ...envelope('tool_call'),
     call_id: '!immediate-1',
     tool: 'move_to',
     input: {
       int: 7,
       negative: -42,
-      float: 3.14159,
+      float: Math.PI,
       negativeFloat: -0.5,
       maxSafe: 2 ** 53 - 1,
       minSafe: -(2 ** 53 - 1),
@@ -108,8 +101,8 @@ const EXAMPLES: Record<string, AiccMessage> = {
     ok: false,
     error: { code: 'execution_failed', message: 'path blocked', retryable: false },
   },
-  'error': { ...envelope('error'), session_id: NIL_UUID, error: { code: 'protocol_mismatch', message: 'expected aicc/0.1', retryable: false } },
-  'heartbeat': envelope('heartbeat'),
+  error: { ...envelope('error'), session_id: NIL_UUID, error: { code: 'protocol_mismatch', message: 'expected aicc/0.1', retryable: false } },
+  heartbeat: envelope('heartbeat'),
   'heartbeat with manifest_update': {
     ...envelope('heartbeat'),
     manifest_update: { protocol: 'aicc/0.1', type: 'session_init', ...manifest, event_subscriptions: [] },
@@ -174,7 +167,10 @@ describe('binaryCodec round trip', () => {
     const message = { ...typicalCall, input: { nan: NaN, inf: Infinity, ninf: -Infinity, zero: -0, list: [NaN, -0], f32: Math.fround(0.1), f64: 0.1 } };
     const viaJson = jsonCodec.decode(jsonCodec.encode(message as AiccMessage), LIMITS);
     expect(roundTrip(message)).toStrictEqual(viaJson);
-    expect(roundTrip(message)).toStrictEqual({ ok: true, value: { ...typicalCall, input: { nan: null, inf: null, ninf: null, zero: 0, list: [null, 0], f32: Math.fround(0.1), f64: 0.1 } } });
+    expect(roundTrip(message)).toStrictEqual({
+      ok: true,
+      value: { ...typicalCall, input: { nan: null, inf: null, ninf: null, zero: 0, list: [null, 0], f32: Math.fround(0.1), f64: 0.1 } },
+    });
     const size = (x: number) => frameOf({ ...typicalCall, input: { x } }).byteLength;
     expect(size(0.1) - size(Math.fround(0.1))).toBe(4);
   });
@@ -191,9 +187,13 @@ describe('binaryCodec round trip', () => {
         return binaryCodec.decode(patched, LIMITS);
       };
     };
-    for (const [x, bits] of [[0.1, 64], [Math.fround(0.3), 32]] as const) {
+    for (const [x, bits] of [
+      [0.1, 64],
+      [Math.fround(0.3), 32],
+    ] as const) {
       const patch = frameWith(x, bits);
-      for (const bad of [NaN, Infinity, -Infinity]) expect(patch(bad)).toMatchObject({ ok: false, kind: 'malformed_frame', message: `a number that JSON cannot carry (${bad})` });
+      for (const bad of [NaN, Infinity, -Infinity])
+        expect(patch(bad)).toMatchObject({ ok: false, kind: 'malformed_frame', message: `a number that JSON cannot carry (${bad})` });
       const zero = patch(-0);
       expect(zero.ok && Object.is((zero.value as { input: { x: number } }).input.x, 0)).toBe(true);
     }
@@ -373,13 +373,13 @@ describe('binaryCodec refusals', () => {
       fc.property(
         fc.oneof(
           fc.uint8Array({ maxLength: 300 }),
-          fc.tuple(fc.constantFrom(...valid), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 })).map(
-            ([frame, flips]) => {
+          fc
+            .tuple(fc.constantFrom(...valid), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }))
+            .map(([frame, flips]) => {
               const damaged = frame.slice();
               for (const [at, value] of flips) damaged[at % damaged.byteLength] = value;
               return damaged;
-            },
-          ),
+            }),
         ),
         (frame) => {
           const verdict = binaryCodec.decode(frame, LIMITS);

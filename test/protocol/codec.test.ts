@@ -40,7 +40,16 @@ describe('jsonCodec', () => {
     const messages: AiccMessage[] = [
       { protocol: 'aicc/0.1', type: 'session_close', session_id: call.session_id, message_id: call.message_id, reason: 'done' },
       { protocol: 'aicc/0.1', type: 'heartbeat', session_id: call.session_id, message_id: call.message_id },
-      { protocol: 'aicc/0.1', type: 'tool_result', session_id: call.session_id, message_id: call.message_id, call_id: 'c-1', ok: true, output: {}, meta: { tick: 1 } },
+      {
+        protocol: 'aicc/0.1',
+        type: 'tool_result',
+        session_id: call.session_id,
+        message_id: call.message_id,
+        call_id: 'c-1',
+        ok: true,
+        output: {},
+        meta: { tick: 1 },
+      },
     ];
     for (const message of messages) expect(jsonCodec.decode(jsonCodec.encode(message), LIMITS)).toStrictEqual({ ok: true, value: message });
   });
@@ -97,10 +106,20 @@ describe('jsonCodec.encodeEvent', () => {
     const fc = await import('fast-check');
     const { TOPICS } = await import('../../src/protocol/messages.js');
     fc.assert(
-      fc.property(fc.uuid(), fc.uuid(), fc.constantFrom(...TOPICS), fc.dictionary(fc.string(), fc.jsonValue()), fc.option(fc.dictionary(fc.string(), fc.jsonValue()), { nil: undefined }), (sid, mid, topic, payload, meta) => {
-        const message = meta === undefined ? { protocol: 'aicc/0.1' as const, type: 'event' as const, session_id: sid, message_id: mid, topic, payload } : { protocol: 'aicc/0.1' as const, type: 'event' as const, session_id: sid, message_id: mid, topic, payload, meta };
-        expect(jsonCodec.encodeEvent!(message, {})).toBe(JSON.stringify(message));
-      }),
+      fc.property(
+        fc.uuid(),
+        fc.uuid(),
+        fc.constantFrom(...TOPICS),
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        fc.option(fc.dictionary(fc.string(), fc.jsonValue()), { nil: undefined }),
+        (sid, mid, topic, payload, meta) => {
+          const message =
+            meta === undefined
+              ? { protocol: 'aicc/0.1' as const, type: 'event' as const, session_id: sid, message_id: mid, topic, payload }
+              : { protocol: 'aicc/0.1' as const, type: 'event' as const, session_id: sid, message_id: mid, topic, payload, meta };
+          expect(jsonCodec.encodeEvent!(message, {})).toBe(JSON.stringify(message));
+        },
+      ),
       { numRuns: 300, seed: 7 },
     );
   });
@@ -108,12 +127,18 @@ describe('jsonCodec.encodeEvent', () => {
   it('encodes a payload once for every session it reaches', async () => {
     const { makeCapsule, connectRaw, settle } = await import('../helpers.js');
     const { capsule } = makeCapsule();
-    const peers = await Promise.all([1, 2, 3].map((n) => connectRaw(capsule, { character: `c${n}`, agentModel: { class: 'edge_small' }, subscriptions: ['state_change'] })));
+    const peers = await Promise.all(
+      [1, 2, 3].map((n) => connectRaw(capsule, { character: `c${n}`, agentModel: { class: 'edge_small' }, subscriptions: ['state_change'] })),
+    );
     let encodings = 0;
     const payload = { entity: 'w', field: 'x', value: { toJSON: () => (encodings++, 7) } };
     capsule.emit('state_change', payload as never);
     await settle();
-    expect(peers.map((p) => p.ofType('event').map((e) => e.payload))).toEqual([[{ entity: 'w', field: 'x', value: 7 }], [{ entity: 'w', field: 'x', value: 7 }], [{ entity: 'w', field: 'x', value: 7 }]]);
+    expect(peers.map((p) => p.ofType('event').map((e) => e.payload))).toEqual([
+      [{ entity: 'w', field: 'x', value: 7 }],
+      [{ entity: 'w', field: 'x', value: 7 }],
+      [{ entity: 'w', field: 'x', value: 7 }],
+    ]);
     expect(encodings).toBe(1);
   });
 });

@@ -23,8 +23,15 @@ describe('src/protocol/generated/aicc-validators.js', () => {
   it('runs under plain Node: minLength uses the inlined ucs2length', () => {
     const id = '123e4567-e89b-12d3-a456-426614174000';
     const init = {
-      protocol: 'aicc/0.1', type: 'session_init', session_id: id, message_id: id, tick_rate_hz: 10, tick_mode: 'fixed',
-      world: { name: '', kind: '2d' }, capabilities: { sensors: [], actuators: [], generators: [] }, tools: [],
+      protocol: 'aicc/0.1',
+      type: 'session_init',
+      session_id: id,
+      message_id: id,
+      tick_rate_hz: 10,
+      tick_mode: 'fixed',
+      world: { name: '', kind: '2d' },
+      capabilities: { sensors: [], actuators: [], generators: [] },
+      tools: [],
       agent_model: { class: 'x' },
     };
     expect(validateSessionInit(init)).toBe(false);
@@ -34,8 +41,15 @@ describe('src/protocol/generated/aicc-validators.js', () => {
   it('builds errors without schemaPath, and says the same of them otherwise', () => {
     const id = '123e4567-e89b-12d3-a456-426614174000';
     const init = {
-      protocol: 'aicc/0.1', type: 'session_init', session_id: id, message_id: id, tick_rate_hz: 10, tick_mode: 'fixed',
-      world: { name: 'w', kind: '2d' }, capabilities: { sensors: [], actuators: [], generators: [] }, tools: [{ id: 7 }],
+      protocol: 'aicc/0.1',
+      type: 'session_init',
+      session_id: id,
+      message_id: id,
+      tick_rate_hz: 10,
+      tick_mode: 'fixed',
+      world: { name: 'w', kind: '2d' },
+      capabilities: { sensors: [], actuators: [], generators: [] },
+      tools: [{ id: 7 }],
       agent_model: { class: 'edge_small' },
     };
     expect(validateSessionInit(init)).toBe(false);

@@ -31,15 +31,29 @@ const validator = (def: string) => {
 };
 type Validator = ReturnType<typeof validator>;
 const VALIDATORS: Record<Sender, Partial<Record<MessageType, Validator>>> = {
-  agent: { session_resume: validator('sessionResume'), session_close: validator('sessionClose'), manifest_request: validator('manifestRequest'), tool_call: validator('toolCall'), heartbeat: validator('heartbeat') },
-  bridge: { session_init: validator('sessionInit'), session_close: validator('sessionClose'), tool_result: validator('toolResult'), event: validator('event'), error: validator('errorMessage'), heartbeat: validator('heartbeat') },
+  agent: {
+    session_resume: validator('sessionResume'),
+    session_close: validator('sessionClose'),
+    manifest_request: validator('manifestRequest'),
+    tool_call: validator('toolCall'),
+    heartbeat: validator('heartbeat'),
+  },
+  bridge: {
+    session_init: validator('sessionInit'),
+    session_close: validator('sessionClose'),
+    tool_result: validator('toolResult'),
+    event: validator('event'),
+    error: validator('errorMessage'),
+    heartbeat: validator('heartbeat'),
+  },
 };
 const validateSessionInit = validator('sessionInit');
 const validateModelDecl = validator('modelDecl');
 
 /** src/protocol/messageCheck.ts as it was before the hand-written checks, with run-time ajv. */
 function reference(value: unknown, sender: Sender): Verdict<unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, kind: 'schema_violation', message: 'message must be a JSON object' };
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, kind: 'schema_violation', message: 'message must be a JSON object' };
   const record = value as Record<string, unknown>;
   if (record['protocol'] !== PROTOCOL) {
     return { ok: false, kind: 'protocol_mismatch', message: `protocol must be "${PROTOCOL}", got ${JSON.stringify(record['protocol'] ?? null)?.slice(0, 40)}` };
@@ -49,7 +63,8 @@ function reference(value: unknown, sender: Sender): Verdict<unknown> {
     return { ok: false, kind: 'schema_violation', message: `type ${JSON.stringify(type ?? null)?.slice(0, 40)} is not an aicc/0.1 message type` };
   }
   const validate = VALIDATORS[sender][type as MessageType];
-  if (validate === undefined) return { ok: false, kind: 'wrong_direction', message: `${type} is sent by the ${sender === 'agent' ? 'bridge' : 'agent'}, not the ${sender}` };
+  if (validate === undefined)
+    return { ok: false, kind: 'wrong_direction', message: `${type} is sent by the ${sender === 'agent' ? 'bridge' : 'agent'}, not the ${sender}` };
   if (!validate(value)) return { ok: false, kind: 'schema_violation', message: describeAjvError(type, validate.errors?.[0]) };
   if (type === 'heartbeat' && record['manifest_update'] !== undefined) {
     const refusal = sender === 'agent' ? agentManifestUpdate(record['manifest_update']) : bridgeManifestUpdate(record['manifest_update'], record);
@@ -97,9 +112,52 @@ function safeJson(value: unknown): string {
 // ---- values --------------------------------------------------------------------------------
 
 /** A few session ids used again and again, as a live session does (the checks keep the last good one). */
-const SESSION_POOL = ['5a1d2c3b-4e5f-4a6b-8c7d-0e1f2a3b4c5d', NIL_UUID, 'urn:uuid:0BADC0DE-1234-4ABC-9DEF-0123456789AB', 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF'];
+const SESSION_POOL = [
+  '5a1d2c3b-4e5f-4a6b-8c7d-0e1f2a3b4c5d',
+  NIL_UUID,
+  'urn:uuid:0BADC0DE-1234-4ABC-9DEF-0123456789AB',
+  'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF',
+];
 /** Characters next to the ones a uuid or tool id allows, and some that case-fold or look alike. */
-const NEAR_CHARS = ['g', 'G', 'z', '-', '_', ' ', ':', ';', '/', '@', '`', '[', '{', '\n', '\u0000', '\u001a', '\u007f', 'A', 'F', 'a', 'f', '0', '9', 'U', 'R', 'N', 'I', 'D', 'ａ', 'Ａ', '\u017f', '\u212a', '\u0130', '\u0131', 'é', '😀', '\ud800'];
+const NEAR_CHARS = [
+  'g',
+  'G',
+  'z',
+  '-',
+  '_',
+  ' ',
+  ':',
+  ';',
+  '/',
+  '@',
+  '`',
+  '[',
+  '{',
+  '\n',
+  '\u0000',
+  '\u001a',
+  '\u007f',
+  'A',
+  'F',
+  'a',
+  'f',
+  '0',
+  '9',
+  'U',
+  'R',
+  'N',
+  'I',
+  'D',
+  'ａ',
+  'Ａ',
+  '\u017f',
+  '\u212a',
+  '\u0130',
+  '\u0131',
+  'é',
+  '😀',
+  '\ud800',
+];
 const nearChar = fc.constantFrom(...NEAR_CHARS);
 
 const prefix = fc.constantFrom('', '', 'urn:uuid:', 'URN:UUID:', 'Urn:Uuid:', 'uRn:uUiD:');
@@ -119,7 +177,18 @@ const badUuid = fc.oneof(
   goodUuid.map((id) => id.replaceAll('-', '')),
   goodUuid.map((id) => id.slice(0, -1)),
   goodUuid.map((id) => `${id}0`),
-  fc.constantFrom('', 'not-a-uuid', 'urn:uuid:', `urn:uuid${NIL_UUID}`, `urn-uuid:${NIL_UUID}`, `urn:uuid:urn:uuid:${NIL_UUID}`, ` ${NIL_UUID}`, `{${NIL_UUID}}`, `\u001arn:uuid:${NIL_UUID}`, `urn\u001auuid:${NIL_UUID}`),
+  fc.constantFrom(
+    '',
+    'not-a-uuid',
+    'urn:uuid:',
+    `urn:uuid${NIL_UUID}`,
+    `urn-uuid:${NIL_UUID}`,
+    `urn:uuid:urn:uuid:${NIL_UUID}`,
+    ` ${NIL_UUID}`,
+    `{${NIL_UUID}}`,
+    `\u001arn:uuid:${NIL_UUID}`,
+    `urn\u001auuid:${NIL_UUID}`,
+  ),
   fc.string({ minLength: 36, maxLength: 36 }),
   fc.string({ minLength: 45, maxLength: 45, unit: fc.constantFrom('a', 'F', '0', '-', ':', 'u', 'r', 'n', 'i', 'd', 'g') }),
 );
@@ -127,8 +196,30 @@ const toolIdChars = fc.constantFrom(...'abcxyz019_');
 const goodToolId = fc.tuple(fc.constantFrom(...'amz'), fc.string({ unit: toolIdChars, maxLength: 12 })).map(([a, b]) => a + b);
 const badToolId = fc.oneof(edited(goodToolId), fc.constantFrom('', 'MoveTo', '1abc', '_a', 'a-b', 'a\n', 'a b', 'ａ', 'move_to\n'), fc.string());
 
-const ENUM_WORDS = [...TOPICS, ...ERROR_CODES, 'edge_small', 'edge_medium', 'cloud_medium', 'cloud_large', 'fixed', 'event', 'hybrid', '2d', '3d', 'text', 'abstract', 'sensor', 'actuator', 'generator'];
-const numbers = fc.oneof(fc.integer({ min: -3, max: 3 }), fc.nat(), fc.double(), fc.constantFrom(-0, 0.5, -1, 1e21, Number.MAX_SAFE_INTEGER + 2, NaN, Infinity, -Infinity));
+const ENUM_WORDS = [
+  ...TOPICS,
+  ...ERROR_CODES,
+  'edge_small',
+  'edge_medium',
+  'cloud_medium',
+  'cloud_large',
+  'fixed',
+  'event',
+  'hybrid',
+  '2d',
+  '3d',
+  'text',
+  'abstract',
+  'sensor',
+  'actuator',
+  'generator',
+];
+const numbers = fc.oneof(
+  fc.integer({ min: -3, max: 3 }),
+  fc.nat(),
+  fc.double(),
+  fc.constantFrom(-0, 0.5, -1, 1e21, Number.MAX_SAFE_INTEGER + 2, NaN, Infinity, -Infinity),
+);
 const jsonObject = fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
 /** Anything a field could be given instead of what it should hold. */
 const junk: fc.Arbitrary<unknown> = fc.oneof(
@@ -171,7 +262,10 @@ const tool = message(
     description: fc.string({ minLength: 1 }),
     input_schema: jsonObject,
     output_schema: jsonObject,
-    limits: message({ calls_per_minute: fc.integer({ min: 1, max: 600 }), calls_per_session: fc.integer({ min: 1, max: 1e6 }) }, ['calls_per_minute', 'calls_per_session']),
+    limits: message({ calls_per_minute: fc.integer({ min: 1, max: 600 }), calls_per_session: fc.integer({ min: 1, max: 1e6 }) }, [
+      'calls_per_minute',
+      'calls_per_session',
+    ]),
     requires_capability: fc.string(),
     strict_input: fc.boolean(),
   },
@@ -195,7 +289,11 @@ const VALID: Record<MessageType, fc.Arbitrary<Record<string, unknown>>> = {
   session_close: message({ ...envelope('session_close'), reason: fc.string() }, ['reason']),
   manifest_request: message(envelope('manifest_request')),
   tool_call: message({ ...envelope('tool_call'), call_id: callId, tool: goodToolId, input: jsonObject }),
-  tool_result: message({ ...envelope('tool_result'), call_id: callId, ok: fc.boolean(), output: jsonObject, error: wireError, meta }, ['output', 'error', 'meta']),
+  tool_result: message({ ...envelope('tool_result'), call_id: callId, ok: fc.boolean(), output: jsonObject, error: wireError, meta }, [
+    'output',
+    'error',
+    'meta',
+  ]),
   event: message({ ...envelope('event'), topic: fc.constantFrom(...TOPICS), payload: jsonObject, meta }, ['meta']),
   error: message({ ...envelope('error'), error: wireError }),
   heartbeat: message({ ...envelope('heartbeat'), manifest_update: fc.oneof(agentUpdate, bridgeUpdate) }, ['manifest_update']),
@@ -204,9 +302,43 @@ const anyValid = fc.oneof(...Object.values(VALID));
 
 // ---- mutations ---------------------------------------------------------------------------
 
-const KEYS = ['protocol', 'type', 'session_id', 'message_id', 'call_id', 'tool', 'input', 'ok', 'output', 'error', 'meta', 'topic', 'payload', 'reason', 'manifest_update',
-  'tick', 'latency_ms', 'source', 'code', 'message', 'retryable', 'class', 'expected_first_token_ms', 'expected_full_response_ms', 'agent_model', 'event_subscriptions',
-  '__proto__', 'constructor', 'toString', '0', '10', '', 'a/b', '~1', 'x'.repeat(70)];
+const KEYS = [
+  'protocol',
+  'type',
+  'session_id',
+  'message_id',
+  'call_id',
+  'tool',
+  'input',
+  'ok',
+  'output',
+  'error',
+  'meta',
+  'topic',
+  'payload',
+  'reason',
+  'manifest_update',
+  'tick',
+  'latency_ms',
+  'source',
+  'code',
+  'message',
+  'retryable',
+  'class',
+  'expected_first_token_ms',
+  'expected_full_response_ms',
+  'agent_model',
+  'event_subscriptions',
+  '__proto__',
+  'constructor',
+  'toString',
+  '0',
+  '10',
+  '',
+  'a/b',
+  '~1',
+  'x'.repeat(70),
+];
 const key = fc.oneof(fc.constantFrom(...KEYS), fc.string({ maxLength: 4 }));
 
 /** A value close to what the field named so should hold: right, or wrong in the way that field can be. */
@@ -221,7 +353,8 @@ type NearValues = typeof nearValues extends fc.Arbitrary<infer V> ? V : never;
 function nearValue(name: string, near: NearValues): unknown {
   if (name === 'session_id' || name === 'message_id') return near.uuid;
   if (name === 'tool' || name === 'id') return near.toolId;
-  if (['tick', 'latency_ms', 'expected_first_token_ms', 'expected_full_response_ms', 'tick_rate_hz', 'calls_per_minute', 'calls_per_session'].includes(name)) return near.number;
+  if (['tick', 'latency_ms', 'expected_first_token_ms', 'expected_full_response_ms', 'tick_rate_hz', 'calls_per_minute', 'calls_per_session'].includes(name))
+    return near.number;
   return near.text;
 }
 
@@ -235,7 +368,10 @@ const mutation = fc.record({
   pick: fc.nat(),
   gate: fc.nat(4).map((n) => n === 0),
   key,
-  value: fc.oneof(junk.map((junk) => ({ junk })), nearValues.map((near) => ({ near }))),
+  value: fc.oneof(
+    junk.map((junk) => ({ junk })),
+    nearValues.map((near) => ({ near })),
+  ),
 });
 type Mutation = typeof mutation extends fc.Arbitrary<infer M> ? M : never;
 
@@ -299,17 +435,28 @@ const mutated = fc.tuple(anyValid, fc.array(mutation, { minLength: 1, maxLength:
 
 describe('the hand-written message checks agree with ajv', () => {
   it('on valid messages of every type, from either side', () => {
-    fc.assert(fc.property(anyValid, (value) => expectAgreement(value)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(anyValid, (value) => expectAgreement(value)),
+      { numRuns: 2000 },
+    );
   });
 
   it('on valid messages mutated: fields missing, added, retyped, reordered, inherited, at any depth', () => {
-    fc.assert(fc.property(mutated, (value) => expectAgreement(value)), { numRuns: 10000 });
+    fc.assert(
+      fc.property(mutated, (value) => expectAgreement(value)),
+      { numRuns: 10000 },
+    );
   });
 
   it('on ids: uuids in any case, with or without urn:uuid:, and near misses of every kind', () => {
     const uuidField = fc.oneof(goodUuid, badUuid, badUuid);
-    const withIds = fc.tuple(anyValid, uuidField, uuidField).map(([value, sessionId, messageId]) => ({ ...value, session_id: sessionId, message_id: messageId }));
-    fc.assert(fc.property(withIds, (value) => expectAgreement(value)), { numRuns: 4000 });
+    const withIds = fc
+      .tuple(anyValid, uuidField, uuidField)
+      .map(([value, sessionId, messageId]) => ({ ...value, session_id: sessionId, message_id: messageId }));
+    fc.assert(
+      fc.property(withIds, (value) => expectAgreement(value)),
+      { numRuns: 4000 },
+    );
   });
 
   it('on objects that claim aicc/0.1 and a type but hold anything', () => {
@@ -319,17 +466,23 @@ describe('the hand-written message checks agree with ajv', () => {
       set(value, 'type', type);
       return value;
     });
-    fc.assert(fc.property(claim, (value) => expectAgreement(value)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(claim, (value) => expectAgreement(value)),
+      { numRuns: 3000 },
+    );
   });
 
   it('on anything at all', () => {
-    fc.assert(fc.property(fc.oneof(junk, fc.anything({ withNullPrototype: true })), (value) => expectAgreement(value)), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.oneof(junk, fc.anything({ withNullPrototype: true })), (value) => expectAgreement(value)),
+      { numRuns: 1000 },
+    );
   });
 
   it('on the uuid format and the tool id pattern, character by character', () => {
     // The regexes themselves: ajv-formats' "fast" uuid and the schema's tool id pattern (ajv adds "u").
     const uuidFormat = (createRequire(import.meta.url)('ajv-formats/dist/formats') as { fastFormats: { uuid: RegExp } }).fastFormats.uuid;
-    const toolPattern = new RegExp('^[a-z][a-z0-9_]*$', 'u');
+    const toolPattern = /^[a-z][a-z0-9_]*$/u;
     fc.assert(
       fc.property(fc.oneof(goodUuid, badUuid, goodToolId, badToolId, fc.string()), (text) => {
         expect(isUuid(text), text).toBe(uuidFormat.test(text));

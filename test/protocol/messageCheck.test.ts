@@ -179,41 +179,55 @@ describe('checkMessage', () => {
   });
 
   // ajv-formats' uuid: any case, an optional urn:uuid: prefix, nothing after the last digit.
-  it.each([SESSION.toUpperCase(), `urn:uuid:${SESSION}`, `URN:UUID:${SESSION.toUpperCase()}`])('accepts the id %s, as the schema\'s uuid format does', (id) => {
+  it.each([SESSION.toUpperCase(), `urn:uuid:${SESSION}`, `URN:UUID:${SESSION.toUpperCase()}`])("accepts the id %s, as the schema's uuid format does", (id) => {
     expect(checkMessage({ ...EXAMPLES.heartbeat, session_id: id, message_id: id }, 'agent').ok).toBe(true);
   });
 
-  it.each([`${SESSION}\n`, SESSION.slice(1), `${SESSION}0`, SESSION.replaceAll('-', ''), `urn:uuid${SESSION}`, `uuid:${SESSION}`, SESSION.replace('5', 'g'), SESSION.replace('5', 'ａ')])(
-    'refuses the message_id %j',
-    (id) => {
-      expect(checkMessage({ ...EXAMPLES.tool_call, message_id: id }, 'agent')).toEqual({
-        ok: false,
-        kind: 'schema_violation',
-        message: 'tool_call.message_id must match format "uuid"',
-      });
-    },
-  );
+  it.each([
+    `${SESSION}\n`,
+    SESSION.slice(1),
+    `${SESSION}0`,
+    SESSION.replaceAll('-', ''),
+    `urn:uuid${SESSION}`,
+    `uuid:${SESSION}`,
+    SESSION.replace('5', 'g'),
+    SESSION.replace('5', 'ａ'),
+  ])('refuses the message_id %j', (id) => {
+    expect(checkMessage({ ...EXAMPLES.tool_call, message_id: id }, 'agent')).toEqual({
+      ok: false,
+      kind: 'schema_violation',
+      message: 'tool_call.message_id must match format "uuid"',
+    });
+  });
 
   it('checks every message_id whole, whatever the ids that passed before it share with it', () => {
     const prefix = '5d1c9a0e-72b4-8a31-9c4e-';
     expect(checkMessage({ ...EXAMPLES.tool_call, message_id: `${prefix}000000000001` }, 'agent').ok).toBe(true);
     for (const tail of ['00000000000g', '0000000000', '0000000000001', '00000000000-', '00000000000Ａ']) {
-      expect(checkMessage({ ...EXAMPLES.tool_call, message_id: `${prefix}${tail}` }, 'agent'), tail).toEqual({ ok: false, kind: 'schema_violation', message: 'tool_call.message_id must match format "uuid"' });
+      expect(checkMessage({ ...EXAMPLES.tool_call, message_id: `${prefix}${tail}` }, 'agent'), tail).toEqual({
+        ok: false,
+        kind: 'schema_violation',
+        message: 'tool_call.message_id must match format "uuid"',
+      });
     }
     expect(checkMessage({ ...EXAMPLES.tool_call, message_id: `${prefix}00000000ABCD` }, 'agent').ok).toBe(true);
     expect(checkMessage({ ...EXAMPLES.tool_call, message_id: `urn:uuid:${prefix}000000000002` }, 'agent').ok).toBe(true);
   });
 
-  it('checks required fields, then undeclared ones, then each field in the schema\'s order', () => {
+  it("checks required fields, then undeclared ones, then each field in the schema's order", () => {
     const { call_id: _callId, ...noCallId } = EXAMPLES.tool_call;
     expect(checkMessage({ ...noCallId, extra: 1, session_id: 'x' }, 'agent')).toMatchObject({ message: 'tool_call.call_id is required' });
     expect(checkMessage({ ...EXAMPLES.tool_call, extra: 1, session_id: 'x' }, 'agent')).toMatchObject({ message: 'tool_call.extra is not a declared field' });
-    expect(checkMessage({ ...EXAMPLES.tool_call, tool: 'X', session_id: 'x' }, 'agent')).toMatchObject({ message: 'tool_call.session_id must match format "uuid"' });
+    expect(checkMessage({ ...EXAMPLES.tool_call, tool: 'X', session_id: 'x' }, 'agent')).toMatchObject({
+      message: 'tool_call.session_id must match format "uuid"',
+    });
   });
 
   it('refuses a meta number that is not a whole count, naming it', () => {
     expect(checkMessage({ ...EXAMPLES.event, meta: { tick: 1.5 } }, 'bridge')).toMatchObject({ message: 'event.meta.tick must be integer' });
-    expect(checkMessage({ ...EXAMPLES.tool_result, meta: { latency_ms: -1 } }, 'bridge')).toMatchObject({ message: 'tool_result.meta.latency_ms must be >= 0' });
+    expect(checkMessage({ ...EXAMPLES.tool_result, meta: { latency_ms: -1 } }, 'bridge')).toMatchObject({
+      message: 'tool_result.meta.latency_ms must be >= 0',
+    });
   });
 
   it('refuses an empty call_id', () => {
@@ -247,7 +261,10 @@ describe('checkMessage', () => {
         kind: 'schema_violation',
         message: 'heartbeat.manifest_update.agent_model.class must be one of ["edge_small","edge_medium","cloud_medium","cloud_large"]',
       });
-      expect(checkMessage(heartbeat({ event_subscriptions: ['audio'] }), 'agent')).toMatchObject({ ok: false, message: 'heartbeat.manifest_update.agent_model is required' });
+      expect(checkMessage(heartbeat({ event_subscriptions: ['audio'] }), 'agent')).toMatchObject({
+        ok: false,
+        message: 'heartbeat.manifest_update.agent_model is required',
+      });
       expect(checkMessage(heartbeat({ agent_model: { class: 'edge_small' }, event_subscriptions: [1] }), 'agent')).toMatchObject({
         ok: false,
         message: 'heartbeat.manifest_update.event_subscriptions must be an array of strings',

@@ -19,7 +19,14 @@ function countingBytes(seed: number): RandomBytes {
 
 /** A tiny fixed-mode world: a counter that agents bump. */
 function buildWorld(header: RecordingHeader): ReplayWorld {
-  const capsule = createCapsule({ world: { name: 'Counter', kind: 'abstract' }, validators: ajvValidators(), clock: new ManualClock(), tickMode: 'fixed', tickRateHz: 10, randomBytes: countingBytes(header.seed) });
+  const capsule = createCapsule({
+    world: { name: 'Counter', kind: 'abstract' },
+    validators: ajvValidators(),
+    clock: new ManualClock(),
+    tickMode: 'fixed',
+    tickRateHz: 10,
+    randomBytes: countingBytes(header.seed),
+  });
   let count = 0;
   capsule.registerTool({
     id: 'bump',
@@ -33,13 +40,28 @@ function buildWorld(header: RecordingHeader): ReplayWorld {
       return { count };
     },
   });
-  return { capsule, connect: (character: string, link: Link) => capsule.connect(link, { character, agentModel: { class: 'edge_small' }, subscriptions: ['state_change'] }) };
+  return {
+    capsule,
+    connect: (character: string, link: Link) => capsule.connect(link, { character, agentModel: { class: 'edge_small' }, subscriptions: ['state_change'] }),
+  };
 }
 
 const header: RecordingHeader = { format: 'aicc-recording/2', world: 'counter', seed: 7, ticks: 20 };
 
 /** What a pilot's decision cost, as a host with a pilot writes it into the recording. */
-const cost = (decision: number): RecordedDecisionCost => ({ decision, startedAt: decision * 300, firstTokenMs: 120, replyMs: 250, firstToolCallMs: 250, totalMs: 300, inputTokens: 900, outputTokens: 12, costUsd: 0.0004, calls: 1, ended: 'replied' });
+const cost = (decision: number): RecordedDecisionCost => ({
+  decision,
+  startedAt: decision * 300,
+  firstTokenMs: 120,
+  replyMs: 250,
+  firstToolCallMs: 250,
+  totalMs: 300,
+  inputTokens: 900,
+  outputTokens: 12,
+  costUsd: 0.0004,
+  calls: 1,
+  ended: 'replied',
+});
 
 /**
  * Two agents bump the counter at their own pace; one of them makes a mistake now and then. With
@@ -51,7 +73,10 @@ async function recordRun(options: { decisions?: boolean } = {}): Promise<string>
   let text = '';
   const recorder = new Recorder(capsule, header, (line) => (text += line));
   const agents: AgentClient[] = [];
-  for (const [character, seed] of [['ada', 100], ['bob', 200]] as const) {
+  for (const [character, seed] of [
+    ['ada', 100],
+    ['bob', 200],
+  ] as const) {
     const [bridgeEnd, agentEnd] = createMemoryLinkPair();
     const connecting = AgentClient.connect(agentEnd, { clock: capsule.clock, randomBytes: countingBytes(seed) });
     world.connect(character, bridgeEnd);
@@ -106,7 +131,10 @@ describe('recording', () => {
     const doctored = text.replace('"count":3', '"count":33');
     const report = await replay(parseRecording(doctored), buildWorld);
     expect(report.matched).toBe(false);
-    expect(report.mismatches[0]).toMatchObject({ expected: { type: 'tool_result', output: { count: 33 } }, actual: { type: 'tool_result', output: { count: 3 } } });
+    expect(report.mismatches[0]).toMatchObject({
+      expected: { type: 'tool_result', output: { count: 33 } },
+      actual: { type: 'tool_result', output: { count: 3 } },
+    });
   });
 
   describe("a pilot's decision lines", () => {
@@ -149,9 +177,18 @@ describe('recording', () => {
         throw new Error('expected a RecordingError');
       };
       expect(edited((l) => (l.decision.totalMs = -1))).toMatchObject({ line: at + 1, reason: 'decision.totalMs must be a number >= 0' });
-      expect(edited((l) => (l.decision.inputTokens = 1.5))).toMatchObject({ line: at + 1, reason: 'decision.inputTokens must be an integer >= 0 when present' });
-      expect(edited((l) => (l.decision.mood = 'calm'))).toMatchObject({ line: at + 1, reason: 'decision.mood is not a field of a decision line (see docs/RECORDING.md)' });
-      expect(edited((l) => (l.decision.ended = 'done'))).toMatchObject({ line: at + 1, reason: 'decision.ended must be one of "replied", "send_failed", "aborted", "stopped"' });
+      expect(edited((l) => (l.decision.inputTokens = 1.5))).toMatchObject({
+        line: at + 1,
+        reason: 'decision.inputTokens must be an integer >= 0 when present',
+      });
+      expect(edited((l) => (l.decision.mood = 'calm'))).toMatchObject({
+        line: at + 1,
+        reason: 'decision.mood is not a field of a decision line (see docs/RECORDING.md)',
+      });
+      expect(edited((l) => (l.decision.ended = 'done'))).toMatchObject({
+        line: at + 1,
+        reason: 'decision.ended must be one of "replied", "send_failed", "aborted", "stopped"',
+      });
       expect(edited((l) => (l.dir = 'in'))).toMatchObject({ line: at + 1, reason: 'a decision line has tick, at, character and decision only, not "dir"' });
       expect(edited((l) => (l.character = 'zed'))).toMatchObject({ line: at + 1, reason: 'a decision of zed before its session_init' });
       expect(edited((l) => (l.tick = 1))).toMatchObject({ line: at + 1, reason: expect.stringMatching(/^tick 1 comes after tick \d+$/) });

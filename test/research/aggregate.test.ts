@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { aggregate, formatAggregate } from '../../src/research/aggregate.js';
 
-const episode = (seed: number, params: Record<string, number>, ticks: number, metrics: Record<string, number>, stop = 'tick_limit') => ({ seed, params, ticks, metrics, stop });
+const episode = (seed: number, params: Record<string, number>, ticks: number, metrics: Record<string, number>, stop = 'tick_limit') => ({
+  seed,
+  params,
+  ticks,
+  metrics,
+  stop,
+});
 
 describe('aggregate', () => {
   const episodes = [

@@ -11,7 +11,13 @@ export const counterWorld = defineWorld({
   maxTicks: 50,
   setup({ params, random }) {
     const clock = new ManualClock();
-    const capsule = createCapsule({ world: { name: 'Counters', kind: 'abstract' }, clock, tickMode: 'fixed', tickRateHz: 10, randomBytes: random.fork('ids').bytes });
+    const capsule = createCapsule({
+      world: { name: 'Counters', kind: 'abstract' },
+      clock,
+      tickMode: 'fixed',
+      tickRateHz: 10,
+      randomBytes: random.fork('ids').bytes,
+    });
     const counts = new Map<string, number>();
     capsule.registerTool({
       id: 'bump',

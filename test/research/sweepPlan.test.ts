@@ -6,8 +6,14 @@ describe('planSweep', () => {
   it('runs every combination of the grid with every seed, the first parameter varying slowest', () => {
     const jobs = planSweep(counterWorld, [1, 2], { agents: [1, 2], chance: [0.1, 0.9] });
     expect(jobs.map((job) => [job.params.agents, job.params.chance, job.seed])).toEqual([
-      [1, 0.1, 1], [1, 0.1, 2], [1, 0.9, 1], [1, 0.9, 2],
-      [2, 0.1, 1], [2, 0.1, 2], [2, 0.9, 1], [2, 0.9, 2],
+      [1, 0.1, 1],
+      [1, 0.1, 2],
+      [1, 0.9, 1],
+      [1, 0.9, 2],
+      [2, 0.1, 1],
+      [2, 0.1, 2],
+      [2, 0.9, 1],
+      [2, 0.9, 2],
     ]);
     expect(jobs[0]!.params).toEqual({ ...counterWorld.params, agents: 1, chance: 0.1 });
     expect(new Set(jobs.map((job) => job.key)).size).toBe(8);

@@ -8,7 +8,13 @@ const setup = () => {
 
 describe('defineWorld', () => {
   it('resolves params over the defaults, reading strings as the default’s type', () => {
-    expect(counterWorld.resolveParams({ agents: '3', chance: 0.25, eager: 'true', label: 'x' })).toEqual({ agents: 3, chance: 0.25, goal: 1000, label: 'x', eager: true });
+    expect(counterWorld.resolveParams({ agents: '3', chance: 0.25, eager: 'true', label: 'x' })).toEqual({
+      agents: 3,
+      chance: 0.25,
+      goal: 1000,
+      label: 'x',
+      eager: true,
+    });
     expect(counterWorld.resolveParams()).toEqual(counterWorld.params);
   });
 

@@ -139,10 +139,19 @@ describe('tool_call pipeline', () => {
     const { capsule, clock } = makeCapsule();
     const errors: HostError[] = [];
     capsule.on('error', (e) => errors.push(e));
-    capsule.registerTool({ ...echoTool, handler: () => { throw new Error('the door is locked\n    at secret (/srv/game.js:1:1)'); } });
+    capsule.registerTool({
+      ...echoTool,
+      handler: () => {
+        throw new Error('the door is locked\n    at secret (/srv/game.js:1:1)');
+      },
+    });
     const { agent } = await connectAgent(capsule, clock);
     const result = await agent.call('echo', { text: 'x' });
-    expect(result).toMatchObject({ ok: false, error: { code: 'execution_failed', retryable: false, message: 'echo failed: the door is locked' }, meta: { source: 'handler' } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'execution_failed', retryable: false, message: 'echo failed: the door is locked' },
+      meta: { source: 'handler' },
+    });
     expect(JSON.stringify(result)).not.toContain('secret');
     expect(errors).toMatchObject([{ code: 'handler_threw', tool: 'echo' }]);
   });
@@ -164,9 +173,17 @@ describe('tool_call pipeline', () => {
 
   it('passes a ToolError through with its own message and retryable flag', async () => {
     const { capsule, clock } = makeCapsule();
-    capsule.registerTool({ ...echoTool, handler: async () => { throw new ToolError('the well is dry; try later', { retryable: true }); } });
+    capsule.registerTool({
+      ...echoTool,
+      handler: async () => {
+        throw new ToolError('the well is dry; try later', { retryable: true });
+      },
+    });
     const { agent } = await connectAgent(capsule, clock);
-    expect(await agent.call('echo', { text: 'x' })).toMatchObject({ ok: false, error: { code: 'execution_failed', retryable: true, message: 'the well is dry; try later' } });
+    expect(await agent.call('echo', { text: 'x' })).toMatchObject({
+      ok: false,
+      error: { code: 'execution_failed', retryable: true, message: 'the well is dry; try later' },
+    });
   });
 
   it('answers an output that breaks output_schema with internal_error, and tells the host which tool', async () => {
@@ -246,7 +263,13 @@ describe('tool_call pipeline', () => {
         return { echo: input };
       },
     });
-    capsule.registerTool({ ...echoTool, id: 'grumpy', handler: () => { throw new ToolError('never', { retryable: false }); } });
+    capsule.registerTool({
+      ...echoTool,
+      id: 'grumpy',
+      handler: () => {
+        throw new ToolError('never', { retryable: false });
+      },
+    });
     const peer = await connectRaw(capsule);
     handle.disable();
     peer.send({ type: 'tool_call', call_id: 'a', tool: 'echo', input: { text: 'x' } });
@@ -292,7 +315,11 @@ describe('tool_call pipeline', () => {
     const { capsule, clock } = makeCapsule();
     let runs = 0;
     let release!: () => void;
-    capsule.registerTool({ ...echoTool, timeout_ms: 1000, handler: (input) => (runs++, new Promise<{ echo: unknown }>((resolve) => (release = () => resolve({ echo: input })))) });
+    capsule.registerTool({
+      ...echoTool,
+      timeout_ms: 1000,
+      handler: (input) => (runs++, new Promise<{ echo: unknown }>((resolve) => (release = () => resolve({ echo: input })))),
+    });
     const peer = await connectRaw(capsule);
     peer.send({ type: 'tool_call', call_id: 'slow', tool: 'echo', input: { text: 'a' } });
     await settle();
@@ -313,7 +340,13 @@ describe('tool_call pipeline', () => {
 
   it('puts tick, latency and source in every result meta', async () => {
     const { capsule, clock } = makeCapsule();
-    capsule.registerTool({ ...echoTool, handler: async (input) => { clock.advance(25); return { echo: input }; } });
+    capsule.registerTool({
+      ...echoTool,
+      handler: async (input) => {
+        clock.advance(25);
+        return { echo: input };
+      },
+    });
     const { agent } = await connectAgent(capsule, clock);
     capsule.trigger();
     capsule.trigger();

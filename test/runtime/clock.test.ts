@@ -254,7 +254,12 @@ describe('capsule.step and the clock', () => {
     const inner = new ManualClock();
     const moved: number[] = [];
     // A simulation's own clock: the capsule knows it only by the Clock interface.
-    const clock = { now: () => inner.now(), setTimeout: inner.setTimeout.bind(inner), clearTimeout: inner.clearTimeout.bind(inner), advance: (ms: number) => (moved.push(ms), inner.advance(ms)) };
+    const clock = {
+      now: () => inner.now(),
+      setTimeout: inner.setTimeout.bind(inner),
+      clearTimeout: inner.clearTimeout.bind(inner),
+      advance: (ms: number) => (moved.push(ms), inner.advance(ms)),
+    };
     const capsule = createCapsule({ world: { name: 'w', kind: 'abstract' }, validators: ajvValidators(), clock, tickRateHz: 10 });
     capsule.step(250);
     expect([capsule.tick, clock.now(), moved.reduce((a, b) => a + b, 0)]).toEqual([2, 250, 250]);
@@ -266,9 +271,14 @@ describe('realClock and the Node process', () => {
   it('does not let an upkeep timer (background) keep Node alive, and keeps it alive for one that is not', async () => {
     const { spawnSync } = await import('node:child_process');
     const { buildSync } = await import('esbuild');
-    const source = buildSync({ entryPoints: [new URL('../../src/runtime/clock.ts', import.meta.url).pathname], bundle: true, format: 'esm', write: false }).outputFiles[0]!.text;
+    const source = buildSync({ entryPoints: [new URL('../../src/runtime/clock.ts', import.meta.url).pathname], bundle: true, format: 'esm', write: false })
+      .outputFiles[0]!.text;
     const run = (background: boolean) =>
-      spawnSync(process.execPath, ['--input-type=module', '-e', `${source}\nrealClock().setTimeout(() => console.log('fired'), 300, { background: ${background} });`], { encoding: 'utf8', timeout: 10_000 });
+      spawnSync(
+        process.execPath,
+        ['--input-type=module', '-e', `${source}\nrealClock().setTimeout(() => console.log('fired'), 300, { background: ${background} });`],
+        { encoding: 'utf8', timeout: 10_000 },
+      );
     const upkeep = run(true);
     const work = run(false);
     expect([upkeep.status, upkeep.stdout]).toEqual([0, '']); // the process ended before the timer

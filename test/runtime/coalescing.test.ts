@@ -55,7 +55,16 @@ describe('event delivery and coalescing', () => {
     capsule.accept(bridgeEnd);
     await agent.resume(newEnd);
     await pass(clock, 100);
-    expect(events.map((e) => (e.topic === 'collision' ? e.payload['b'] : e.payload['text']))).toEqual(['rock993', 'rock994', 'rock995', 'rock996', 'rock997', 'rock998', 'rock999', 'still there?']);
+    expect(events.map((e) => (e.topic === 'collision' ? e.payload['b'] : e.payload['text']))).toEqual([
+      'rock993',
+      'rock994',
+      'rock995',
+      'rock996',
+      'rock997',
+      'rock998',
+      'rock999',
+      'still there?',
+    ]);
     expect(events[0]!.meta).toEqual({ dropped_events: 993 });
   });
 
@@ -112,7 +121,14 @@ describe('event delivery and coalescing', () => {
 
   it('tracks each session’s decision latency from delivery to its next call', async () => {
     const { capsule, clock } = makeCapsule();
-    capsule.registerTool({ id: 'look', class: 'sensor', description: 'Looks.', input_schema: { type: 'object' }, output_schema: { type: 'object' }, handler: () => ({}) });
+    capsule.registerTool({
+      id: 'look',
+      class: 'sensor',
+      description: 'Looks.',
+      input_schema: { type: 'object' },
+      output_schema: { type: 'object' },
+      handler: () => ({}),
+    });
     const { agent } = await connectAgent(capsule, clock, { agentModel: { class: 'edge_small' }, subscriptions: ['audio'] });
     capsule.emit('audio', { source: 'bell', sound: 'ding' });
     await settle();
@@ -161,7 +177,14 @@ describe('event delivery and coalescing', () => {
       },
     });
     let finish: (output: { found: boolean }) => void = () => {};
-    capsule.registerTool({ id: 'search', class: 'sensor', description: 'Searches, later.', input_schema: { type: 'object' }, output_schema: { type: 'object' }, handler: () => new Promise<{ found: boolean }>((resolve) => (finish = resolve)) });
+    capsule.registerTool({
+      id: 'search',
+      class: 'sensor',
+      description: 'Searches, later.',
+      input_schema: { type: 'object' },
+      output_schema: { type: 'object' },
+      handler: () => new Promise<{ found: boolean }>((resolve) => (finish = resolve)),
+    });
     const { agent } = await connectAgent(capsule, clock, { agentModel: { class: 'edge_small' } });
     const completedInside: boolean[] = [];
     capsule.on('call', () => completedInside.push(inside));

@@ -65,7 +65,9 @@ async function run(target: Capsule, ms: number): Promise<void> {
 }
 
 /** A fixed-mode 10 Hz world with move_to and wait, an agent for `hero` with `budget`, and every host event recorded. */
-async function world(options: { budget?: ConnectOptions['decisionBudget']; tickMode?: 'fixed' | 'event'; capabilities?: string[]; wait?: Partial<ToolDefinition> } = {}) {
+async function world(
+  options: { budget?: ConnectOptions['decisionBudget']; tickMode?: 'fixed' | 'event'; capabilities?: string[]; wait?: Partial<ToolDefinition> } = {},
+) {
   const made = makeCapsule({ decisionBudgets: decisionBudgets(), tickMode: options.tickMode ?? 'fixed', tickRateHz: 10 });
   capsule = made.capsule;
   const { clock } = made;
@@ -180,7 +182,9 @@ describe('a decision budget with a default action, against a stub model slower t
     expect(w.ran).toEqual([]);
     expect(w.calls).toEqual([expect.objectContaining({ tool: 'wait', source: 'budget', result: expect.objectContaining({ ok: false }) })]);
     expect(w.told).toHaveLength(1);
-    expect(w.told[0]).toMatchObject({ applied: { tool: 'wait', ok: false, error: { code: 'tool_unavailable', retryable: false, message: expect.stringMatching(/capability "patience"/) } } });
+    expect(w.told[0]).toMatchObject({
+      applied: { tool: 'wait', ok: false, error: { code: 'tool_unavailable', retryable: false, message: expect.stringMatching(/capability "patience"/) } },
+    });
   });
 
   it('spends the tool’s limits like the agent’s own calls', async () => {
@@ -273,7 +277,11 @@ describe('DecisionBudgetWatch on a clock whose timers can fire late (wall time)'
     const lateHeard: DecisionLate[] = [];
     const accepted: unknown[] = [];
     // A timer that has not fired yet: wall-time timers run when the event loop gets to them.
-    const host = { clock: { now: () => now, setTimeout: () => 1, clearTimeout: () => {} }, calls: { accept: (...args: unknown[]) => accepted.push(args) }, decisionLate: (event: DecisionLate) => lateHeard.push(event) } as unknown as BudgetHost;
+    const host = {
+      clock: { now: () => now, setTimeout: () => 1, clearTimeout: () => {} },
+      calls: { accept: (...args: unknown[]) => accepted.push(args) },
+      decisionLate: (event: DecisionLate) => lateHeard.push(event),
+    } as unknown as BudgetHost;
     const session = { id: 's', character: 'hero', enqueue: () => accepted.push('told'), callLedger: () => ({}) } as unknown as Session;
     const watch = new DecisionBudgetWatch({ ms: 300, whenLate: { tool: 'wait' } }, host, session);
     watch.started(0);
@@ -327,7 +335,13 @@ describe('ConnectOptions.decisionBudget is checked at connect', () => {
       made.capsule.registerTool(moveTool());
       made.capsule.registerTool(waitTool(made.clock, ran));
       const budget = { ms: 300, tokens: 2000, whenLate: { tool: 'wait', input: { ms: 1 } as JsonObject } };
-      const agent = await connectInProcess(made.capsule, { character: 'hero', capabilities: { actuators: ['locomotion'] }, agentModel: { class: 'edge_small', expected_full_response_ms: 0 }, subscriptions: ['tick'], decisionBudget: budget });
+      const agent = await connectInProcess(made.capsule, {
+        character: 'hero',
+        capabilities: { actuators: ['locomotion'] },
+        agentModel: { class: 'edge_small', expected_full_response_ms: 0 },
+        subscriptions: ['tick'],
+        decisionBudget: budget,
+      });
       // The game's later edits change nothing.
       budget.ms = 5000;
       budget.whenLate.input['ms'] = 999;
@@ -343,7 +357,9 @@ describe('decision budgets are opt-in on aicc-capsule/core', () => {
   it('refuses a budget on a capsule made without them, saying how to get them', () => {
     const { capsule } = makeCapsule();
     const [bridgeEnd] = createMemoryLinkPair();
-    expect(() => capsule.connect(bridgeEnd, { character: 'hero', decisionBudget: { ms: 100, whenLate: 'hold' } })).toThrow(/connect: options.decisionBudget needs a capsule made with decision budgets: createCapsule\(\{ …, decisionBudgets: decisionBudgets\(\) \}\)/);
+    expect(() => capsule.connect(bridgeEnd, { character: 'hero', decisionBudget: { ms: 100, whenLate: 'hold' } })).toThrow(
+      /connect: options.decisionBudget needs a capsule made with decision budgets: createCapsule\(\{ …, decisionBudgets: decisionBudgets\(\) \}\)/,
+    );
     capsule.dispose();
   });
 

@@ -10,7 +10,7 @@ import { EventLog, topicBit, topicMask, type LogEntry } from '../../src/runtime/
 import { coalescingKey, EventQueue, type QueuedEvent } from '../../src/runtime/events.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { TOPICS, type JsonObject, type Topic } from '../../src/protocol/messages.js';
-import type { SentEvent } from '../../src/runtime/replay.js';
+import type { SentEvent } from '../../src/runtime/resumeReplay.js';
 
 type Op =
   | { kind: 'broadcast'; topic: Topic; entity: number; field: number }
@@ -62,7 +62,12 @@ function harness(options: { logSize: number; queueSize: number; topics: readonly
     deliverEvent: (event) => batch.push(event),
     endDelivery: () => delivered.push(batch),
   };
-  const host: DeliveryHost = { clock, log, settings: { tickIntervalMs: 100, maxBufferedBytes: Infinity, eventQueueSize: options.queueSize }, soon: (task) => task() };
+  const host: DeliveryHost = {
+    clock,
+    log,
+    settings: { tickIntervalMs: 100, maxBufferedBytes: Infinity, eventQueueSize: options.queueSize },
+    soon: (task) => task(),
+  };
   const delivery = new EventDelivery(host, session);
   return { log, delivery, session, delivered };
 }
@@ -70,56 +75,62 @@ function harness(options: { logSize: number; queueSize: number; topics: readonly
 describe('EventDelivery over the capsule’s event log', () => {
   it('delivers exactly what a queue of the session’s own would have (property)', () => {
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 120 }), fc.integer({ min: 16, max: 64 }), fc.integer({ min: 1, max: 12 }), fc.subarray([...TOPICS]), (ops, logSize, queueSize, initial) => {
-        const { log, delivery, session, delivered } = harness({ logSize, queueSize, topics: initial });
-        // The model: the old way.
-        const model = new EventQueue(queueSize);
-        let heard = new Set<Topic>(initial);
-        let modelDropped = 0;
-        const expected: SentEvent[][] = [];
-        for (const step of ops) {
-          switch (step.kind) {
-            case 'broadcast': {
-              const payload = payloadOf(step.topic, step.entity, step.field);
-              const key = coalescingKey({ topic: step.topic, payload });
-              const entry: LogEntry = { topic: step.topic, payload, key, bit: topicBit(step.topic), superseded: false };
-              log.append(entry, () => [delivery]);
-              if (heard.has(step.topic)) {
-                const before = model.dropped;
-                model.push(entry);
-                modelDropped += model.dropped - before;
+      fc.property(
+        fc.array(op, { maxLength: 120 }),
+        fc.integer({ min: 16, max: 64 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.subarray([...TOPICS]),
+        (ops, logSize, queueSize, initial) => {
+          const { log, delivery, session, delivered } = harness({ logSize, queueSize, topics: initial });
+          // The model: the old way.
+          const model = new EventQueue(queueSize);
+          let heard = new Set<Topic>(initial);
+          let modelDropped = 0;
+          const expected: SentEvent[][] = [];
+          for (const step of ops) {
+            switch (step.kind) {
+              case 'broadcast': {
+                const payload = payloadOf(step.topic, step.entity, step.field);
+                const key = coalescingKey({ topic: step.topic, payload });
+                const entry: LogEntry = { topic: step.topic, payload, key, bit: topicBit(step.topic), superseded: false };
+                log.append(entry, () => [delivery]);
+                if (heard.has(step.topic)) {
+                  const before = model.dropped;
+                  model.push(entry);
+                  modelDropped += model.dropped - before;
+                }
+                break;
               }
-              break;
+              case 'own': {
+                const payload = payloadOf(step.topic, step.entity, step.field);
+                const event: QueuedEvent = { topic: step.topic, payload, key: coalescingKey({ topic: step.topic, payload }) };
+                delivery.push(event); // delivers at once too: the cadence is 0
+                const before = model.dropped;
+                model.push(event);
+                modelDropped += model.dropped - before;
+                expected.push(takeModel(model));
+                break;
+              }
+              case 'resubscribe':
+                delivery.catchUp();
+                session.topicMask = topicMask(step.topics);
+                heard = new Set(step.topics);
+                break;
+              case 'deliver': {
+                delivery.poll();
+                const batch = takeModel(model);
+                if (batch.length > 0) expected.push(batch);
+                break;
+              }
+              case 'count':
+                expect(delivery.waiting).toBe(model.size);
+                expect(delivery.droppedTotal).toBe(modelDropped);
+                break;
             }
-            case 'own': {
-              const payload = payloadOf(step.topic, step.entity, step.field);
-              const event: QueuedEvent = { topic: step.topic, payload, key: coalescingKey({ topic: step.topic, payload }) };
-              delivery.push(event); // delivers at once too: the cadence is 0
-              const before = model.dropped;
-              model.push(event);
-              modelDropped += model.dropped - before;
-              expected.push(takeModel(model));
-              break;
-            }
-            case 'resubscribe':
-              delivery.catchUp();
-              session.topicMask = topicMask(step.topics);
-              heard = new Set(step.topics);
-              break;
-            case 'deliver': {
-              delivery.poll();
-              const batch = takeModel(model);
-              if (batch.length > 0) expected.push(batch);
-              break;
-            }
-            case 'count':
-              expect(delivery.waiting).toBe(model.size);
-              expect(delivery.droppedTotal).toBe(modelDropped);
-              break;
           }
-        }
-        expect(delivered.map((batch) => batch.map(seen))).toEqual(expected.map((batch) => batch.map(seen)));
-      }),
+          expect(delivered.map((batch) => batch.map(seen))).toEqual(expected.map((batch) => batch.map(seen)));
+        },
+      ),
       { numRuns: 400, seed: 14 },
     );
   });
@@ -139,7 +150,8 @@ describe('EventDelivery over the capsule’s event log', () => {
 
   it('takes what the log is about to forget into the session’s own queue, keeping its bound', () => {
     const { log, delivery, delivered } = harness({ logSize: 16, queueSize: 4, topics: ['collision'] });
-    for (let n = 0; n < 40; n++) log.append({ topic: 'collision', payload: { a: 'x', b: `rock${n}` }, key: null, bit: topicBit('collision'), superseded: false }, () => [delivery]);
+    for (let n = 0; n < 40; n++)
+      log.append({ topic: 'collision', payload: { a: 'x', b: `rock${n}` }, key: null, bit: topicBit('collision'), superseded: false }, () => [delivery]);
     expect(log.start).toBeGreaterThan(0);
     expect(delivery.waiting).toBe(4);
     expect(delivery.droppedTotal).toBe(36);
@@ -154,5 +166,7 @@ function takeModel(queue: EventQueue): SentEvent[] {
   const dropped = queue.dropped;
   const batch = queue.take();
   queue.dropped = 0;
-  return batch.map((event, index) => (index === 0 && dropped > 0 ? { topic: event.topic, payload: event.payload, meta: { ...event.meta, dropped_events: dropped } } : event));
+  return batch.map((event, index) =>
+    index === 0 && dropped > 0 ? { topic: event.topic, payload: event.payload, meta: { ...event.meta, dropped_events: dropped } } : event,
+  );
 }

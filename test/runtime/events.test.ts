@@ -38,7 +38,10 @@ describe('EventQueue', () => {
   });
 
   it('keeps the latest meta of collapsed ticks', () => {
-    const queue = queueOf(10, [{ ...tick(1), meta: { tick: 1 } }, { ...tick(2), meta: { tick: 2 } }]);
+    const queue = queueOf(10, [
+      { ...tick(1), meta: { tick: 1 } },
+      { ...tick(2), meta: { tick: 2 } },
+    ]);
     expect(queue.take()[0]!.meta).toEqual({ tick: 2 });
   });
 
@@ -133,20 +136,22 @@ describe('EventQueue', () => {
   // ── property tests ─────────────────────────────────────────────────────────────────────────
 
   const topics: Topic[] = ['tick', 'collision', 'audio', 'state_change', 'agent_message'];
-  const anEvent = fc.record({ topic: fc.constantFrom(...topics), key: fc.integer({ min: 0, max: 3 }), n: fc.integer({ min: 0, max: 1000 }) }).map(({ topic, key, n }): QueuedEvent => {
-    switch (topic) {
-      case 'tick':
-        return tick(n, key + 1);
-      case 'collision':
-        return collision(`e${key}`);
-      case 'audio':
-        return audio(`s${n}`);
-      case 'state_change':
-        return state(`e${key % 2}`, `f${key >> 1}`, n);
-      default:
-        return message(`m${n}`);
-    }
-  });
+  const anEvent = fc
+    .record({ topic: fc.constantFrom(...topics), key: fc.integer({ min: 0, max: 3 }), n: fc.integer({ min: 0, max: 1000 }) })
+    .map(({ topic, key, n }): QueuedEvent => {
+      switch (topic) {
+        case 'tick':
+          return tick(n, key + 1);
+        case 'collision':
+          return collision(`e${key}`);
+        case 'audio':
+          return audio(`s${n}`);
+        case 'state_change':
+          return state(`e${key % 2}`, `f${key >> 1}`, n);
+        default:
+          return message(`m${n}`);
+      }
+    });
   const aStep = fc.oneof({ weight: 20, arbitrary: anEvent.map((event) => ({ push: event })) }, { weight: 1, arbitrary: fc.constant({ take: true as const }) });
 
   it('never holds more than its capacity, and size always equals what take() returns (property)', () => {
@@ -172,14 +177,22 @@ describe('EventQueue', () => {
     dropped = 0;
     constructor(readonly capacity: number) {}
     push(event: QueuedEvent): void {
-      const key = (e: QueuedEvent) => (e.topic === 'tick' ? 'tick' : e.topic === 'state_change' ? `${String(e.payload['entity'])}/${String(e.payload['field'])}` : undefined);
+      const key = (e: QueuedEvent) =>
+        e.topic === 'tick' ? 'tick' : e.topic === 'state_change' ? `${String(e.payload['entity'])}/${String(e.payload['field'])}` : undefined;
       const k = key(event);
       const at = k === undefined ? -1 : this.events.findIndex((e) => key(e) === k);
       if (at >= 0) {
         const [previous] = this.events.splice(at, 1);
         if (event.topic === 'tick') {
           const count = (e: QueuedEvent) => (typeof e.payload['ticks'] === 'number' ? e.payload['ticks'] : 1);
-          event = { ...event, payload: { ...event.payload, dt_ms: (previous!.payload['dt_ms'] as number) + (event.payload['dt_ms'] as number), ticks: count(previous!) + count(event) } };
+          event = {
+            ...event,
+            payload: {
+              ...event.payload,
+              dt_ms: (previous!.payload['dt_ms'] as number) + (event.payload['dt_ms'] as number),
+              ticks: count(previous!) + count(event),
+            },
+          };
         }
       }
       this.events.push(event);
@@ -220,7 +233,11 @@ describe('emit to a character that several sessions control', () => {
     const { capsule, clock } = makeCapsule();
     const settle = () => pass(clock, 20, 20); // past an edge_small agent's 12.5 ms between deliveries
     const options = { agentModel: { class: 'edge_small' as const }, subscriptions: ['agent_message'] };
-    const [ada1, ada2, bo] = [await connectRaw(capsule, { character: 'ada', ...options }), await connectRaw(capsule, { character: 'ada', ...options }), await connectRaw(capsule, { character: 'bo', ...options })];
+    const [ada1, ada2, bo] = [
+      await connectRaw(capsule, { character: 'ada', ...options }),
+      await connectRaw(capsule, { character: 'ada', ...options }),
+      await connectRaw(capsule, { character: 'bo', ...options }),
+    ];
     const heard = () => [ada1, ada2, bo].map((peer) => peer.ofType('event').map((e) => e.payload['text']));
     capsule.emit('agent_message', { from: 'x', text: 'one' }, { to: 'ada' });
     await settle();

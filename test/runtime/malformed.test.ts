@@ -27,7 +27,7 @@ describe('malformed frames', () => {
     expectRefusedAndAlive(JSON.stringify({ pad: 'x'.repeat(2000) }), 'invalid_input', /^frame exceeds 1024 bytes$/, { limits: { maxFrameBytes: 1024 } }));
 
   it('too deep', () => {
-    const deep = '{"a":'.repeat(40) + '1' + '}'.repeat(40);
+    const deep = `${'{"a":'.repeat(40)}1${'}'.repeat(40)}`;
     return expectRefusedAndAlive(deep, 'invalid_input', /deeper than 32/);
   });
 
@@ -56,7 +56,12 @@ describe('malformed frames', () => {
     const peer = await connectRaw(capsule);
     peer.send({ type: 'tool_call', call_id: 'c1', input: {} });
     await settle();
-    expect(peer.last()).toMatchObject({ type: 'tool_result', call_id: 'c1', ok: false, error: { code: 'invalid_input', message: 'tool_call.tool is required' } });
+    expect(peer.last()).toMatchObject({
+      type: 'tool_result',
+      call_id: 'c1',
+      ok: false,
+      error: { code: 'invalid_input', message: 'tool_call.tool is required' },
+    });
   });
 
   it('binary garbage on a JSON link', () => expectRefusedAndAlive(new Uint8Array([0xff, 0xfe, 0x00]), 'invalid_input', /not valid UTF-8/));
@@ -82,7 +87,7 @@ describe('malformed frames', () => {
     const { capsule } = makeCapsule({ tickMode: 'fixed' });
     capsule.registerTool(echoTool);
     const peer = await connectRaw(capsule);
-    const junk = ['', 'null', '{}', '{"protocol":"aicc/0.1"}', '{"protocol":"aicc/0.1","type":"tool_call","call_id":""}', '\u0000', '{"a":' + '['.repeat(5000)];
+    const junk = ['', 'null', '{}', '{"protocol":"aicc/0.1"}', '{"protocol":"aicc/0.1","type":"tool_call","call_id":""}', '\u0000', `{"a":${'['.repeat(5000)}`];
     for (let i = 0; i < 200; i++) peer.sendFrame(junk[i % junk.length]!);
     await settle();
     capsule.step(100);
@@ -99,15 +104,20 @@ describe('arbitrary frames (property)', () => {
     const peer = await connectRaw(capsule);
     const sessionId = peer.sessionId;
     // Near-valid messages find deeper paths than random text does.
-    const nearValid = fc.record({
-      protocol: fc.constantFrom('aicc/0.1', 'aicc/0.2', 1),
-      type: fc.constantFrom('tool_call', 'heartbeat', 'manifest_request', 'session_resume', 'session_close', 'event', 'nope'),
-      session_id: fc.constantFrom(sessionId, 'not-a-uuid'),
-      message_id: fc.uuid(),
-      call_id: fc.string(),
-      tool: fc.constantFrom('echo', 'Echo', 'missing'),
-      input: fc.jsonValue(),
-    }, { requiredKeys: ['protocol', 'type'] }).map((m) => JSON.stringify(m));
+    const nearValid = fc
+      .record(
+        {
+          protocol: fc.constantFrom('aicc/0.1', 'aicc/0.2', 1),
+          type: fc.constantFrom('tool_call', 'heartbeat', 'manifest_request', 'session_resume', 'session_close', 'event', 'nope'),
+          session_id: fc.constantFrom(sessionId, 'not-a-uuid'),
+          message_id: fc.uuid(),
+          call_id: fc.string(),
+          tool: fc.constantFrom('echo', 'Echo', 'missing'),
+          input: fc.jsonValue(),
+        },
+        { requiredKeys: ['protocol', 'type'] },
+      )
+      .map((m) => JSON.stringify(m));
     let sent = 0;
     await fc.assert(
       fc.asyncProperty(fc.oneof(fc.string(), fc.json(), nearValid), async (frame) => {
@@ -144,23 +154,42 @@ describe('batched framing (WireOptions.framing)', () => {
     const { capsule } = makeCapsule();
     capsule.registerTool(echoTool);
     const peer = await connectRaw(capsule, { framing: batchedFraming });
-    const call = (id: string, input: unknown) => ({ protocol: 'aicc/0.1', type: 'tool_call', session_id: peer.sessionId, message_id: '6f9619ff-8b86-4d11-b42d-00c04fc964ff', call_id: id, tool: 'echo', input });
+    const call = (id: string, input: unknown) => ({
+      protocol: 'aicc/0.1',
+      type: 'tool_call',
+      session_id: peer.sessionId,
+      message_id: '6f9619ff-8b86-4d11-b42d-00c04fc964ff',
+      call_id: id,
+      tool: 'echo',
+      input,
+    });
     peer.sendFrame(JSON.stringify([call('a', { text: 'one' }), { protocol: 'aicc/0.1', type: 'teleport' }, call('b', { text: 'two' })]));
     peer.sendFrame(JSON.stringify(Array.from({ length: MAX_BATCH_MESSAGES + 1 }, (_, i) => call(`x${i}`, { text: 'x' }))));
     peer.sendFrame('[]');
     await settle();
-    const answers = peer.received.slice(1).map((m) => (m.type === 'tool_result' ? `${m.call_id} ${m.ok}` : m.type === 'error' ? `error ${m.error.message}` : m.type));
-    expect(answers).toEqual(['a true', 'error type "teleport" is not an aicc/0.1 message type', 'b true', `error a batched frame carries 1 to ${MAX_BATCH_MESSAGES} messages, not ${MAX_BATCH_MESSAGES + 1}`, `error a batched frame carries 1 to ${MAX_BATCH_MESSAGES} messages, not 0`]);
+    const answers = peer.received
+      .slice(1)
+      .map((m) => (m.type === 'tool_result' ? `${m.call_id} ${m.ok}` : m.type === 'error' ? `error ${m.error.message}` : m.type));
+    expect(answers).toEqual([
+      'a true',
+      'error type "teleport" is not an aicc/0.1 message type',
+      'b true',
+      `error a batched frame carries 1 to ${MAX_BATCH_MESSAGES} messages, not ${MAX_BATCH_MESSAGES + 1}`,
+      `error a batched frame carries 1 to ${MAX_BATCH_MESSAGES} messages, not 0`,
+    ]);
   });
 
-  it('refuses an array on a single-message link, as before', () => expectRefusedAndAlive(JSON.stringify([{ protocol: 'aicc/0.1', type: 'heartbeat' }]), 'invalid_input', /must be a JSON object/));
+  it('refuses an array on a single-message link, as before', () =>
+    expectRefusedAndAlive(JSON.stringify([{ protocol: 'aicc/0.1', type: 'heartbeat' }]), 'invalid_input', /must be a JSON object/));
 
   it('takes batched framing only with jsonCodec or objectCodec', async () => {
     const { binaryCodec } = await import('../../src/protocol/binaryCodec.js');
     const { batchedFraming } = await import('../../src/protocol/batchedFraming.js');
     const { createMemoryLinkPair } = await import('../../src/links/memory.js');
     const { capsule } = makeCapsule();
-    expect(() => capsule.connect(createMemoryLinkPair()[0], { character: 'x', codec: binaryCodec, framing: batchedFraming })).toThrow(/framing 'batched' frames json or object frames: use such a codec, not binary/);
+    expect(() => capsule.connect(createMemoryLinkPair()[0], { character: 'x', codec: binaryCodec, framing: batchedFraming })).toThrow(
+      /framing 'batched' frames json or object frames: use such a codec, not binary/,
+    );
     expect(capsule.sessions()).toEqual([]); // nothing half-made is left listed
   });
 });

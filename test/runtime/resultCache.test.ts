@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { callNumber, ResultCache, type CallResult } from '../../src/runtime/resultCache.js';
 
 const result = (callId: string, ok = true): CallResult =>
-  ok ? { call_id: callId, ok: true, output: { id: callId }, meta: { tick: 0, latency_ms: 0, source: 'handler' } } : { call_id: callId, ok: false, error: { code: 'tool_unavailable', message: 'busy', retryable: true }, meta: { tick: 0, latency_ms: 0, source: 'bridge' } };
+  ok
+    ? { call_id: callId, ok: true, output: { id: callId }, meta: { tick: 0, latency_ms: 0, source: 'handler' } }
+    : { call_id: callId, ok: false, error: { code: 'tool_unavailable', message: 'busy', retryable: true }, meta: { tick: 0, latency_ms: 0, source: 'bridge' } };
 
 describe('callNumber', () => {
   it('reads the number of a call_id numbered as AgentClient numbers them, and nothing else', () => {
@@ -11,7 +13,8 @@ describe('callNumber', () => {
     expect(callNumber('c17')).toBe(17);
     expect(callNumber('!c18')).toBe(18);
     expect(callNumber('c123456789012345')).toBe(123456789012345);
-    for (const other of ['', 'c', '!c', 'c07', 'c1x', 'C1', 'x1', 'c-1', 'c1.5', '!!c1', 'c1234567890123456', 'call-1']) expect(callNumber(other), other).toBe(-1);
+    for (const other of ['', 'c', '!c', 'c07', 'c1x', 'C1', 'x1', 'c-1', 'c1.5', '!!c1', 'c1234567890123456', 'call-1'])
+      expect(callNumber(other), other).toBe(-1);
   });
 });
 
@@ -52,7 +55,11 @@ describe('ResultCache', () => {
   it('behaves like a plain model of its promise under any stream of claims and stores (property)', () => {
     // The model: every claimed call_id is remembered until `capacity` newer ones finished after it;
     // a running one is never forgotten; a retryable refusal is forgotten at once.
-    const id = fc.oneof(fc.nat(10).map((n) => `c${n}`), fc.nat(4).map((n) => `!c${n}`), fc.constantFrom('a', 'b', 'c07', 'x'));
+    const id = fc.oneof(
+      fc.nat(10).map((n) => `c${n}`),
+      fc.nat(4).map((n) => `!c${n}`),
+      fc.constantFrom('a', 'b', 'c07', 'x'),
+    );
     const step = fc.record({ id, finish: fc.boolean(), fail: fc.boolean() });
     fc.assert(
       fc.property(fc.array(step, { maxLength: 300 }), fc.integer({ min: 1, max: 8 }), (steps, capacity) => {

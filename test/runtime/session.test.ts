@@ -340,7 +340,7 @@ describe('read-only views for inspectors', () => {
 
 describe('a replay store of the host’s own (CapsuleOptions.replayStore)', () => {
   it('is made per session and given what the session sends; a resume replays from it', async () => {
-    const { ReplayBuffer } = await import('../../src/runtime/replay.js');
+    const { ReplayBuffer } = await import('../../src/runtime/resumeReplay.js');
     const made: string[] = [];
     const kept: string[] = [];
     const { capsule, clock } = makeCapsule({

@@ -68,16 +68,28 @@ describe('a tool checked by a Standard Schema validator', () => {
 
   it('takes valibot with its JSON Schema beside it, and says to give one when it is missing', async () => {
     const { capsule, clock } = makeCapsule();
-    const wave = { id: 'wave', class: 'actuator', description: 'Wave.', input_validator: v.object({ hand: v.picklist(['left', 'right']) }), output_schema: { type: 'object' } } as const;
-    expect(() => capsule.registerTool({ ...wave, handler: () => ({}) })).toThrow(/input_validator \(valibot\) does not convert itself to JSON Schema; give input_schema too/);
-    capsule.registerTool({ ...wave, input_schema: { type: 'object', properties: { hand: { enum: ['left', 'right'] } }, required: ['hand'] }, handler: (input) => ({ waved: input.hand }) });
+    const wave = {
+      id: 'wave',
+      class: 'actuator',
+      description: 'Wave.',
+      input_validator: v.object({ hand: v.picklist(['left', 'right']) }),
+      output_schema: { type: 'object' },
+    } as const;
+    expect(() => capsule.registerTool({ ...wave, handler: () => ({}) })).toThrow(
+      /input_validator \(valibot\) does not convert itself to JSON Schema; give input_schema too/,
+    );
+    capsule.registerTool({
+      ...wave,
+      input_schema: { type: 'object', properties: { hand: { enum: ['left', 'right'] } }, required: ['hand'] },
+      handler: (input) => ({ waved: input.hand }),
+    });
     const { agent } = await connectAgent(capsule, clock);
     expect(await agent.call('wave', { hand: 'left' })).toMatchObject({ ok: true, output: { waved: 'left' } });
     const refused = await agent.call('wave', { hand: 'both' });
     expect(refused.ok || refused.error.message).toMatch(/^wave: input\.hand: /);
   });
 
-  it('fails a call whose validator answers asynchronously as the game\'s fault, saying what to change', async () => {
+  it("fails a call whose validator answers asynchronously as the game's fault, saying what to change", async () => {
     const { capsule, clock } = makeCapsule();
     const errors: HostError[] = [];
     capsule.on('error', (error) => errors.push(error));
@@ -92,7 +104,11 @@ describe('a tool checked by a Standard Schema validator', () => {
 
   it('refuses at registration a validator that is not a Standard Schema, and a tool with neither schema nor validator', () => {
     const capsule = createCapsule({ world: { name: 'Testland', kind: 'abstract' }, validators: precompiledValidators({ validators: {} }) });
-    expect(() => capsule.registerTool({ ...jump, input_validator: { parse: () => ({}) } as never, handler: () => ({ landed: true }) })).toThrow(/input_validator must be a Standard Schema validator/);
-    expect(() => capsule.registerTool({ id: 'bare', class: 'sensor', description: 'Bare.', output_schema: { type: 'object' }, handler: () => ({}) } as never)).toThrow(/input_schema must be a JSON Schema object \(or give input_validator/);
+    expect(() => capsule.registerTool({ ...jump, input_validator: { parse: () => ({}) } as never, handler: () => ({ landed: true }) })).toThrow(
+      /input_validator must be a Standard Schema validator/,
+    );
+    expect(() =>
+      capsule.registerTool({ id: 'bare', class: 'sensor', description: 'Bare.', output_schema: { type: 'object' }, handler: () => ({}) } as never),
+    ).toThrow(/input_schema must be a JSON Schema object \(or give input_validator/);
   });
 });

@@ -2,9 +2,9 @@
 // schemas, as registerTool types a game's own; their exported input types are the schemas' too.
 // Each `@ts-expect-error` must meet an error; an unused one fails the compile.
 
-import { moveToTool as phaserMoveTo, nearbyTool as phaserNearby } from '../../src/adapters/phaser/index.js';
-import { composeTool, giveTool, type ComposeInput } from '../../src/adapters/text/index.js';
-import { moveToTool as threeMoveTo, turnToTool, type MoveToInput, type TurnToInput } from '../../src/adapters/three/index.js';
+import type { moveToTool as phaserMoveTo, nearbyTool as phaserNearby } from '../../src/adapters/phaser/index.js';
+import type { composeTool, giveTool, ComposeInput } from '../../src/adapters/text/index.js';
+import type { moveToTool as threeMoveTo, turnToTool, MoveToInput, TurnToInput } from '../../src/adapters/three/index.js';
 import type { ToolContext } from '../../src/runtime/tool.js';
 
 declare const context: ToolContext;

@@ -15,7 +15,11 @@ capsule.registerTool({
   id: 'say',
   class: 'actuator',
   description: 'Say something.',
-  input_schema: { type: 'object', properties: { text: { type: 'string' }, to: { type: 'string' }, volume: { enum: ['whisper', 'shout'] } }, required: ['text'] },
+  input_schema: {
+    type: 'object',
+    properties: { text: { type: 'string' }, to: { type: 'string' }, volume: { enum: ['whisper', 'shout'] } },
+    required: ['text'],
+  },
   output_schema: { type: 'object', properties: { heard_by: { type: 'array', items: { type: 'string' } } }, required: ['heard_by'] },
   handler: (input) => {
     const text: string = input.text;
@@ -33,7 +37,12 @@ capsule.registerTool({
 });
 
 // A schema kept in a constant `as const`; a handler returning what the output schema does not allow.
-const position = { type: 'object', properties: { x: { type: 'number' }, y: { type: ['number', 'null'] } }, required: ['x', 'y'], additionalProperties: false } as const;
+const position = {
+  type: 'object',
+  properties: { x: { type: 'number' }, y: { type: ['number', 'null'] } },
+  required: ['x', 'y'],
+  additionalProperties: false,
+} as const;
 capsule.registerTool({
   id: 'where',
   class: 'sensor',
@@ -97,7 +106,11 @@ capsule.registerTool({
   id: 'turn',
   class: 'actuator',
   description: 'Turn to a heading or toward someone.',
-  input_schema: { type: 'object', properties: { heading: { type: 'number' }, toward: { type: 'string' } }, oneOf: [{ required: ['heading'] }, { required: ['toward'] }] },
+  input_schema: {
+    type: 'object',
+    properties: { heading: { type: 'number' }, toward: { type: 'string' } },
+    oneOf: [{ required: ['heading'] }, { required: ['toward'] }],
+  },
   output_schema: { type: 'object', properties: {} },
   handler: (input) => {
     if (input.toward !== undefined) {
@@ -117,7 +130,14 @@ capsule.registerTool({ id: 'nothing', class: 'sensor', description: 'Nothing.', 
 
 // A schema known only at run time types nothing: the handler says its input type, as before.
 declare const dynamic: JsonObject;
-capsule.registerTool({ id: 'dynamic', class: 'sensor', description: 'Built at run time.', input_schema: dynamic, output_schema: dynamic, handler: (input: { x: number }) => ({ x: input.x }) });
+capsule.registerTool({
+  id: 'dynamic',
+  class: 'sensor',
+  description: 'Built at run time.',
+  input_schema: dynamic,
+  output_schema: dynamic,
+  handler: (input: { x: number }) => ({ x: input.x }),
+});
 
 // A ToolDefinition built elsewhere (as the adapters build theirs) registers as it is.
 declare const built: ToolDefinition<{ x: number }, { ok: boolean }>;
@@ -131,7 +151,11 @@ function walkTool(speed: number) {
     id: 'walk',
     class: 'actuator',
     description: 'Walk to a point.',
-    input_schema: { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' }, speed: { type: 'number', maximum: speed } }, required: ['x', 'y'] },
+    input_schema: {
+      type: 'object',
+      properties: { x: { type: 'number' }, y: { type: 'number' }, speed: { type: 'number', maximum: speed } },
+      required: ['x', 'y'],
+    },
     output_schema: point,
     handler: ({ x, y, speed }) => {
       const pace: number | undefined = speed;
@@ -161,7 +185,14 @@ defineTool({
 
 // The output type named by the handler's return: it must fit the output schema.
 type Spot = { x: number; y: number };
-const spot = defineTool({ id: 'spot', class: 'sensor', description: 'Where?', input_schema: { type: 'object', properties: {} }, output_schema: point, handler: (): Spot => ({ x: 1, y: 2 }) });
+const spot = defineTool({
+  id: 'spot',
+  class: 'sensor',
+  description: 'Where?',
+  input_schema: { type: 'object', properties: {} },
+  output_schema: point,
+  handler: (): Spot => ({ x: 1, y: 2 }),
+});
 void spot;
 defineTool({
   id: 'spot_wrong',
@@ -186,7 +217,14 @@ const hop = defineTool({
 const hopTyped: ToolDefinition<{ times: number }, { hops: number }> = hop;
 void hopTyped;
 // @ts-expect-error output_schema is missing: a ToolDefinition carries both JSON Schemas
-defineTool({ id: 'nothing', class: 'sensor', description: 'Nothing.', input_schema: { type: 'object', properties: {} }, output_validator: z.object({}), handler: () => ({}) });
+defineTool({
+  id: 'nothing',
+  class: 'sensor',
+  description: 'Nothing.',
+  input_schema: { type: 'object', properties: {} },
+  output_validator: z.object({}),
+  handler: () => ({}),
+});
 
 // An output with an enum, from a handler that takes no input (TypeScript types such a handler before
 // it knows the output schema): its literal stays a literal; one the enum lacks is refused.

@@ -9,12 +9,19 @@ import { expect, it } from 'vitest';
 
 function problemsIn(name: string): string[] {
   const fixture = fileURLToPath(new URL(`./${name}`, import.meta.url));
-  const config = ts.getParsedCommandLineOfConfigFile(fileURLToPath(new URL('../../tsconfig.json', import.meta.url)), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
+  const config = ts.getParsedCommandLineOfConfigFile(
+    fileURLToPath(new URL('../../tsconfig.json', import.meta.url)),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  )!;
   const program = ts.createProgram([fixture], { ...config.options, noEmit: true });
   return ts
     .getPreEmitDiagnostics(program)
     .filter((diagnostic) => diagnostic.file?.fileName === fixture || diagnostic.file === undefined)
-    .map((diagnostic) => `${diagnostic.file ? `line ${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start!).line + 1}: ` : ''}${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
+    .map(
+      (diagnostic) =>
+        `${diagnostic.file ? `line ${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start!).line + 1}: ` : ''}${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`,
+    );
 }
 
 it('types each handler by its schemas or validators, and refuses what they do not allow', () => {

@@ -45,7 +45,11 @@ const tools: ToolSchemas[] = [
 
 /** Every input goes to every validator: most fail, which is the point (same message both ways). */
 const samples: unknown[] = [
-  {}, null, [], 'text', 7,
+  {},
+  null,
+  [],
+  'text',
+  7,
   { target: { x: 1, y: 2 } },
   { target: { x: '1', y: 2 } },
   { target: { x: Infinity, y: 0 } },

@@ -99,10 +99,27 @@ describe('shapeValidators', () => {
   it('gives the verdicts and messages ajv compiling the same schema gives', () => {
     const ajv = ajvValidators();
     const samples: unknown[] = [
-      {}, null, [], 'x', { radius: 10 }, { radius: 11 }, { radius: -1 }, { radius: '1' }, { kind: '' }, { kind: 'abcd' }, { kind: '😀😀😀' },
-      { mode: 'mid' }, { extra: 1 }, { radius: 5, kind: 'ab', mode: 'far' }, { radius: Number.NaN },
+      {},
+      null,
+      [],
+      'x',
+      { radius: 10 },
+      { radius: 11 },
+      { radius: -1 },
+      { radius: '1' },
+      { kind: '' },
+      { kind: 'abcd' },
+      { kind: '😀😀😀' },
+      { mode: 'mid' },
+      { extra: 1 },
+      { radius: 5, kind: 'ab', mode: 'far' },
+      { radius: Number.NaN },
     ];
-    for (const [radius, longest] of [[10, 3], [0.5, 0], [1e9, 100]] as const) {
+    for (const [radius, longest] of [
+      [10, 3],
+      [0.5, 0],
+      [1e9, 100],
+    ] as const) {
       const definition = look(radius, longest);
       const ours = factory().compile(definition.input_schema, purpose);
       const theirs = ajv.compile(definition.input_schema, purpose);
@@ -117,7 +134,9 @@ describe('shapeValidators', () => {
     expect(() => factory().compile({ type: 'object', properties: { other: { type: 'string' } } }, { tool: 'mine', kind: 'input', strict: true })).toThrow(
       expect.objectContaining({
         code: 'AICC_SCHEMA_COMPILE',
-        message: expect.stringMatching(/^lookValidators: tool "mine" input schema is none of the look tools'.*lookValidators\(fallback\).*ajvValidators\(\).*unsafe-eval.*aicc compile-schemas/),
+        message: expect.stringMatching(
+          /^lookValidators: tool "mine" input schema is none of the look tools'.*lookValidators\(fallback\).*ajvValidators\(\).*unsafe-eval.*aicc compile-schemas/,
+        ),
       }),
     );
     // The same shape compiled another way (lenient) is another shape.

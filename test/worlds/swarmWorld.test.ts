@@ -17,7 +17,8 @@ describe('the swarm as a research world', () => {
   });
 
   it('eats less where food is scarce, and differs by seed', async () => {
-    const eaten = async (foodDensity: number, seed: number) => (await runEpisode(swarmWorld, { seed, maxTicks: 100, params: { foodDensity, regrowPerTick: 0 } })).metrics.totalEaten!;
+    const eaten = async (foodDensity: number, seed: number) =>
+      (await runEpisode(swarmWorld, { seed, maxTicks: 100, params: { foodDensity, regrowPerTick: 0 } })).metrics.totalEaten!;
     const scarce = [await eaten(0.01, 1), await eaten(0.01, 2), await eaten(0.01, 3)];
     const plenty = [await eaten(0.2, 1), await eaten(0.2, 2), await eaten(0.2, 3)];
     expect(Math.max(...scarce)).toBeLessThan(Math.min(...plenty));

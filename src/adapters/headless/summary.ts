@@ -69,7 +69,9 @@ export class RunSummary {
       lines.push(`decision latency: none measured (${entries.length} agent${entries.length === 1 ? '' : 's'})`);
     } else {
       const mean = measured.reduce((a, b) => a + b, 0) / measured.length;
-      lines.push(`decision latency (simulated ms): ${measured.length} of ${entries.length} agents measured, mean ${ms(mean)}, min ${ms(Math.min(...measured))}, max ${ms(Math.max(...measured))}`);
+      lines.push(
+        `decision latency (simulated ms): ${measured.length} of ${entries.length} agents measured, mean ${ms(mean)}, min ${ms(Math.min(...measured))}, max ${ms(Math.max(...measured))}`,
+      );
     }
     for (const [character, latency] of entries) lines.push(`  ${character}: ${latency === null ? 'not measured' : `${ms(latency)} ms`}`);
     if (result !== undefined) {

@@ -41,7 +41,8 @@ export function moveToTool(world: SceneWorld, options?: PhaserToolOptions) {
     defineTool({
       id: 'move_to',
       class: 'actuator',
-      description: 'Walk in a straight line to a point (pixels; y grows downward). Answers at once; when the walk ends you get a state_change on your "moving" field saying arrived or blocked.',
+      description:
+        'Walk in a straight line to a point (pixels; y grows downward). Answers at once; when the walk ends you get a state_change on your "moving" field saying arrived or blocked.',
       input_schema: objectOf({ x: coordinate('Target x.'), y: coordinate('Target y.'), speed: SPEED_SCHEMA }, ['x', 'y']),
       output_schema: MOVE_OUTPUT,
       limits: { calls_per_minute: 60 },
@@ -64,7 +65,10 @@ export function moveByTool(world: SceneWorld, options?: PhaserToolOptions) {
       id: 'move_by',
       class: 'actuator',
       description: 'Walk by an offset from where you stand, e.g. { "dx": 40, "dy": 0 } is 40 px to the right. Answers at once, like move_to.',
-      input_schema: objectOf({ dx: offset('Pixels to the right (negative: left).'), dy: offset('Pixels down (negative: up).'), speed: SPEED_SCHEMA }, ['dx', 'dy']),
+      input_schema: objectOf({ dx: offset('Pixels to the right (negative: left).'), dy: offset('Pixels down (negative: up).'), speed: SPEED_SCHEMA }, [
+        'dx',
+        'dy',
+      ]),
       output_schema: MOVE_OUTPUT,
       limits: { calls_per_minute: 60 },
       requires_capability: 'legs',
@@ -113,7 +117,13 @@ export function playAnimationTool(world: SceneWorld, options?: PhaserToolOptions
       id: 'play_animation',
       class: 'actuator',
       description: 'Play one of the animations of this game on your character, by its key (e.g. "wave"); repeat: true loops it until the next one.',
-      input_schema: objectOf({ key: { type: 'string', minLength: 1, maxLength: 64, description: 'The animation key.' }, repeat: { type: 'boolean', description: 'Loop it (default false: play once).' } }, ['key']),
+      input_schema: objectOf(
+        {
+          key: { type: 'string', minLength: 1, maxLength: 64, description: 'The animation key.' },
+          repeat: { type: 'boolean', description: 'Loop it (default false: play once).' },
+        },
+        ['key'],
+      ),
       output_schema: objectOf({ key: { type: 'string' }, frames: { type: 'integer' }, duration_ms: { type: 'number' }, repeat: { type: 'boolean' } }),
       limits: { calls_per_minute: 30 },
       requires_capability: 'body',
@@ -124,7 +134,10 @@ export function playAnimationTool(world: SceneWorld, options?: PhaserToolOptions
         if (typeof sprite?.play !== 'function') throw new ToolError(`your character "${me.id}" is not a sprite and cannot play animations`);
         const animation = world.scene.anims.get(key);
         if (animation === undefined || animation === null) {
-          const known = world.scene.anims.toJSON().anims.slice(0, 20).map((anim) => anim.key);
+          const known = world.scene.anims
+            .toJSON()
+            .anims.slice(0, 20)
+            .map((anim) => anim.key);
           throw new ToolError(`there is no animation "${key}"; animations: ${known.length > 0 ? known.join(', ') : '(none)'}`);
         }
         sprite.play({ key, repeat: repeat ? -1 : 0 });
@@ -161,7 +174,8 @@ export function sayTool(world: SceneWorld, options?: PhaserToolOptions) {
       handler: ({ text, to, duration_ms }, context): SayOutput => {
         const me = caller(world, context);
         if (me.object === undefined) throw new ToolError(`"${me.id}" has no game object to speak from`);
-        if (to !== undefined && world.entities.get(to) === undefined) throw new ToolError(`there is no "${to}" in this scene to talk to; \`nearby\` lists the ids around you`);
+        if (to !== undefined && world.entities.get(to) === undefined)
+          throw new ToolError(`there is no "${to}" in this scene to talk to; \`nearby\` lists the ids around you`);
         world.bubbles.show(me.id, me.object, text, duration_ms ?? readingTimeMs(text.length));
         return { text, heard_by: world.hear(me, text, to) };
       },

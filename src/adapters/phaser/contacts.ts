@@ -75,7 +75,13 @@ export class Contacts {
   }
 
   /** A collider whose contacts are forwarded; `callback` (the game's own) runs after. */
-  collider(physics: Phaser.Physics.Arcade.ArcadePhysics, kind: ContactKind, a: Phaser.Types.Physics.Arcade.ArcadeColliderType, b: Phaser.Types.Physics.Arcade.ArcadeColliderType, callback?: Callback): Phaser.Physics.Arcade.Collider {
+  collider(
+    physics: Phaser.Physics.Arcade.ArcadePhysics,
+    kind: ContactKind,
+    a: Phaser.Types.Physics.Arcade.ArcadeColliderType,
+    b: Phaser.Types.Physics.Arcade.ArcadeColliderType,
+    callback?: Callback,
+  ): Phaser.Physics.Arcade.Collider {
     const forward: Callback = (one, two) => {
       this.measure(() => this.touch(kind, one, two));
       callback?.(one, two);

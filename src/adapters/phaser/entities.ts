@@ -95,11 +95,25 @@ export class EntityRegistry {
   addCharacter(id: string, object: Positioned, options: CharacterOptions = {}): Entity {
     const speed = options.speed ?? DEFAULT_SPEED;
     if (!(Number.isFinite(speed) && speed > 0)) fail('addCharacter', `speed must be a number > 0 (px/s), got ${String(speed)}`);
-    return this.add('addCharacter', { id, role: 'character', kind: kindOf(options.kind, 'character'), object: checkObject('addCharacter', object), speed, box: undefined });
+    return this.add('addCharacter', {
+      id,
+      role: 'character',
+      kind: kindOf(options.kind, 'character'),
+      object: checkObject('addCharacter', object),
+      speed,
+      box: undefined,
+    });
   }
 
   addObject(id: string, object: Positioned, options: ObjectOptions = {}): Entity {
-    return this.add('addObject', { id, role: 'object', kind: kindOf(options.kind, 'object'), object: checkObject('addObject', object), speed: 0, box: undefined });
+    return this.add('addObject', {
+      id,
+      role: 'object',
+      kind: kindOf(options.kind, 'object'),
+      object: checkObject('addObject', object),
+      speed: 0,
+      box: undefined,
+    });
   }
 
   addObstacle(target: Positioned | Box, options: ObstacleOptions = {}): Entity {
@@ -107,7 +121,14 @@ export class EntityRegistry {
     const id = options.id ?? `${kind}_${++this.obstacleCount}`;
     const isObject = typeof (target as Positioned).once === 'function';
     if (!isObject && !isBox(target)) fail('addObstacle', 'expected a game object or a rectangle { x, y, width, height }');
-    return this.add('addObstacle', { id, role: 'obstacle', kind, object: isObject ? (target as Positioned) : undefined, speed: 0, box: isObject ? undefined : { ...(target as Box) } });
+    return this.add('addObstacle', {
+      id,
+      role: 'obstacle',
+      kind,
+      object: isObject ? (target as Positioned) : undefined,
+      speed: 0,
+      box: isObject ? undefined : { ...(target as Box) },
+    });
   }
 
   remove(id: string): boolean {
@@ -145,7 +166,8 @@ export class EntityRegistry {
   }
 
   addTemplate(name: string, factory: SpawnFactory, options: TemplateOptions = {}): void {
-    if (typeof name !== 'string' || !TEMPLATE_NAME.test(name)) fail('addTemplate', `name ${JSON.stringify(name)} must be lowercase snake_case (^[a-z][a-z0-9_]{0,31}$)`);
+    if (typeof name !== 'string' || !TEMPLATE_NAME.test(name))
+      fail('addTemplate', `name ${JSON.stringify(name)} must be lowercase snake_case (^[a-z][a-z0-9_]{0,31}$)`);
     if (typeof factory !== 'function') fail('addTemplate', `"${name}": factory must be a function (scene, x, y, id) => GameObject`);
     if (this.templatesByName.has(name)) fail('addTemplate', `a template "${name}" is already registered; pick another name`);
     this.templatesByName.set(name, { name, kind: kindOf(options.kind, name), description: options.description ?? name, factory });
@@ -162,7 +184,8 @@ export class EntityRegistry {
   private add(method: string, entity: Entity): Entity {
     if (typeof entity.id !== 'string' || !ENTITY_ID.test(entity.id)) fail(method, `id ${JSON.stringify(entity.id)} must be 1–64 letters, digits, _ or -`);
     if (this.byId.has(entity.id)) fail(method, `id "${entity.id}" is already registered; remove it first or pick another id`);
-    if (entity.object !== undefined && this.byObject.has(entity.object)) fail(method, `this game object is already registered as "${this.byObject.get(entity.object)!.id}"`);
+    if (entity.object !== undefined && this.byObject.has(entity.object))
+      fail(method, `this game object is already registered as "${this.byObject.get(entity.object)!.id}"`);
     if (this.byId.size >= this.maxEntities) fail(method, `${this.maxEntities} entities are registered already (maxEntities); remove some or raise the option`);
     this.byId.set(entity.id, entity);
     if (entity.role === 'obstacle') this.obstacleSet.add(entity);
@@ -194,7 +217,8 @@ function fail(method: string, what: string): never {
 
 function kindOf(kind: string | undefined, fallback: string): string {
   if (kind === undefined) return fallback;
-  if (typeof kind !== 'string' || kind.length === 0 || kind.length > 32) throw new CapsuleError('AICC_INVALID_OPTION', `AiccScenePlugin: kind must be a string of 1–32 characters, got ${JSON.stringify(kind)}`);
+  if (typeof kind !== 'string' || kind.length === 0 || kind.length > 32)
+    throw new CapsuleError('AICC_INVALID_OPTION', `AiccScenePlugin: kind must be a string of 1–32 characters, got ${JSON.stringify(kind)}`);
   return kind;
 }
 
@@ -207,5 +231,7 @@ function checkObject(method: string, object: Positioned): Positioned {
 
 function isBox(value: unknown): value is Box {
   const box = value as Box;
-  return typeof value === 'object' && value !== null && [box.x, box.y, box.width, box.height].every((n) => Number.isFinite(n)) && box.width >= 0 && box.height >= 0;
+  return (
+    typeof value === 'object' && value !== null && [box.x, box.y, box.width, box.height].every((n) => Number.isFinite(n)) && box.width >= 0 && box.height >= 0
+  );
 }

@@ -19,7 +19,11 @@ export function spawnTool(world: SceneWorld, options?: PhaserToolOptions) {
       id: 'spawn',
       class: 'generator',
       description: `Make something new at a point in the world, from a template: ${known.length > 0 ? known.join(', ') : 'the game has registered none yet'}. Answers with its id.`,
-      input_schema: objectOf({ template: { type: 'string', minLength: 1, maxLength: 32, description: 'Which template.' }, x: coordinate('Where, x.'), y: coordinate('Where, y.') }),
+      input_schema: objectOf({
+        template: { type: 'string', minLength: 1, maxLength: 32, description: 'Which template.' },
+        x: coordinate('Where, x.'),
+        y: coordinate('Where, y.'),
+      }),
       output_schema: objectOf({ id: { type: 'string' }, template: { type: 'string' }, kind: { type: 'string' }, x: { type: 'number' }, y: { type: 'number' } }),
       limits: { calls_per_minute: 10 },
       requires_capability: 'conjure',

@@ -24,7 +24,18 @@ export type { PhaserToolOptions, SceneWorld } from './phaserTool.js';
 export type { PositionOutput, NearbyOutput, CanSeeOutput } from './sensors.js';
 export type { MoveOutput, StopOutput, AnimationOutput, SayOutput } from './actuators.js';
 export type { SpawnOutput } from './generators.js';
-export type { Entity, EntityRole, Positioned, Box, CharacterOptions, ObjectOptions, ObstacleOptions, SpawnFactory, TemplateOptions, Template } from './entities.js';
+export type {
+  Entity,
+  EntityRole,
+  Positioned,
+  Box,
+  CharacterOptions,
+  ObjectOptions,
+  ObstacleOptions,
+  SpawnFactory,
+  TemplateOptions,
+  Template,
+} from './entities.js';
 export type { Seen, SightLine } from './perception.js';
 export type { Contact, ContactKind } from './contacts.js';
 export type { DataChange } from './dataChanges.js';

@@ -5,7 +5,7 @@
 
 import type { Codec } from '../../protocol/codec.js';
 import type { Link } from '../../links/link.js';
-import { wrapLink } from '../../links/tap.js';
+import { wrapLink } from '../../links/wrapLink.js';
 import { objectCodec } from '../../protocol/objectCodec.js';
 
 export interface FrameStats {

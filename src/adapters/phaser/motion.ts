@@ -61,7 +61,16 @@ export class Walks {
   start(entity: Entity, toX: number, toY: number, speed: number): void {
     this.stop(entity.id, 'replaced');
     const object = entity.object!;
-    this.active.set(entity.id, { id: entity.id, entity, toX, toY, speed, best: distanceBetween(object.x, object.y, toX, toY), progressAt: this.time, checkAt: this.time });
+    this.active.set(entity.id, {
+      id: entity.id,
+      entity,
+      toX,
+      toY,
+      speed,
+      best: distanceBetween(object.x, object.y, toX, toY),
+      progressAt: this.time,
+      checkAt: this.time,
+    });
   }
 
   /** Ends a walk (if any) where the walker stands. */

@@ -38,7 +38,9 @@ export { withOverrides as withOptions };
 export function caller(world: SceneWorld, context: ToolContext): Entity {
   const me = world.entities.get(context.character);
   if (me === undefined || me.role !== 'character') {
-    throw new ToolError(`you play "${context.character}", who is not a character in this scene (yet); the game adds characters with addCharacter`, { retryable: true });
+    throw new ToolError(`you play "${context.character}", who is not a character in this scene (yet); the game adds characters with addCharacter`, {
+      retryable: true,
+    });
   }
   return me;
 }
@@ -53,7 +55,10 @@ export function checkInside(world: SceneWorld, x: number, y: number): void {
 
 /** An object schema whose `required` properties (all, unless named) must be given; its literal type types the handler. */
 export function objectOf<const P extends Properties>(properties: P): { type: 'object'; properties: P; required: Array<keyof P & string> };
-export function objectOf<const P extends Properties, const R extends ReadonlyArray<keyof P & string>>(properties: P, required: R): { type: 'object'; properties: P; required: R };
+export function objectOf<const P extends Properties, const R extends ReadonlyArray<keyof P & string>>(
+  properties: P,
+  required: R,
+): { type: 'object'; properties: P; required: R };
 export function objectOf(properties: Properties, required: readonly string[] = Object.keys(properties)) {
   return { type: 'object', properties, required };
 }

@@ -20,7 +20,18 @@ import { jsonCodec } from '../../protocol/codec.js';
 import type { Link } from '../../links/link.js';
 import { Contacts, type Contact } from './contacts.js';
 import { DataChanges, type DataChange } from './dataChanges.js';
-import { EntityRegistry, positionOf, type Box, type CharacterOptions, type Entity, type ObjectOptions, type ObstacleOptions, type Positioned, type SpawnFactory, type TemplateOptions } from './entities.js';
+import {
+  EntityRegistry,
+  positionOf,
+  type Box,
+  type CharacterOptions,
+  type Entity,
+  type ObjectOptions,
+  type ObstacleOptions,
+  type Positioned,
+  type SpawnFactory,
+  type TemplateOptions,
+} from './entities.js';
 import { FrameMeter, type FrameStats } from './meter.js';
 import { Walks, type StopReason, type Walk } from './motion.js';
 import { audience } from './perception.js';
@@ -84,12 +95,21 @@ export class AiccScenePlugin implements SceneWorld {
     this.config = (this.constructor as typeof AiccScenePlugin).options;
     this.settings = resolveOptions(this.config);
     this.perceptionRadius = this.settings.perceptionRadius;
-    this.entities = new EntityRegistry(this.settings.maxEntities, (entity, change) => (change === 'added' ? this.hookEntity(entity) : this.unhookEntity(entity)));
+    this.entities = new EntityRegistry(this.settings.maxEntities, (entity, change) =>
+      change === 'added' ? this.hookEntity(entity) : this.unhookEntity(entity),
+    );
     this.walks = new Walks(this.settings.stuckAfterMs, (walk, reason, at) => this.walkEnded(walk, reason, at));
     this.bubbles = new Bubbles(scene, this.config.bubbles);
     // The hooks' own work (tracking contacts, copying data values) is timed as the capsule's too.
     const measure = (work: () => void): void => this.meter.measure(work);
-    this.contacts = new Contacts((object) => this.entities.of(object)?.id, (contact) => this.forwardContact(contact), this.settings.contactGraceSteps, this.settings.maxContacts, this.settings.contactGap, measure);
+    this.contacts = new Contacts(
+      (object) => this.entities.of(object)?.id,
+      (contact) => this.forwardContact(contact),
+      this.settings.contactGraceSteps,
+      this.settings.maxContacts,
+      this.settings.contactGap,
+      measure,
+    );
     this.data = new DataChanges((change) => this.forwardData(change), measure);
     scene.sys.events.once('boot', this.boot, this);
     scene.sys.events.on('start', this.start, this);
@@ -196,7 +216,11 @@ export class AiccScenePlugin implements SceneWorld {
   }
 
   get capsule(): Capsule {
-    if (this.current === undefined) throw new CapsuleError('AICC_NOT_CONNECTED', `AiccScenePlugin.capsule: scene "${this.systems.settings.key}" is not running; the capsule exists from the scene's start to its shutdown`);
+    if (this.current === undefined)
+      throw new CapsuleError(
+        'AICC_NOT_CONNECTED',
+        `AiccScenePlugin.capsule: scene "${this.systems.settings.key}" is not running; the capsule exists from the scene's start to its shutdown`,
+      );
     return this.current;
   }
 
@@ -301,7 +325,8 @@ export class AiccScenePlugin implements SceneWorld {
       throw new ToolError(`there is no template "${name}"; templates: ${names.length > 0 ? names.join(', ') : '(none)'}`);
     }
     checkInside(this, x, y);
-    if (this.spawned.size >= this.settings.maxSpawned) throw new ToolError(`the scene already holds ${this.settings.maxSpawned} spawned things; try again when some are gone`, { retryable: true });
+    if (this.spawned.size >= this.settings.maxSpawned)
+      throw new ToolError(`the scene already holds ${this.settings.maxSpawned} spawned things; try again when some are gone`, { retryable: true });
     let id: string;
     do id = `${template.name}_${++this.spawnCount}`;
     while (this.entities.get(id) !== undefined);
@@ -353,7 +378,10 @@ export class AiccScenePlugin implements SceneWorld {
   private forwardData(change: DataChange): void {
     const entity = this.entities.get(change.entity);
     // The scene's own data (sceneDataEntity) is everyone's news.
-    const to = (): string[] => (entity === undefined ? audience(this.entities, { x: 0, y: 0 }, Number.POSITIVE_INFINITY) : audience(this.entities, positionOf(entity), this.perceptionRadius, [change.entity]));
+    const to = (): string[] =>
+      entity === undefined
+        ? audience(this.entities, { x: 0, y: 0 }, Number.POSITIVE_INFINITY)
+        : audience(this.entities, positionOf(entity), this.perceptionRadius, [change.entity]);
     this.emit('state_change', change as EventPayloads['state_change'], to);
   }
 
@@ -364,7 +392,15 @@ export class AiccScenePlugin implements SceneWorld {
   private walkEnded(walk: Walk, reason: StopReason, at: { x: number; y: number }): void {
     // A walk replaced by a newer one is not news: the agent asked for it.
     if (reason === 'replaced') return;
-    const payload: EventPayloads['state_change'] = { entity: walk.id, field: 'moving', value: false, previous: true, reason, x: Math.round(at.x), y: Math.round(at.y) };
+    const payload: EventPayloads['state_change'] = {
+      entity: walk.id,
+      field: 'moving',
+      value: false,
+      previous: true,
+      reason,
+      x: Math.round(at.x),
+      y: Math.round(at.y),
+    };
     this.emit('state_change', payload, [walk.id]);
   }
 
@@ -387,7 +423,11 @@ export class AiccScenePlugin implements SceneWorld {
 
   private requireArcade(method: string): Phaser.Physics.Arcade.ArcadePhysics {
     const physics = this.arcade();
-    if (physics === undefined) throw new CapsuleError('AICC_INVALID_OPTION', `AiccScenePlugin.${method}: scene "${this.systems.settings.key}" has no Arcade physics; add physics: { default: 'arcade' } to its config`);
+    if (physics === undefined)
+      throw new CapsuleError(
+        'AICC_INVALID_OPTION',
+        `AiccScenePlugin.${method}: scene "${this.systems.settings.key}" has no Arcade physics; add physics: { default: 'arcade' } to its config`,
+      );
     return physics;
   }
 }

@@ -84,13 +84,15 @@ export function resolveOptions(options: AiccPluginOptions): ResolvedOptions {
   for (const key of ['perceptionRadius', 'maxEntities', 'maxSpawned', 'maxContacts', 'contactGraceSteps', 'stuckAfterMs'] as const) {
     const value = options[key];
     if (value === undefined) continue;
-    if (!(typeof value === 'number' && value > 0 && (Number.isFinite(value) || key === 'perceptionRadius'))) fail(`${key} must be a number > 0, got ${String(value)}`);
+    if (!(typeof value === 'number' && value > 0 && (Number.isFinite(value) || key === 'perceptionRadius')))
+      fail(`${key} must be a number > 0, got ${String(value)}`);
     out[key] = value;
   }
   const gap = options.contactGap;
   if (gap !== undefined) {
     // A larger gap would call bodies a contact that are visibly apart.
-    if (!(typeof gap === 'number' && gap >= 0 && gap <= MAX_CONTACT_GAP)) fail(`contactGap must be a number from 0 to ${MAX_CONTACT_GAP} (px), got ${String(gap)}`);
+    if (!(typeof gap === 'number' && gap >= 0 && gap <= MAX_CONTACT_GAP))
+      fail(`contactGap must be a number from 0 to ${MAX_CONTACT_GAP} (px), got ${String(gap)}`);
     out.contactGap = gap;
   }
   if (options.driveClock !== undefined) {

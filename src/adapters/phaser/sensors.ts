@@ -26,7 +26,10 @@ export function positionTool(world: SceneWorld, options?: PhaserToolOptions) {
       class: 'sensor',
       description: 'Where you are (x, y in pixels; y grows downward), whether you are walking and where to, and what you are saying.',
       input_schema: { type: 'object', properties: {} },
-      output_schema: objectOf({ id: { type: 'string' }, x: { type: 'number' }, y: { type: 'number' }, moving: { type: 'boolean' }, target: POINT_SCHEMA, saying: { type: 'string' } }, ['id', 'x', 'y', 'moving']),
+      output_schema: objectOf(
+        { id: { type: 'string' }, x: { type: 'number' }, y: { type: 'number' }, moving: { type: 'boolean' }, target: POINT_SCHEMA, saying: { type: 'string' } },
+        ['id', 'x', 'y', 'moving'],
+      ),
       limits: { calls_per_minute: 120 },
       requires_capability: 'sight',
       strict_input: true,
@@ -62,7 +65,12 @@ export function nearbyTool(world: SceneWorld, options?: PhaserToolOptions) {
       input_schema: objectOf(
         {
           // An unbounded perception radius has no maximum: Infinity is not JSON.
-          radius: { type: 'number', exclusiveMinimum: 0, ...(Number.isFinite(world.perceptionRadius) && { maximum: world.perceptionRadius }), description: 'How far to look, px.' },
+          radius: {
+            type: 'number',
+            exclusiveMinimum: 0,
+            ...(Number.isFinite(world.perceptionRadius) && { maximum: world.perceptionRadius }),
+            description: 'How far to look, px.',
+          },
           limit: { type: 'integer', minimum: 1, maximum: MAX_NEARBY, description: `At most this many, nearest first (default ${MAX_NEARBY}).` },
           kind: { type: 'string', minLength: 1, maxLength: 32, description: 'Only things of this kind, e.g. "apple".' },
         },
@@ -72,7 +80,15 @@ export function nearbyTool(world: SceneWorld, options?: PhaserToolOptions) {
         radius: { type: 'number' },
         objects: {
           type: 'array',
-          items: objectOf({ id: { type: 'string' }, kind: { type: 'string' }, role: { enum: ['character', 'object'] }, x: { type: 'number' }, y: { type: 'number' }, distance: { type: 'number' }, visible: { type: 'boolean' } }),
+          items: objectOf({
+            id: { type: 'string' },
+            kind: { type: 'string' },
+            role: { enum: ['character', 'object'] },
+            x: { type: 'number' },
+            y: { type: 'number' },
+            distance: { type: 'number' },
+            visible: { type: 'boolean' },
+          }),
         },
       }),
       limits: { calls_per_minute: 60 },
@@ -102,14 +118,19 @@ export function canSeeTool(world: SceneWorld, options?: PhaserToolOptions) {
       class: 'sensor',
       description: 'Whether you have a clear line of sight to a character or object (by the id `nearby` gives), how far it is, and what blocks the view.',
       input_schema: objectOf({ target: { type: 'string', minLength: 1, maxLength: 64, description: 'The id of a character or object.' } }),
-      output_schema: objectOf({ target: { type: 'string' }, visible: { type: 'boolean' }, distance: { type: 'number' }, blocked_by: { type: 'string' } }, ['target', 'visible', 'distance']),
+      output_schema: objectOf({ target: { type: 'string' }, visible: { type: 'boolean' }, distance: { type: 'number' }, blocked_by: { type: 'string' } }, [
+        'target',
+        'visible',
+        'distance',
+      ]),
       limits: { calls_per_minute: 120 },
       requires_capability: 'sight',
       strict_input: true,
       handler: ({ target }, context): CanSeeOutput => {
         const me = caller(world, context);
         const other = world.entities.get(target);
-        if (other === undefined || other.role === 'obstacle') throw new ToolError(`there is no character or object "${target}" in this scene; \`nearby\` lists the ids around you`);
+        if (other === undefined || other.role === 'obstacle')
+          throw new ToolError(`there is no character or object "${target}" in this scene; \`nearby\` lists the ids around you`);
         const line = lineOfSight(world.entities, positionOf(me), positionOf(other), [me.id, other.id]);
         const out: CanSeeOutput = { target, visible: line.visible, distance: line.distance };
         if (line.blockedBy !== undefined) out.blocked_by = line.blockedBy;

@@ -14,5 +14,10 @@ import { shapes } from './generated/phaser-validators.js';
  * the fallback; a capsule the game makes for the plugin can too.
  */
 export function phaserValidators(fallback?: ValidatorFactory): ValidatorFactory {
-  return shapeValidators(shapes, { fallback, owner: 'phaserValidators', holds: 'the Phaser tools', giveAs: 'the plugin (capsuleOptions.validators) or phaserValidators(fallback)' });
+  return shapeValidators(shapes, {
+    fallback,
+    owner: 'phaserValidators',
+    holds: 'the Phaser tools',
+    giveAs: 'the plugin (capsuleOptions.validators) or phaserValidators(fallback)',
+  });
 }

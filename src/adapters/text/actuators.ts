@@ -15,7 +15,10 @@ export type SayOutput = { text: string; room: Ref; to?: Ref };
 
 /** An object schema whose `required` properties (all, unless named) must be given; its literal type types the handler. */
 function objectOf<const P extends Properties>(properties: P): { type: 'object'; properties: P; required: Array<keyof P & string> };
-function objectOf<const P extends Properties, const R extends ReadonlyArray<keyof P & string>>(properties: P, required: R): { type: 'object'; properties: P; required: R };
+function objectOf<const P extends Properties, const R extends ReadonlyArray<keyof P & string>>(
+  properties: P,
+  required: R,
+): { type: 'object'; properties: P; required: R };
 function objectOf(properties: Properties, required: readonly string[] = Object.keys(properties)) {
   return { type: 'object', properties, required };
 }

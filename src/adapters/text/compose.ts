@@ -53,7 +53,11 @@ export function composeTool(world: TextWorld, options?: TextToolOptions): ToolDe
         type: 'object',
         properties: {
           kind: { enum: ['description', 'note'] },
-          subject: { type: 'object', properties: { kind: { enum: ['room', 'item', 'character'] }, id: { type: 'string' }, name: { type: 'string' } }, required: ['kind', 'id', 'name'] },
+          subject: {
+            type: 'object',
+            properties: { kind: { enum: ['room', 'item', 'character'] }, id: { type: 'string' }, name: { type: 'string' } },
+            required: ['kind', 'id', 'name'],
+          },
           text: { type: 'string' },
           note: REF_SCHEMA,
         },
@@ -69,7 +73,9 @@ export function composeTool(world: TextWorld, options?: TextToolOptions): ToolDe
         const about = { kind: found.kind, id: found.id, name: found.name };
         const described = describe(world, found, me.id);
         if (kind === 'description') return { kind, subject: about, text: described };
-        const text = [`Note by ${me.name} about ${the(found.name)}:`, described, remark === undefined ? '' : `${me.name} adds: "${sentence(remark)}"`].filter((part) => part !== '').join(' ');
+        const text = [`Note by ${me.name} about ${the(found.name)}:`, described, remark === undefined ? '' : `${me.name} adds: "${sentence(remark)}"`]
+          .filter((part) => part !== '')
+          .join(' ');
         const note = world.addItem({ id: world.uniqueId('note'), name: `note about ${the(found.name)}`, description: text, location: me.id, portable: true });
         return { kind, subject: about, text, note: ref(note) };
       },

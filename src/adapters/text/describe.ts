@@ -13,7 +13,10 @@ export function withRole(character: Character): string {
 export function describeRoom(world: TextWorld, room: Room, viewer?: string): string {
   const exits = Object.entries(room.exits).map(([direction, id]) => `${direction} (${world.room(id)!.name})`);
   const items = world.itemsAt(room.id).map((item) => item.name);
-  const others = world.charactersIn(room.id).filter((c) => c.id !== viewer).map(withRole);
+  const others = world
+    .charactersIn(room.id)
+    .filter((c) => c.id !== viewer)
+    .map(withRole);
   return join([
     sentence(room.name),
     sentence(room.description),

@@ -13,7 +13,7 @@ const ARTICLES = new Set(['the', 'a', 'an', 'some', 'my', 'your']);
 export function words(text: string): string[] {
   const all = text
     .toLowerCase()
-    .replace(/[_\-]/g, ' ')
+    .replace(/[_-]/g, ' ')
     .replace(/[^\p{L}\p{N} ]/gu, ' ')
     .split(' ')
     .filter((word) => word.length > 0);
@@ -61,7 +61,18 @@ export function onlyMatch<T extends Nameable>(ref: string, match: Match<T>): T |
 }
 
 /** Short forms agents often type; used only when the room has no exit by that literal name. */
-const ABBREVIATIONS: Readonly<Record<string, string>> = { n: 'north', s: 'south', e: 'east', w: 'west', u: 'up', d: 'down', ne: 'northeast', nw: 'northwest', se: 'southeast', sw: 'southwest' };
+const ABBREVIATIONS: Readonly<Record<string, string>> = {
+  n: 'north',
+  s: 'south',
+  e: 'east',
+  w: 'west',
+  u: 'up',
+  d: 'down',
+  ne: 'northeast',
+  nw: 'northwest',
+  se: 'southeast',
+  sw: 'southwest',
+};
 
 /** The exit an agent means by `typed` ("North", "the north", "n"), if the room has it. */
 export function exitFor(typed: string, exits: ReadonlyMap<string, string>): string | undefined {

@@ -21,7 +21,10 @@ const SELF = new Set(['me', 'myself', 'self']);
  */
 export function reach(world: TextWorld, me: Character, ref: string, verb: string, rooms: boolean): Reachable {
   const room = world.room(me.room)!;
-  const typed = ref.trim().toLowerCase().replace(/^the\s+/, '');
+  const typed = ref
+    .trim()
+    .toLowerCase()
+    .replace(/^the\s+/, '');
   if (rooms && HERE.has(typed)) return { kind: 'room', id: room.id, name: room.name, room };
   if (SELF.has(typed)) return { kind: 'character', id: me.id, name: me.name, character: me };
   const candidates: Reachable[] = [
@@ -30,7 +33,10 @@ export function reach(world: TextWorld, me: Character, ref: string, verb: string
     ...world.itemsAt(room.id).map((item) => ({ kind: 'item' as const, id: item.id, name: item.name, item, carried: false })),
     ...world.charactersIn(room.id).map((character) => ({ kind: 'character' as const, id: character.id, name: character.name, character })),
   ];
-  const found = onlyMatch(ref, resolve(ref, candidates, (c) => (c.kind === 'character' && c.character.role !== undefined ? [c.character.role] : [])));
+  const found = onlyMatch(
+    ref,
+    resolve(ref, candidates, (c) => (c.kind === 'character' && c.character.role !== undefined ? [c.character.role] : [])),
+  );
   if (found !== undefined) return found;
   const names = candidates.filter((c) => c.kind !== 'room' && c.id !== me.id).map((c) => c.name);
   throw new ToolError(`there is no "${ref}" here to ${verb}; you can ${verb}: ${listOf(rooms ? ['here', ...names] : names)}`);

@@ -56,7 +56,8 @@ export function lookTool(world: TextWorld, options?: TextToolOptions) {
     defineTool({
       id: 'look',
       class: 'sensor',
-      description: 'Look around the room you are in: its description, the exits and where each leads, the items on the floor, who else is here, and what you carry.',
+      description:
+        'Look around the room you are in: its description, the exits and where each leads, the items on the floor, who else is here, and what you carry.',
       input_schema: NO_INPUT,
       output_schema: {
         type: 'object',
@@ -64,7 +65,10 @@ export function lookTool(world: TextWorld, options?: TextToolOptions) {
           id: { type: 'string' },
           name: { type: 'string' },
           description: { type: 'string' },
-          exits: { type: 'array', items: { type: 'object', properties: { direction: { type: 'string' }, to: { type: 'string' } }, required: ['direction', 'to'] } },
+          exits: {
+            type: 'array',
+            items: { type: 'object', properties: { direction: { type: 'string' }, to: { type: 'string' } }, required: ['direction', 'to'] },
+          },
           items: REFS_SCHEMA,
           characters: { type: 'array', items: PERSON_SCHEMA },
           carrying: REFS_SCHEMA,
@@ -84,7 +88,10 @@ export function lookTool(world: TextWorld, options?: TextToolOptions) {
           description: room.description,
           exits: Object.entries(room.exits).map(([direction, id]) => ({ direction, to: world.room(id)!.name })),
           items: world.itemsAt(room.id).map(ref),
-          characters: world.charactersIn(room.id).filter((c) => c.id !== me.id).map(person),
+          characters: world
+            .charactersIn(room.id)
+            .filter((c) => c.id !== me.id)
+            .map(person),
           carrying: world.itemsAt(me.id).map(ref),
           text: describeRoom(world, room, me.id),
         };
@@ -104,7 +111,8 @@ export function inspectTool(world: TextWorld, options?: TextToolOptions) {
     defineTool({
       id: 'inspect',
       class: 'sensor',
-      description: 'Look closely at one item you carry or that lies here, or at one character here ("me" for yourself). Name it by id, name or role, e.g. "lantern" or "the miller".',
+      description:
+        'Look closely at one item you carry or that lies here, or at one character here ("me" for yourself). Name it by id, name or role, e.g. "lantern" or "the miller".',
       input_schema: { type: 'object', properties: { target: nameInput('The item or character to inspect.') }, required: ['target'] },
       output_schema: {
         type: 'object',
@@ -128,12 +136,27 @@ export function inspectTool(world: TextWorld, options?: TextToolOptions) {
         const found = reach(world, caller(world, context), target, 'inspect', false);
         if (found.kind === 'item') {
           const { item } = found;
-          return { kind: 'item', id: item.id, name: item.name, description: item.description, text: describeItem(world, item), carried: found.carried, portable: item.portable };
+          return {
+            kind: 'item',
+            id: item.id,
+            name: item.name,
+            description: item.description,
+            text: describeItem(world, item),
+            carried: found.carried,
+            portable: item.portable,
+          };
         }
         // Unreachable: reach() was asked for no rooms. Narrows the type for what follows.
         if (found.kind === 'room') throw new Error('inspect: reach() answered with a room');
         const { character } = found;
-        const out: InspectOutput = { kind: 'character', id: character.id, name: character.name, description: character.description, text: describeCharacter(world, character), carrying: world.itemsAt(character.id).map(ref) };
+        const out: InspectOutput = {
+          kind: 'character',
+          id: character.id,
+          name: character.name,
+          description: character.description,
+          text: describeCharacter(world, character),
+          carrying: world.itemsAt(character.id).map(ref),
+        };
         if (character.role !== undefined) out.role = character.role;
         return out;
       },
@@ -164,7 +187,13 @@ export function whoTool(world: TextWorld, options?: TextToolOptions) {
       strict_input: true,
       handler: (_input, context): WhoOutput => {
         const me = caller(world, context);
-        return { room: ref(world.room(me.room)!), characters: world.charactersIn(me.room).filter((c) => c.id !== me.id).map(person) };
+        return {
+          room: ref(world.room(me.room)!),
+          characters: world
+            .charactersIn(me.room)
+            .filter((c) => c.id !== me.id)
+            .map(person),
+        };
       },
     }),
     options,

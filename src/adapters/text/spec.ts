@@ -61,16 +61,19 @@ export function checkWorldSpec(spec: TextWorldSpec): IdRegistry {
   // References are checked once every id is known, so entries may come in any order.
   spec.rooms.forEach((room, index) => {
     const where = `rooms[${index}] ("${room.id}")`;
-    if (room.exits === null || typeof room.exits !== 'object' || Array.isArray(room.exits)) fail(`${where}: exits must be an object of direction → room id (use {} for none)`);
+    if (room.exits === null || typeof room.exits !== 'object' || Array.isArray(room.exits))
+      fail(`${where}: exits must be an object of direction → room id (use {} for none)`);
     for (const [direction, target] of Object.entries(room.exits as Record<string, unknown>)) {
       if (!ID_PATTERN.test(direction)) fail(`${where}: exit direction "${direction}" must be lowercase snake_case (e.g. north, up, trapdoor)`);
-      if (typeof target !== 'string' || ids.get(target) !== 'room') fail(`${where}: exit "${direction}" leads to unknown room "${String(target)}"; add that room or fix the exit`);
+      if (typeof target !== 'string' || ids.get(target) !== 'room')
+        fail(`${where}: exit "${direction}" leads to unknown room "${String(target)}"; add that room or fix the exit`);
     }
   });
   (spec.characters ?? []).forEach((character, index) => {
     const where = `characters[${index}] ("${character.id}")`;
     if (ids.get(character.room) !== 'room') fail(`${where}: room "${String(character.room)}" is not a room of this world; use one of the room ids`);
-    if (character.role !== undefined && (typeof character.role !== 'string' || character.role.trim() === '')) fail(`${where}: role must be a non-empty string when given`);
+    if (character.role !== undefined && (typeof character.role !== 'string' || character.role.trim() === ''))
+      fail(`${where}: role must be a non-empty string when given`);
   });
   (spec.items ?? []).forEach((item, index) => checkItemPlacement(ids, `items[${index}] ("${item.id}")`, item));
   return ids;
@@ -87,10 +90,12 @@ export function checkAddedItem(ids: IdRegistry, item: ItemSpec): void {
 
 function checkEntry(ids: IdRegistry, kind: 'room' | 'item' | 'character', where: string, entry: { id: string; name: string; description: string }): void {
   if (entry === null || typeof entry !== 'object') fail(`${where}: expected an object with id, name and description`);
-  if (typeof entry.id !== 'string' || !ID_PATTERN.test(entry.id)) fail(`${where}: id ${JSON.stringify(entry.id)} must be lowercase snake_case (^[a-z][a-z0-9_]*$)`);
+  if (typeof entry.id !== 'string' || !ID_PATTERN.test(entry.id))
+    fail(`${where}: id ${JSON.stringify(entry.id)} must be lowercase snake_case (^[a-z][a-z0-9_]*$)`);
   const clash = ids.get(entry.id);
   // One namespace for all three kinds: an item's location names a room or a character by id alone.
-  if (clash !== undefined) fail(`${where}: id "${entry.id}" is already used by ${clash === 'item' ? 'an' : 'a'} ${clash}; ids must be unique across rooms, items and characters`);
+  if (clash !== undefined)
+    fail(`${where}: id "${entry.id}" is already used by ${clash === 'item' ? 'an' : 'a'} ${clash}; ids must be unique across rooms, items and characters`);
   if (typeof entry.name !== 'string' || entry.name.trim() === '') fail(`${where} ("${entry.id}"): name must be a non-empty string`);
   if (typeof entry.description !== 'string') fail(`${where} ("${entry.id}"): description must be a string`);
   ids.set(entry.id, kind);
@@ -98,6 +103,7 @@ function checkEntry(ids: IdRegistry, kind: 'room' | 'item' | 'character', where:
 
 function checkItemPlacement(ids: IdRegistry, where: string, item: ItemSpec): void {
   const place = ids.get(item.location);
-  if (place !== 'room' && place !== 'character') fail(`${where}: location "${String(item.location)}" is neither a room nor a character; items lie in a room or are carried`);
+  if (place !== 'room' && place !== 'character')
+    fail(`${where}: location "${String(item.location)}" is neither a room nor a character; items lie in a room or are carried`);
   if (item.portable !== undefined && typeof item.portable !== 'boolean') fail(`${where}: portable must be true or false when given`);
 }

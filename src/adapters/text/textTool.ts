@@ -17,7 +17,8 @@ export { withOverrides as withOptions };
  */
 export function caller(world: TextWorld, context: ToolContext): Character {
   const me = world.character(context.character);
-  if (me === undefined) throw new ToolError(`you play "${context.character}", who is not in this text world; the game must add that character to the TextWorld`);
+  if (me === undefined)
+    throw new ToolError(`you play "${context.character}", who is not in this text world; the game must add that character to the TextWorld`);
   return me;
 }
 

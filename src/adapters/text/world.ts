@@ -72,9 +72,17 @@ export class TextWorld {
   constructor(spec: TextWorldSpec) {
     this.ids = checkWorldSpec(spec);
     // Copied, so later edits to the game's spec objects cannot change the world behind its back.
-    for (const room of spec.rooms) this.rooms.set(room.id, { id: room.id, name: room.name, description: room.description, exits: new Map(Object.entries(room.exits)) });
-    for (const c of spec.characters ?? []) this.people.set(c.id, c.role === undefined ? { id: c.id, name: c.name, description: c.description, room: c.room } : { id: c.id, name: c.name, description: c.description, room: c.room, role: c.role });
-    for (const item of spec.items ?? []) this.items.set(item.id, { id: item.id, name: item.name, description: item.description, location: item.location, portable: item.portable ?? true });
+    for (const room of spec.rooms)
+      this.rooms.set(room.id, { id: room.id, name: room.name, description: room.description, exits: new Map(Object.entries(room.exits)) });
+    for (const c of spec.characters ?? [])
+      this.people.set(
+        c.id,
+        c.role === undefined
+          ? { id: c.id, name: c.name, description: c.description, room: c.room }
+          : { id: c.id, name: c.name, description: c.description, room: c.room, role: c.role },
+      );
+    for (const item of spec.items ?? [])
+      this.items.set(item.id, { id: item.id, name: item.name, description: item.description, location: item.location, portable: item.portable ?? true });
   }
 
   // ── queries: snapshots, never the world's own records ───────────────────────────────────
@@ -103,7 +111,8 @@ export class TextWorld {
 
   roomOf(characterId: string): Room {
     const character = this.people.get(characterId);
-    if (character === undefined) throw new CapsuleError('AICC_INVALID_OPTION', `TextWorld.roomOf: no character "${characterId}"; pass the id of a character in the spec`);
+    if (character === undefined)
+      throw new CapsuleError('AICC_INVALID_OPTION', `TextWorld.roomOf: no character "${characterId}"; pass the id of a character in the spec`);
     return this.room(character.room)!;
   }
 
@@ -139,7 +148,10 @@ export class TextWorld {
 
   /** The character in the room an agent means by `ref`: an id, a name, or a role ("the miller"). */
   findCharacter(ref: string, roomId: string): Character | undefined {
-    return onlyMatch(ref, resolve(ref, this.charactersIn(roomId), (c) => (c.role === undefined ? [] : [c.role])));
+    return onlyMatch(
+      ref,
+      resolve(ref, this.charactersIn(roomId), (c) => (c.role === undefined ? [] : [c.role])),
+    );
   }
 
   /** `base` if no room, item or character uses it yet, else `base_2`, `base_3`, … (deterministic). */
@@ -232,7 +244,8 @@ export class TextWorld {
 
   private actor(characterId: string): Mutable<Character> {
     const character = this.people.get(characterId);
-    if (character === undefined) throw new ToolError(`"${characterId}" is not a character in this world; the game must add it to the TextWorld before an agent acts as it`);
+    if (character === undefined)
+      throw new ToolError(`"${characterId}" is not a character in this world; the game must add it to the TextWorld before an agent acts as it`);
     return character;
   }
 
@@ -302,4 +315,3 @@ export class TextWorld {
     }
   }
 }
-

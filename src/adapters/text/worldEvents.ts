@@ -34,10 +34,18 @@ export function worldEvents(world: TextWorld, change: WorldChange): WorldEvent[]
   };
   switch (change.kind) {
     case 'moved':
-      add({ topic: 'state_change', payload: { entity: change.character, field: 'room', value: change.to, previous: change.from }, to: peopleIn(world, [change.from, change.to]) });
+      add({
+        topic: 'state_change',
+        payload: { entity: change.character, field: 'room', value: change.to, previous: change.from },
+        to: peopleIn(world, [change.from, change.to]),
+      });
       break;
     case 'item_moved': {
-      add({ topic: 'state_change', payload: { entity: change.item, field: 'location', value: change.to, previous: change.from }, to: peopleIn(world, [roomAt(world, change.from), roomAt(world, change.to)]) });
+      add({
+        topic: 'state_change',
+        payload: { entity: change.item, field: 'location', value: change.to, previous: change.from },
+        to: peopleIn(world, [roomAt(world, change.from), roomAt(world, change.to)]),
+      });
       const floor = world.room(change.to);
       if (floor !== undefined && world.character(change.from) !== undefined) {
         // The one who dropped it knows; the others in the room hear it land.
@@ -47,7 +55,11 @@ export function worldEvents(world: TextWorld, change: WorldChange): WorldEvent[]
       break;
     }
     case 'item_added':
-      add({ topic: 'state_change', payload: { entity: change.item, field: 'location', value: change.location }, to: peopleIn(world, [roomAt(world, change.location)]) });
+      add({
+        topic: 'state_change',
+        payload: { entity: change.item, field: 'location', value: change.location },
+        to: peopleIn(world, [roomAt(world, change.location)]),
+      });
       break;
     case 'said': {
       const message: EventPayloads['agent_message'] = { from: change.character, text: change.text };

@@ -92,7 +92,9 @@ export function moveToTool(binding: SceneBinding, options: MoveToOptions = {}): 
         const pace = input.speed ?? speed;
         const distance = from.distanceTo(to);
         if ((distance / pace) * 1000 > budgetMs) {
-          throw new ToolError(`that point is ${round(distance)} units away; at ${pace} units/s one move_to covers at most ${round((pace * budgetMs) / 1000)}: walk in shorter legs`);
+          throw new ToolError(
+            `that point is ${round(distance)} units away; at ${pace} units/s one move_to covers at most ${round((pace * budgetMs) / 1000)}: walk in shorter legs`,
+          );
         }
         const end = await binding.motion.moveTo(me, to, pace, turnSpeed === 0 ? undefined : MathUtils.degToRad(turnSpeed), context.signal);
         return { arrived: end === 'done', end, position: point(me.object.getWorldPosition(new Vector3())), heading: degrees(headingOf(me.object)) };

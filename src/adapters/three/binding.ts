@@ -75,13 +75,15 @@ export class CapsuleBinding implements SceneBinding {
     readonly scene: Object3D,
     private readonly options: CapsuleBindingOptions = {},
   ) {
-    if ((scene as { isObject3D?: boolean } | null)?.isObject3D !== true) throw new CapsuleError('AICC_INVALID_OPTION', 'new CapsuleBinding: scene must be a THREE.Scene (or any Object3D)');
+    if ((scene as { isObject3D?: boolean } | null)?.isObject3D !== true)
+      throw new CapsuleError('AICC_INVALID_OPTION', 'new CapsuleBinding: scene must be a THREE.Scene (or any Object3D)');
     const eyeHeight = options.eyeHeight ?? 0;
     if (!Number.isFinite(eyeHeight)) throw new CapsuleError('AICC_INVALID_OPTION', `new CapsuleBinding: eyeHeight must be a finite number, got ${eyeHeight}`);
     const maxFrameMs = options.maxFrameMs ?? 250;
     if (!(maxFrameMs > 0)) throw new CapsuleError('AICC_INVALID_OPTION', `new CapsuleBinding: maxFrameMs must be a number > 0, got ${maxFrameMs}`);
     const maxObjects = options.maxObjects ?? DEFAULT_MAX_OBJECTS;
-    if (!(Number.isInteger(maxObjects) && maxObjects >= 1)) throw new CapsuleError('AICC_INVALID_OPTION', `new CapsuleBinding: maxObjects must be an integer >= 1, got ${maxObjects}`);
+    if (!(Number.isInteger(maxObjects) && maxObjects >= 1))
+      throw new CapsuleError('AICC_INVALID_OPTION', `new CapsuleBinding: maxObjects must be an integer >= 1, got ${maxObjects}`);
     this.eyeHeight = eyeHeight;
     this.maxFrameMs = maxFrameMs;
     this.raycastTargets = options.raycastTargets ?? [scene];
@@ -89,7 +91,8 @@ export class CapsuleBinding implements SceneBinding {
     this.now = options.now ?? (() => globalThis.performance.now());
     this.objects = new ObjectRegistry(maxObjects);
     this.motion = new Motion(this.objects);
-    if (options.collisions !== false) this.collisions = new CollisionWatcher(this.objects, (payload, to) => this.emitCollision(payload, to), options.collisions ?? {});
+    if (options.collisions !== false)
+      this.collisions = new CollisionWatcher(this.objects, (payload, to) => this.emitCollision(payload, to), options.collisions ?? {});
   }
 
   /** Registers an object under an id; a character's id is its sessions' `character`. */
@@ -117,7 +120,8 @@ export class CapsuleBinding implements SceneBinding {
    */
   connect(loop: ConnectOptions = {}): this {
     this.alive('connect');
-    if (this.connected) throw new CapsuleError('AICC_INVALID_OPTION', 'CapsuleBinding.connect: already connected; dispose() it and make a new binding to connect again');
+    if (this.connected)
+      throw new CapsuleError('AICC_INVALID_OPTION', 'CapsuleBinding.connect: already connected; dispose() it and make a new binding to connect again');
     if (loop.renderer !== undefined && typeof loop.renderer.setAnimationLoop !== 'function') {
       throw new CapsuleError('AICC_INVALID_OPTION', 'CapsuleBinding.connect: renderer must have setAnimationLoop (a WebGLRenderer or WebGPURenderer)');
     }

@@ -53,7 +53,10 @@ export class CollisionWatcher {
     this.audience = options.audience ?? 'involved';
     this.contactGap = options.gap ?? DEFAULT_CONTACT_GAP;
     if (!(typeof this.contactGap === 'number' && Number.isFinite(this.contactGap) && this.contactGap >= 0)) {
-      throw new CapsuleError('AICC_INVALID_OPTION', `new CapsuleBinding: collisions.gap must be a finite number >= 0 (world units), got ${String(options.gap)}`);
+      throw new CapsuleError(
+        'AICC_INVALID_OPTION',
+        `new CapsuleBinding: collisions.gap must be a finite number >= 0 (world units), got ${String(options.gap)}`,
+      );
     }
     // A removed object's contacts are forgotten without an 'end': it left the world, it did not part.
     this.stopListening = objects.onRemove((entry) => {

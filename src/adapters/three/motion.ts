@@ -2,7 +2,7 @@
 // speed, a little every frame (`step(dtMs)`), and the order's promise settles when it gets there —
 // or says why it did not (replaced by a newer order, stopped, removed, the binding disposed).
 
-import { Vector3 } from 'three';
+import type { Vector3 } from 'three';
 import { headingOf, wrapAngle } from './geometry.js';
 import type { ObjectRegistry, Registered } from './objects.js';
 

@@ -47,18 +47,27 @@ export class ObjectRegistry {
 
   add(id: string, object: Object3D, options: RegisterOptions = {}): Registered {
     const where = `CapsuleBinding.add(${JSON.stringify(id)})`;
-    if (typeof id !== 'string' || !OBJECT_ID.test(id)) throw new CapsuleError('AICC_INVALID_OPTION', `${where}: the id must be 1–64 letters, digits or _.:- (no spaces)`);
+    if (typeof id !== 'string' || !OBJECT_ID.test(id))
+      throw new CapsuleError('AICC_INVALID_OPTION', `${where}: the id must be 1–64 letters, digits or _.:- (no spaces)`);
     if (object === null || typeof object !== 'object' || (object as { isObject3D?: boolean }).isObject3D !== true) {
       throw new CapsuleError('AICC_INVALID_OPTION', `${where}: expected a THREE.Object3D (a Mesh, Group, …)`);
     }
-    if (this.byId.has(id)) throw new CapsuleError('AICC_INVALID_OPTION', `${where}: an object is already registered under this id; remove it first or pick another id`);
+    if (this.byId.has(id))
+      throw new CapsuleError('AICC_INVALID_OPTION', `${where}: an object is already registered under this id; remove it first or pick another id`);
     const other = this.byObject.get(object);
     if (other !== undefined) throw new CapsuleError('AICC_INVALID_OPTION', `${where}: this Object3D is already registered as "${other.id}"`);
-    if (this.byId.size >= this.maxObjects) throw new CapsuleError('AICC_INVALID_OPTION', `${where}: ${this.maxObjects} objects are registered already (maxObjects); remove some or raise the option`);
+    if (this.byId.size >= this.maxObjects)
+      throw new CapsuleError(
+        'AICC_INVALID_OPTION',
+        `${where}: ${this.maxObjects} objects are registered already (maxObjects); remove some or raise the option`,
+      );
     const bounds = options.bounds ?? 'box';
-    if (bounds !== 'box' && bounds !== 'sphere') throw new CapsuleError('AICC_INVALID_OPTION', `${where}: bounds must be 'box' or 'sphere', got ${JSON.stringify(bounds)}`);
-    if (options.radius !== undefined && !(Number.isFinite(options.radius) && options.radius >= 0)) throw new CapsuleError('AICC_INVALID_OPTION', `${where}: radius must be a finite number >= 0, got ${options.radius}`);
-    if (options.eyeHeight !== undefined && !Number.isFinite(options.eyeHeight)) throw new CapsuleError('AICC_INVALID_OPTION', `${where}: eyeHeight must be a finite number, got ${options.eyeHeight}`);
+    if (bounds !== 'box' && bounds !== 'sphere')
+      throw new CapsuleError('AICC_INVALID_OPTION', `${where}: bounds must be 'box' or 'sphere', got ${JSON.stringify(bounds)}`);
+    if (options.radius !== undefined && !(Number.isFinite(options.radius) && options.radius >= 0))
+      throw new CapsuleError('AICC_INVALID_OPTION', `${where}: radius must be a finite number >= 0, got ${options.radius}`);
+    if (options.eyeHeight !== undefined && !Number.isFinite(options.eyeHeight))
+      throw new CapsuleError('AICC_INVALID_OPTION', `${where}: eyeHeight must be a finite number, got ${options.eyeHeight}`);
     const entry: Registered = {
       id,
       object,

@@ -39,7 +39,10 @@ export function lookAheadTool(binding: SceneBinding, options: RayOptions = {}) {
       id: 'look_ahead',
       class: 'sensor',
       description: `What is straight ahead of you: the first thing in the direction you face, within a range (default ${range}, at most ${maxRange} units), or clear.`,
-      input_schema: objectOf({ range: { type: 'number', exclusiveMinimum: 0, maximum: maxRange, description: `How far to look, in scene units (default ${range}).` } }, []),
+      input_schema: objectOf(
+        { range: { type: 'number', exclusiveMinimum: 0, maximum: maxRange, description: `How far to look, in scene units (default ${range}).` } },
+        [],
+      ),
       output_schema: objectOf({ range: { type: 'number' }, clear: { type: 'boolean' }, hit: HIT_SCHEMA }, ['range', 'clear']),
       limits: { calls_per_minute: 120 },
       requires_capability: 'sight',
@@ -73,7 +76,14 @@ export function lineOfSightTool(binding: SceneBinding, options: RayOptions = {})
       description: `Whether you can see an object (by id) from where you stand — up to ${range} units away — or what blocks the view; also its distance and bearing (degrees to turn to face it).`,
       input_schema: objectOf({ target: idInput('The id of the object to look for, as nearby or in_view reported it.') }),
       output_schema: objectOf(
-        { target: { type: 'string' }, visible: { type: 'boolean' }, distance: { type: 'number' }, bearing: { type: 'number' }, blocked_by: HIT_SCHEMA, too_far: { type: 'boolean' } },
+        {
+          target: { type: 'string' },
+          visible: { type: 'boolean' },
+          distance: { type: 'number' },
+          bearing: { type: 'number' },
+          blocked_by: HIT_SCHEMA,
+          too_far: { type: 'boolean' },
+        },
         ['target', 'visible', 'distance', 'bearing'],
       ),
       limits: { calls_per_minute: 120 },
@@ -85,7 +95,12 @@ export function lineOfSightTool(binding: SceneBinding, options: RayOptions = {})
         const eye = eyeOf(binding, me, new Vector3());
         const centre = binding.objects.volume(other).center;
         const distance = eye.distanceTo(centre);
-        const out: LineOfSightOutput = { target: other.id, visible: false, distance: round(distance), bearing: bearing(headingOf(me.object), me.object.getWorldPosition(new Vector3()), centre) };
+        const out: LineOfSightOutput = {
+          target: other.id,
+          visible: false,
+          distance: round(distance),
+          bearing: bearing(headingOf(me.object), me.object.getWorldPosition(new Vector3()), centre),
+        };
         if (distance > range) return { ...out, too_far: true };
         // Inside the target already (or at its centre): nothing can stand in between.
         if (distance < 1e-6) return { ...out, visible: true };

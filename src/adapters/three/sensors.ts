@@ -6,7 +6,19 @@ import { Vector3 } from 'three';
 import { defineTool } from '../../runtime/tool.js';
 import { bearing, degrees, gap, headingOf, point, round, type Point, type Volume } from './geometry.js';
 import type { Registered } from './objects.js';
-import { caller, count, NO_INPUT, objectOf, POINT_SCHEMA, positive, SEEN_SCHEMA, withOptions, type SceneBinding, type Seen, type ThreeToolOptions } from './threeTool.js';
+import {
+  caller,
+  count,
+  NO_INPUT,
+  objectOf,
+  POINT_SCHEMA,
+  positive,
+  SEEN_SCHEMA,
+  withOptions,
+  type SceneBinding,
+  type Seen,
+  type ThreeToolOptions,
+} from './threeTool.js';
 
 export type PositionOutput = { position: Point; heading: number; moving: boolean; turning: boolean };
 
@@ -20,7 +32,8 @@ export function positionTool(binding: SceneBinding, options?: ThreeToolOptions) 
     defineTool({
       id: 'position',
       class: 'sensor',
-      description: 'Where you are (world x, y, z; y is up) and the heading you face in degrees (0 faces +z, 90 faces +x), and whether you are moving or turning.',
+      description:
+        'Where you are (world x, y, z; y is up) and the heading you face in degrees (0 faces +z, 90 faces +x), and whether you are moving or turning.',
       input_schema: NO_INPUT,
       output_schema: objectOf({ position: POINT_SCHEMA, heading: { type: 'number' }, moving: { type: 'boolean' }, turning: { type: 'boolean' } }),
       limits: { calls_per_minute: 120 },
@@ -98,7 +111,13 @@ export function nearbyTool(binding: SceneBinding, options: NearbyOptions = {}) {
  * The other registered objects (of `kind`, if given) that `test` admits, nearest first, at most
  * `max` of them and how many more: `test` gives an object's distance, or undefined to leave it out.
  */
-export function survey(binding: SceneBinding, me: Registered, kind: string | undefined, max: number, test: (volume: Volume) => number | undefined): { objects: Seen[]; more: number } {
+export function survey(
+  binding: SceneBinding,
+  me: Registered,
+  kind: string | undefined,
+  max: number,
+  test: (volume: Volume) => number | undefined,
+): { objects: Seen[]; more: number } {
   const heading = headingOf(me.object);
   const from = me.object.getWorldPosition(new Vector3());
   const found: Seen[] = [];

@@ -28,7 +28,10 @@ export interface SceneBinding {
 /** The registered object the calling session plays. */
 export function caller(binding: SceneBinding, context: ToolContext): Registered {
   const me = binding.objects.get(context.character);
-  if (me === undefined) throw new ToolError(`you play "${context.character}", which is not in this scene; the game must register it with binding.add("${context.character}", object)`);
+  if (me === undefined)
+    throw new ToolError(
+      `you play "${context.character}", which is not in this scene; the game must register it with binding.add("${context.character}", object)`,
+    );
   return me;
 }
 
@@ -85,7 +88,10 @@ export type Seen = { id: string; kind: string; distance: number; bearing: number
 
 /** An object schema whose `required` properties (all, unless named) must be given; its literal type types the handler. */
 export function objectOf<const P extends Properties>(properties: P): { type: 'object'; properties: P; required: Array<keyof P & string> };
-export function objectOf<const P extends Properties, const R extends ReadonlyArray<keyof P & string>>(properties: P, required: R): { type: 'object'; properties: P; required: R };
+export function objectOf<const P extends Properties, const R extends ReadonlyArray<keyof P & string>>(
+  properties: P,
+  required: R,
+): { type: 'object'; properties: P; required: R };
 export function objectOf(properties: Properties, required: readonly string[] = Object.keys(properties)) {
   return { type: 'object', properties, required };
 }

@@ -33,6 +33,7 @@ export interface ThreeToolsOptions {
   overrides?: ThreeToolOverrides;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: each factory takes its own options type; the table holds them all.
 type Factory = (binding: SceneBinding, options?: any) => ToolDefinition;
 
 const FACTORIES: Record<ThreeToolName, Factory> = {

@@ -43,7 +43,10 @@ export function briefing(options: BriefingOptions): string {
   if (character.goal !== undefined) lines.push(`Your goal: ${character.goal}`);
   lines.push('', 'You act only through tools. Each line: id [class] {input fields, * = required} limits — what it does.');
   lines.push(...tools.map(toolLine));
-  lines.push('', 'Quotas: the limits above are calls per minute (/min) or per session; only calls that reach the tool count, a refused call costs nothing. I tell you what is left after you use a tool, and when it runs low.');
+  lines.push(
+    '',
+    'Quotas: the limits above are calls per minute (/min) or per session; only calls that reach the tool count, a refused call costs nothing. I tell you what is left after you use a tool, and when it runs low.',
+  );
   lines.push(timeLine(manifest));
   lines.push('', ...(options.nativeTools === true ? NATIVE_TOOLS : replyFormat(tools, options.maxCallsPerReply)));
   if (options.notes !== undefined && options.notes.trim() !== '') lines.push('', options.notes.trim());
@@ -62,7 +65,7 @@ export function replyFormat(tools: readonly ToolDescriptor[], maxCallsPerReply: 
   const example = exampleCall(tools);
   return [
     `Reply with the calls to make, in order, in one fenced ${REPLY_FENCE} block, one JSON object per line:`,
-    '```' + REPLY_FENCE,
+    `\`\`\`${REPLY_FENCE}`,
     example,
     '```',
     `- Text outside the block is ignored. At most ${maxCallsPerReply} calls per reply; they run in order, and after a refused call the rest are skipped.`,

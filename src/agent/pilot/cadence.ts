@@ -4,7 +4,7 @@
 // decision budget, at most two seconds. A character left waiting is woken after a quiet spell. All
 // of it runs on timers of the injected clock: the tick loop never waits on any of it.
 
-import { CLASS_BUDGET_MS, deliveryIntervalMs, LatencyTracker } from '../../runtime/cadence.js';
+import { CLASS_BUDGET_MS, deliveryIntervalMs, LatencyTracker } from '../../runtime/deliveryInterval.js';
 import type { Clock, TimerId } from '../../runtime/clock.js';
 import type { AgentModel } from '../../protocol/messages.js';
 

@@ -45,9 +45,12 @@ export function limitsText(tool: ToolDescriptor): string {
 /** An object schema's fields: `{a*: string, b: integer 0..9}`; `{}` when it takes none. */
 function fieldsText(schema: JsonObject, depth: number): string {
   const properties = schema['properties'];
-  if (typeof properties !== 'object' || properties === null) return schema['type'] === 'object' || schema['type'] === undefined ? '{}' : typeText(schema, depth);
+  if (typeof properties !== 'object' || properties === null)
+    return schema['type'] === 'object' || schema['type'] === undefined ? '{}' : typeText(schema, depth);
   const required = new Set(Array.isArray(schema['required']) ? schema['required'].filter((r): r is string => typeof r === 'string') : []);
-  const fields = Object.entries(properties as Record<string, unknown>).map(([name, field]) => `${name}${required.has(name) ? '*' : ''}: ${typeText(asSchema(field), depth + 1)}`);
+  const fields = Object.entries(properties as Record<string, unknown>).map(
+    ([name, field]) => `${name}${required.has(name) ? '*' : ''}: ${typeText(asSchema(field), depth + 1)}`,
+  );
   return `{${fields.join(', ')}}`;
 }
 
@@ -125,7 +128,8 @@ function asSchema(value: unknown): JsonObject {
  * line, a tool gone (or no longer usable) is named. Empty when nothing the model sees changed.
  */
 export function catalogChanges(before: readonly ToolDescriptor[], after: readonly ToolDescriptor[], capabilities: Capabilities): string[] {
-  const lines = (tools: readonly ToolDescriptor[]): Map<string, string> => new Map(tools.filter((tool) => usable(tool, capabilities)).map((tool) => [tool.id, toolLine(tool)]));
+  const lines = (tools: readonly ToolDescriptor[]): Map<string, string> =>
+    new Map(tools.filter((tool) => usable(tool, capabilities)).map((tool) => [tool.id, toolLine(tool)]));
   const old = lines(before);
   const now = lines(after);
   const notes: string[] = [];

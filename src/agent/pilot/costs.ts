@@ -139,7 +139,10 @@ export function decisionCostLine(totals: DecisionCostTotals): string {
     const median = f.p50 === undefined ? '' : `, p50 ${ms(f.p50)} ms`;
     return `${name} mean ${ms(f.mean)} ms${median}${f.samples < n ? ` (${f.samples} of ${n})` : ''}`;
   };
-  const tokens = totals.inputTokens === undefined && totals.outputTokens === undefined ? 'tokens not reported' : `tokens in/out ${totals.inputTokens ?? '?'}/${totals.outputTokens ?? '?'}`;
+  const tokens =
+    totals.inputTokens === undefined && totals.outputTokens === undefined
+      ? 'tokens not reported'
+      : `tokens in/out ${totals.inputTokens ?? '?'}/${totals.outputTokens ?? '?'}`;
   const cost = totals.costUsd === undefined ? 'cost not reported' : `cost $${dollars(totals.costUsd)}`;
   return `decisions (pilot): ${n}, ${figure('TTFT', totals.firstTokenMs)}, ${figure('first call', totals.firstToolCallMs)}, ${figure('total', totals.totalMs)}, ${tokens}, ${cost}`;
 }

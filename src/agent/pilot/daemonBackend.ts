@@ -228,7 +228,9 @@ export class DaemonBackend implements ChatBackend {
       } catch (error) {
         const code = codeOf(error);
         if (code === 'cwd_not_allowed' || code === 'authority_root_overlap') {
-          throw new Error(`DaemonBackend: the host will not open a session in ${this.options.cwd}: start the daemon with an --allow-root that holds this folder and does not overlap its --state-dir or --agent-dir (${messageOf(error)})`);
+          throw new Error(
+            `DaemonBackend: the host will not open a session in ${this.options.cwd}: start the daemon with an --allow-root that holds this folder and does not overlap its --state-dir or --agent-dir (${messageOf(error)})`,
+          );
         }
         if (attempt >= OPEN_ATTEMPTS || (code !== 'session_busy' && !GENERATION_TAKEN.has(code as string))) throw error;
         const onHost = await hostSession(this.client, this.ref.sessionId).catch(() => undefined);
@@ -260,7 +262,9 @@ export class DaemonBackend implements ChatBackend {
     const prompt = [...queued, text].join('\n\n');
     let accept!: () => void;
     const accepted = new Promise<void>((resolve) => (accept = resolve));
-    const promise = this.client.wake(this.ref, { prompt, idempotencyKey: this.nextKey(), source: 'aicc-pilot' }).then((answer) => (answer.terminal ? answer.result.text : ''));
+    const promise = this.client
+      .wake(this.ref, { prompt, idempotencyKey: this.nextKey(), source: 'aicc-pilot' })
+      .then((answer) => (answer.terminal ? answer.result.text : ''));
     const wake: Outstanding = { promise, accepted: accept, done: false };
     this.wake = wake;
     const finished = (): void => {

@@ -102,7 +102,9 @@ export class Digest {
         this.news.push({ text: `heard ${this.name(p['sound'])} from ${this.name(p['source'])}${this.extras(p, ['sound', 'source'])}` });
         return;
       case 'collision':
-        this.news.push({ text: `collision ${this.name(p['a'])} × ${this.name(p['b'])}${typeof p['phase'] === 'string' ? ` (${p['phase']})` : ''}${this.extras(p, ['a', 'b', 'phase'])}` });
+        this.news.push({
+          text: `collision ${this.name(p['a'])} × ${this.name(p['b'])}${typeof p['phase'] === 'string' ? ` (${p['phase']})` : ''}${this.extras(p, ['a', 'b', 'phase'])}`,
+        });
         return;
       default:
         this.news.push({ text: `${String(event.topic)}: ${compact(p, { alias: this.alias, maxLength: 300 })}` });

@@ -25,7 +25,13 @@ export async function executeCalls(calls: readonly ParsedCall[], context: Execut
   const { client, digest, quotas, stats, maxCalls } = context;
   let refused = false;
   for (const [index, call] of calls.entries()) {
-    const why = !context.stillCurrent() ? 'your turn was aborted' : index >= maxCalls ? `over the limit of ${maxCalls} calls per reply` : refused ? 'an earlier call was refused' : undefined;
+    const why = !context.stillCurrent()
+      ? 'your turn was aborted'
+      : index >= maxCalls
+        ? `over the limit of ${maxCalls} calls per reply`
+        : refused
+          ? 'an earlier call was refused'
+          : undefined;
     if (why !== undefined) {
       digest.addSkipped(call, why);
       stats.callsSkipped++;

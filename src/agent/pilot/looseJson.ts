@@ -25,7 +25,12 @@ export function parseLoose(text: string): LooseResult {
 /** V8's message without the position, which names a place in the repaired text, not the model's. */
 function reasonOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/\s*(?:in JSON )?at position \d+.*$/s, '').replace(/^JSON\.parse: /, '').trim() || 'not valid JSON';
+  return (
+    message
+      .replace(/\s*(?:in JSON )?at position \d+.*$/s, '')
+      .replace(/^JSON\.parse: /, '')
+      .trim() || 'not valid JSON'
+  );
 }
 
 function repair(text: string): { repaired: string; slips: Set<LooseSlip> } {

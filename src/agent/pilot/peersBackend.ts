@@ -41,7 +41,10 @@ interface PeersResponseLike {
 export interface PeersClientLike {
   deliver(kind: SendKind, message: string, options: PeersDeliveryOptions): Promise<unknown>;
   getState(): Promise<PeersStateLike>;
-  waitForReply(sinceSettled: number, options?: { signal?: AbortSignal; pollMs?: number; onSettled?: (state: PeersStateLike) => void }): Promise<string | null | undefined | { text?: string | null }>;
+  waitForReply(
+    sinceSettled: number,
+    options?: { signal?: AbortSignal; pollMs?: number; onSettled?: (state: PeersStateLike) => void },
+  ): Promise<string | null | undefined | { text?: string | null }>;
   /** pi-peers 1.0 has no abort request; a client that can stop a run some other way offers this. */
   abort?(): Promise<unknown>;
   close?(): void;
@@ -121,7 +124,9 @@ export class PeersBackend implements ChatBackend {
       }
       if (failure === undefined) break;
       if (failure.retryable !== true || attempt >= this.attempts) {
-        throw new Error(`PeersBackend.send: the peer refused the ${wire}: ${failure.error ?? 'no reason given'}${failure.errorCode === undefined ? '' : ` (${failure.errorCode})`}`);
+        throw new Error(
+          `PeersBackend.send: the peer refused the ${wire}: ${failure.error ?? 'no reason given'}${failure.errorCode === undefined ? '' : ` (${failure.errorCode})`}`,
+        );
       }
     }
     this.running = true;
@@ -165,7 +170,11 @@ export class PeersBackend implements ChatBackend {
     const now = totalsOf(state.aiccUsage);
     const before = this.usageBaseline;
     if (now === undefined || before === undefined) return;
-    const spent = { inputTokens: now.inputTokens - before.inputTokens, outputTokens: now.outputTokens - before.outputTokens, costUsd: now.costUsd - before.costUsd };
+    const spent = {
+      inputTokens: now.inputTokens - before.inputTokens,
+      outputTokens: now.outputTokens - before.outputTokens,
+      costUsd: now.costUsd - before.costUsd,
+    };
     // Totals that went down belong to another pi (restarted): nothing can be said of this reply.
     if (spent.inputTokens < 0 || spent.outputTokens < 0 || spent.costUsd < 0) return;
     const signal: ChatSignal = { type: 'usage', ...spent };
@@ -204,7 +213,9 @@ function totalsOf(usage: unknown): Totals | undefined {
   if (usage === null || typeof usage !== 'object') return undefined;
   const { inputTokens, outputTokens, costUsd } = usage as Record<string, unknown>;
   const counts = [inputTokens, outputTokens, costUsd];
-  return counts.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0) ? { inputTokens: inputTokens as number, outputTokens: outputTokens as number, costUsd: costUsd as number } : undefined;
+  return counts.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0)
+    ? { inputTokens: inputTokens as number, outputTokens: outputTokens as number, costUsd: costUsd as number }
+    : undefined;
 }
 
 function refusalOf(response: unknown): PeersResponseLike | undefined {

@@ -163,7 +163,8 @@ export class Pilot {
     if (this.statusNow === 'paused' || this.statusNow === 'stopped') return;
     this.cadence.gather(() => {
       if (this.statusNow === 'idle') void this.decide();
-      else if (this.statusNow === 'thinking' && this.options.backend.busy && this.followUps < this.maxFollowUps && this.digest.hasNews) void this.interject('follow_up');
+      else if (this.statusNow === 'thinking' && this.options.backend.busy && this.followUps < this.maxFollowUps && this.digest.hasNews)
+        void this.interject('follow_up');
     });
   }
 
@@ -296,7 +297,13 @@ export class Pilot {
 
   private brief(): string {
     const { character, notes } = this.options;
-    return briefing({ character, manifest: this.manifest, maxCallsPerReply: this.maxCalls, ...(notes !== undefined && { notes }), ...(this.native === true && { nativeTools: true }) });
+    return briefing({
+      character,
+      manifest: this.manifest,
+      maxCallsPerReply: this.maxCalls,
+      ...(notes !== undefined && { notes }),
+      ...(this.native === true && { nativeTools: true }),
+    });
   }
 
   private takeDigest(): string {

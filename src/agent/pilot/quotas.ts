@@ -63,7 +63,8 @@ export class Quotas {
       const left = this.left(tool);
       if (left === undefined) continue;
       const { calls_per_minute: perMinute, calls_per_session: perSession } = left.limits;
-      const low = (remaining: number | undefined, limit: number | undefined): boolean => remaining !== undefined && limit !== undefined && remaining <= limit / 4;
+      const low = (remaining: number | undefined, limit: number | undefined): boolean =>
+        remaining !== undefined && limit !== undefined && remaining <= limit / 4;
       if (!called.has(tool) && !low(left.perMinute, perMinute) && !low(left.perSession, perSession)) continue;
       const shown: string[] = [];
       if (left.perMinute !== undefined) shown.push(`${left.perMinute}/${perMinute} per min`);

@@ -58,7 +58,6 @@ const MAX_SEGMENT_CHARS = 8_000;
  */
 const SCAN_BUDGET = 1_000_000;
 
-
 export function parseReply(reply: string | null, options: ParseOptions = {}): ParsedReply {
   const result: ParsedReply = { calls: [], unreadable: [], waits: false, slips: [], source: 'none' };
   const slips = new Set<Slip>();
@@ -120,7 +119,11 @@ function fencedBlocks(text: string): Block[] {
       if (inline !== null) blocks.push({ label: (inline[1] ?? '').toLowerCase(), body: inline[2] ?? '', closed: inline[3] !== undefined });
       break;
     }
-    const label = text.slice(at + 3, lineEnd).trim().split(/\s+/)[0]!.toLowerCase();
+    const label = text
+      .slice(at + 3, lineEnd)
+      .trim()
+      .split(/\s+/)[0]!
+      .toLowerCase();
     const close = text.indexOf('```', lineEnd + 1);
     blocks.push({ label, body: text.slice(lineEnd + 1, close < 0 ? text.length : close), closed: close >= 0 });
     if (close < 0) break;
@@ -185,7 +188,8 @@ function readSegments(body: string, mode: 'block' | 'text', result: ParsedReply,
         const eol = body.indexOf('\n', i);
         const rest = body.slice(i, eol < 0 ? body.length : eol);
         // In free text an unbalanced bracket is prose ("[I don't know"): skip it and read on.
-        if (mode === 'block') result.unreadable.push({ line, text: rest.trim(), reason: `its brackets do not balance; it ends before its closing ${c === '{' ? '}' : ']'}` });
+        if (mode === 'block')
+          result.unreadable.push({ line, text: rest.trim(), reason: `its brackets do not balance; it ends before its closing ${c === '{' ? '}' : ']'}` });
         i = mode === 'block' ? (eol < 0 ? body.length : eol) : i + 1;
         continue;
       }
@@ -199,7 +203,11 @@ function readSegments(body: string, mode: 'block' | 'text', result: ParsedReply,
     const stray = body.slice(i, eol < 0 ? body.length : eol);
     const next = stray.search(/[{[]/);
     if (mode === 'block' && !/^(\/\/|#)/.test(stray)) {
-      result.unreadable.push({ line, text: firstLine(next > 0 ? stray.slice(0, next) : stray), reason: 'not a JSON object; write {"tool": "<id>", "input": {…}}' });
+      result.unreadable.push({
+        line,
+        text: firstLine(next > 0 ? stray.slice(0, next) : stray),
+        reason: 'not a JSON object; write {"tool": "<id>", "input": {…}}',
+      });
     }
     i = next > 0 && !/^(\/\/|#)/.test(stray) ? i + next : eol < 0 ? body.length : eol;
   }

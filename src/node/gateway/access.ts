@@ -38,7 +38,8 @@ export interface Refusal {
 
 /** Says what is wrong with a key, or undefined if it will do. Never repeats the key. */
 export function checkKeyFormat(key: string): string | undefined {
-  if (key.length < MIN_KEY_LENGTH) return `the gateway key must be at least ${MIN_KEY_LENGTH} characters (got ${key.length}); generate one with \`openssl rand -hex 24\``;
+  if (key.length < MIN_KEY_LENGTH)
+    return `the gateway key must be at least ${MIN_KEY_LENGTH} characters (got ${key.length}); generate one with \`openssl rand -hex 24\``;
   if (!KEY_PATTERN.test(key)) return 'the gateway key may hold only letters, digits and . _ ~ - (it travels as a WebSocket subprotocol)';
   return undefined;
 }
@@ -157,7 +158,12 @@ export function selectSubprotocol(protocols: Set<string>, served: string = SUBPR
 
 /** Parses a Sec-WebSocket-Protocol header into its tokens. */
 export function parseProtocols(header: string | undefined): string[] {
-  return header === undefined ? [] : header.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  return header === undefined
+    ? []
+    : header
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p !== '');
 }
 
 function digest(text: string): Buffer {

@@ -63,21 +63,37 @@ export function judgeCommand(record: Record<string, unknown>, context: Isolation
   }
   if (context.admin) return { verdict: 'forward' };
   if (operation === 'drain') {
-    return deny('admin_only', 'drain stops the daemon for every page until it restarts: only a gateway started with --daemon-admin passes it on; restart the daemon from its host instead');
+    return deny(
+      'admin_only',
+      'drain stops the daemon for every page until it restarts: only a gateway started with --daemon-admin passes it on; restart the daemon from its host instead',
+    );
   }
   if (operation === 'status') {
-    return deny('admin_only', "status without a sessionId shows every session on the host: name one of this page's sessions in sessionId, or start the gateway with --daemon-admin");
+    return deny(
+      'admin_only',
+      "status without a sessionId shows every session on the host: name one of this page's sessions in sessionId, or start the gateway with --daemon-admin",
+    );
   }
-  return deny('unknown_operation', `operation ${quote(operation, context)} is not one the gateway can check (handshake, open, wake, steer, followUp, status, abort, attach, detach, close); start the gateway with --daemon-admin to pass every operation on`);
+  return deny(
+    'unknown_operation',
+    `operation ${quote(operation, context)} is not one the gateway can check (handshake, open, wake, steer, followUp, status, abort, attach, detach, close); start the gateway with --daemon-admin to pass every operation on`,
+  );
 }
 
 function judgeOpen(record: Record<string, unknown>, context: IsolationContext): Judgement {
   const sessionId = record.sessionId;
   if (typeof sessionId !== 'string') return { verdict: 'forward' };
   const standing = context.owners.standing(sessionId, context.page);
-  if (standing === 'taken') return deny('other_page', `session ${quote(sessionId, context)} belongs to another page on this gateway; choose another sessionId (a session belongs to the page connection that opened it, until that connection ends)`);
+  if (standing === 'taken')
+    return deny(
+      'other_page',
+      `session ${quote(sessionId, context)} belongs to another page on this gateway; choose another sessionId (a session belongs to the page connection that opened it, until that connection ends)`,
+    );
   if (standing === 'free' && context.owners.count(context.page) >= MAX_SESSIONS_PER_PAGE) {
-    return deny('session_limit', `this page connection already holds ${MAX_SESSIONS_PER_PAGE} sessions, the most one may; open one of its sessionIds again instead of a new one`);
+    return deny(
+      'session_limit',
+      `this page connection already holds ${MAX_SESSIONS_PER_PAGE} sessions, the most one may; open one of its sessionIds again instead of a new one`,
+    );
   }
   // With no string requestId the daemon refuses the command before it opens anything: it goes on
   // unclaimed, so it could make nothing this page's.
@@ -89,11 +105,20 @@ function judgeUse(operation: string, sessionId: string, context: IsolationContex
     case 'owned':
       return { verdict: 'forward' };
     case 'opening':
-      return deny('opening', `${operation} of session ${quote(sessionId, context)} before the daemon answered this page's open of it; wait for the open's answer`);
+      return deny(
+        'opening',
+        `${operation} of session ${quote(sessionId, context)} before the daemon answered this page's open of it; wait for the open's answer`,
+      );
     case 'taken':
-      return deny('other_page', `session ${quote(sessionId, context)} belongs to another page on this gateway; a page reaches only the sessions its own connection opened`);
+      return deny(
+        'other_page',
+        `session ${quote(sessionId, context)} belongs to another page on this gateway; a page reaches only the sessions its own connection opened`,
+      );
     case 'free':
-      return deny('not_opened', `this page connection has not opened session ${quote(sessionId, context)}; open it first (a page reaches only the sessions its own connection opened; after a reconnect, open them again)`);
+      return deny(
+        'not_opened',
+        `this page connection has not opened session ${quote(sessionId, context)}; open it first (a page reaches only the sessions its own connection opened; after a reconnect, open them again)`,
+      );
   }
 }
 
@@ -160,7 +185,12 @@ export function echoedRequestId(record: Record<string, unknown>): string | undef
 function refuseRequestId(record: Record<string, unknown>): Judgement | undefined {
   const id = record.requestId;
   if (typeof id !== 'string' || id.length <= MAX_REQUEST_ID) return undefined;
-  return { verdict: 'refuse', code: 'invalid_field', message: `requestId length must be between 1 and ${MAX_REQUEST_ID}`, details: { field: 'requestId', length: id.length, min: 1, max: MAX_REQUEST_ID } };
+  return {
+    verdict: 'refuse',
+    code: 'invalid_field',
+    message: `requestId length must be between 1 and ${MAX_REQUEST_ID}`,
+    details: { field: 'requestId', length: id.length, min: 1, max: MAX_REQUEST_ID },
+  };
 }
 
 /** A page-chosen id in a message: the key taken out first, then clipped (so no part of it shows), and quoted. */

@@ -32,7 +32,15 @@ export const UNKNOWN_REQUEST_ID = 'unknown';
  * gateway's alone (`denied_by_gateway`, `daemon_unavailable`); the others are the daemon's codes
  * for the same thing, given where the gateway answers in its stead.
  */
-export type DaemonRelayErrorCode = 'invalid_json' | 'invalid_field' | 'invalid_utf8' | 'line_too_large' | 'duplicate_request_id' | 'connection_busy' | 'denied_by_gateway' | 'daemon_unavailable';
+export type DaemonRelayErrorCode =
+  | 'invalid_json'
+  | 'invalid_field'
+  | 'invalid_utf8'
+  | 'line_too_large'
+  | 'duplicate_request_id'
+  | 'connection_busy'
+  | 'denied_by_gateway'
+  | 'daemon_unavailable';
 
 /**
  * Why a `denied_by_gateway` refused, in `error.details.rule`, for a client to act on without
@@ -67,7 +75,14 @@ export interface CommandIds {
  * A refusal made by the gateway, shaped like a daemon response (and valid by the schema). Its
  * message starts with "aicc gateway:"; `hostInstanceId` is the daemon's once known.
  */
-export function gatewayError(ids: CommandIds, hostInstanceId: string, code: DaemonRelayErrorCode, message: string, retryable = false, details: Record<string, unknown> = {}): DaemonErrorResponse {
+export function gatewayError(
+  ids: CommandIds,
+  hostInstanceId: string,
+  code: DaemonRelayErrorCode,
+  message: string,
+  retryable = false,
+  details: Record<string, unknown> = {},
+): DaemonErrorResponse {
   return {
     protocolVersion: ids.protocolVersion ?? DAEMON_PROTOCOL_VERSION,
     kind: 'response',
@@ -103,7 +118,8 @@ const RAW_LINE_BREAK = /[\r\n]/g;
  * the daemon's side, and is otherwise forwarded byte for byte.
  */
 export function readFrame(frame: string | Buffer, maxLineBytes: number): ReadFrame {
-  if (typeof frame !== 'string') return { ok: false, code: 'invalid_json', message: 'pi-daemon records are JSON text; send a text frame, not a binary one', ends: true };
+  if (typeof frame !== 'string')
+    return { ok: false, code: 'invalid_json', message: 'pi-daemon records are JSON text; send a text frame, not a binary one', ends: true };
   const bytes = Buffer.byteLength(frame, 'utf8');
   if (bytes > maxLineBytes) {
     return {
@@ -123,7 +139,13 @@ export function readFrame(frame: string | Buffer, maxLineBytes: number): ReadFra
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const what = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-    return { ok: false, code: 'invalid_field', message: `command must be an object, not ${what}; send one command object per text frame`, details: { field: 'command' }, ends: false };
+    return {
+      ok: false,
+      code: 'invalid_field',
+      message: `command must be an object, not ${what}; send one command object per text frame`,
+      details: { field: 'command' },
+      ends: false,
+    };
   }
   const record = value as Record<string, unknown>;
   return { ok: true, line: frame.replace(RAW_LINE_BREAK, ' '), record, ids: idsOf(record) };
@@ -148,14 +170,22 @@ export function checkPolicy(record: Record<string, unknown>, policy: DaemonPolic
   const open = payload as Record<string, unknown>;
   const resources = open.resources;
   if (resources !== null && typeof resources === 'object' && 'tools' in resources && (resources as Record<string, unknown>).tools !== 'none') {
-    return { rule: 'host_tools', message: 'payload.resources.tools must be "none": a page may not give the model the host\'s filesystem tools; a character acts through its game\'s AICC tools' };
+    return {
+      rule: 'host_tools',
+      message:
+        'payload.resources.tools must be "none": a page may not give the model the host\'s filesystem tools; a character acts through its game\'s AICC tools',
+    };
   }
   if (policy.storedSessions === true) return undefined;
   const session = open.session !== null && typeof open.session === 'object' ? (open.session as Record<string, unknown>) : {};
   const stored = ['path', 'sessionDir'].find((name) => name in session) ?? ('agentDir' in open ? 'agentDir' : undefined);
   if (session.mode !== 'memory' || stored !== undefined) {
-    const what = stored === undefined ? `payload.session.mode ${JSON.stringify(session.mode)}` : stored === 'agentDir' ? 'payload.agentDir' : `payload.session.${stored}`;
-    return { rule: 'stored_sessions', message: `${what}: a page may open memory sessions only (session.mode "memory", no path, sessionDir or agentDir); start the gateway with --daemon-stored-sessions to let pages use the host's stored sessions` };
+    const what =
+      stored === undefined ? `payload.session.mode ${JSON.stringify(session.mode)}` : stored === 'agentDir' ? 'payload.agentDir' : `payload.session.${stored}`;
+    return {
+      rule: 'stored_sessions',
+      message: `${what}: a page may open memory sessions only (session.mode "memory", no path, sessionDir or agentDir); start the gateway with --daemon-stored-sessions to let pages use the host's stored sessions`,
+    };
   }
   return undefined;
 }

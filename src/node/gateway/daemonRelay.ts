@@ -83,7 +83,8 @@ export function checkDaemonRelayOptions(options: DaemonRelayOptions): string | u
   if (typeof options.socketPath !== 'string' || options.socketPath === '') return "the daemon target needs socketPath, the daemon's Unix socket";
   for (const name of ['connectTimeoutMs', 'maxLineBytes', 'highWaterBytes'] as const) {
     const value = options[name];
-    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) return `the daemon target's ${name} must be a whole number above 0, got ${String(value)}`;
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1))
+      return `the daemon target's ${name} must be a whole number above 0, got ${String(value)}`;
   }
   return undefined;
 }
@@ -184,14 +185,25 @@ export function relayDaemon(browser: BrowserConnection, options: DaemonRelayOpti
       if (requestId !== undefined) {
         // The daemon's own answers, given here: it could not be told which request an answer is for.
         if (inFlight.has(requestId)) return answer(read.ids, 'duplicate_request_id', 'requestId is already in flight; give each request its own requestId');
-        if (inFlight.size >= DAEMON_MAX_IN_FLIGHT) return answer(read.ids, 'connection_busy', `${DAEMON_MAX_IN_FLIGHT} requests already wait for their answers; wait for some`, true);
+        if (inFlight.size >= DAEMON_MAX_IN_FLIGHT)
+          return answer(read.ids, 'connection_busy', `${DAEMON_MAX_IN_FLIGHT} requests already wait for their answers; wait for some`, true);
         if (judgement.verdict === 'open') owners.opening(judgement.sessionId, browser.number);
-        inFlight.set(requestId, judgement.verdict === 'open' ? { kind: 'open', sessionId: judgement.sessionId } : judgement.verdict === 'handshake' ? { kind: 'handshake' } : undefined);
+        inFlight.set(
+          requestId,
+          judgement.verdict === 'open'
+            ? { kind: 'open', sessionId: judgement.sessionId }
+            : judgement.verdict === 'handshake'
+              ? { kind: 'handshake' }
+              : undefined,
+        );
       }
       if (stage === 'open') return forward(read.line);
       backlogBytes += Buffer.byteLength(read.line);
       if (backlog.length >= DAEMON_MAX_BACKLOG || backlogBytes > DAEMON_MAX_BACKLOG_BYTES) {
-        return finish(CLOSE.tryAgainLater, `more than ${DAEMON_MAX_BACKLOG} records or ${DAEMON_MAX_BACKLOG_BYTES} bytes before the daemon's socket opened; send fewer at once`);
+        return finish(
+          CLOSE.tryAgainLater,
+          `more than ${DAEMON_MAX_BACKLOG} records or ${DAEMON_MAX_BACKLOG_BYTES} bytes before the daemon's socket opened; send fewer at once`,
+        );
       }
       backlog.push(read.line);
     },
@@ -203,7 +215,13 @@ export function relayDaemon(browser: BrowserConnection, options: DaemonRelayOpti
     refused(code) {
       // ws closes the connection itself: the page gets the daemon's answer to such a line first.
       if (code === CLOSE.tooBig) {
-        answer({}, 'line_too_large', `a WebSocket message over the gateway's limit of ${shared.maxMessageBytes} bytes; send records of at most ${maxLineBytes} bytes (the daemon's line limit)`, false, { maxLineBytes });
+        answer(
+          {},
+          'line_too_large',
+          `a WebSocket message over the gateway's limit of ${shared.maxMessageBytes} bytes; send records of at most ${maxLineBytes} bytes (the daemon's line limit)`,
+          false,
+          { maxLineBytes },
+        );
         return `aicc gateway: a message over ${shared.maxMessageBytes} bytes; records are at most ${maxLineBytes} bytes`;
       }
       answer({}, 'invalid_utf8', 'a text frame that is not UTF-8; send JSON text in UTF-8');
@@ -261,7 +279,9 @@ function readResponse(line: string): { requestId: string; ok: boolean; code?: un
   }
   if (record === null || typeof record !== 'object') return undefined;
   const { kind, requestId, ok, error } = record as Record<string, unknown>;
-  return kind === 'response' && typeof requestId === 'string' ? { requestId, ok: ok === true, code: (error as { code?: unknown } | null | undefined)?.code } : undefined;
+  return kind === 'response' && typeof requestId === 'string'
+    ? { requestId, ok: ok === true, code: (error as { code?: unknown } | null | undefined)?.code }
+    : undefined;
 }
 
 /** Connects to a Unix socket; the raw socket, because the relay pauses and resumes it. */

@@ -36,7 +36,9 @@ export class DeliveryLedger {
     const known = this.entries.get(id);
     if (known !== undefined) return { response: await known.response, repeated: true };
     // A deliverer that throws still answers, and retryably: nothing is known to have been delivered.
-    const response = deliver().catch((error: unknown) => failure(id, 'deliver', 'internal_error', error instanceof Error ? error.message : String(error), true));
+    const response = deliver().catch((error: unknown) =>
+      failure(id, 'deliver', 'internal_error', error instanceof Error ? error.message : String(error), true),
+    );
     this.entries.set(id, { at: this.now(), response });
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     const settled = await response;

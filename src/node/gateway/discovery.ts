@@ -47,7 +47,9 @@ export function discoverAgents(peersHome: string, options: DiscoveryOptions = {}
   const result: Discovery = { agents: [], skipped: [] };
   let files: string[];
   try {
-    files = readdirSync(folder).filter((file) => file.endsWith('.json')).sort();
+    files = readdirSync(folder)
+      .filter((file) => file.endsWith('.json'))
+      .sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return result;
     throw new Error(`discoverAgents: cannot read ${folder} (${(error as NodeJS.ErrnoException).code ?? String(error)}); check PI_PEERS_HOME`);

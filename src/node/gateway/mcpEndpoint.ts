@@ -56,7 +56,8 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       return refuse(response, 403, `the Host ${policy.describeHost(host)} is not this gateway's; call it as http://127.0.0.1:${port}${MCP_PATH}<character>`);
     }
     const origin = request.headers.origin;
-    if (origin !== undefined && !policy.admitsOrigin(origin)) return refuse(response, 403, `${policy.describeOrigin(origin)} is not in the gateway's --origin list`);
+    if (origin !== undefined && !policy.admitsOrigin(origin))
+      return refuse(response, 403, `${policy.describeOrigin(origin)} is not in the gateway's --origin list`);
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
     if (bearer === null) return refuse(response, 401, 'no gateway key; send the header Authorization: Bearer <key>');
     if (!policy.keyMatches(bearer[1]!)) return refuse(response, 401, 'wrong gateway key');
@@ -80,7 +81,8 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const id = request.headers['mcp-session-id'];
     if (typeof id === 'string') {
       const session = sessions.get(id);
-      if (session === undefined || session.character !== character) return answerError(response, 404, `aicc gateway: no MCP session ${clip(id, 40)} for ${character}; start a new one with an initialize request`, -32001);
+      if (session === undefined || session.character !== character)
+        return answerError(response, 404, `aicc gateway: no MCP session ${clip(id, 40)} for ${character}; start a new one with an initialize request`, -32001);
       if (request.method === 'POST') session.transport.handlePost(request, response, body);
       else if (request.method === 'GET') session.transport.handleGet(request, response);
       else session.transport.handleDelete(request, response);
@@ -94,10 +96,13 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const news = characters.news(character);
     // An MCP client is a model: in a hybrid-mode game its calls run at once, not at the next tick.
     const served = createCharacterServer(client, { character, immediate: true, ...(news !== undefined && { news }) });
-    const transport = new McpHttpSession((sessionId) => {
-      sessions.set(sessionId, { character, transport, served });
-      log(`aicc gateway: MCP session for ${character} opened (${sessions.size} open)`);
-    }, { 'tools/call': served.callTool });
+    const transport = new McpHttpSession(
+      (sessionId) => {
+        sessions.set(sessionId, { character, transport, served });
+        log(`aicc gateway: MCP session for ${character} opened (${sessions.size} open)`);
+      },
+      { 'tools/call': served.callTool },
+    );
     transport.onclose = () => {
       served.detach();
       if (transport.sessionId !== undefined && sessions.delete(transport.sessionId)) log(`aicc gateway: MCP session for ${character} closed`);

@@ -58,10 +58,13 @@ export class McpHttpSession implements Transport {
   /** A POST whose body was read and parsed (`body`). */
   handlePost(request: IncomingMessage, response: ServerResponse, body: unknown): void {
     const accept = request.headers.accept ?? '';
-    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return answerError(response, 406, 'Not Acceptable: the client must accept both application/json and text/event-stream');
-    if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) return answerError(response, 415, 'Unsupported Media Type: the Content-Type must be application/json');
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
+      return answerError(response, 406, 'Not Acceptable: the client must accept both application/json and text/event-stream');
+    if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? ''))
+      return answerError(response, 415, 'Unsupported Media Type: the Content-Type must be application/json');
     const messages = Array.isArray(body) ? body : [body];
-    if (messages.length === 0 || messages.length > MAX_MCP_BATCH) return answerError(response, 400, `Invalid Request: a batch holds 1 to ${MAX_MCP_BATCH} messages`, -32600);
+    if (messages.length === 0 || messages.length > MAX_MCP_BATCH)
+      return answerError(response, 400, `Invalid Request: a batch holds 1 to ${MAX_MCP_BATCH} messages`, -32600);
     if (!messages.every(isJsonRpcMessage)) return answerError(response, 400, 'Parse error: not a JSON-RPC 2.0 message', -32700);
     if (this.closed) return answerError(response, 404, 'Session not found', -32001);
     const initialize = messages.some((message) => 'method' in message && message.method === 'initialize');
@@ -79,7 +82,8 @@ export class McpHttpSession implements Transport {
     if (ids.length === 0) {
       response.writeHead(202).end();
     } else {
-      if (this.posts.size + ids.length > MAX_MCP_PENDING_REQUESTS) return answerError(response, 503, `Service Unavailable: ${MAX_MCP_PENDING_REQUESTS} requests of this session already wait for their responses`);
+      if (this.posts.size + ids.length > MAX_MCP_PENDING_REQUESTS)
+        return answerError(response, 503, `Service Unavailable: ${MAX_MCP_PENDING_REQUESTS} requests of this session already wait for their responses`);
       if (ids.some((id) => this.posts.has(id))) return answerError(response, 400, 'Invalid Request: a request id already waits for its response', -32600);
       const post: PendingPost = { response, ids, answers: new Map() };
       for (const id of ids) this.posts.set(id, post);
@@ -97,11 +101,17 @@ export class McpHttpSession implements Transport {
 
   /** A GET: the session's event stream. */
   handleGet(request: IncomingMessage, response: ServerResponse): void {
-    if (!(request.headers.accept ?? '').includes('text/event-stream')) return answerError(response, 406, 'Not Acceptable: the client must accept text/event-stream');
+    if (!(request.headers.accept ?? '').includes('text/event-stream'))
+      return answerError(response, 406, 'Not Acceptable: the client must accept text/event-stream');
     const refusal = this.versionRefusal(request);
     if (refusal !== undefined) return answerError(response, 400, refusal);
     if (this.stream !== undefined) return answerError(response, 409, 'Conflict: only one event stream per session');
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'mcp-session-id': this.sessionId ?? '' });
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'mcp-session-id': this.sessionId ?? '',
+    });
     response.flushHeaders();
     this.stream = response;
     response.once('close', () => {
@@ -137,7 +147,8 @@ export class McpHttpSession implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const post of new Set(this.posts.values())) if (!post.response.headersSent) answerError(post.response, 404, 'Session not found: the session ended', -32001);
+    for (const post of new Set(this.posts.values()))
+      if (!post.response.headersSent) answerError(post.response, 404, 'Session not found: the session ended', -32001);
     this.posts.clear();
     this.stream?.end();
     this.stream = undefined;
@@ -184,5 +195,9 @@ function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
   const id = message.id;
   const validId = typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));
   if (typeof message.method === 'string') return !('id' in message) || validId;
-  return validId && (('result' in message && typeof message.result === 'object' && message.result !== null) || ('error' in message && typeof message.error === 'object' && message.error !== null));
+  return (
+    validId &&
+    (('result' in message && typeof message.result === 'object' && message.result !== null) ||
+      ('error' in message && typeof message.error === 'object' && message.error !== null))
+  );
 }

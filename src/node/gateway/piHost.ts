@@ -75,7 +75,10 @@ export class PiHost {
     options: PiHostOptions,
   ) {
     this.tracker = new RunTracker(options);
-    this.ledger = new DeliveryLedger({ ...(options.dedupeTtlMs === undefined ? {} : { ttlMs: options.dedupeTtlMs }), ...(options.now === undefined ? {} : { now: options.now }) });
+    this.ledger = new DeliveryLedger({
+      ...(options.dedupeTtlMs === undefined ? {} : { ttlMs: options.dedupeTtlMs }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+    });
     this.hopLimit = options.hopLimit ?? HOP_LIMIT;
     this.startedAt = new Date((options.now ?? Date.now)()).toISOString();
     pi.onEvent((event) => {
@@ -97,7 +100,11 @@ export class PiHost {
     const state = await pi.request({ type: 'get_state' }).catch(() => undefined);
     const sessionId = (state?.data as { sessionId?: unknown } | undefined)?.sessionId;
     const piSessionId = typeof sessionId === 'string' ? sessionId : undefined;
-    const identity = { id: options.id ?? piSessionId ?? `pi-${pi.pid ?? 'unknown'}`, label: options.label ?? 'pi', ...(piSessionId === undefined ? {} : { piSessionId }) };
+    const identity = {
+      id: options.id ?? piSessionId ?? `pi-${pi.pid ?? 'unknown'}`,
+      label: options.label ?? 'pi',
+      ...(piSessionId === undefined ? {} : { piSessionId }),
+    };
     return new PiHost(pi, identity, options);
   }
 
@@ -150,7 +157,12 @@ export class PiHost {
   hello(hello: Hello): Response {
     const version = negotiateVersion(hello.protocol);
     if (version === undefined) {
-      return failure(hello.id, 'hello', 'incompatible_version', `this agent speaks pi-peers ${PROTOCOL.minVersion} to ${PROTOCOL.version}; the client asked for ${hello.protocol.minVersion} to ${hello.protocol.version}`);
+      return failure(
+        hello.id,
+        'hello',
+        'incompatible_version',
+        `this agent speaks pi-peers ${PROTOCOL.minVersion} to ${PROTOCOL.version}; the client asked for ${hello.protocol.minVersion} to ${hello.protocol.version}`,
+      );
     }
     return success(hello.id, 'hello', { version, protocol: { ...PROTOCOL }, agent: this.state() });
   }
@@ -239,7 +251,8 @@ export class PiHost {
     const id = record.id ?? '';
     const { message, hops, awaitsReply } = record;
     if (typeof message !== 'string' || message === '') return failure(id, type, 'invalid_request', `a ${type} needs a non-empty string "message"`);
-    if (hops !== undefined && (!Number.isSafeInteger(hops) || (hops as number) < 1)) return failure(id, type, 'invalid_request', '"hops" must be a whole number from 1');
+    if (hops !== undefined && (!Number.isSafeInteger(hops) || (hops as number) < 1))
+      return failure(id, type, 'invalid_request', '"hops" must be a whole number from 1');
     if (awaitsReply !== undefined && typeof awaitsReply !== 'boolean') return failure(id, type, 'invalid_request', '"awaitsReply" must be true or false');
     const { response } = await this.ledger.once(id, async () => {
       if (hops !== undefined && (hops as number) > this.hopLimit) {
@@ -303,7 +316,9 @@ export class PiHost {
     const stranded = this.ending.stranded();
     if (stranded.length === 0 || !this.tracker.idle) return;
     this.tracker.promptSent(true);
-    void this.rpc({ type: 'prompt', message: STRANDED_NOTE }).then((response) => this.tracker.promptAnswered(response instanceof Error ? undefined : response, true));
+    void this.rpc({ type: 'prompt', message: STRANDED_NOTE }).then((response) =>
+      this.tracker.promptAnswered(response instanceof Error ? undefined : response, true),
+    );
   }
 
   private answer(id: string, type: DeliveryType, response: RpcResponse | Error, deliveredAs: string): Response {

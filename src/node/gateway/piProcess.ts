@@ -137,7 +137,9 @@ export class PiProcess {
     const response = await this.request({ type: 'get_commands' });
     const commands = response.success ? (response.data as { commands?: Array<{ name?: unknown }> } | undefined)?.commands : undefined;
     if (!Array.isArray(commands) || !commands.some((command) => command?.name === 'mcp')) {
-      throw new Error('this pi does not serve MCP tools (no built-in MCP extension); give mcpServers to pi 1.x only, or leave them out to use the text protocol');
+      throw new Error(
+        'this pi does not serve MCP tools (no built-in MCP extension); give mcpServers to pi 1.x only, or leave them out to use the text protocol',
+      );
     }
   }
 
@@ -230,7 +232,10 @@ export class PiProcess {
   }
 
   private stderrSummary(): string {
-    const lines = this.stderrTail.trim().split('\n').filter((line) => line.trim() !== '');
+    const lines = this.stderrTail
+      .trim()
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     return lines.length === 0 ? '' : `; pi said: ${lines.slice(-3).join(' | ').slice(0, 300)}`;
   }
 }

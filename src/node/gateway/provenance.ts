@@ -22,6 +22,9 @@ export function withProvenance(message: string, provenance: Provenance): string 
 }
 
 function field(text: string): string {
-  const clean = text.replace(/[^\x20-\x7e\u00a0-\u2027\u202a-\uffff]/g, ' ').replace(/[[\]"]/g, "'").trim();
+  const clean = text
+    .replace(/[^\x20-\x7e\u00a0-\u2027\u202a-\uffff]/g, ' ')
+    .replace(/[[\]"]/g, "'")
+    .trim();
   return `"${clean.length > 60 ? `${clean.slice(0, 60)}…` : clean}"`;
 }

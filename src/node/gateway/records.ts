@@ -88,7 +88,14 @@ export function parseRecord(frame: unknown): Parsed {
   if (typeof record.type !== 'string') return refuse(id, 'parse', 'a record needs a string "type"');
   if (id === undefined) return refuse(undefined, clip(record.type, 40), `a "${clip(record.type, 40)}" record needs a string "id" to answer to`);
   const structure = checkStructure(record, MAX_RECORD_DEPTH);
-  if (!structure.ok) return refuse(id, clip(record.type, 40), structure.kind === 'too_deep' ? `a record may nest objects and arrays at most ${MAX_RECORD_DEPTH} levels deep` : `${structure.message}; such a key could pollute a prototype where the record is merged`);
+  if (!structure.ok)
+    return refuse(
+      id,
+      clip(record.type, 40),
+      structure.kind === 'too_deep'
+        ? `a record may nest objects and arrays at most ${MAX_RECORD_DEPTH} levels deep`
+        : `${structure.message}; such a key could pollute a prototype where the record is merged`,
+    );
   return { ok: true, record: record as BrowserRecord };
 }
 

@@ -95,7 +95,10 @@ export function relayBrowser(browser: BrowserConnection, agentId: string, option
     }
     if (entry === undefined) {
       browser.role = `relay to an unknown agent (an id of ${agentId.length} characters)`;
-      return refuse(failure(hello.id, 'hello', 'agent_not_found', "no agent by that id in the gateway's PI_PEERS_HOME; list the agents with `pi-peers list`"), CLOSE.notFound);
+      return refuse(
+        failure(hello.id, 'hello', 'agent_not_found', "no agent by that id in the gateway's PI_PEERS_HOME; list the agents with `pi-peers list`"),
+        CLOSE.notFound,
+      );
     }
     browser.role = `relay to agent ${clip(entry.id, 60)}`;
     token = entry.token;
@@ -114,7 +117,8 @@ export function relayBrowser(browser: BrowserConnection, agentId: string, option
       });
     } catch {
       // The error names the socket path; the browser needs only to know the agent is not there.
-      if (stage === 'connecting') refuse(failure(hello.id, 'hello', 'agent_unavailable', `agent "${clip(entry.id, 60)}" is not reachable; it may have exited`, true), CLOSE.agentGone);
+      if (stage === 'connecting')
+        refuse(failure(hello.id, 'hello', 'agent_unavailable', `agent "${clip(entry.id, 60)}" is not reachable; it may have exited`, true), CLOSE.agentGone);
       return;
     }
     if (stage !== 'connecting') return link.close('the browser left before the agent answered');

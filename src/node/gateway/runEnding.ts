@@ -69,7 +69,9 @@ export class RunEnding {
 function textOf(content: unknown): string | undefined {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return undefined;
-  return (content as Array<{ type?: unknown; text?: unknown }>).map((part) => (part?.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('');
+  return (content as Array<{ type?: unknown; text?: unknown }>)
+    .map((part) => (part?.type === 'text' && typeof part.text === 'string' ? part.text : ''))
+    .join('');
 }
 
 function callsTools(content: unknown): boolean {

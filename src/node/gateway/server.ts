@@ -7,7 +7,18 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CapsuleError } from '../../base/errors.js';
-import { AccessPolicy, checkKeyFormat, clip, CLOSE, DAEMON_SUBPROTOCOL, normalizeOrigin, parseProtocols, selectSubprotocol, SUBPROTOCOL, type Refusal } from './access.js';
+import {
+  AccessPolicy,
+  checkKeyFormat,
+  clip,
+  CLOSE,
+  DAEMON_SUBPROTOCOL,
+  normalizeOrigin,
+  parseProtocols,
+  selectSubprotocol,
+  SUBPROTOCOL,
+  type Refusal,
+} from './access.js';
 import { BrowserConnection, GatewayWebSocket } from './browser.js';
 import { checkDaemonRelayOptions, relayDaemon, type DaemonRelayOptions, type DaemonRelayShared } from './daemonRelay.js';
 import { serveHost, type HostSessionOptions } from './hostSession.js';
@@ -27,7 +38,10 @@ async function loadMcpEndpoint(options: McpEndpointOptions): Promise<McpEndpoint
   try {
     return (await import('./mcpEndpoint.js')).mcpEndpoint(options);
   } catch (error) {
-    throw new CapsuleError('AICC_INVALID_OPTION', `startGateway: serving MCP needs the optional dependency @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk); loading it failed: ${(error as Error).message.split('\n', 1)[0]}`);
+    throw new CapsuleError(
+      'AICC_INVALID_OPTION',
+      `startGateway: serving MCP needs the optional dependency @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk); loading it failed: ${(error as Error).message.split('\n', 1)[0]}`,
+    );
   }
 }
 
@@ -106,7 +120,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     return normalized;
   });
   const target = options.target;
-  const targetProblem = target.kind === 'daemon' ? checkDaemonRelayOptions(target) : target.kind === 'host' ? checkHostTarget(target, options.mcp === true) : undefined;
+  const targetProblem =
+    target.kind === 'daemon' ? checkDaemonRelayOptions(target) : target.kind === 'host' ? checkHostTarget(target, options.mcp === true) : undefined;
   if (targetProblem !== undefined) throw new CapsuleError('AICC_INVALID_OPTION', `startGateway: ${targetProblem}`);
   const subprotocol = target.kind === 'daemon' ? DAEMON_SUBPROTOCOL : SUBPROTOCOL;
   const policy = new AccessPolicy(origins, options.key, subprotocol);
@@ -124,7 +139,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const http = createServer((request, response) => {
     if (mcp !== undefined && (request.url ?? '').startsWith(MCP_PATH)) return mcp.handle(request, response);
     response.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' });
-    response.end(`aicc gateway: this is a WebSocket endpoint for ${target.kind === 'daemon' ? 'pi-daemon protocol v2' : 'pi-peers 1.0'}; see \`aicc gateway --help\`\n`);
+    response.end(
+      `aicc gateway: this is a WebSocket endpoint for ${target.kind === 'daemon' ? 'pi-daemon protocol v2' : 'pi-peers 1.0'}; see \`aicc gateway --help\`\n`,
+    );
   });
   const maxPayload = options.maxPayload ?? (target.kind === 'daemon' ? 2 * (target.maxLineBytes ?? DEFAULT_MAX_PAYLOAD) : DEFAULT_MAX_PAYLOAD);
   const wss = new WebSocketServer({
@@ -135,18 +152,26 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     handleProtocols: (protocols, request) => selectSubprotocol(protocols, isCharacterPath(request.url) ? CHARACTER_SUBPROTOCOL : subprotocol, options.key),
   });
   // One ledger of session owners for all the pages of this gateway (sessionOwners.ts).
-  const daemonShared: DaemonRelayShared = { owners: new SessionOwners(), maxMessageBytes: maxPayload, redact: (message) => message.replaceAll(options.key, 'the gateway key') };
+  const daemonShared: DaemonRelayShared = {
+    owners: new SessionOwners(),
+    maxMessageBytes: maxPayload,
+    redact: (message) => message.replaceAll(options.key, 'the gateway key'),
+  };
 
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const number = ++counter;
     const origin = request.headers.origin;
     const started = Date.now();
     const lending = characters !== undefined && isCharacterPath(request.url);
-    const route = lending ? characterOfPath(new URL(request.url ?? '/', 'ws://gateway').pathname, CHARACTERS_PATH) : routeOf(request.url ?? '/', options.target);
+    const route = lending
+      ? characterOfPath(new URL(request.url ?? '/', 'ws://gateway').pathname, CHARACTERS_PATH)
+      : routeOf(request.url ?? '/', options.target);
     const refusal: Refusal | undefined =
       (lending ? characterPolicy : policy).check(origin, parseProtocols(request.headers['sec-websocket-protocol'])) ??
       (typeof route === 'object' ? route : undefined) ??
-      (sockets.size >= maxConnections ? { code: CLOSE.tryAgainLater, reason: `the gateway has ${maxConnections} connections open; try again later` } : undefined);
+      (sockets.size >= maxConnections
+        ? { code: CLOSE.tryAgainLater, reason: `the gateway has ${maxConnections} connections open; try again later` }
+        : undefined);
     wss.handleUpgrade(request, socket, head, (ws) => {
       const browser = new BrowserConnection(ws, number);
       const who = `#${number} ${origin === undefined ? 'no origin' : policy.describeOrigin(origin)}`;
@@ -160,7 +185,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         sockets.delete(ws);
         const seconds = ((Date.now() - started) / 1000).toFixed(1);
         const why = browser.closeReason ?? (reason.length > 0 ? reason.toString('utf8') : 'no reason');
-        log(`aicc gateway: ${who} ${browser.role}: closed (${browser.closeCode ?? code}): ${clip(why, 160)}; ${browser.recordsIn} records in, ${browser.recordsOut} out, ${seconds} s`);
+        log(
+          `aicc gateway: ${who} ${browser.role}: closed (${browser.closeCode ?? code}): ${clip(why, 160)}; ${browser.recordsIn} records in, ${browser.recordsOut} out, ${seconds} s`,
+        );
       });
       if (lending) {
         browser.role = `lends ${route as string}`;
@@ -173,16 +200,26 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   await new Promise<void>((resolve, reject) => {
-    http.once('error', (error: NodeJS.ErrnoException) => reject(new Error(`startGateway: cannot listen on ${GATEWAY_HOST}:${options.port ?? 0} (${error.code ?? error.message}); choose another --port`)));
+    http.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new Error(`startGateway: cannot listen on ${GATEWAY_HOST}:${options.port ?? 0} (${error.code ?? error.message}); choose another --port`)),
+    );
     http.listen(options.port ?? 0, GATEWAY_HOST, () => resolve());
   });
   const address = http.address();
   if (address === null || typeof address === 'string') throw new Error('startGateway: the server has no TCP address');
   port = address.port;
   if (target.kind === 'host' && host === undefined) host = await startHost(target, { port, key: options.key, characters, log }, closeAll);
-  const serving = target.kind === 'relay' ? 'relaying to the agents in PI_PEERS_HOME' : target.kind === 'daemon' ? `relaying pi-daemon protocol v2 to ${target.socketPath}${target.admin === true ? ' (admin: pages may drain it)' : ''}` : 'hosting pi';
+  const serving =
+    target.kind === 'relay'
+      ? 'relaying to the agents in PI_PEERS_HOME'
+      : target.kind === 'daemon'
+        ? `relaying pi-daemon protocol v2 to ${target.socketPath}${target.admin === true ? ' (admin: pages may drain it)' : ''}`
+        : 'hosting pi';
   log(`aicc gateway: ${serving} on ws://${GATEWAY_HOST}:${port}/ for ${origins.length === 1 ? 'origin' : 'origins'} ${origins.join(', ')}`);
-  if (mcp !== undefined) log(`aicc gateway: pages lend characters at ws://${GATEWAY_HOST}:${port}${CHARACTERS_PATH}<id>; MCP clients drive them at http://${GATEWAY_HOST}:${port}${MCP_PATH}<id>`);
+  if (mcp !== undefined)
+    log(
+      `aicc gateway: pages lend characters at ws://${GATEWAY_HOST}:${port}${CHARACTERS_PATH}<id>; MCP clients drive them at http://${GATEWAY_HOST}:${port}${MCP_PATH}<id>`,
+    );
 
   /** Closes every connection (pages lending characters among them), then the server. */
   async function closeAll(): Promise<void> {
@@ -222,10 +259,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 /** What is wrong with a host target's MCP option, if anything. */
 function checkHostTarget(target: HostTarget, mcp: boolean): string | undefined {
   if (target.mcpCharacter === undefined) return undefined;
-  if (!mcp) return 'mcpCharacter needs mcp: true (the hosted pi reaches the character through this gateway\'s /mcp/<id>)';
-  if (typeof target.host !== 'function') return 'mcpCharacter needs the host target as a starter ((mcpServers) => PiHost.start({ ...options, mcpServers })): a pi already running cannot be given MCP servers';
+  if (!mcp) return "mcpCharacter needs mcp: true (the hosted pi reaches the character through this gateway's /mcp/<id>)";
+  if (typeof target.host !== 'function')
+    return 'mcpCharacter needs the host target as a starter ((mcpServers) => PiHost.start({ ...options, mcpServers })): a pi already running cannot be given MCP servers';
   const id = characterOfPath(`${MCP_PATH}${target.mcpCharacter}`, MCP_PATH);
-  return typeof id === 'string' && id === target.mcpCharacter ? undefined : `mcpCharacter ${JSON.stringify(target.mcpCharacter.slice(0, 80))} is not a character id (1 to 64 letters, digits, _ . or -)`;
+  return typeof id === 'string' && id === target.mcpCharacter
+    ? undefined
+    : `mcpCharacter ${JSON.stringify(target.mcpCharacter.slice(0, 80))} is not a character id (1 to 64 letters, digits, _ . or -)`;
 }
 
 /**
@@ -234,12 +274,22 @@ function checkHostTarget(target: HostTarget, mcp: boolean): string | undefined {
  * is told to reconnect (its connect at start found a 404 if no page lent it yet). The key goes only
  * into the entry handed to the starter (which PiProcess writes to a private 0600 file).
  */
-async function startHost(target: HostTarget, gateway: { port: number; key: string; characters: CharacterSessions | undefined; log: (line: string) => void }, closeGateway: () => Promise<void>): Promise<PiHost> {
+async function startHost(
+  target: HostTarget,
+  gateway: { port: number; key: string; characters: CharacterSessions | undefined; log: (line: string) => void },
+  closeGateway: () => Promise<void>,
+): Promise<PiHost> {
   const character = target.mcpCharacter;
   const servers =
     character === undefined
       ? undefined
-      : { [HOSTED_MCP_SERVER]: { url: `http://${GATEWAY_HOST}:${gateway.port}${MCP_PATH}${character}`, headers: { Authorization: `Bearer ${gateway.key}` }, exposure: 'direct' } };
+      : {
+          [HOSTED_MCP_SERVER]: {
+            url: `http://${GATEWAY_HOST}:${gateway.port}${MCP_PATH}${character}`,
+            headers: { Authorization: `Bearer ${gateway.key}` },
+            exposure: 'direct',
+          },
+        };
   let host: PiHost;
   try {
     host = await (target.host as HostStarter)(servers);
@@ -251,7 +301,9 @@ async function startHost(target: HostTarget, gateway: { port: number; key: strin
     // A pilot driving the character asks (get_state): it then briefs pi to call the tools itself.
     host.setNativeCharacters([character]);
     const reconnect = (): void => {
-      void host.reconnectMcp(HOSTED_MCP_SERVER).then((took) => gateway.log(`aicc gateway: ${character} is lent; the hosted pi ${took ? 'reconnected to' : 'could not reconnect to'} its tools`));
+      void host
+        .reconnectMcp(HOSTED_MCP_SERVER)
+        .then((took) => gateway.log(`aicc gateway: ${character} is lent; the hosted pi ${took ? 'reconnected to' : 'could not reconnect to'} its tools`));
     };
     gateway.characters.onChange((lent, client) => {
       if (lent === character && client !== undefined && host.exit === undefined) reconnect();

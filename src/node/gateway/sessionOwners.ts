@@ -49,7 +49,8 @@ export class SessionOwners {
    */
   opening(sessionId: string, page: number): void {
     const claim = this.claims.get(sessionId);
-    if (claim !== undefined && claim.page !== page) throw new Error(`SessionOwners.opening: session ${JSON.stringify(sessionId)} belongs to page #${claim.page}, not #${page}; check standing() first`);
+    if (claim !== undefined && claim.page !== page)
+      throw new Error(`SessionOwners.opening: session ${JSON.stringify(sessionId)} belongs to page #${claim.page}, not #${page}; check standing() first`);
     if (claim !== undefined) {
       claim.opening++;
       return;

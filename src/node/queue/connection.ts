@@ -38,17 +38,27 @@ export function parseRedisUrl(text: string, place: string): RedisTarget {
   try {
     url = new URL(text);
   } catch {
-    throw new CapsuleError('AICC_INVALID_OPTION', `${place}: ${JSON.stringify(redactUrl(text))} is not a URL; name the queue's Redis as redis://HOST:PORT (e.g. redis://127.0.0.1:6379)`);
+    throw new CapsuleError(
+      'AICC_INVALID_OPTION',
+      `${place}: ${JSON.stringify(redactUrl(text))} is not a URL; name the queue's Redis as redis://HOST:PORT (e.g. redis://127.0.0.1:6379)`,
+    );
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-    throw new CapsuleError('AICC_INVALID_OPTION', `${place}: the queue URL must be redis://HOST:PORT[/DB] (rediss:// for TLS), got ${JSON.stringify(redactUrl(text))}`);
+    throw new CapsuleError(
+      'AICC_INVALID_OPTION',
+      `${place}: the queue URL must be redis://HOST:PORT[/DB] (rediss:// for TLS), got ${JSON.stringify(redactUrl(text))}`,
+    );
   }
   if (url.hostname === '') throw new CapsuleError('AICC_INVALID_OPTION', `${place}: the queue URL ${redactUrl(text)} names no host; write redis://HOST:PORT`);
   const path = url.pathname.replace(/^\//, '');
   if (!/^\d*$/.test(path) || Number(path) > 65_535) {
-    throw new CapsuleError('AICC_INVALID_OPTION', `${place}: after the host, the queue URL may only name a database number (redis://HOST:PORT/2), got /${path}`);
+    throw new CapsuleError(
+      'AICC_INVALID_OPTION',
+      `${place}: after the host, the queue URL may only name a database number (redis://HOST:PORT/2), got /${path}`,
+    );
   }
-  if (url.search !== '' || url.hash !== '') throw new CapsuleError('AICC_INVALID_OPTION', `${place}: the queue URL takes no ?query or #fragment; write redis://HOST:PORT[/DB]`);
+  if (url.search !== '' || url.hash !== '')
+    throw new CapsuleError('AICC_INVALID_OPTION', `${place}: the queue URL takes no ?query or #fragment; write redis://HOST:PORT[/DB]`);
   const shown = new URL(url.href);
   if (shown.password !== '') shown.password = '***';
   return {
@@ -77,7 +87,10 @@ export function loadDrivers(place: string): Promise<Drivers> {
     ([bullmq, ioredis]) => ({ bullmq, Redis: ioredis.Redis ?? ioredis.default }),
     (error: unknown) => {
       drivers = undefined; // installed later in the same process: try again
-      throw new CapsuleError('AICC_INVALID_OPTION', `${place}: sweeps on a queue need the optional peer dependencies bullmq and ioredis (npm install bullmq ioredis); loading them failed: ${(error as Error).message.split('\n', 1)[0]}`);
+      throw new CapsuleError(
+        'AICC_INVALID_OPTION',
+        `${place}: sweeps on a queue need the optional peer dependencies bullmq and ioredis (npm install bullmq ioredis); loading them failed: ${(error as Error).message.split('\n', 1)[0]}`,
+      );
     },
   );
   return drivers;
@@ -97,7 +110,8 @@ export interface OpenOptions {
  */
 export async function openRedis(target: RedisTarget, { Redis }: Drivers, place: string, options: OpenOptions = {}): Promise<Redis> {
   const timeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
-  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new CapsuleError('AICC_INVALID_OPTION', `${place}: connectTimeoutMs must be a number of ms above 0, got ${timeoutMs}`);
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0))
+    throw new CapsuleError('AICC_INVALID_OPTION', `${place}: connectTimeoutMs must be a number of ms above 0, got ${timeoutMs}`);
   let answered = false;
   // Inline, not a typed RedisOptions: ioredis's own type fails under exactOptionalPropertyTypes.
   const client = new Redis({
@@ -131,7 +145,10 @@ export async function openRedis(target: RedisTarget, { Redis }: Drivers, place: 
   } catch (error) {
     client.disconnect();
     const reason = (firstError ?? (error as Error)).message;
-    throw new CapsuleError('AICC_NOT_CONNECTED', `${place}: cannot reach Redis at ${target.shown} (${reason}); start redis-server there (appendonly yes, maxmemory-policy noeviction) or fix the URL`);
+    throw new CapsuleError(
+      'AICC_NOT_CONNECTED',
+      `${place}: cannot reach Redis at ${target.shown} (${reason}); start redis-server there (appendonly yes, maxmemory-policy noeviction) or fix the URL`,
+    );
   } finally {
     clearTimeout(timer);
   }

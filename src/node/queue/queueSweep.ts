@@ -64,7 +64,8 @@ export async function runQueueSweep(options: QueueSweepOptions): Promise<SweepRe
   const target = parseRedisUrl(options.queue, place);
   const queueName = checkQueueName(options.queueName ?? DEFAULT_QUEUE_NAME, place);
   const maxQueued = options.maxQueued ?? MAX_QUEUED;
-  if (!(Number.isSafeInteger(maxQueued) && maxQueued >= 1)) throw new CapsuleError('AICC_INVALID_OPTION', `${place}: maxQueued must be a whole number >= 1, got ${maxQueued}`);
+  if (!(Number.isSafeInteger(maxQueued) && maxQueued >= 1))
+    throw new CapsuleError('AICC_INVALID_OPTION', `${place}: maxQueued must be a whole number >= 1, got ${maxQueued}`);
   const pollMs = options.pollMs ?? POLL_MS;
   if (!(Number.isFinite(pollMs) && pollMs >= 10)) throw new CapsuleError('AICC_INVALID_OPTION', `${place}: pollMs must be a number of ms >= 10, got ${pollMs}`);
   const { plan, held } = await prepareSweep(options, 'runQueueSweep');
@@ -230,7 +231,10 @@ class Coordinator {
       // The job id does not cover maxTicks and hashEvery: a job left by a sweep with other ones is not this job.
       if (existing.data?.maxTicks !== options.maxTicks || existing.data?.hashEvery !== options.hashEvery) {
         if (state !== 'completed' && state !== 'failed') {
-          throw new CapsuleError('AICC_INVALID_OPTION', `runQueueSweep: job ${id} is on queue ${queueName} with other maxTicks or hashEvery, and still ${state}: another sweep is running it; give this sweep its own queueName`);
+          throw new CapsuleError(
+            'AICC_INVALID_OPTION',
+            `runQueueSweep: job ${id} is on queue ${queueName} with other maxTicks or hashEvery, and still ${state}: another sweep is running it; give this sweep its own queueName`,
+          );
         }
         await existing.remove();
         add.push(job);
@@ -253,7 +257,9 @@ class Coordinator {
     const ids = jobs.map((job) => jobId(job));
     // Outstanding before the add: a completion can arrive before addBulk resolves.
     jobs.forEach((job, index) => this.outstanding.set(ids[index]!, job));
-    await this.s.queue.addBulk(jobs.map((job, index) => ({ name: 'episode', data: this.s.spec(job), opts: { jobId: ids[index]!, removeOnComplete: false, removeOnFail: false } })));
+    await this.s.queue.addBulk(
+      jobs.map((job, index) => ({ name: 'episode', data: this.s.spec(job), opts: { jobId: ids[index]!, removeOnComplete: false, removeOnFail: false } })),
+    );
     this.s.options.onAdded?.(ids);
   }
 
@@ -262,9 +268,13 @@ class Coordinator {
     const job = this.outstanding.get(id);
     if (job === undefined || this.closed) return;
     const episode = value as EpisodeSummary | null;
-    const key = episode !== null && typeof episode === 'object' && typeof episode.world === 'string' ? jobKey(episode.world, episode.params, episode.seed) : undefined;
+    const key =
+      episode !== null && typeof episode === 'object' && typeof episode.world === 'string' ? jobKey(episode.world, episode.params, episode.seed) : undefined;
     if (key !== job.key) {
-      this.failure ??= new CapsuleError('AICC_INVALID_OPTION', `runQueueSweep: job ${id} (${job.key}) came back as ${key ?? JSON.stringify(value)?.slice(0, 80)}; do the workers run another version of the world?`);
+      this.failure ??= new CapsuleError(
+        'AICC_INVALID_OPTION',
+        `runQueueSweep: job ${id} (${job.key}) came back as ${key ?? JSON.stringify(value)?.slice(0, 80)}; do the workers run another version of the world?`,
+      );
       this.wakeUp();
       return;
     }
@@ -284,7 +294,10 @@ class Coordinator {
   private fail(id: string, reason: string): void {
     const job = this.outstanding.get(id);
     if (job === undefined || this.closed) return;
-    this.failure ??= new CapsuleError('AICC_INVALID_OPTION', `runQueueSweep: episode ${job.key} failed on a worker: ${reason}; the episodes written so far are kept, and resume retries this one`);
+    this.failure ??= new CapsuleError(
+      'AICC_INVALID_OPTION',
+      `runQueueSweep: episode ${job.key} failed on a worker: ${reason}; the episodes written so far are kept, and resume retries this one`,
+    );
     this.wakeUp();
   }
 

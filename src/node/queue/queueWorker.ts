@@ -62,9 +62,14 @@ export async function runQueueWorker(options: QueueWorkerOptions): Promise<Queue
   const target = parseRedisUrl(options.queue, place);
   const queueName = checkQueueName(options.queueName ?? DEFAULT_QUEUE_NAME, place);
   const concurrency = options.concurrency ?? 1;
-  if (!(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_CONCURRENCY)) throw new CapsuleError('AICC_INVALID_OPTION', `${place}: concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${concurrency}`);
-  for (const [name, value] of [['lockDurationMs', options.lockDurationMs], ['stalledIntervalMs', options.stalledIntervalMs]] as const) {
-    if (value !== undefined && !(Number.isInteger(value) && value >= 100)) throw new CapsuleError('AICC_INVALID_OPTION', `${place}: ${name} must be a whole number of ms >= 100, got ${value}`);
+  if (!(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_CONCURRENCY))
+    throw new CapsuleError('AICC_INVALID_OPTION', `${place}: concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${concurrency}`);
+  for (const [name, value] of [
+    ['lockDurationMs', options.lockDurationMs],
+    ['stalledIntervalMs', options.stalledIntervalMs],
+  ] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 100))
+      throw new CapsuleError('AICC_INVALID_OPTION', `${place}: ${name} must be a whole number of ms >= 100, got ${value}`);
   }
   const report: QueueWorkerReport = { completed: 0, failed: 0 };
   if (options.signal?.aborted === true) return report;

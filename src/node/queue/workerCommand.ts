@@ -69,12 +69,18 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
     return 2;
   }
   const numbers: Record<string, number | undefined> = {};
-  for (const [flag, least] of [['concurrency', 1], ['lock-ms', 100], ['stalled-ms', 100]] as const) {
+  for (const [flag, least] of [
+    ['concurrency', 1],
+    ['lock-ms', 100],
+    ['stalled-ms', 100],
+  ] as const) {
     const text = values[flag];
     if (text === undefined) continue;
     const value = Number(text);
     if (!(/^\d+$/.test(text) && value >= least && (flag !== 'concurrency' || value <= MAX_CONCURRENCY))) {
-      io.stderr.write(`aicc worker: --${flag} takes a whole number ${flag === 'concurrency' ? `from 1 to ${MAX_CONCURRENCY}` : `of ms >= ${least}`}; got ${text}\n`);
+      io.stderr.write(
+        `aicc worker: --${flag} takes a whole number ${flag === 'concurrency' ? `from 1 to ${MAX_CONCURRENCY}` : `of ms >= ${least}`}; got ${text}\n`,
+      );
       return 2;
     }
     numbers[flag] = value;
@@ -100,7 +106,9 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
       },
       onError: (error) => io.stderr.write(`aicc worker: ${userMessage(error)}\n`),
     });
-    io.stdout.write(`aicc worker: stopped after ${report.completed} episode${report.completed === 1 ? '' : 's'}${report.failed > 0 ? `, ${report.failed} failed` : ''}\n`);
+    io.stdout.write(
+      `aicc worker: stopped after ${report.completed} episode${report.completed === 1 ? '' : 's'}${report.failed > 0 ? `, ${report.failed} failed` : ''}\n`,
+    );
     return 0;
   } catch (error) {
     // Bad options were checked above; what is left is Redis or the drivers.

@@ -15,14 +15,20 @@ export const BUILT_IN_WORLDS = Object.keys(worlds);
 export async function loadWorld(spec: string, cwd: string = process.cwd()): Promise<World> {
   if (Object.hasOwn(worlds, spec)) return worlds[spec as keyof typeof worlds] as unknown as World;
   if (!/[./\\]/.test(spec)) {
-    throw new CapsuleError('AICC_INVALID_OPTION', `no built-in world named ${JSON.stringify(spec)}; the built-in ones are ${BUILT_IN_WORLDS.join(', ')}, or name a module file (./my-world.js)`);
+    throw new CapsuleError(
+      'AICC_INVALID_OPTION',
+      `no built-in world named ${JSON.stringify(spec)}; the built-in ones are ${BUILT_IN_WORLDS.join(', ')}, or name a module file (./my-world.js)`,
+    );
   }
   const url = spec.startsWith('file:') ? spec : pathToFileURL(resolve(cwd, spec)).href;
   let module: Record<string, unknown>;
   try {
     module = (await import(url)) as Record<string, unknown>;
   } catch (error) {
-    throw new CapsuleError('AICC_INVALID_OPTION', `the world module ${spec} does not load (${(error as Error).message}); it must be JavaScript that Node can import (compile TypeScript first)`);
+    throw new CapsuleError(
+      'AICC_INVALID_OPTION',
+      `the world module ${spec} does not load (${(error as Error).message}); it must be JavaScript that Node can import (compile TypeScript first)`,
+    );
   }
   const found = module.default ?? module.world;
   if (found === null || typeof found !== 'object' || typeof (found as WorldDefinition<Params>).setup !== 'function') {

@@ -24,14 +24,22 @@ export interface PreparedSweep {
  * starts: an unknown world or param, bad seeds, a results file that holds episodes without `resume`.
  */
 export async function prepareSweep(options: SweepOptions, place = 'runSweep'): Promise<PreparedSweep> {
-  for (const [name, value] of [['maxTicks', options.maxTicks], ['hashEvery', options.hashEvery]] as const) {
-    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1)) throw new CapsuleError('AICC_INVALID_OPTION', `${place}: ${name} must be a whole number >= 1, got ${value}`);
+  for (const [name, value] of [
+    ['maxTicks', options.maxTicks],
+    ['hashEvery', options.hashEvery],
+  ] as const) {
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1))
+      throw new CapsuleError('AICC_INVALID_OPTION', `${place}: ${name} must be a whole number >= 1, got ${value}`);
   }
-  if (typeof options.out !== 'string' || options.out === '') throw new CapsuleError('AICC_INVALID_OPTION', `${place}: out must name the results file (one JSON line per episode)`);
+  if (typeof options.out !== 'string' || options.out === '')
+    throw new CapsuleError('AICC_INVALID_OPTION', `${place}: out must name the results file (one JSON line per episode)`);
   const world = await loadWorld(options.world);
   const plan = planSweep(world, options.seeds, options.grid);
   if (options.resume !== true && existsSync(options.out) && statSync(options.out).size > 0) {
-    throw new CapsuleError('AICC_INVALID_OPTION', `${place}: ${options.out} is not empty; resume to keep its episodes and run only the missing ones (--resume), or name a new results file`);
+    throw new CapsuleError(
+      'AICC_INVALID_OPTION',
+      `${place}: ${options.out} is not empty; resume to keep its episodes and run only the missing ones (--resume), or name a new results file`,
+    );
   }
   return { world, plan, held: readResults(options.out) };
 }

@@ -32,7 +32,10 @@ export function readResults(path: string): ReadResults {
     try {
       episode = JSON.parse(line) as EpisodeSummary;
     } catch {
-      throw new CapsuleError('AICC_INVALID_OPTION', `${path}:${index + 1}: not a JSON line; a sweep's results file holds one episode summary per line (write to a new file or remove this one)`);
+      throw new CapsuleError(
+        'AICC_INVALID_OPTION',
+        `${path}:${index + 1}: not a JSON line; a sweep's results file holds one episode summary per line (write to a new file or remove this one)`,
+      );
     }
     if (typeof episode?.world !== 'string' || !Number.isSafeInteger(episode.seed) || episode.params === null || typeof episode.params !== 'object') {
       throw new CapsuleError('AICC_INVALID_OPTION', `${path}:${index + 1}: not an episode summary (it needs world, seed and params)`);

@@ -28,7 +28,8 @@ export const MAX_WORKERS = 256;
 /** Runs a sweep on worker threads; resolves once every job ran (or `signal` stopped it and the jobs in flight were written). */
 export async function runSweep(options: ThreadSweepOptions): Promise<SweepResult> {
   const workers = options.workers ?? availableParallelism();
-  if (!(Number.isInteger(workers) && workers >= 1 && workers <= MAX_WORKERS)) throw new CapsuleError('AICC_INVALID_OPTION', `runSweep: workers must be a whole number from 1 to ${MAX_WORKERS}, got ${workers}`);
+  if (!(Number.isInteger(workers) && workers >= 1 && workers <= MAX_WORKERS))
+    throw new CapsuleError('AICC_INVALID_OPTION', `runSweep: workers must be a whole number from 1 to ${MAX_WORKERS}, got ${workers}`);
   const { plan, held } = await prepareSweep(options);
   const todo = plan.filter((job) => !held.keys.has(job.key));
   let done = plan.length - todo.length;
@@ -59,7 +60,8 @@ export async function runSweep(options: ThreadSweepOptions): Promise<SweepResult
             const episode = await pool.run(job, jobSpec(world, job, options));
             // A worker that loaded some other world (a module changed under the sweep) must not pass as this job.
             const key = jobKey(episode.world, episode.params, episode.seed);
-            if (key !== job.key) throw new CapsuleError('AICC_INVALID_OPTION', `runSweep: job ${job.key} came back as ${key}; did the world module change during the sweep?`);
+            if (key !== job.key)
+              throw new CapsuleError('AICC_INVALID_OPTION', `runSweep: job ${job.key} came back as ${key}; did the world module change during the sweep?`);
             writer.append(episode);
             ran++;
             done++;

@@ -21,7 +21,8 @@ export function serveJobs(port: NonNullable<typeof parentPort>): void {
   port.on('message', (message: JobMessage) => {
     runJob(message.job).then(
       (episode) => port.postMessage({ type: 'done', id: message.id, episode } satisfies JobReply),
-      (error: unknown) => port.postMessage({ type: 'failed', id: message.id, message: error instanceof Error ? error.message : String(error) } satisfies JobReply),
+      (error: unknown) =>
+        port.postMessage({ type: 'failed', id: message.id, message: error instanceof Error ? error.message : String(error) } satisfies JobReply),
     );
   });
 }

@@ -59,11 +59,15 @@ export class ThreadPool {
   private closed = false;
 
   constructor(options: ThreadPoolOptions) {
-    if (!(Number.isInteger(options.size) && options.size >= 1)) throw new CapsuleError('AICC_INVALID_OPTION', `ThreadPool: size must be a whole number >= 1, got ${options.size}`);
+    if (!(Number.isInteger(options.size) && options.size >= 1))
+      throw new CapsuleError('AICC_INVALID_OPTION', `ThreadPool: size must be a whole number >= 1, got ${options.size}`);
     this.size = options.size;
     this.workerUrl = options.workerUrl ?? defaultWorkerUrl();
     if (this.workerUrl.protocol === 'file:' && !existsSync(fileURLToPath(this.workerUrl))) {
-      throw new CapsuleError('AICC_INVALID_OPTION', `ThreadPool: the worker script ${fileURLToPath(this.workerUrl)} does not exist; pass workerUrl a compiled worker entry`);
+      throw new CapsuleError(
+        'AICC_INVALID_OPTION',
+        `ThreadPool: the worker script ${fileURLToPath(this.workerUrl)} does not exist; pass workerUrl a compiled worker entry`,
+      );
     }
     this.onThread = options.onThread;
     this.maxDeaths = options.maxDeaths ?? DEFAULT_MAX_DEATHS;
@@ -78,7 +82,9 @@ export class ThreadPool {
     let thread: Thread | undefined;
     for (const candidate of this.threads) if (candidate.task === undefined) thread = candidate;
     if (thread === undefined && this.threads.size >= this.size) {
-      return Promise.reject(new CapsuleError('AICC_INVALID_OPTION', `ThreadPool.run: all ${this.size} threads are busy; run at most ${this.size} jobs at once`));
+      return Promise.reject(
+        new CapsuleError('AICC_INVALID_OPTION', `ThreadPool.run: all ${this.size} threads are busy; run at most ${this.size} jobs at once`),
+      );
     }
     const idle = thread ?? this.spawn();
     return new Promise((resolve, reject) => this.send(idle, { job, spec, deaths: 0, resolve, reject }));
@@ -135,7 +141,12 @@ export class ThreadPool {
     task.deaths++;
     if (task.deaths >= this.maxDeaths || this.closed) {
       const cause = thread.lastError === undefined ? `it exited with code ${code}` : thread.lastError.message;
-      task.reject(new CapsuleError('AICC_INVALID_OPTION', `runSweep: job ${task.job.key} killed its worker thread ${task.deaths} times (last: ${cause}); the sweep stops, the episodes written so far are kept (--resume runs the rest)`));
+      task.reject(
+        new CapsuleError(
+          'AICC_INVALID_OPTION',
+          `runSweep: job ${task.job.key} killed its worker thread ${task.deaths} times (last: ${cause}); the sweep stops, the episodes written so far are kept (--resume runs the rest)`,
+        ),
+      );
       return;
     }
     let replacement: Thread;
@@ -159,11 +170,16 @@ export function defaultWorkerUrl(from: string | URL = import.meta.url): URL {
     const manifest = join(dir, 'package.json');
     if (existsSync(manifest) && readName(manifest) === 'aicc-capsule') {
       const worker = join(dir, 'dist', 'sweepWorker.js');
-      if (!existsSync(worker)) throw new CapsuleError('AICC_INVALID_OPTION', `runSweep: the compiled sweep worker ${worker} is missing; run \`npm run build\` in ${dir} first`);
+      if (!existsSync(worker))
+        throw new CapsuleError('AICC_INVALID_OPTION', `runSweep: the compiled sweep worker ${worker} is missing; run \`npm run build\` in ${dir} first`);
       return pathToFileURL(worker);
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new CapsuleError('AICC_INVALID_OPTION', `runSweep: no aicc-capsule package.json above ${fileURLToPath(from)}, so no sweep worker to run; pass workerUrl`);
+    if (parent === dir)
+      throw new CapsuleError(
+        'AICC_INVALID_OPTION',
+        `runSweep: no aicc-capsule package.json above ${fileURLToPath(from)}, so no sweep worker to run; pass workerUrl`,
+      );
     dir = parent;
   }
 }

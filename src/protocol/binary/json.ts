@@ -34,11 +34,11 @@ export class Json extends Counted<unknown> {
     if (typeof v === 'number') {
       // As JSON.stringify: NaN and ±Infinity become null, -0 becomes 0.
       if (!Number.isFinite(v)) return out.writeUint8(NULL);
-      if (v === 0) return out.writeUint8(INT32), out.writeInt32(0);
-      if (isInt32(v)) return out.writeUint8(INT32), out.writeInt32(v);
+      if (v === 0) return (out.writeUint8(INT32), out.writeInt32(0));
+      if (isInt32(v)) return (out.writeUint8(INT32), out.writeInt32(v));
       return isFloat32(v) ? (out.writeUint8(FLOAT32), out.writeFloat32(v)) : (out.writeUint8(FLOAT64), f64.write(out, v));
     }
-    if (typeof v === 'string') return out.writeUint8(STRING), text.write(out, v);
+    if (typeof v === 'string') return (out.writeUint8(STRING), text.write(out, v));
     if (typeof v !== 'object') throw new Error(`cannot encode ${typeof v} as JSON`);
     if (Array.isArray(v)) {
       out.writeUint8(ARRAY), writeLength(out, v.length);

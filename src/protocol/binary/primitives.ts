@@ -60,7 +60,10 @@ class Counter extends FrameWriter {
  * nesting has a budget.
  */
 export class FrameReader extends BufferReader {
-  constructor(private readonly frame: Uint8Array, readonly maxDepth: number) {
+  constructor(
+    private readonly frame: Uint8Array,
+    readonly maxDepth: number,
+  ) {
     super(frame.buffer, { endianness: 'little' });
   }
   get remaining(): number {
@@ -106,7 +109,10 @@ export abstract class Counted<T> extends Schema<T> {
 
 /** A leaf schema from its two halves; `put` also checks the value, so the measuring run rejects it. */
 class Leaf<T> extends Counted<T> {
-  constructor(private readonly put: (out: FrameWriter, v: T) => void, private readonly get: (input: FrameReader) => T) {
+  constructor(
+    private readonly put: (out: FrameWriter, v: T) => void,
+    private readonly get: (input: FrameReader) => T,
+  ) {
     super();
   }
   write(out: ISerialOutput, v: Parsed<T>): void {
@@ -219,7 +225,11 @@ export const opt = (inner: AnySchema) =>
   );
 
 /** `type`: the leading tag byte carries it; this field only puts it back in its place. */
-export const constant = (value: string) => new Leaf<string>(() => {}, () => value);
+export const constant = (value: string) =>
+  new Leaf<string>(
+    () => {},
+    () => value,
+  );
 
 /**
  * typed-binary's object, except that absent optional fields stay absent when read (no key holding
@@ -254,4 +264,3 @@ export class Struct extends ObjectSchema<Record<string, AnySchema>> {
   }
 }
 export const struct = (fields: Record<string, AnySchema>) => new Struct(fields);
-

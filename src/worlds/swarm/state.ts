@@ -43,6 +43,13 @@ export function swarmState(tick: number, world: SwarmWorld, minds: ReadonlyArray
     tick,
     totalEaten: world.totalEaten,
     foodLeft: world.foodLeft(),
-    foragers: minds.map(({ brain, heard }, i) => ({ character: foragerName(i), eaten: world.eaten[i]!, x: world.xs[i]!, y: world.ys[i]!, decisions: brain.decisions, heard })),
+    foragers: minds.map(({ brain, heard }, i) => ({
+      character: foragerName(i),
+      eaten: world.eaten[i]!,
+      x: world.xs[i]!,
+      y: world.ys[i]!,
+      decisions: brain.decisions,
+      heard,
+    })),
   };
 }

@@ -146,6 +146,7 @@ export class Player {
       this.io.write(`You can't: ${outcome.error.message}\n`);
       return;
     }
+    // biome-ignore lint/suspicious/noExplicitAny: each tool's output is read by the line that tells it.
     const out = outcome.output as Record<string, any>;
     const line: Record<string, () => string> = {
       go: () => `You walk ${out['direction']} to the ${out['to']?.name}.`,
@@ -153,7 +154,8 @@ export class Player {
       drop: () => `You put down the ${out['item']?.name}.`,
       give: () => `You give the ${out['item']?.name} to ${out['to']?.name}.`,
       say: () => `You say: "${out['text']}"`,
-      who: () => `Here with you: ${(out['characters'] as Array<{ name: string; role?: string }>).map((p) => (p.role ? `${p.name} the ${p.role}` : p.name)).join(', ') || 'nobody'}.`,
+      who: () =>
+        `Here with you: ${(out['characters'] as Array<{ name: string; role?: string }>).map((p) => (p.role ? `${p.name} the ${p.role}` : p.name)).join(', ') || 'nobody'}.`,
     };
     this.io.write(`${line[tool]?.() ?? (typeof out['text'] === 'string' ? out['text'] : 'Done.')}\n`);
   }
@@ -175,9 +177,21 @@ export class Player {
       else if (event.topic === 'state_change' && p['field'] === 'room') {
         if (p['value'] === here) this.io.write(`${name(p['entity'])} arrives from the ${place(p['previous'])}.\n`);
         else if (p['previous'] === here) this.io.write(`${name(p['entity'])} leaves for the ${place(p['value'])}.\n`);
-      } else if (event.topic === 'state_change' && p['field'] === 'location' && p['entity'] !== undefined && p['value'] !== this.id && p['previous'] !== this.id) {
+      } else if (
+        event.topic === 'state_change' &&
+        p['field'] === 'location' &&
+        p['entity'] !== undefined &&
+        p['value'] !== this.id &&
+        p['previous'] !== this.id
+      ) {
         this.io.write(`The ${name(p['entity'])} is now with ${name(p['value'])}.\n`);
-      } else if (event.topic === 'state_change' && p['field'] === 'location' && p['value'] === this.id && p['previous'] !== undefined && this.world.character(String(p['previous']))) {
+      } else if (
+        event.topic === 'state_change' &&
+        p['field'] === 'location' &&
+        p['value'] === this.id &&
+        p['previous'] !== undefined &&
+        this.world.character(String(p['previous']))
+      ) {
         this.io.write(`${name(p['previous'])} gives you the ${name(p['entity'])}.\n`);
       }
     }

@@ -31,12 +31,15 @@ export class Baker extends Villager {
       return;
     }
     // The orchard's apples are Bram's to sell: find him, by what she has seen or by his voice.
-    const voices = this.voicesFrom(news).map((id) => this.roomName(id)).find((name) => name !== undefined);
+    const voices = this.voicesFrom(news)
+      .map((id) => this.roomName(id))
+      .find((name) => name !== undefined);
     if (voices !== undefined) this.memory.see('where:bram', voices, this.tick);
     const bramAt = this.memory.recall<string>('where:bram');
     if (bramAt === room.name) this.memory.forget('where:bram'); // he has moved on
     // Nowhere left to look: farmers sell at the market, so wait for him there.
-    const direction = (bramAt !== undefined && bramAt !== room.name ? this.stepTowards(bramAt) : undefined) ?? this.stepToExplore() ?? this.stepTowards('Market');
+    const direction =
+      (bramAt !== undefined && bramAt !== room.name ? this.stepTowards(bramAt) : undefined) ?? this.stepToExplore() ?? this.stepTowards('Market');
     if (direction !== undefined) await this.go(direction);
   }
 

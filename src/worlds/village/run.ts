@@ -116,7 +116,11 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
       pilot.start();
     } else agents.push(new ROLES[id](client, id, random.fork(`mind:${id}`)));
   }
-  narrator.tell(`Morning in ${capsule.world.name}. ${VILLAGERS.filter((id) => id !== player?.id).map((id) => world.character(id)!.name).join(', ')} set about their day.`);
+  narrator.tell(
+    `Morning in ${capsule.world.name}. ${VILLAGERS.filter((id) => id !== player?.id)
+      .map((id) => world.character(id)!.name)
+      .join(', ')} set about their day.`,
+  );
 
   if (pilot !== undefined) narrator.tell(`${world.character(options.pilot!.character)!.name} is driven by a chat agent, through the pilot.`);
   if (guest !== undefined) narrator.tell(`${world.character(options.guest!.character)!.name} is played from outside the village.`);
@@ -126,8 +130,12 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   const realTime = live ? { onTick: () => new Promise<void>((resolve) => setTimeout(resolve, 1000 / capsule.tickRateHz)) } : {};
   const interrupted = (): boolean => options.signal?.aborted === true;
   const stopWhen = !live ? () => everyoneDone() || interrupted() : () => interrupted() || guest?.gone === true;
-  const result = player === undefined ? await runHeadless({ capsule, ticks, stopWhen, ...realTime, ...(options.progress && { progress: options.progress }) }) : await player.play(capsule, ticks, everyoneDone, options.signal);
-  const stop: VillageStop = player?.end ?? (result.stoppedBy === 'ticks' ? 'tick_limit' : interrupted() ? 'interrupted' : guest?.gone === true ? 'guest_left' : 'goals_met');
+  const result =
+    player === undefined
+      ? await runHeadless({ capsule, ticks, stopWhen, ...realTime, ...(options.progress && { progress: options.progress }) })
+      : await player.play(capsule, ticks, everyoneDone, options.signal);
+  const stop: VillageStop =
+    player?.end ?? (result.stoppedBy === 'ticks' ? 'tick_limit' : interrupted() ? 'interrupted' : guest?.gone === true ? 'guest_left' : 'goals_met');
   pilot?.stop('the day is over');
   await guest?.close('the day is over');
 
@@ -140,5 +148,15 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   const summaryLines = summary.format(result, STOP_WORDS[stop]);
   // The model's timings vary from run to run: the pilot's line goes last, under the wall-time heading.
   if (pilot !== undefined) summaryLines.push(decisionCostLine(pilot.stats.costs));
-  return { seed, maxTicks: ticks, stop, story: narrator.lines, summary: summary.toJSON(), summaryLines, result, recordingProblems: recorder?.problems ?? [], ...(pilot !== undefined && { pilot: pilot.stats }) };
+  return {
+    seed,
+    maxTicks: ticks,
+    stop,
+    story: narrator.lines,
+    summary: summary.toJSON(),
+    summaryLines,
+    result,
+    recordingProblems: recorder?.problems ?? [],
+    ...(pilot !== undefined && { pilot: pilot.stats }),
+  };
 }

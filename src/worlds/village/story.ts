@@ -43,14 +43,17 @@ export class Narrator {
       case 'item_moved': {
         const item = this.item(change.item);
         const by = this.name(change.by);
-        if (this.world.character(change.to) !== undefined && this.world.character(change.from) !== undefined) return `${by} gives the ${item} to ${this.name(change.to)}.`;
+        if (this.world.character(change.to) !== undefined && this.world.character(change.from) !== undefined)
+          return `${by} gives the ${item} to ${this.name(change.to)}.`;
         if (change.to === change.by) return `${by} picks up the ${item} in the ${this.place(change.from)}.`;
         return `${by} puts down the ${item} in the ${this.place(change.to)}.`;
       }
       case 'item_added':
         return `${this.name(change.location)} writes a ${this.item(change.item)}.`;
       case 'said':
-        return change.to === undefined ? `${this.name(change.character)} says: "${change.text}"` : `${this.name(change.character)} says to ${this.name(change.to)}: "${change.text}"`;
+        return change.to === undefined
+          ? `${this.name(change.character)} says: "${change.text}"`
+          : `${this.name(change.character)} says to ${this.name(change.to)}: "${change.text}"`;
     }
   }
 

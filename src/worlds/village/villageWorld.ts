@@ -25,8 +25,10 @@ export const villageWorld = defineWorld({
   params: { apples: ORCHARD_APPLES.length, dayTicks: 600 },
   maxTicks: 600,
   setup({ seed, params }) {
-    if (!(params.apples >= 0 && params.apples <= ORCHARD_APPLES.length)) throw new RangeError(`village: apples must be from 0 to ${ORCHARD_APPLES.length}, got ${params.apples}`);
-    if (!(Number.isInteger(params.dayTicks) && params.dayTicks >= 1)) throw new RangeError(`village: dayTicks must be a whole number >= 1, got ${params.dayTicks}`);
+    if (!(params.apples >= 0 && params.apples <= ORCHARD_APPLES.length))
+      throw new RangeError(`village: apples must be from 0 to ${ORCHARD_APPLES.length}, got ${params.apples}`);
+    if (!(Number.isInteger(params.dayTicks) && params.dayTicks >= 1))
+      throw new RangeError(`village: dayTicks must be a whole number >= 1, got ${params.dayTicks}`);
     const { capsule, world } = buildVillage(seed, villageSpec(params.apples));
     const minds = new Map<Villager, ScriptedAgent>();
     // The tick each villager met its goal at, once it has.

@@ -14,7 +14,12 @@ import { ajvValidators } from '../../validators/ajv.js';
 
 export const VILLAGE_SPEC: TextWorldSpec = {
   rooms: [
-    { id: 'square', name: 'Village Square', description: 'A cobbled square around an old lime tree.', exits: { north: 'bakery', east: 'market', south: 'well', west: 'lane' } },
+    {
+      id: 'square',
+      name: 'Village Square',
+      description: 'A cobbled square around an old lime tree.',
+      exits: { north: 'bakery', east: 'market', south: 'well', west: 'lane' },
+    },
     { id: 'bakery', name: 'Bakery', description: 'Warm and smelling of rye; an oven glows at the back.', exits: { south: 'square' } },
     { id: 'market', name: 'Market', description: 'Empty stalls wait for traders under striped awnings.', exits: { west: 'square', north: 'tavern' } },
     { id: 'tavern', name: 'Tavern', description: 'Low beams, a cold hearth and a bench by the window.', exits: { south: 'market' } },

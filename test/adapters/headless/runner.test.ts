@@ -122,19 +122,28 @@ describe('runHeadless', () => {
     const capsule = createCapsule({ world: { name: 'Live', kind: 'abstract' }, validators: ajvValidators(), tickMode: 'fixed' });
     const run = runHeadless({ capsule, ticks: 1 });
     await expect(run).rejects.toThrow(CapsuleError);
-    await expect(run).rejects.toMatchObject({ code: 'AICC_INVALID_OPTION', message: expect.stringMatching(/runHeadless: .*wall time.*clock: new ManualClock\(\)/) });
+    await expect(run).rejects.toMatchObject({
+      code: 'AICC_INVALID_OPTION',
+      message: expect.stringMatching(/runHeadless: .*wall time.*clock: new ManualClock\(\)/),
+    });
     capsule.dispose();
   });
 
   it('refuses an event-mode capsule: there is nothing to step', async () => {
     const { capsule } = makeCapsule({ tickMode: 'event' });
-    await expect(runHeadless({ capsule, ticks: 1 })).rejects.toMatchObject({ code: 'AICC_INVALID_OPTION', message: expect.stringMatching(/'event' tick mode.*nothing to step.*'fixed' or 'hybrid'/) });
+    await expect(runHeadless({ capsule, ticks: 1 })).rejects.toMatchObject({
+      code: 'AICC_INVALID_OPTION',
+      message: expect.stringMatching(/'event' tick mode.*nothing to step.*'fixed' or 'hybrid'/),
+    });
   });
 
   it('refuses a tick count that is not a whole number >= 0', async () => {
     const { capsule } = makeCapsule({ tickMode: 'fixed' });
     for (const ticks of [-1, 1.5, Number.NaN]) {
-      await expect(runHeadless({ capsule, ticks })).rejects.toMatchObject({ code: 'AICC_INVALID_OPTION', message: expect.stringMatching(/runHeadless: ticks must be/) });
+      await expect(runHeadless({ capsule, ticks })).rejects.toMatchObject({
+        code: 'AICC_INVALID_OPTION',
+        message: expect.stringMatching(/runHeadless: ticks must be/),
+      });
     }
   });
 });

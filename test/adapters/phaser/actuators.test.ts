@@ -113,7 +113,10 @@ describe('move_to / move_by / stop', () => {
     expect(await agent.call('move_to', { x: 1 })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
     expect(await agent.call('move_to', { x: 1, y: 1, run: true })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
     expect(await agent.call('move_to', { x: 10, y: 10, speed: 5000 })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
-    expect(await agent.call('move_to', { x: 900, y: 10 })).toMatchObject({ ok: false, error: { code: 'execution_failed', message: '(900, 10) is outside the world; x must be within 0..800 and y within 0..600' } });
+    expect(await agent.call('move_to', { x: 900, y: 10 })).toMatchObject({
+      ok: false,
+      error: { code: 'execution_failed', message: '(900, 10) is outside the world; x must be within 0..800 and y within 0..600' },
+    });
     expect(await agent.call('move_by', { dx: 5000, dy: 0 })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
   });
 
@@ -124,7 +127,10 @@ describe('move_to / move_by / stop', () => {
     const lame = await agentFor(s.plugin, 'hero', { actuators: ['voice'] });
     expect(await lame.call('move_to', { x: 1, y: 1 })).toMatchObject({ ok: false, error: { code: 'tool_unavailable', retryable: false } });
     const ghost = await agentFor(s.plugin, 'nobody', ALL);
-    expect(await ghost.call('move_to', { x: 1, y: 1 })).toMatchObject({ ok: false, error: { code: 'execution_failed', message: expect.stringContaining('"nobody", who is not a character in this scene') } });
+    expect(await ghost.call('move_to', { x: 1, y: 1 })).toMatchObject({
+      ok: false,
+      error: { code: 'execution_failed', message: expect.stringContaining('"nobody", who is not a character in this scene') },
+    });
   });
 });
 
@@ -132,10 +138,16 @@ describe('play_animation', () => {
   it('plays a known animation on the caller’s sprite, and names the known ones when asked for another', async () => {
     const { hero, agent } = await scene();
     s.scene.anims.create({ key: 'wave', frames: [{ key: makeTexture(s.scene) }, { key: makeTexture(s.scene) }], frameRate: 4 });
-    expect(await agent.call('play_animation', { key: 'wave', repeat: true })).toMatchObject({ ok: true, output: { key: 'wave', frames: 2, duration_ms: 500, repeat: true } });
+    expect(await agent.call('play_animation', { key: 'wave', repeat: true })).toMatchObject({
+      ok: true,
+      output: { key: 'wave', frames: 2, duration_ms: 500, repeat: true },
+    });
     expect(hero.anims.currentAnim?.key).toBe('wave');
     expect(hero.anims.isPlaying).toBe(true);
-    expect(await agent.call('play_animation', { key: 'dance' })).toMatchObject({ ok: false, error: { code: 'execution_failed', message: 'there is no animation "dance"; animations: wave' } });
+    expect(await agent.call('play_animation', { key: 'dance' })).toMatchObject({
+      ok: false,
+      error: { code: 'execution_failed', message: 'there is no animation "dance"; animations: wave' },
+    });
   });
 });
 
@@ -173,7 +185,10 @@ describe('say', () => {
     const { agent } = await scene();
     expect(await agent.call('say', { text: 'x'.repeat(141) })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
     expect(await agent.call('say', { text: '' })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
-    expect(await agent.call('say', { text: 'hi', to: 'ghost' })).toMatchObject({ ok: false, error: { code: 'execution_failed', message: expect.stringContaining('there is no "ghost"') } });
+    expect(await agent.call('say', { text: 'hi', to: 'ghost' })).toMatchObject({
+      ok: false,
+      error: { code: 'execution_failed', message: expect.stringContaining('there is no "ghost"') },
+    });
     await settle();
     expect(s.plugin.counts().bubbles).toBe(0);
   });

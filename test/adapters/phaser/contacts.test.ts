@@ -42,7 +42,10 @@ describe('collisions', () => {
     expect(all).toEqual([{ a: 'crate', b: 'hero', phase: 'begin', kind: 'collide', x: expect.any(Number), y: 100 }]);
     await push(hero, -120, 10);
     expect(all.map((event) => event.phase)).toEqual(['begin', 'end']);
-    expect(heard.map((event) => [event.a, event.b, event.phase])).toEqual([['crate', 'hero', 'begin'], ['crate', 'hero', 'end']]);
+    expect(heard.map((event) => [event.a, event.b, event.phase])).toEqual([
+      ['crate', 'hero', 'begin'],
+      ['crate', 'hero', 'end'],
+    ]);
   });
 
   it('a walk into a static crate is one contact: Arcade stops the body and it touches again only when the walk re-aims, yet it begins once and ends once', async () => {
@@ -149,14 +152,18 @@ describe('collisions', () => {
     expect(() => aiccScenePlugin({ contactGap: 0 })).not.toThrow();
     expect(() => aiccScenePlugin({ contactGap: 64 })).not.toThrow();
     for (const bad of [-1, 65, Number.NaN, '2'] as unknown as number[]) {
-      expect(() => aiccScenePlugin({ contactGap: bad })).toThrow(expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringContaining('contactGap must be a number from 0 to 64 (px)') }));
+      expect(() => aiccScenePlugin({ contactGap: bad })).toThrow(
+        expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringContaining('contactGap must be a number from 0 to 64 (px)') }),
+      );
     }
   });
 
   it('collider() without Arcade physics is a CapsuleError that says how to enable it', async () => {
     s = await stage({ physics: false });
     const box = s.scene.add.rectangle(1, 1, 1, 1);
-    expect(() => s.plugin.collider(box, box)).toThrow(expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringContaining("add physics: { default: 'arcade' }") }));
+    expect(() => s.plugin.collider(box, box)).toThrow(
+      expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringContaining("add physics: { default: 'arcade' }") }),
+    );
   });
 });
 
@@ -167,17 +174,27 @@ describe('Contacts', () => {
     const forwarded: Contact[] = [];
     const measured: string[] = [];
     let inside = false;
-    const contacts = new Contacts((object) => (object as { id: string }).id, (contact) => forwarded.push({ ...contact, a: inside ? contact.a : 'untimed' }), 2, 10, 2, (work) => {
-      measured.push('work');
-      inside = true;
-      try {
-        work();
-      } finally {
-        inside = false;
-      }
-    });
+    const contacts = new Contacts(
+      (object) => (object as { id: string }).id,
+      (contact) => forwarded.push({ ...contact, a: inside ? contact.a : 'untimed' }),
+      2,
+      10,
+      2,
+      (work) => {
+        measured.push('work');
+        inside = true;
+        try {
+          work();
+        } finally {
+          inside = false;
+        }
+      },
+    );
     contacts.attach(world as unknown as Phaser.Physics.Arcade.World);
-    const [hero, tree] = [{ id: 'hero', x: 0, y: 0 }, { id: 'tree', x: 10, y: 0 }];
+    const [hero, tree] = [
+      { id: 'hero', x: 0, y: 0 },
+      { id: 'tree', x: 10, y: 0 },
+    ];
     handlers.get('collide')!(hero, tree); // begins
     handlers.get('worldstep')!();
     handlers.get('collide')!(tree, hero); // goes on: no news
@@ -193,7 +210,13 @@ describe('Contacts: when a contact ends', () => {
     const handlers = new Map<string, (...args: unknown[]) => void>();
     const world = { on: (event: string, handler: (...args: unknown[]) => void) => handlers.set(event, handler), off: () => {} };
     const phases: string[] = [];
-    const contacts = new Contacts((object) => (object as { id: string }).id, (contact) => phases.push(contact.phase), 3, 10, gapPx);
+    const contacts = new Contacts(
+      (object) => (object as { id: string }).id,
+      (contact) => phases.push(contact.phase),
+      3,
+      10,
+      gapPx,
+    );
     contacts.attach(world as unknown as Phaser.Physics.Arcade.World);
     const hero = { id: 'hero', x: 0, y: 0, body: { x: 0, y: 0, width: 16, height: 16 } };
     const crate = { id: 'crate', x: 16, y: 0, body: { x: 16, y: 0, width: 16, height: 16 } };

@@ -61,7 +61,12 @@ describe('perception on the registry', () => {
   it('the registry refuses bad ids, duplicates, and more than its bound, with CapsuleErrors', () => {
     const registry = new EntityRegistry(2, () => {});
     registry.addObject('a', thing(0, 0));
-    expect(() => registry.addObject('a', thing(0, 0))).toThrow(expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: 'AiccScenePlugin.addObject: id "a" is already registered; remove it first or pick another id' }));
+    expect(() => registry.addObject('a', thing(0, 0))).toThrow(
+      expect.objectContaining({
+        code: 'AICC_INVALID_OPTION',
+        message: 'AiccScenePlugin.addObject: id "a" is already registered; remove it first or pick another id',
+      }),
+    );
     expect(() => registry.addObject('b c', thing(0, 0))).toThrow(/must be 1–64 letters, digits, _ or -/);
     expect(() => registry.addCharacter('b', thing(0, 0), { speed: 0 })).toThrow(/speed must be a number > 0/);
     registry.addObject('b', thing(0, 0));
@@ -102,4 +107,3 @@ describe('nearby in a crowd', () => {
     expect(nearby(registry, me, 100, 5)[0]!.visible).toBe(true);
   });
 });
-

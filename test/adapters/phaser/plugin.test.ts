@@ -25,7 +25,13 @@ function ours(s: Stage): Record<string, number> {
   const events = s.scene.sys.events;
   const proto = AiccScenePlugin.prototype;
   const count = (event: string, method: (...args: never[]) => unknown): number => events.listeners(event).filter((fn) => fn === method).length;
-  return { update: count('update', proto.update), shutdown: count('shutdown', proto.shutdown), start: count('start', proto.start), destroy: count('destroy', proto.destroy), setdata: events.listenerCount('setdata') };
+  return {
+    update: count('update', proto.update),
+    shutdown: count('shutdown', proto.shutdown),
+    start: count('start', proto.start),
+    destroy: count('destroy', proto.destroy),
+    setdata: events.listenerCount('setdata'),
+  };
 }
 
 describe('AiccScenePlugin: installation and the clock', () => {
@@ -116,7 +122,9 @@ describe('AiccScenePlugin: installation and the clock', () => {
   });
 
   it('refuses bad options with a CapsuleError naming the option', () => {
-    expect(() => aiccScenePlugin({ perceptionRadius: -1 })).toThrow(expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringContaining('perceptionRadius must be a number > 0') }));
+    expect(() => aiccScenePlugin({ perceptionRadius: -1 })).toThrow(
+      expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringContaining('perceptionRadius must be a number > 0') }),
+    );
     const capsule = createCapsule({ world: { name: 'x', kind: '2d' } });
     expect(() => aiccScenePlugin({ capsule, world: { name: 'y', kind: '2d' } })).toThrow(/with options.capsule, configure that capsule instead/);
   });
@@ -144,7 +152,17 @@ describe('AiccScenePlugin: shutdown and destroy', () => {
     s.scene.scene.stop();
     s.step();
     await settle();
-    expect(plugin.counts()).toEqual({ entities: 0, walks: 0, bubbles: 0, contacts: 0, hookedEmitters: 0, tools: 0, sessions: 0, droppedContacts: 0, unfitData: 0 });
+    expect(plugin.counts()).toEqual({
+      entities: 0,
+      walks: 0,
+      bubbles: 0,
+      contacts: 0,
+      hookedEmitters: 0,
+      tools: 0,
+      sessions: 0,
+      droppedContacts: 0,
+      unfitData: 0,
+    });
     // Still listening for a restart and for the scene's destruction; nothing else.
     expect(ours(s)).toEqual({ update: 0, shutdown: 0, start: 1, destroy: 1, setdata: 0 });
     expect(hero.listenerCount('changedata')).toBe(0);
@@ -181,7 +199,9 @@ describe('AiccScenePlugin: shutdown and destroy', () => {
     await settle();
     expect(agent.state).toBe('closed');
     expect(capsule.sessions()).toEqual([]);
-    expect(() => capsule.registerTool({ id: 'position', class: 'sensor', description: 'd', input_schema: {}, output_schema: {}, handler: () => ({}) })).not.toThrow();
+    expect(() =>
+      capsule.registerTool({ id: 'position', class: 'sensor', description: 'd', input_schema: {}, output_schema: {}, handler: () => ({}) }),
+    ).not.toThrow();
   });
 
   it('game.destroy runs the scene’s DESTROY: the plugin unhooks from the scene for good', async () => {
@@ -197,7 +217,12 @@ describe('AiccScenePlugin: shutdown and destroy', () => {
     expect(() => capsule.step(1)).toThrow(expect.objectContaining({ code: 'AICC_DISPOSED' }));
     // Phaser clears the emitter after DESTROY anyway; the plugin takes its own listeners off first.
     const removed = off.mock.calls.map(([event, fn]) => [event, fn]);
-    for (const [event, method] of [['update', plugin.update], ['start', plugin.start], ['destroy', plugin.destroy]] as const) expect(removed).toContainEqual([event, method]);
+    for (const [event, method] of [
+      ['update', plugin.update],
+      ['start', plugin.start],
+      ['destroy', plugin.destroy],
+    ] as const)
+      expect(removed).toContainEqual([event, method]);
   });
 
   it('an entity whose game object is destroyed leaves the registry, its hooks with it', async () => {

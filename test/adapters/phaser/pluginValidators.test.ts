@@ -42,5 +42,7 @@ it('registers the Phaser tools without compiling a schema', async () => {
 it('refuses a tool of the game’s own when the game gave no validators, saying how to give them', async () => {
   s = await stage();
   s.plugin.registerTools();
-  expect(() => s!.plugin.capsule.registerTool(mine)).toThrow(expect.objectContaining({ code: 'AICC_SCHEMA_COMPILE', message: expect.stringContaining('capsuleOptions.validators') }));
+  expect(() => s!.plugin.capsule.registerTool(mine)).toThrow(
+    expect.objectContaining({ code: 'AICC_SCHEMA_COMPILE', message: expect.stringContaining('capsuleOptions.validators') }),
+  );
 });

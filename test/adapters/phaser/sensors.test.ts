@@ -73,8 +73,14 @@ describe('can_see and position', () => {
   it('can_see says whether the line is clear, how far, and which obstacle blocks it', async () => {
     const agent = await meadow();
     expect(await agent.call('can_see', { target: 'apple_a' })).toMatchObject({ ok: true, output: { target: 'apple_a', visible: true, distance: 50 } });
-    expect(await agent.call('can_see', { target: 'mira' })).toMatchObject({ ok: true, output: { target: 'mira', visible: false, distance: 200, blocked_by: 'wall_1' } });
-    expect(await agent.call('can_see', { target: 'wall_1' })).toMatchObject({ ok: false, error: { code: 'execution_failed', message: expect.stringContaining('no character or object "wall_1"') } });
+    expect(await agent.call('can_see', { target: 'mira' })).toMatchObject({
+      ok: true,
+      output: { target: 'mira', visible: false, distance: 200, blocked_by: 'wall_1' },
+    });
+    expect(await agent.call('can_see', { target: 'wall_1' })).toMatchObject({
+      ok: false,
+      error: { code: 'execution_failed', message: expect.stringContaining('no character or object "wall_1"') },
+    });
     expect(await agent.call('can_see', {})).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
   });
 

@@ -20,7 +20,10 @@ describe('phaserTools', () => {
   });
 
   it('takes only some, and overrides of id, limits and capability', () => {
-    const tools = phaserTools(world, { only: ['say', 'move_to'], overrides: { say: { id: 'speak', limits: { calls_per_minute: 5 }, requires_capability: 'mouth' } } });
+    const tools = phaserTools(world, {
+      only: ['say', 'move_to'],
+      overrides: { say: { id: 'speak', limits: { calls_per_minute: 5 }, requires_capability: 'mouth' } },
+    });
     expect(tools.map((tool) => [tool.id, tool.limits, tool.requires_capability])).toEqual([
       ['move_to', { calls_per_minute: 60 }, 'legs'],
       ['speak', { calls_per_minute: 5 }, 'mouth'],
@@ -28,7 +31,9 @@ describe('phaserTools', () => {
   });
 
   it('refuses names that are not Phaser tools', () => {
-    expect(() => phaserTools(world, { only: ['look' as never] })).toThrow(expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringContaining('options.only names "look"') }));
+    expect(() => phaserTools(world, { only: ['look' as never] })).toThrow(
+      expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringContaining('options.only names "look"') }),
+    );
     expect(() => phaserTools(world, { overrides: { jump: {} } as never })).toThrow(/options.overrides names "jump"/);
   });
 });

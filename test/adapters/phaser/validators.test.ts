@@ -65,10 +65,18 @@ describe('phaserValidators', () => {
 
   it('hands other schemas to the fallback, and without one refuses them saying what to give', () => {
     const fallback = recording();
-    expect(phaserValidators(fallback).compile(mine.input_schema, { tool: 'wave', kind: 'input', strict: false })({ at: 1 })).toEqual({ ok: false, message: 'input.at must be string' });
+    expect(phaserValidators(fallback).compile(mine.input_schema, { tool: 'wave', kind: 'input', strict: false })({ at: 1 })).toEqual({
+      ok: false,
+      message: 'input.at must be string',
+    });
     expect(fallback.asked).toEqual(['wave:input']);
     expect(() => phaserValidators().compile(mine.input_schema, { tool: 'wave', kind: 'input', strict: false })).toThrow(
-      expect.objectContaining({ code: 'AICC_SCHEMA_COMPILE', message: expect.stringMatching(/^phaserValidators: tool "wave" input schema is none of the Phaser tools'.*capsuleOptions\.validators.*ajvValidators\(\)/) }),
+      expect.objectContaining({
+        code: 'AICC_SCHEMA_COMPILE',
+        message: expect.stringMatching(
+          /^phaserValidators: tool "wave" input schema is none of the Phaser tools'.*capsuleOptions\.validators.*ajvValidators\(\)/,
+        ),
+      }),
     );
   });
 });

@@ -120,7 +120,14 @@ describe('bindTextWorld: registration and dispose', () => {
 
   it('on an id clash throws and leaves none of its tools behind', () => {
     const { capsule } = makeCapsule();
-    capsule.registerTool({ id: 'say', class: 'actuator', description: 'The game’s own say.', input_schema: { type: 'object' }, output_schema: { type: 'object' }, handler: () => ({}) });
+    capsule.registerTool({
+      id: 'say',
+      class: 'actuator',
+      description: 'The game’s own say.',
+      input_schema: { type: 'object' },
+      output_schema: { type: 'object' },
+      handler: () => ({}),
+    });
     let thrown: unknown;
     try {
       bindTextWorld(capsule, millWorld());

@@ -13,7 +13,23 @@ const SOURCE = new URL('../../../src/adapters/text/', import.meta.url);
 
 describe('src/adapters/text', () => {
   it('exports its API by name from the barrel', () => {
-    const functions = ['textTools', 'lookTool', 'inspectTool', 'whoTool', 'goTool', 'takeTool', 'dropTool', 'giveTool', 'sayTool', 'composeTool', 'bindTextWorld', 'worldEvents', 'describeRoom', 'describeItem', 'describeCharacter'] as const;
+    const functions = [
+      'textTools',
+      'lookTool',
+      'inspectTool',
+      'whoTool',
+      'goTool',
+      'takeTool',
+      'dropTool',
+      'giveTool',
+      'sayTool',
+      'composeTool',
+      'bindTextWorld',
+      'worldEvents',
+      'describeRoom',
+      'describeItem',
+      'describeCharacter',
+    ] as const;
     for (const name of functions) expect(text[name], name).toBeTypeOf('function');
     expect(text.TextWorld).toBeTypeOf('function');
     expect(text.TEXT_TOOL_NAMES).toEqual(['look', 'inspect', 'who', 'go', 'take', 'drop', 'give', 'say', 'compose']);

@@ -29,9 +29,15 @@ function specError(edit: (spec: TextWorldSpec & { rooms: any[]; items: any[]; ch
 
 describe('TextWorld construction', () => {
   it('refuses a bad spec, naming the entry and what to fix', () => {
-    expect(specError((s) => (s.rooms[0].exits.east = 'barn')).message).toBe('TextWorld: rooms[0] ("mill"): exit "east" leads to unknown room "barn"; add that room or fix the exit');
-    expect(specError((s) => s.items.push({ id: 'mill', name: 'x', description: '', location: 'mill' })).message).toMatch(/items\[6\]: id "mill" is already used by a room/);
-    expect(specError((s) => s.characters.push({ id: 'tom', name: 'Tom', description: '', room: 'mill' })).message).toMatch(/characters\[5\]: id "tom" is already used by a character/);
+    expect(specError((s) => (s.rooms[0].exits.east = 'barn')).message).toBe(
+      'TextWorld: rooms[0] ("mill"): exit "east" leads to unknown room "barn"; add that room or fix the exit',
+    );
+    expect(specError((s) => s.items.push({ id: 'mill', name: 'x', description: '', location: 'mill' })).message).toMatch(
+      /items\[6\]: id "mill" is already used by a room/,
+    );
+    expect(specError((s) => s.characters.push({ id: 'tom', name: 'Tom', description: '', room: 'mill' })).message).toMatch(
+      /characters\[5\]: id "tom" is already used by a character/,
+    );
     expect(specError((s) => (s.items[0].location = 'attic')).message).toMatch(/items\[0\] \("lantern"\): location "attic" is neither a room nor a character/);
     expect(specError((s) => (s.characters[0].room = 'lantern')).message).toMatch(/characters\[0\] \("wren"\): room "lantern" is not a room/);
     expect(specError((s) => (s.rooms[1].id = 'Meadow')).message).toMatch(/rooms\[1\]: id "Meadow" must be lowercase snake_case/);
@@ -52,7 +58,12 @@ describe('TextWorld queries', () => {
   const world = millWorld();
 
   it('looks things up by id, and hands out snapshots', () => {
-    expect(world.room('yard')).toEqual({ id: 'yard', name: 'The Yard', description: 'A cobbled yard behind the mill.', exits: { east: 'mill', down: 'cellar' } });
+    expect(world.room('yard')).toEqual({
+      id: 'yard',
+      name: 'The Yard',
+      description: 'A cobbled yard behind the mill.',
+      exits: { east: 'mill', down: 'cellar' },
+    });
     expect(world.item('millstone')).toMatchObject({ location: 'mill', portable: false });
     expect(world.item('lantern')!.portable).toBe(true);
     expect(world.character('mira')).toEqual({ id: 'mira', name: 'Mira', description: 'Strong arms, floury apron.', room: 'mill', role: 'miller' });
@@ -137,7 +148,9 @@ describe('TextWorld changes', () => {
     world.addItem({ id: 'note', name: 'note', description: 'Hi.', location: 'wren' });
     expect(world.uniqueId('note')).toBe('note_2');
     expect(world.itemsAt('wren').map((i) => i.id)).toEqual(['note']);
-    expect(() => world.addItem({ id: 'note', name: 'x', description: '', location: 'mill' })).toThrow(/TextWorld: addItem: id "note" is already used by an item/);
+    expect(() => world.addItem({ id: 'note', name: 'x', description: '', location: 'mill' })).toThrow(
+      /TextWorld: addItem: id "note" is already used by an item/,
+    );
     expect(() => world.addItem({ id: 'scrap', name: 'x', description: '', location: 'attic' })).toThrow(/location "attic" is neither a room nor a character/);
     expect(world.uniqueId('scrap')).toBe('scrap');
   });

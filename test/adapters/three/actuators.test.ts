@@ -127,7 +127,10 @@ describe('turn_to', () => {
     expect(await ada.call('turn_to', {})).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
     expect(await ada.call('turn_to', { heading: 90, toward: 'bo' })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
     expect(await ada.call('turn_to', { heading: 400 })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
-    expect(await ada.call('turn_to', { toward: 'nobody' })).toMatchObject({ ok: false, error: { code: 'execution_failed', message: expect.stringContaining('"nobody"') } });
+    expect(await ada.call('turn_to', { toward: 'nobody' })).toMatchObject({
+      ok: false,
+      error: { code: 'execution_failed', message: expect.stringContaining('"nobody"') },
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Mesh, Object3D, REVISION, Scene, Vector3 } from 'three';
+import { type Mesh, Object3D, REVISION, Scene, Vector3 } from 'three';
 import { describe, expect, it } from 'vitest';
 import { CapsuleBinding, THREE_TOOL_NAMES, type AnimationLoopHost } from '../../../src/adapters/three/index.js';
 import { CapsuleError } from '../../../src/base/errors.js';
@@ -33,7 +33,9 @@ function expectCapsuleError(run: () => unknown, code: string, message: RegExp): 
 
 describe('the three these tests run on', () => {
   it('is the one the test project names: the `three` dev dependency by default, 0.150 in the "three 0.150" project', () => {
-    const installed = JSON.parse(readFileSync(new URL(`../../../node_modules/${process.env['AICC_THREE'] ?? 'three'}/package.json`, import.meta.url), 'utf8')) as { version: string };
+    const installed = JSON.parse(
+      readFileSync(new URL(`../../../node_modules/${process.env['AICC_THREE'] ?? 'three'}/package.json`, import.meta.url), 'utf8'),
+    ) as { version: string };
     expect(`0.${REVISION}.0`).toBe(installed.version);
     if (process.env['AICC_THREE'] !== undefined) expect(REVISION).toBe('150');
   });
@@ -45,11 +47,20 @@ describe('CapsuleBinding: connect', () => {
     expect(s.binding.handles.map((handle) => handle.id)).toEqual([...THREE_TOOL_NAMES]);
     const { agent } = await play(s, 'ada');
     expect(agent.manifest.tools.map((tool) => tool.id)).toEqual([...THREE_TOOL_NAMES]);
-    expect(agent.manifest.tools.find((tool) => tool.id === 'look_ahead')).toMatchObject({ class: 'sensor', requires_capability: 'sight', limits: { calls_per_minute: 120 }, strict_input: true });
+    expect(agent.manifest.tools.find((tool) => tool.id === 'look_ahead')).toMatchObject({
+      class: 'sensor',
+      requires_capability: 'sight',
+      limits: { calls_per_minute: 120 },
+      strict_input: true,
+    });
   });
 
   it('registers only the tools asked for, under the ids and limits given', () => {
-    const s = stage({ binding: { tools: { only: ['position', 'move_to'], overrides: { move_to: { id: 'walk_to', limits: { calls_per_minute: 6 }, requires_capability: 'feet' } } } } });
+    const s = stage({
+      binding: {
+        tools: { only: ['position', 'move_to'], overrides: { move_to: { id: 'walk_to', limits: { calls_per_minute: 6 }, requires_capability: 'feet' } } },
+      },
+    });
     expect(s.binding.handles.map((handle) => handle.id)).toEqual(['position', 'walk_to']);
   });
 
@@ -60,7 +71,11 @@ describe('CapsuleBinding: connect', () => {
     expectCapsuleError(() => s.binding.connect(), 'AICC_INVALID_OPTION', /already connected/);
     const { capsule } = makeCapsule();
     expectCapsuleError(() => new CapsuleBinding(capsule, {} as Object3D), 'AICC_INVALID_OPTION', /scene must be a THREE.Scene/);
-    expectCapsuleError(() => new CapsuleBinding(capsule, new Scene()).connect({ renderer: {} as AnimationLoopHost }), 'AICC_INVALID_OPTION', /setAnimationLoop/);
+    expectCapsuleError(
+      () => new CapsuleBinding(capsule, new Scene()).connect({ renderer: {} as AnimationLoopHost }),
+      'AICC_INVALID_OPTION',
+      /setAnimationLoop/,
+    );
   });
 
   it('a clash with a game tool throws AICC_DUPLICATE_TOOL and leaves none of its tools behind; renaming fixes it', () => {
@@ -138,7 +153,11 @@ describe('CapsuleBinding: the clock', () => {
     renderer.frame(1000);
     renderer.frame(1100);
     renderer.frame(6100); // back from a background tab: passed on as 250 ms
-    expect(rendered).toEqual([[0, 1000], [100, 1100], [250, 6100]]);
+    expect(rendered).toEqual([
+      [0, 1000],
+      [100, 1100],
+      [250, 6100],
+    ]);
     expect(s.clock.now() - start).toBe(350);
     expect(s.binding.frameStats().frames).toBe(4); // the stage's own update(0), and these three
   });

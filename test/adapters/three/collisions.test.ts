@@ -66,7 +66,9 @@ describe('collision events from bounding volumes', () => {
     }
     expect(seen.map((event) => event.phase)).toEqual(['begin', 'end', 'begin', 'end', 'begin', 'end']);
     for (const bad of [-0.1, Number.POSITIVE_INFINITY, Number.NaN, '0.1'] as unknown as number[]) {
-      expect(() => stage({ binding: { collisions: { gap: bad } } })).toThrow(expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringContaining('collisions.gap must be a finite number >= 0') }));
+      expect(() => stage({ binding: { collisions: { gap: bad } } })).toThrow(
+        expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringContaining('collisions.gap must be a finite number >= 0') }),
+      );
     }
   });
 

@@ -6,7 +6,10 @@ describe('look_ahead (raycasting)', () => {
     const s = stage();
     const ada = (await play(s, 'ada')).agent;
     // From ada's eyes (0, 0.5, 0) along +z, the ray enters bo's cube at z = 4.5; ada's own cube is left out.
-    expect(await ada.call('look_ahead', {})).toMatchObject({ ok: true, output: { range: 20, clear: false, hit: { id: 'bo', kind: 'villager', name: 'Bo', distance: 4.5, point: { x: 0, y: 0.5, z: 4.5 } } } });
+    expect(await ada.call('look_ahead', {})).toMatchObject({
+      ok: true,
+      output: { range: 20, clear: false, hit: { id: 'bo', kind: 'villager', name: 'Bo', distance: 4.5, point: { x: 0, y: 0.5, z: 4.5 } } },
+    });
     expect(ok(await ada.call('look_ahead', { range: 4 }))).toEqual({ range: 4, clear: true });
     const bo = (await play(s, 'bo')).agent;
     expect(ok(await bo.call('look_ahead', {}))).toMatchObject({ clear: false, hit: { kind: 'scenery', name: 'wall', distance: 2.5 } });
@@ -57,8 +60,14 @@ describe('line_of_sight (raycasting)', () => {
   it('refuses an unknown target or the caller itself with a message the agent can act on', async () => {
     const s = stage();
     const ada = (await play(s, 'ada')).agent;
-    expect(await ada.call('line_of_sight', { target: 'nobody' })).toMatchObject({ ok: false, error: { code: 'execution_failed', message: 'there is no "nobody" here; use an id that nearby or in_view reported' } });
-    expect(await ada.call('line_of_sight', { target: 'ada' })).toMatchObject({ ok: false, error: { code: 'execution_failed', message: '"ada" is you; name another object' } });
+    expect(await ada.call('line_of_sight', { target: 'nobody' })).toMatchObject({
+      ok: false,
+      error: { code: 'execution_failed', message: 'there is no "nobody" here; use an id that nearby or in_view reported' },
+    });
+    expect(await ada.call('line_of_sight', { target: 'ada' })).toMatchObject({
+      ok: false,
+      error: { code: 'execution_failed', message: '"ada" is you; name another object' },
+    });
     expect(await ada.call('line_of_sight', {})).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
   });
 });

@@ -33,9 +33,20 @@ describe('nearby (bounding volumes)', () => {
     // Unit cubes: ada spans z −0.5..0.5, bo 4.5..5.5 (gap 4); the crate x 3.5..4.5 (gap 3, to the +x side).
     expect(await agent.call('nearby', {})).toMatchObject({
       ok: true,
-      output: { radius: 5, objects: [{ id: 'crate', kind: 'crate', distance: 3, bearing: 90 }, { id: 'bo', kind: 'villager', distance: 4, bearing: 0 }], more: 0 },
+      output: {
+        radius: 5,
+        objects: [
+          { id: 'crate', kind: 'crate', distance: 3, bearing: 90 },
+          { id: 'bo', kind: 'villager', distance: 4, bearing: 0 },
+        ],
+        more: 0,
+      },
     });
-    expect(ok(await agent.call('nearby', { radius: 3.5 }))).toEqual({ radius: 3.5, objects: [{ id: 'crate', kind: 'crate', distance: 3, bearing: 90 }], more: 0 });
+    expect(ok(await agent.call('nearby', { radius: 3.5 }))).toEqual({
+      radius: 3.5,
+      objects: [{ id: 'crate', kind: 'crate', distance: 3, bearing: 90 }],
+      more: 0,
+    });
     expect(ok(await agent.call('nearby', { kind: 'villager' }))).toMatchObject({ objects: [{ id: 'bo' }] });
   });
 

@@ -33,10 +33,16 @@ it('the NPC example walks Wren to (4, −2) on the animation loop', async () => 
   const modules = { three: { ...threeCore, WebGLRenderer }, 'aicc-capsule': aicc, 'aicc-capsule/three': three };
   const page = { innerWidth: 800, innerHeight: 600, document: { body: { append: () => {} } } };
 
-  const run = new Function('modules', 'innerWidth', 'innerHeight', 'document', `return (async () => {
+  const run = new Function(
+    'modules',
+    'innerWidth',
+    'innerHeight',
+    'document',
+    `return (async () => {
     ${body}
     return { walk, binding, capsule };
-  })();`);
+  })();`,
+  );
   let outcome: { walk: aicc.CallOutcome; binding: three.CapsuleBinding; capsule: aicc.Capsule } | undefined;
   const running = (run(modules, page.innerWidth, page.innerHeight, page.document) as Promise<typeof outcome>).then((value) => (outcome = value));
   // 100 ms frames: 4.47 units at 2 units/s is 23 frames, and a tick or two for the call to start.

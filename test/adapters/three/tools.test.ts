@@ -35,7 +35,10 @@ describe('threeTools', () => {
 
   it('refuses bad factory options at once, naming the factory and the option', () => {
     const b = binding();
-    expect(refusal(() => moveToTool(b, { speed: -1 }))).toEqual({ code: 'AICC_INVALID_OPTION', message: 'moveToTool: speed must be a finite number > 0, got -1' });
+    expect(refusal(() => moveToTool(b, { speed: -1 }))).toEqual({
+      code: 'AICC_INVALID_OPTION',
+      message: 'moveToTool: speed must be a finite number > 0, got -1',
+    });
     expect(refusal(() => moveToTool(b, { area: { minX: 5, maxX: -5, minZ: 0, maxZ: 1 } })).message).toMatch(/^moveToTool: area needs finite minX <= maxX/);
     expect(refusal(() => inViewTool(b, { fov: 180 })).message).toBe('inViewTool: fov must be below 180 degrees, got 180');
     expect(refusal(() => nearbyTool(b, { maxResults: 0 })).message).toBe('nearbyTool: maxResults must be an integer >= 1, got 0');

@@ -33,24 +33,34 @@ describe('src/adapters/three/generated/three-validators.js', () => {
 
 describe('threeValidators', () => {
   const positive = fc.double({ min: 0.001, max: 1e5, noNaN: true });
-  const options: fc.Arbitrary<ThreeToolsOptions> = fc.record({
-    nearby: fc.record({ radius: positive, maxRadius: positive, maxResults: fc.integer({ min: 1, max: 50 }) }, { requiredKeys: [] }),
-    look_ahead: fc.record({ range: positive, maxRange: positive, id: fc.constant('peek') }, { requiredKeys: [] }),
-    line_of_sight: fc.record({ range: positive }, { requiredKeys: [] }),
-    move_to: fc.record(
+  const options: fc.Arbitrary<ThreeToolsOptions> = fc
+    .record(
       {
-        speed: positive,
-        maxSpeed: positive,
-        timeoutMs: positive,
-        area: fc.tuple(fc.double({ min: -1e4, max: 1e4, noNaN: true }), fc.double({ min: 0, max: 1e4, noNaN: true })).map(([min, size]) => ({ minX: min, maxX: min + size, minZ: -min, maxZ: -min + size })),
+        nearby: fc.record({ radius: positive, maxRadius: positive, maxResults: fc.integer({ min: 1, max: 50 }) }, { requiredKeys: [] }),
+        look_ahead: fc.record({ range: positive, maxRange: positive, id: fc.constant('peek') }, { requiredKeys: [] }),
+        line_of_sight: fc.record({ range: positive }, { requiredKeys: [] }),
+        move_to: fc.record(
+          {
+            speed: positive,
+            maxSpeed: positive,
+            timeoutMs: positive,
+            area: fc
+              .tuple(fc.double({ min: -1e4, max: 1e4, noNaN: true }), fc.double({ min: 0, max: 1e4, noNaN: true }))
+              .map(([min, size]) => ({ minX: min, maxX: min + size, minZ: -min, maxZ: -min + size })),
+          },
+          { requiredKeys: [] },
+        ),
+        turn_to: fc.record({ turnSpeed: positive }, { requiredKeys: [] }),
       },
       { requiredKeys: [] },
-    ),
-    turn_to: fc.record({ turnSpeed: positive }, { requiredKeys: [] }),
-  }, { requiredKeys: [] }).map((overrides) => ({ overrides }));
+    )
+    .map((overrides) => ({ overrides }));
 
   it('checks every Three tool as ajv would, for any ranges, speeds, area and renames', () => {
-    fc.assert(fc.property(options, (chosen) => expectAjvVerdicts(threeValidators(), threeTools(binding, chosen), 20)), { numRuns: 12 });
+    fc.assert(
+      fc.property(options, (chosen) => expectAjvVerdicts(threeValidators(), threeTools(binding, chosen), 20)),
+      { numRuns: 12 },
+    );
     expectAjvVerdicts(threeValidators(), threeTools(binding), 300);
   });
 
@@ -62,10 +72,20 @@ describe('threeValidators', () => {
     new CapsuleBinding(capsule, new Scene(), { tools: { overrides: { move_to: { area: { minX: -5, maxX: 5, minZ: -5, maxZ: 5 } } } } }).connect();
     expect(capsule.tools().map((tool) => tool.id)).toEqual([...THREE_TOOL_NAMES]);
     expect(asked).toEqual([]);
-    capsule.registerTool({ id: 'wave', class: 'actuator', description: 'Wave.', input_schema: { type: 'object' }, output_schema: { type: 'object' }, handler: () => ({}) });
+    capsule.registerTool({
+      id: 'wave',
+      class: 'actuator',
+      description: 'Wave.',
+      input_schema: { type: 'object' },
+      output_schema: { type: 'object' },
+      handler: () => ({}),
+    });
     expect(asked).toEqual(['wave', 'wave']);
     expect(() => threeValidators().compile({ type: 'object' }, { tool: 'wave', kind: 'input', strict: false })).toThrow(
-      expect.objectContaining({ code: 'AICC_SCHEMA_COMPILE', message: expect.stringMatching(/^threeValidators: tool "wave" input schema is none of the Three tools'.*threeValidators\(fallback\)/) }),
+      expect.objectContaining({
+        code: 'AICC_SCHEMA_COMPILE',
+        message: expect.stringMatching(/^threeValidators: tool "wave" input schema is none of the Three tools'.*threeValidators\(fallback\)/),
+      }),
     );
     capsule.dispose();
   });

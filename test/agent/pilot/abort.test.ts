@@ -48,7 +48,10 @@ describe('abort', () => {
   });
 
   it('skips the calls of a reply not yet sent, tells the model so, and resume() carries on', async () => {
-    const { backend, pilot, village, run } = await pilotVillager('bram', [aicc({ tool: 'look' }, { tool: 'go', input: { direction: 'south' } }, { tool: 'go', input: { direction: 'west' } }), aicc()]);
+    const { backend, pilot, village, run } = await pilotVillager('bram', [
+      aicc({ tool: 'look' }, { tool: 'go', input: { direction: 'south' } }, { tool: 'go', input: { direction: 'west' } }),
+      aicc(),
+    ]);
     pilot.start();
     // Calls run one a tick (fixed mode): after the first result, abort.
     await run(5, () => pilot.stats.callsSent >= 1);

@@ -41,7 +41,9 @@ describe('the briefing', () => {
 
   it('explains quotas and time', async () => {
     const text = briefing({ character: BRAM, manifest: await villageManifest(), maxCallsPerReply: 8 });
-    expect(text).toContain('Quotas: the limits above are calls per minute (/min) or per session; only calls that reach the tool count, a refused call costs nothing. I tell you what is left after you use a tool, and when it runs low.');
+    expect(text).toContain(
+      'Quotas: the limits above are calls per minute (/min) or per session; only calls that reach the tool count, a refused call costs nothing. I tell you what is left after you use a tool, and when it runs low.',
+    );
     expect(text).toContain('Time: the world runs at 10 ticks a second and does not wait for you');
   });
 
@@ -65,7 +67,14 @@ describe('the briefing', () => {
 });
 
 describe('the compact catalog', () => {
-  const tool = (input_schema: ToolDescriptor['input_schema'], extra: Partial<ToolDescriptor> = {}): ToolDescriptor => ({ id: 't', class: 'sensor', description: 'D.', input_schema, output_schema: {}, ...extra });
+  const tool = (input_schema: ToolDescriptor['input_schema'], extra: Partial<ToolDescriptor> = {}): ToolDescriptor => ({
+    id: 't',
+    class: 'sensor',
+    description: 'D.',
+    input_schema,
+    output_schema: {},
+    ...extra,
+  });
 
   it('writes each field type in a few characters', () => {
     expect(typeText({ type: 'integer', minimum: 0, maximum: 9 })).toBe('integer 0..9');

@@ -20,7 +20,19 @@ describe('the decision meter', () => {
     meter.callSent(1610);
     meter.callSent(1650);
     const record = meter.end(1700, 'replied');
-    expect(record).toEqual({ decision: 1, startedAt: 1000, firstTokenMs: 240, replyMs: 600, firstToolCallMs: 610, totalMs: 700, inputTokens: 1650, outputTokens: 42, costUsd: 0.003, calls: 2, ended: 'replied' });
+    expect(record).toEqual({
+      decision: 1,
+      startedAt: 1000,
+      firstTokenMs: 240,
+      replyMs: 600,
+      firstToolCallMs: 610,
+      totalMs: 700,
+      inputTokens: 1650,
+      outputTokens: 42,
+      costUsd: 0.003,
+      calls: 2,
+      ended: 'replied',
+    });
     expect(totals).toMatchObject({ decisions: 1, inputTokens: 1650, outputTokens: 42, withUsage: 1, firstTokenMs: { mean: 240, p50: 240, samples: 1 } });
     expect(totals.recent).toEqual([record]);
   });
@@ -34,7 +46,14 @@ describe('the decision meter', () => {
     meter.begin(2, 1000);
     meter.signal({ type: 'usage', outputTokens: 7 }, 1100);
     expect(meter.end(1200, 'aborted')).toEqual({ decision: 2, startedAt: 1000, outputTokens: 7, totalMs: 200, calls: 0, ended: 'aborted' });
-    expect(totals).toMatchObject({ decisions: 2, outputTokens: 7, withUsage: 1, firstTokenMs: { samples: 0 }, firstToolCallMs: { samples: 0 }, totalMs: { mean: 550, samples: 2 } });
+    expect(totals).toMatchObject({
+      decisions: 2,
+      outputTokens: 7,
+      withUsage: 1,
+      firstTokenMs: { samples: 0 },
+      firstToolCallMs: { samples: 0 },
+      totalMs: { mean: 550, samples: 2 },
+    });
     expect(totals.inputTokens).toBeUndefined();
     expect(totals.costUsd).toBeUndefined();
     expect(totals.firstTokenMs.mean).toBeUndefined();
@@ -80,8 +99,12 @@ describe('the decision meter', () => {
     meter.begin(2, 1000);
     meter.replied(1500);
     meter.end(1500, 'replied');
-    expect(decisionCostLine(totals)).toBe('decisions (pilot): 2, TTFT mean 300.0 ms, p50 300.0 ms (1 of 2), first call mean 800.0 ms, p50 800.0 ms (1 of 2), total mean 700.0 ms, p50 700.0 ms, tokens in/out 1200/40, cost $0.00420');
-    expect(decisionCostLine(emptyCostTotals())).toBe('decisions (pilot): 0, TTFT not measured, first call not measured, total not measured, tokens not reported, cost not reported');
+    expect(decisionCostLine(totals)).toBe(
+      'decisions (pilot): 2, TTFT mean 300.0 ms, p50 300.0 ms (1 of 2), first call mean 800.0 ms, p50 800.0 ms (1 of 2), total mean 700.0 ms, p50 700.0 ms, tokens in/out 1200/40, cost $0.00420',
+    );
+    expect(decisionCostLine(emptyCostTotals())).toBe(
+      'decisions (pilot): 0, TTFT not measured, first call not measured, total not measured, tokens not reported, cost not reported',
+    );
   });
 });
 
@@ -102,8 +125,27 @@ describe("a piloted villager's decision costs", () => {
     release();
     await run(10, () => costs.length >= 1);
     // The call leaves as the reply is read (500 ms); the village answers calls on its next tick (600 ms).
-    expect(costs[0]).toEqual({ decision: 1, startedAt: started, firstTokenMs: 300, replyMs: 500, firstToolCallMs: 500, totalMs: 600, inputTokens: 1500, outputTokens: 24, costUsd: 0.0031, calls: 1, ended: 'replied' });
-    expect(pilot.stats.costs).toMatchObject({ decisions: 1, inputTokens: 1500, outputTokens: 24, costUsd: 0.0031, firstTokenMs: { mean: 300 }, recent: [costs[0]] });
+    expect(costs[0]).toEqual({
+      decision: 1,
+      startedAt: started,
+      firstTokenMs: 300,
+      replyMs: 500,
+      firstToolCallMs: 500,
+      totalMs: 600,
+      inputTokens: 1500,
+      outputTokens: 24,
+      costUsd: 0.0031,
+      calls: 1,
+      ended: 'replied',
+    });
+    expect(pilot.stats.costs).toMatchObject({
+      decisions: 1,
+      inputTokens: 1500,
+      outputTokens: 24,
+      costUsd: 0.0031,
+      firstTokenMs: { mean: 300 },
+      recent: [costs[0]],
+    });
     pilot.stop();
     expect(backend.observers).toBe(0);
   });
@@ -117,7 +159,9 @@ describe("a piloted villager's decision costs", () => {
     const [first] = pilot.stats.costs.recent;
     expect(first).toMatchObject({ decision: 1, calls: 1, ended: 'replied', replyMs: 0 });
     for (const field of ['firstTokenMs', 'inputTokens', 'outputTokens', 'costUsd'] as const) expect(first![field]).toBeUndefined();
-    expect(decisionCostLine(pilot.stats.costs)).toMatch(/^decisions \(pilot\): 2, TTFT not measured, first call mean [\d.]+ ms.*, tokens not reported, cost not reported$/);
+    expect(decisionCostLine(pilot.stats.costs)).toMatch(
+      /^decisions \(pilot\): 2, TTFT not measured, first call mean [\d.]+ ms.*, tokens not reported, cost not reported$/,
+    );
   });
 
   it('ends an aborted decision as aborted, with what it had seen, and a stopped one as stopped', async () => {

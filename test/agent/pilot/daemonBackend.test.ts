@@ -26,7 +26,9 @@ describe('the pi-daemon backend', () => {
     const { sim, backend } = await setup();
     expect(backend.session).toEqual({ sessionId: 'npc-bram', generation: 1 });
     expect(sim.received.map((r) => r['operation'])).toEqual(['handshake', 'status', 'open', 'attach']);
-    expect(sim.received[2]).toMatchObject({ payload: { cwd: '/srv/aicc', session: { mode: 'memory' }, resources: { tools: 'none', systemPrompt: 'You play Bram.' } } });
+    expect(sim.received[2]).toMatchObject({
+      payload: { cwd: '/srv/aicc', session: { mode: 'memory' }, resources: { tools: 'none', systemPrompt: 'You play Bram.' } },
+    });
     expect(sim.session('npc-bram')).toMatchObject({ generation: 1, attached: 1 });
   });
 
@@ -150,7 +152,18 @@ describe('the pi-daemon backend', () => {
     const { sim, backend } = await setup();
     const seen: string[] = [];
     const off = backend.observe((signal) => seen.push(JSON.stringify(signal)));
-    sim.scriptTurns({ text: 'I look around.', hold: true, usage: { input: 900, output: 14, cacheRead: 100, cacheWrite: 0, totalTokens: 1014, cost: { input: 0.0009, output: 0.0002, cacheRead: 0, cacheWrite: 0, total: 0.0011 } } });
+    sim.scriptTurns({
+      text: 'I look around.',
+      hold: true,
+      usage: {
+        input: 900,
+        output: 14,
+        cacheRead: 100,
+        cacheWrite: 0,
+        totalTokens: 1014,
+        cost: { input: 0.0009, output: 0.0002, cacheRead: 0, cacheWrite: 0, total: 0.0011 },
+      },
+    });
     await backend.send('prompt', 'You are Bram.');
     await settle();
     expect(seen).toEqual([]); // the prompt's own (user) message is not the model at work

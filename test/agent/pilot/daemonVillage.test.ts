@@ -26,11 +26,16 @@ async function daemonVillage() {
   };
   const sim = new DaemonSimulator({ clock: village.clock });
   const daemon = await DaemonClient.connect(sim.link(), { clock: village.clock });
-  const backend = await DaemonBackend.open(daemon, { sessionId: 'millbrook-bram', cwd: '/srv/aicc', open: { systemPrompt: 'You play a villager. Answer with aicc blocks.' } });
+  const backend = await DaemonBackend.open(daemon, {
+    sessionId: 'millbrook-bram',
+    cwd: '/srv/aicc',
+    open: { systemPrompt: 'You play a villager. Answer with aicc blocks.' },
+  });
   const client = await connect('bram');
   const spec = village.world.character('bram')!;
   const pilot = new Pilot({ client, backend, clock: village.clock, character: { id: 'bram', name: spec.name, description: spec.description } });
-  const run = async (ticks: number, until?: () => boolean): Promise<number> => (await runHeadless({ capsule: village.capsule, ticks, ...(until !== undefined && { stopWhen: until }) })).ticks;
+  const run = async (ticks: number, until?: () => boolean): Promise<number> =>
+    (await runHeadless({ capsule: village.capsule, ticks, ...(until !== undefined && { stopWhen: until }) })).ticks;
   return { village, calls, sim, daemon, backend, pilot, run, connect };
 }
 
@@ -44,7 +49,10 @@ describe('a villager piloted through pi-daemon', () => {
       (turn: TurnView) => (/REFUSED go \{dir: south\} \(invalid_input\)/.test(turn.prompt) ? aicc({ tool: 'go', input: { direction: 'south' } }) : 'confused'),
       {
         hold: true,
-        text: (turn: TurnView) => (turn.steers.some((s) => s.includes('a fresh loaf')) ? aicc({ tool: 'say', input: { text: 'A loaf for an apple, Ada!', to: 'ada' } }) : aicc({ tool: 'look' })),
+        text: (turn: TurnView) =>
+          turn.steers.some((s) => s.includes('a fresh loaf'))
+            ? aicc({ tool: 'say', input: { text: 'A loaf for an apple, Ada!', to: 'ada' } })
+            : aicc({ tool: 'look' }),
       },
     );
     pilot.start();
@@ -52,7 +60,11 @@ describe('a villager piloted through pi-daemon', () => {
 
     // Three decisions, one wake each, in one session and generation.
     expect(sim.turns.slice(0, 3).map((t) => t.generation)).toEqual([1, 1, 1]);
-    expect(calls.map((c) => [c.tool, c.result.ok])).toEqual([['look', true], ['go', false], ['go', true]]); // Bram's, before Ada speaks
+    expect(calls.map((c) => [c.tool, c.result.ok])).toEqual([
+      ['look', true],
+      ['go', false],
+      ['go', true],
+    ]); // Bram's, before Ada speaks
     expect(calls[1]!.result.error).toMatchObject({ code: 'invalid_input' });
     expect(village.world.character('bram')!.room).toBe('lane');
 
@@ -78,7 +90,14 @@ describe('a villager piloted through pi-daemon', () => {
 
   it("measures each decision: the first token streamed mid-turn, pi's usage, the first call, on the capsule clock", async () => {
     const { village, calls, sim, pilot, run } = await daemonVillage();
-    const usage = { input: 1200, output: 18, cacheRead: 0, cacheWrite: 0, totalTokens: 1218, cost: { input: 0.0012, output: 0.0003, cacheRead: 0, cacheWrite: 0, total: 0.0015 } };
+    const usage = {
+      input: 1200,
+      output: 18,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 1218,
+      cost: { input: 0.0012, output: 0.0003, cacheRead: 0, cacheWrite: 0, total: 0.0015 },
+    };
     sim.scriptTurns({ text: aicc({ tool: 'look' }), hold: true, usage });
     pilot.start();
     const started = village.clock.now();
@@ -89,7 +108,19 @@ describe('a villager piloted through pi-daemon', () => {
     sim.finishTurn('millbrook-bram');
     await run(10, () => pilot.stats.costs.decisions >= 1);
     expect(calls.map((c) => c.tool)).toEqual(['look']);
-    expect(pilot.stats.costs.recent[0]).toEqual({ decision: 1, startedAt: started, firstTokenMs: 200, replyMs: 500, firstToolCallMs: 500, totalMs: 600, inputTokens: 1200, outputTokens: 18, costUsd: 0.0015, calls: 1, ended: 'replied' });
+    expect(pilot.stats.costs.recent[0]).toEqual({
+      decision: 1,
+      startedAt: started,
+      firstTokenMs: 200,
+      replyMs: 500,
+      firstToolCallMs: 500,
+      totalMs: 600,
+      inputTokens: 1200,
+      outputTokens: 18,
+      costUsd: 0.0015,
+      calls: 1,
+      ended: 'replied',
+    });
     pilot.stop('test over');
   });
 });

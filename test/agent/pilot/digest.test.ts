@@ -14,7 +14,12 @@ function event(topic: Topic, payload: JsonObject, meta?: JsonObject): EventMessa
 }
 
 const ok = (output: JsonObject): CallOutcome => ({ ok: true, output, meta: { tick: 1, latency_ms: 0, source: 'handler' }, callId: 'c1' });
-const refused = (code: 'invalid_input' | 'tool_unavailable', message: string, retryable = false): CallOutcome => ({ ok: false, error: { code, message, retryable }, meta: { tick: 1, latency_ms: 0, source: 'bridge' }, callId: 'c2' });
+const refused = (code: 'invalid_input' | 'tool_unavailable', message: string, retryable = false): CallOutcome => ({
+  ok: false,
+  error: { code, message, retryable },
+  meta: { tick: 1, latency_ms: 0, source: 'bridge' },
+  callId: 'c2',
+});
 
 describe('a digest', () => {
   it('collapses ticks to one line, and ticks alone are no news', () => {
@@ -33,7 +38,11 @@ describe('a digest', () => {
     digest.addEvent(event('state_change', { entity: 'bram', field: 'room', value: 'orchard', previous: 'lane' }));
     for (const room of ['a', 'b', 'c', 'd', 'e']) digest.addEvent(event('state_change', { entity: 'cleo', field: 'room', value: room }));
     digest.addEvent(event('state_change', { entity: 'note', field: 'location', value: 'ada' }));
-    expect(digest.take()).toBe(['News:', '- you.room: mill → lane → orchard', '- red_apple.location: orchard → you', '- cleo.room: a → … → c → d → e', '- note.location: ada'].join('\n'));
+    expect(digest.take()).toBe(
+      ['News:', '- you.room: mill → lane → orchard', '- red_apple.location: orchard → you', '- cleo.room: a → … → c → d → e', '- note.location: ada'].join(
+        '\n',
+      ),
+    );
   });
 
   it("tells words with who said them to whom, sounds, collisions and the game's own topics", () => {
@@ -57,7 +66,16 @@ describe('a digest', () => {
 
   it('lists results: outputs in compact notation, refusals with code, retryability and the reason, skipped calls', () => {
     const digest = new Digest({ self: 'bram' });
-    digest.addResult({ tool: 'take', input: { item: 'red apple' } }, ok({ item: { id: 'red_apple', name: 'red apple' }, carrying: [{ id: 'red_apple', name: 'red apple' }, { id: 'note_2', name: 'note about the Mill' }] }));
+    digest.addResult(
+      { tool: 'take', input: { item: 'red apple' } },
+      ok({
+        item: { id: 'red_apple', name: 'red apple' },
+        carrying: [
+          { id: 'red_apple', name: 'red apple' },
+          { id: 'note_2', name: 'note about the Mill' },
+        ],
+      }),
+    );
     digest.addResult({ tool: 'go', input: { dir: 'up' } }, refused('invalid_input', 'go: input.dir is not a declared field'));
     digest.addResult({ tool: 'look', input: {} }, refused('tool_unavailable', 'look: at most 60 calls per minute; retry in 812 ms', true));
     digest.addSkipped({ tool: 'say', input: { text: 'Hi, all' } }, 'an earlier call was refused');
@@ -105,7 +123,9 @@ describe('compact notation', () => {
   it('folds references, leaves plain words bare, quotes what could be misread, cuts what is long', () => {
     expect(compact({ id: 'square', name: 'Village Square' })).toBe('Village Square (square)');
     expect(compact({ id: 'ada', name: 'Ada', role: 'baker' })).toBe('ada (role: baker)');
-    expect(compact({ a: 'two words', b: 'a, b', c: '42', d: 'true', e: '', f: null, g: [] })).toBe('a: two words, b: "a, b", c: "42", d: "true", e: "", f: null, g: []');
+    expect(compact({ a: 'two words', b: 'a, b', c: '42', d: 'true', e: '', f: null, g: [] })).toBe(
+      'a: two words, b: "a, b", c: "42", d: "true", e: "", f: null, g: []',
+    );
     expect(compact({ nested: { deep: { deeper: { deepest: { x: 1 } } } } })).toBe('nested: {deep: {deeper: {deepest: {…}}}}');
     expect(compact(Array.from({ length: 15 }, (_, i) => i))).toBe('[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, … +3 more]');
     expect(compact('x'.repeat(300), { maxString: 10 })).toBe('xxxxxxxxx…');
@@ -128,7 +148,10 @@ describe('digests in the village', () => {
     let digestTotal = 0;
     digests.forEach((digest, index) => {
       // Frames that reached the pilot after the previous text went out and before this one.
-      const raw = frames.filter((f) => f.sentBefore === index + 1).map((f) => String(f.frame)).filter((frame) => /"type":"(event|tool_result)"/.test(frame));
+      const raw = frames
+        .filter((f) => f.sentBefore === index + 1)
+        .map((f) => String(f.frame))
+        .filter((frame) => /"type":"(event|tool_result)"/.test(frame));
       const rawChars = raw.reduce((sum, frame) => sum + frame.length, 0);
       expect(raw.length).toBeGreaterThan(0);
       expect(digest.text.length).toBeLessThan(rawChars * 0.6);

@@ -32,7 +32,9 @@ describe('loop guards', () => {
   });
 
   it('refuse nonsense limits at once, naming the option', () => {
-    expect(() => new LoopGuards(new ManualClock(), { maxDecisionsPerMinute: 0 })).toThrow(new CapsuleError('AICC_INVALID_OPTION', 'Pilot: maxDecisionsPerMinute must be a whole number >= 1, got 0'));
+    expect(() => new LoopGuards(new ManualClock(), { maxDecisionsPerMinute: 0 })).toThrow(
+      new CapsuleError('AICC_INVALID_OPTION', 'Pilot: maxDecisionsPerMinute must be a whole number >= 1, got 0'),
+    );
   });
 });
 
@@ -113,7 +115,11 @@ describe('a piloted villager', () => {
   });
 
   it('pauses after consecutive failed replies, tells the model each time, and goes on only when resumed', async () => {
-    const { backend, pilot, village, run } = await pilotVillager('bram', [null, 'Hmm, let me think about where to go.', '```aicc\nwalk north\n```', aicc({ tool: 'look' })], { maxFailedReplies: 3 });
+    const { backend, pilot, village, run } = await pilotVillager(
+      'bram',
+      [null, 'Hmm, let me think about where to go.', '```aicc\nwalk north\n```', aicc({ tool: 'look' })],
+      { maxFailedReplies: 3 },
+    );
     const pauses: Array<PilotEvents['pause']> = [];
     pilot.on('pause', (pause) => pauses.push(pause));
     pilot.start();

@@ -22,7 +22,14 @@ describe("pi's message events as signals", () => {
 
   it("usage from the model message's end: prompt tokens cached or not, output, cost.total", () => {
     const signals = new ModelSignals();
-    const usage = { input: 300, output: 25, cacheRead: 700, cacheWrite: 50, totalTokens: 1075, cost: { input: 0.001, output: 0.002, cacheRead: 0.0001, cacheWrite: 0.0002, total: 0.0033 } };
+    const usage = {
+      input: 300,
+      output: 25,
+      cacheRead: 700,
+      cacheWrite: 50,
+      totalTokens: 1075,
+      cost: { input: 0.001, output: 0.002, cacheRead: 0.0001, cacheWrite: 0.0002, total: 0.0033 },
+    };
     expect(signals.read('end', assistant(usage))).toEqual({ type: 'usage', inputTokens: 1050, outputTokens: 25, costUsd: 0.0033 });
     expect(signals.read('end', { message: { role: 'user', usage } })).toBeUndefined();
     expect(signals.read('end', { message: { role: 'system', usage } })).toBeUndefined();

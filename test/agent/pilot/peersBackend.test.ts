@@ -108,7 +108,11 @@ describe('the pi-peers backend', () => {
     await backend.send('prompt', 'digest');
     await backend.send('steer', 'urgent');
     await backend.send('follow_up', 'more');
-    expect(peers.deliveries.map((d) => [d.kind, d.options.id])).toEqual([['prompt', 'p-1'], ['steer', 'p-2'], ['follow_up', 'p-3']]);
+    expect(peers.deliveries.map((d) => [d.kind, d.options.id])).toEqual([
+      ['prompt', 'p-1'],
+      ['steer', 'p-2'],
+      ['follow_up', 'p-3'],
+    ]);
     const reply = backend.reply();
     await Promise.resolve();
     peers.finish('done');
@@ -133,7 +137,15 @@ describe('the pi-peers backend', () => {
     peers.outcomes.push(retryable('link dropped'));
     await backend.send('prompt', 'digest');
     expect(peers.deliveries.map((d) => d.options.id)).toEqual(['p-1', 'p-1']);
-    peers.outcomes.push({ type: 'response', id: 'p-2', command: 'steer', success: false, error: 'steering is off', errorCode: 'steer_not_allowed', retryable: false });
+    peers.outcomes.push({
+      type: 'response',
+      id: 'p-2',
+      command: 'steer',
+      success: false,
+      error: 'steering is off',
+      errorCode: 'steer_not_allowed',
+      retryable: false,
+    });
     await expect(backend.send('steer', 'urgent')).rejects.toThrow('PeersBackend.send: the peer refused the steer: steering is off (steer_not_allowed)');
     peers.outcomes.push(retryable('a'), retryable('b'), retryable('c'));
     await expect(backend.send('follow_up', 'x')).rejects.toThrow('PeersBackend.send: the peer refused the follow_up: c (connection_lost)');

@@ -10,7 +10,10 @@ const last = (sent: Sent[]): string => sent.at(-1)?.text ?? '';
 
 describe('a piloted villager', () => {
   it('is briefed once, then gets digests as prompts, and its calls reach the capsule in order', async () => {
-    const { backend, pilot, village, run } = await pilotVillager('bram', [aicc({ tool: 'look' }), aicc({ tool: 'go', input: { direction: 'south' } }, { tool: 'go', input: { direction: 'west' } })]);
+    const { backend, pilot, village, run } = await pilotVillager('bram', [
+      aicc({ tool: 'look' }),
+      aicc({ tool: 'go', input: { direction: 'south' } }, { tool: 'go', input: { direction: 'west' } }),
+    ]);
     pilot.start();
     await run(30, () => backend.sent.length >= 3);
     expect(backend.sent.map((s) => s.kind)).toEqual(['prompt', 'prompt', 'prompt']);
@@ -20,7 +23,13 @@ describe('a piloted villager', () => {
     expect(backend.sent[2]!.text).toContain('- ok go {direction: south} → direction: south, from: mill, to: Orchard Lane (lane)');
     expect(backend.sent[2]!.text).toContain('- you.room: mill → lane → orchard');
     expect(village.world.character('bram')!.room).toBe('orchard');
-    expect(pilot.stats).toMatchObject({ decisions: 3, callsSent: 3, callsRefused: 0, failedReplies: 0, promptChars: { briefing: backend.sent[0]!.text.length, digests: backend.sent[1]!.text.length + backend.sent[2]!.text.length } });
+    expect(pilot.stats).toMatchObject({
+      decisions: 3,
+      callsSent: 3,
+      callsRefused: 0,
+      failedReplies: 0,
+      promptChars: { briefing: backend.sent[0]!.text.length, digests: backend.sent[1]!.text.length + backend.sent[2]!.text.length },
+    });
     expect(pilot.stats.latencyMs.samples).toBe(pilot.stats.decisions);
   });
 
@@ -45,7 +54,8 @@ describe('a piloted villager', () => {
   it('tells the model which lines it could not read; calls on the other lines still run', async () => {
     const { backend, pilot, run } = await pilotVillager('bram', [
       "Let me look.\n```aicc\n{'tool': 'look',}\ngo south please\n```",
-      (sent) => (last(sent).includes('I could not read line 2: go south please (not a JSON object') ? aicc({ tool: 'go', input: { direction: 'south' } }) : 'confused'),
+      (sent) =>
+        last(sent).includes('I could not read line 2: go south please (not a JSON object') ? aicc({ tool: 'go', input: { direction: 'south' } }) : 'confused',
     ]);
     pilot.start();
     await run(30, () => backend.sent.length >= 3);
@@ -117,7 +127,10 @@ describe('a piloted villager', () => {
     await run(3);
     village.capsule.emit('collision', { a: 'bram', b: 'millwheel', phase: 'begin' }, { to: ['bram'] });
     await run(3, () => backend.sent.length >= 2);
-    expect(backend.sent[1]).toEqual({ kind: 'steer', text: 'Urgent news while you answer:\ntick 3 (+3 ticks, 0.3 s)\nNews:\n- collision you × millwheel (begin)' });
+    expect(backend.sent[1]).toEqual({
+      kind: 'steer',
+      text: 'Urgent news while you answer:\ntick 3 (+3 ticks, 0.3 s)\nNews:\n- collision you × millwheel (begin)',
+    });
   });
 
   it('never holds up the tick loop: the world runs on while the model thinks', async () => {
@@ -185,7 +198,11 @@ describe('a piloted villager whose model has the tools natively', () => {
   });
 
   it('keeps the text protocol when the backend says no, cannot say (an error event), or the option says so', async () => {
-    for (const [answer, option] of [[async () => false, undefined], [async () => Promise.reject(new Error('link down')), undefined], [async () => true, false]] as const) {
+    for (const [answer, option] of [
+      [async () => false, undefined],
+      [async () => Promise.reject(new Error('link down')), undefined],
+      [async () => true, false],
+    ] as const) {
       const { backend, pilot, run } = await pilotVillager('bram', ['I looked around myself.'], option === undefined ? {} : { nativeTools: option });
       backend.callsToolsNatively = answer;
       const errors: string[] = [];
@@ -200,7 +217,9 @@ describe('a piloted villager whose model has the tools natively', () => {
 
   it('is briefed to call its tools itself, reads no calls out of replies, and keeps sending news', async () => {
     // The "model" writes what the text protocol would take as a call: with native tools it is only text.
-    const { backend, pilot, village, run } = await pilotVillager('bram', [aicc({ tool: 'go', input: { direction: 'south' } }), 'I looked around myself.'], { nativeTools: true });
+    const { backend, pilot, village, run } = await pilotVillager('bram', [aicc({ tool: 'go', input: { direction: 'south' } }), 'I looked around myself.'], {
+      nativeTools: true,
+    });
     pilot.start();
     // With nothing happening, the next turn comes from the quiet wake.
     await run(400, () => backend.sent.length >= 2);

@@ -37,7 +37,10 @@ describe('the canonical form', () => {
   });
 
   it('skips comments in a block', () => {
-    expect(parseReply('```aicc\n// first, move\n{"tool":"go","input":{"direction":"north"}}\n# then look\n{"tool":"look"}\n```')).toMatchObject({ calls: [GO_NORTH, LOOK], unreadable: [] });
+    expect(parseReply('```aicc\n// first, move\n{"tool":"go","input":{"direction":"north"}}\n# then look\n{"tool":"look"}\n```')).toMatchObject({
+      calls: [GO_NORTH, LOOK],
+      unreadable: [],
+    });
   });
 });
 
@@ -68,7 +71,7 @@ describe('forgiven slips', () => {
     expect(parseReply('```aicc\n{"tool":"go","input":{"direction":"north",},}\n```')).toMatchObject({ calls: [GO_NORTH], slips: ['trailing_comma'] });
   });
 
-  it("single quotes, with an apostrophe and a double quote inside", () => {
+  it('single quotes, with an apostrophe and a double quote inside', () => {
     const parsed = parseReply(`\`\`\`aicc\n{'tool': 'say', 'input': {'text': 'I\\'m "here"'}}\n\`\`\``);
     expect(parsed.calls).toMatchObject([{ tool: 'say', input: { text: 'I\'m "here"' } }]);
     expect(parsed.slips).toEqual(['single_quotes']);
@@ -102,7 +105,10 @@ describe('forgiven slips', () => {
   });
 
   it('a JSON array of calls', () => {
-    expect(parseReply('```aicc\n[{"tool":"go","input":{"direction":"north"}}, {"tool":"look"}]\n```')).toMatchObject({ calls: [GO_NORTH, LOOK], slips: ['array'] });
+    expect(parseReply('```aicc\n[{"tool":"go","input":{"direction":"north"}}, {"tool":"look"}]\n```')).toMatchObject({
+      calls: [GO_NORTH, LOOK],
+      slips: ['array'],
+    });
   });
 
   it('a {"calls": […]} wrapper', () => {
@@ -127,9 +133,20 @@ describe('forgiven slips', () => {
 
 describe('what cannot be read', () => {
   it('names each unreadable line, and keeps the calls on the other lines', () => {
-    const reply = ['```aicc', '{"tool":"look"}', '{"tool":"go" "input":{"direction":"east"}}', 'go north', '{"tool":"go","input":{"direction":"south"}', '{"tool":"who"}', '```'].join('\n');
+    const reply = [
+      '```aicc',
+      '{"tool":"look"}',
+      '{"tool":"go" "input":{"direction":"east"}}',
+      'go north',
+      '{"tool":"go","input":{"direction":"south"}',
+      '{"tool":"who"}',
+      '```',
+    ].join('\n');
     const parsed = parseReply(reply);
-    expect(parsed.calls.map((call) => [call.tool, call.line])).toEqual([['look', 1], ['who', 5]]);
+    expect(parsed.calls.map((call) => [call.tool, call.line])).toEqual([
+      ['look', 1],
+      ['who', 5],
+    ]);
     expect(parsed.unreadable.map(describeUnreadable)).toEqual([
       `I could not read line 2: {"tool":"go" "input":{"direction":"east"}} (Expected ',' or '}' after property value)`,
       'I could not read line 3: go north (not a JSON object; write {"tool": "<id>", "input": {…}})',
@@ -149,12 +166,14 @@ describe('what cannot be read', () => {
   it('names the block too when the reply has several', () => {
     const parsed = parseReply('```aicc\n{"tool":"look"}\n```\nand\n```aicc\nwalk\n```');
     expect(parsed.calls).toMatchObject([LOOK]);
-    expect(parsed.unreadable.map(describeUnreadable)).toEqual(['I could not read block 2, line 1: walk (not a JSON object; write {"tool": "<id>", "input": {…}})']);
+    expect(parsed.unreadable.map(describeUnreadable)).toEqual([
+      'I could not read block 2, line 1: walk (not a JSON object; write {"tool": "<id>", "input": {…}})',
+    ]);
   });
 
   it('cuts a long unreadable line in the message', () => {
     const long = `{"tool":"say","input":{"text":"${'la'.repeat(100)}"}`;
-    const [problem] = parseReply('```aicc\n' + long + '\n```').unreadable;
+    const [problem] = parseReply(`\`\`\`aicc\n${long}\n\`\`\``).unreadable;
     expect(describeUnreadable(problem!)).toMatch(/^I could not read line 1: \{"tool":"say","input":\{"text":"(la)+l?…/);
     expect(describeUnreadable(problem!).length).toBeLessThan(200);
   });
@@ -164,7 +183,9 @@ describe('what cannot be read', () => {
     expect(replyFeedback(parseReply('   '), '   ')).toHaveLength(1);
     const prose = 'I would like to go north, please.';
     expect(isUsable(parseReply(prose))).toBe(false);
-    expect(replyFeedback(parseReply(prose), prose)).toEqual(['I found no calls in your reply. Put them in an aicc block, one {"tool": "<id>", "input": {…}} per line.']);
+    expect(replyFeedback(parseReply(prose), prose)).toEqual([
+      'I found no calls in your reply. Put them in an aicc block, one {"tool": "<id>", "input": {…}} per line.',
+    ]);
   });
 
   it('feedback for a usable reply lists only its unreadable lines', () => {
@@ -195,8 +216,8 @@ describe('one call per line and calls spread over lines', () => {
   it('read the same calls: JSON.parse splits the first, the bracket scanner the second', () => {
     fc.assert(
       fc.property(fc.array(call, { minLength: 1, maxLength: 5 }), (written) => {
-        const oneLine = '```aicc\n' + written.map((c) => JSON.stringify(c)).join('\n') + '\n```';
-        const spread = '```aicc\n' + written.map((c) => JSON.stringify(c, null, 2)).join('\n') + '\n```';
+        const oneLine = `\`\`\`aicc\n${written.map((c) => JSON.stringify(c)).join('\n')}\n\`\`\``;
+        const spread = `\`\`\`aicc\n${written.map((c) => JSON.stringify(c, null, 2)).join('\n')}\n\`\`\``;
         const a = parseReply(oneLine);
         const b = parseReply(spread);
         expect(calls(oneLine)).toEqual(written);
@@ -213,4 +234,3 @@ describe('one call per line and calls spread over lines', () => {
     expect(parsed.slips).toContain('semicolons');
   });
 });
-

@@ -9,7 +9,7 @@ import type { Frame } from '../../../src/protocol/codec.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
 import { buildVillage, type Village } from '../../../src/worlds/village/world.js';
 import { ScriptedBackend, type ScriptStep } from './fakeBackend.js';
-import { tapLink } from '../../../src/links/tap.js';
+import { tapLink } from '../../../src/links/wrapLink.js';
 
 export interface PilotedVillage {
   village: Village;
@@ -25,13 +25,21 @@ export interface PilotedVillage {
 }
 
 /** `options.backend`, when given, is used instead of a new ScriptedBackend of `script` (which is then unused). */
-export async function pilotVillager(character: string, script: ScriptStep[], options: Partial<Omit<PilotOptions, 'backend'>> & { backend?: ScriptedBackend } = {}, fallback?: ScriptStep): Promise<PilotedVillage> {
+export async function pilotVillager(
+  character: string,
+  script: ScriptStep[],
+  options: Partial<Omit<PilotOptions, 'backend'>> & { backend?: ScriptedBackend } = {},
+  fallback?: ScriptStep,
+): Promise<PilotedVillage> {
   const village = buildVillage(7);
   const backend = options.backend ?? new ScriptedBackend(script, fallback);
   const frames: PilotedVillage['frames'] = [];
   const connect = async (id: string, tap?: (frame: Frame) => void): Promise<AgentClient> => {
     const [bridgeEnd, agentEnd] = createMemoryLinkPair();
-    const connecting = AgentClient.connect(tap === undefined ? agentEnd : tapLink(agentEnd, tap), { clock: village.clock, randomBytes: village.random.fork(`agent:${id}`).bytes });
+    const connecting = AgentClient.connect(tap === undefined ? agentEnd : tapLink(agentEnd, tap), {
+      clock: village.clock,
+      randomBytes: village.random.fork(`agent:${id}`).bytes,
+    });
     village.connect(id, bridgeEnd);
     return connecting;
   };

@@ -45,13 +45,23 @@ describe('chooseChromium', () => {
       from: 'none',
       problem: `AICC_CHROMIUM is ${missing}, which does not exist: point it at a Chromium binary, set it to \`bundled\` for the npm one, or unset it`,
     });
-    expect(chooseChromium(places({ env: 'bundled', bundled: undefined }))).toMatchObject({ from: 'none', problem: expect.stringMatching(/^AICC_CHROMIUM=bundled asks for @sparticuz\/chromium's Chromium, which is not installed for this machine \(.+; it ships Linux x64 only\): run `npm ci`, or unset AICC_CHROMIUM$/) });
+    expect(chooseChromium(places({ env: 'bundled', bundled: undefined }))).toMatchObject({
+      from: 'none',
+      problem: expect.stringMatching(
+        /^AICC_CHROMIUM=bundled asks for @sparticuz\/chromium's Chromium, which is not installed for this machine \(.+; it ships Linux x64 only\): run `npm ci`, or unset AICC_CHROMIUM$/,
+      ),
+    });
   });
 
   it('names every way to get one when there is none', () => {
     const choice = chooseChromium(places({ system: missing, bundled: undefined }));
-    expect(choice).toMatchObject({ from: 'none', problem: expect.stringContaining(`No Chromium here (no AICC_CHROMIUM, none at ${missing}, no @sparticuz/chromium for `) });
-    expect(choice).toMatchObject({ problem: expect.stringContaining('run `npm ci` on Linux x64 (it installs the dev dependency @sparticuz/chromium), or install Debian') });
+    expect(choice).toMatchObject({
+      from: 'none',
+      problem: expect.stringContaining(`No Chromium here (no AICC_CHROMIUM, none at ${missing}, no @sparticuz/chromium for `),
+    });
+    expect(choice).toMatchObject({
+      problem: expect.stringContaining('run `npm ci` on Linux x64 (it installs the dev dependency @sparticuz/chromium), or install Debian'),
+    });
   });
 });
 
@@ -63,7 +73,9 @@ describe('chromiumProblem', () => {
   });
 
   it('makes a launch of a missing binary fail, naming the fix', async () => {
-    await expect(launchChromium({ executablePath: '/nonexistent/chromium' })).rejects.toThrow(/^Chromium is not installed at \/nonexistent\/chromium: run `npm ci`/);
+    await expect(launchChromium({ executablePath: '/nonexistent/chromium' })).rejects.toThrow(
+      /^Chromium is not installed at \/nonexistent\/chromium: run `npm ci`/,
+    );
   });
 });
 
@@ -90,7 +102,10 @@ function fakePackage(): { packed: string; cache: string } {
   writeFileSync(join(packed, '..', 'package.json'), '{"name":"@sparticuz/chromium","version":"0.0.0-fake"}');
   writeFileSync(join(packed, 'chromium.br'), brotliCompressSync('#!/bin/sh\necho fake chromium\n'));
   writeFileSync(join(packed, 'swiftshader.tar.br'), brotliCompressSync(tar({ 'libGLESv2.so': 'gles' })));
-  writeFileSync(join(packed, 'fonts.tar.br'), brotliCompressSync(tar({ 'fonts.conf': '<dir>/tmp/fonts</dir>', 'fonts/': '', 'fonts/Open_Sans/': '', 'fonts/Open_Sans/OpenSans-Regular.ttf': 'font' })));
+  writeFileSync(
+    join(packed, 'fonts.tar.br'),
+    brotliCompressSync(tar({ 'fonts.conf': '<dir>/tmp/fonts</dir>', 'fonts/': '', 'fonts/Open_Sans/': '', 'fonts/Open_Sans/OpenSans-Regular.ttf': 'font' })),
+  );
   writeFileSync(join(packed, 'al2023.tar.br'), brotliCompressSync(tar({ 'lib/libnss3.so': 'nss' })));
   return { packed, cache: join(nodeModules, '.cache', 'aicc-chromium') };
 }

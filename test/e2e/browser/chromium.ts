@@ -76,15 +76,24 @@ export function chooseChromium(places: ChromiumPlaces = chromiumPlaces()): Chrom
   const env = places.env === '' ? undefined : places.env;
   if (env === 'bundled') {
     if (places.bundled !== undefined) return { from: 'bundled', packed: places.bundled };
-    return { from: 'none', problem: `AICC_CHROMIUM=bundled asks for @sparticuz/chromium's Chromium, which is not installed for this machine (${process.platform}-${process.arch}; it ships Linux x64 only): run \`npm ci\`, or unset AICC_CHROMIUM` };
+    return {
+      from: 'none',
+      problem: `AICC_CHROMIUM=bundled asks for @sparticuz/chromium's Chromium, which is not installed for this machine (${process.platform}-${process.arch}; it ships Linux x64 only): run \`npm ci\`, or unset AICC_CHROMIUM`,
+    };
   }
   if (env !== undefined) {
     if (existsSync(env)) return { from: 'AICC_CHROMIUM', executablePath: env };
-    return { from: 'none', problem: `AICC_CHROMIUM is ${env}, which does not exist: point it at a Chromium binary, set it to \`bundled\` for the npm one, or unset it` };
+    return {
+      from: 'none',
+      problem: `AICC_CHROMIUM is ${env}, which does not exist: point it at a Chromium binary, set it to \`bundled\` for the npm one, or unset it`,
+    };
   }
   if (existsSync(places.system)) return { from: 'system', executablePath: places.system };
   if (places.bundled !== undefined) return { from: 'bundled', packed: places.bundled };
-  return { from: 'none', problem: `No Chromium here (no AICC_CHROMIUM, none at ${places.system}, no @sparticuz/chromium for ${process.platform}-${process.arch}): ${INSTALL_HINT}` };
+  return {
+    from: 'none',
+    problem: `No Chromium here (no AICC_CHROMIUM, none at ${places.system}, no @sparticuz/chromium for ${process.platform}-${process.arch}): ${INSTALL_HINT}`,
+  };
 }
 
 /** Why Chromium cannot be launched here (or from `path`, when given), with the fix; undefined when it can. */
@@ -190,7 +199,10 @@ export async function unpackChromium(packed: string): Promise<string> {
     writeFileSync(join(staging, 'chromium'), await unbrotli(join(packed, 'chromium.br')), { mode: 0o755 });
     for (const name of ['swiftshader', 'fonts', 'al2023']) untar(await unbrotli(join(packed, `${name}.tar.br`)), staging);
     // Theirs lists /tmp/fonts; this one lists the folder the fonts end up in.
-    writeFileSync(join(staging, 'fonts.conf'), `<?xml version="1.0"?>\n<fontconfig>\n  <dir>${xml(join(dir, 'fonts'))}</dir>\n  <cachedir>${xml(join(dir, 'fonts-cache'))}</cachedir>\n</fontconfig>\n`);
+    writeFileSync(
+      join(staging, 'fonts.conf'),
+      `<?xml version="1.0"?>\n<fontconfig>\n  <dir>${xml(join(dir, 'fonts'))}</dir>\n  <cachedir>${xml(join(dir, 'fonts-cache'))}</cachedir>\n</fontconfig>\n`,
+    );
     try {
       renameSync(staging, dir);
     } catch (error) {

@@ -153,9 +153,13 @@ describe(`pages built from the packed package, under Content-Security-Policy: ${
         const response = await tab.goto(urls.get(page.name)!, { waitUntil: 'load' });
         expect(response?.headers()['content-security-policy']).toBe(CSP);
         const read = () => tab.evaluate(() => (window as unknown as { cspState?: CspState }).cspState);
-        await tab.waitForFunction(() => (window as unknown as { cspState?: CspState }).cspState?.ready === true, null, { timeout: 30_000, polling: 50 }).catch(async (error: Error) => {
-          throw new Error(`${page.name}: not ready (${error.message.split('\n')[0]}); it logged ${JSON.stringify(logged)}; state ${JSON.stringify(await read())}`);
-        });
+        await tab
+          .waitForFunction(() => (window as unknown as { cspState?: CspState }).cspState?.ready === true, null, { timeout: 30_000, polling: 50 })
+          .catch(async (error: Error) => {
+            throw new Error(
+              `${page.name}: not ready (${error.message.split('\n')[0]}); it logged ${JSON.stringify(logged)}; state ${JSON.stringify(await read())}`,
+            );
+          });
         const state = (await read())!;
         expect(state.problems).toEqual([]);
         expect(state.calls, JSON.stringify(state.calls)).toHaveLength(page.calls);

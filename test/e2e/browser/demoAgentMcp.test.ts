@@ -33,8 +33,20 @@ beforeAll(async () => {
   browser.context.on('console', (message: ConsoleMessage) => consoleLines.push(`${message.type()}: ${message.text()}`));
   // Relay mode with no agents: only its MCP side is used here.
   peers = tempDir('aicc-e2e-browser-mcp-');
-  gateway = await startGateway({ target: { kind: 'relay', peersHome: peers.path }, origins: ['http://localhost:5173'], key, mcp: true, log: (line) => log.push(line) });
-  server = await startDemoServer({ root, demos: [await bundleDemo(join(root, 'demos'), 'phaser')], port: 0, gateway: { url: `${gateway.url}/`, key }, log: (line) => log.push(line) });
+  gateway = await startGateway({
+    target: { kind: 'relay', peersHome: peers.path },
+    origins: ['http://localhost:5173'],
+    key,
+    mcp: true,
+    log: (line) => log.push(line),
+  });
+  server = await startDemoServer({
+    root,
+    demos: [await bundleDemo(join(root, 'demos'), 'phaser')],
+    port: 0,
+    gateway: { url: `${gateway.url}/`, key },
+    log: (line) => log.push(line),
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -117,10 +129,14 @@ describe('/phaser/?agent=mcp', () => {
       const walk = await client.callTool({ name: 'move_by', arguments: { dx, dy: 0 } });
       expect(walk.isError).toBeFalsy();
       expect(walk.structuredContent).toMatchObject({ to: { x: before.x + dx, y: before.y } });
-      const arrived = await waitForState(page, (state) => {
-        const cleo = state.characters.find((c) => c.id === 'cleo')!;
-        return Math.abs(cleo.x - (before.x + dx)) <= 2 && Math.abs(cleo.y - before.y) <= 2;
-      }, `cleo at x ${before.x + dx}`);
+      const arrived = await waitForState(
+        page,
+        (state) => {
+          const cleo = state.characters.find((c) => c.id === 'cleo')!;
+          return Math.abs(cleo.x - (before.x + dx)) <= 2 && Math.abs(cleo.y - before.y) <= 2;
+        },
+        `cleo at x ${before.x + dx}`,
+      );
       const after = (await client.callTool({ name: 'position', arguments: {} })).structuredContent as Position;
       expect(Math.abs(after.x - (before.x + dx))).toBeLessThanOrEqual(2);
       // The page was read as she came within 2 px; she may have walked the last of them since.
@@ -130,7 +146,12 @@ describe('/phaser/?agent=mcp', () => {
       const other = await fetch(`http://127.0.0.1:${gateway.port}/mcp/bram`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        }),
       });
       expect(other.status).toBe(404);
 

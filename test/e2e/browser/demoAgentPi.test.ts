@@ -50,9 +50,22 @@ for (const { demo, call } of CASES) {
       stub = await startStubModel({ fallbackReply: block(call) });
       dir = tempDir('aicc-e2e-browser-pi-');
       writePiAgentDir(join(dir.path, 'agent'), stub.baseUrl);
-      host = await PiHost.start({ piBin: PI_CLI, provider: STUB_PROVIDER, model: STUB_MODEL_ID, agentDir: join(dir.path, 'agent'), label: 'pi', systemPrompt: 'You play one character in a small game.' });
+      host = await PiHost.start({
+        piBin: PI_CLI,
+        provider: STUB_PROVIDER,
+        model: STUB_MODEL_ID,
+        agentDir: join(dir.path, 'agent'),
+        label: 'pi',
+        systemPrompt: 'You play one character in a small game.',
+      });
       gateway = await startGateway({ target: { kind: 'host', host }, origins: ['http://localhost:5173'], key, log: (line) => log.push(line) });
-      server = await startDemoServer({ root, demos: [await bundleDemo(join(root, 'demos'), demo)], port: 0, gateway: { url: `${gateway.url}/`, key }, log: (line) => log.push(line) });
+      server = await startDemoServer({
+        root,
+        demos: [await bundleDemo(join(root, 'demos'), demo)],
+        port: 0,
+        gateway: { url: `${gateway.url}/`, key },
+        log: (line) => log.push(line),
+      });
     }, 120_000);
 
     afterAll(async () => {
@@ -74,7 +87,8 @@ for (const { demo, call } of CASES) {
         expect(moved).toEqual([ready.characters[0]!.id]);
         // The only character is pi's, so a successful call of the stub's tool in the inspector is pi's.
         await page.page.waitForFunction(
-          (tool) => Array.from(document.querySelectorAll('[data-aicc-inspector] [data-aicc-call][data-ok="true"]')).some((row) => row.textContent?.includes(tool)),
+          (tool) =>
+            Array.from(document.querySelectorAll('[data-aicc-inspector] [data-aicc-call][data-ok="true"]')).some((row) => row.textContent?.includes(tool)),
           call.tool,
           { timeout: 10_000 },
         );

@@ -22,16 +22,28 @@ describe('parseDemoWebArgs', () => {
   });
 
   it('takes the gateway key from AICC_GATEWAY_KEY only', () => {
-    expect(parseDemoWebArgs(['--gateway', 'ws://127.0.0.1:8787/', '--port', '0'], { AICC_GATEWAY_KEY: KEY })).toEqual({ port: 0, demos: [], gateway: { url: 'ws://127.0.0.1:8787/', key: KEY } });
+    expect(parseDemoWebArgs(['--gateway', 'ws://127.0.0.1:8787/', '--port', '0'], { AICC_GATEWAY_KEY: KEY })).toEqual({
+      port: 0,
+      demos: [],
+      gateway: { url: 'ws://127.0.0.1:8787/', key: KEY },
+    });
     expect(parseDemoWebArgs(['--gateway', 'ws://127.0.0.1:8787/'])).toBe('--gateway needs the gateway key in the environment variable AICC_GATEWAY_KEY');
-    expect(parseDemoWebArgs(['--gateway', 'ws://127.0.0.1:8787/'], { AICC_GATEWAY_KEY: 'short' })).toMatch(/^AICC_GATEWAY_KEY: the gateway key must be at least 16 characters \(got 5\)/);
+    expect(parseDemoWebArgs(['--gateway', 'ws://127.0.0.1:8787/'], { AICC_GATEWAY_KEY: 'short' })).toMatch(
+      /^AICC_GATEWAY_KEY: the gateway key must be at least 16 characters \(got 5\)/,
+    );
     expect(parseDemoWebArgs(['--key', KEY])).toBe('unknown option "--key"');
   });
 
   it('keeps the key on this machine', () => {
-    expect(parseDemoWebArgs(['--gateway', 'ws://gateway.example:8787/'], { AICC_GATEWAY_KEY: KEY })).toBe('--gateway must be on this machine (127.0.0.1), got gateway.example');
-    expect(parseDemoWebArgs(['--gateway', 'http://127.0.0.1:8787/'], { AICC_GATEWAY_KEY: KEY })).toBe("--gateway expects a ws:// URL (the gateway's), got http:");
-    expect(parseDemoWebArgs(['--gateway', 'ws://me:pw@127.0.0.1:8787/'], { AICC_GATEWAY_KEY: KEY })).toBe('--gateway takes no user or password in the URL; the key comes from AICC_GATEWAY_KEY');
+    expect(parseDemoWebArgs(['--gateway', 'ws://gateway.example:8787/'], { AICC_GATEWAY_KEY: KEY })).toBe(
+      '--gateway must be on this machine (127.0.0.1), got gateway.example',
+    );
+    expect(parseDemoWebArgs(['--gateway', 'http://127.0.0.1:8787/'], { AICC_GATEWAY_KEY: KEY })).toBe(
+      "--gateway expects a ws:// URL (the gateway's), got http:",
+    );
+    expect(parseDemoWebArgs(['--gateway', 'ws://me:pw@127.0.0.1:8787/'], { AICC_GATEWAY_KEY: KEY })).toBe(
+      '--gateway takes no user or password in the URL; the key comes from AICC_GATEWAY_KEY',
+    );
     expect(parseDemoWebArgs(['--gateway', 'nope'], { AICC_GATEWAY_KEY: KEY })).toBe('--gateway expects a URL such as ws://127.0.0.1:8787/, got "nope"');
   });
 
@@ -83,7 +95,12 @@ describe('demoWebCommand', () => {
   it('bundles, serves and lists the demo pages, then stops on its signal', async () => {
     const { out, err, io: streams } = io();
     const stop = new AbortController();
-    const exit = demoWebCommand(['--port', '0', '--gateway', 'ws://127.0.0.1:9/'], streams, { root: repo, env: { AICC_GATEWAY_KEY: KEY }, signal: stop.signal, demosDir });
+    const exit = demoWebCommand(['--port', '0', '--gateway', 'ws://127.0.0.1:9/'], streams, {
+      root: repo,
+      env: { AICC_GATEWAY_KEY: KEY },
+      signal: stop.signal,
+      demosDir,
+    });
     const deadline = Date.now() + 20_000;
     while (!out.join('').includes('reach pi')) {
       if (Date.now() > deadline) throw new Error(`no URLs printed; stderr: ${err.join('')}`);
@@ -91,7 +108,9 @@ describe('demoWebCommand', () => {
     }
     const text = out.join('');
     const base = /serving on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(text)![1]!;
-    expect(text).toBe(`demo:web: serving on ${base}\n  fixture  ${base}fixture/\npages opened with ?agent=pi reach pi at ws://127.0.0.1:9/ through ${base.replace('http', 'ws')}pi\n`);
+    expect(text).toBe(
+      `demo:web: serving on ${base}\n  fixture  ${base}fixture/\npages opened with ?agent=pi reach pi at ws://127.0.0.1:9/ through ${base.replace('http', 'ws')}pi\n`,
+    );
     const script = await fetch(`${base}fixture/main.js`, { signal: AbortSignal.timeout(5000) });
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(await script.text()).toContain('the harness must see');

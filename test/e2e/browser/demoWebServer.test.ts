@@ -15,14 +15,27 @@ let root: string;
 let server: DemoServer;
 
 /** One raw request: the path goes out exactly as written (fetch would normalise `..`). */
-function get(path: string, options: { method?: string; host?: string } = {}): Promise<{ status: number; type: string | undefined; body: string; headers: Record<string, unknown> }> {
+function get(
+  path: string,
+  options: { method?: string; host?: string } = {},
+): Promise<{ status: number; type: string | undefined; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: server.port, path, method: options.method ?? 'GET', headers: { host: options.host ?? `127.0.0.1:${server.port}` }, timeout: 5000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body, headers: res.headers }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        path,
+        method: options.method ?? 'GET',
+        headers: { host: options.host ?? `127.0.0.1:${server.port}` },
+        timeout: 5000,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body, headers: res.headers }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`GET ${path} timed out`)));
     req.on('error', reject);
     req.end();
@@ -59,7 +72,9 @@ afterAll(async () => {
 function upgrade(path: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(server.port, '127.0.0.1', () =>
-      socket.write(`GET ${path} HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\norigin: ${server.url.slice(0, -1)}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n`),
+      socket.write(
+        `GET ${path} HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\norigin: ${server.url.slice(0, -1)}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n`,
+      ),
     );
     let text = '';
     socket.setTimeout(5000, () => socket.destroy(new Error(`upgrade ${path} timed out`)));

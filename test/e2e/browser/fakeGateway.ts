@@ -2,7 +2,8 @@
 // AccessPolicy and echoes every text frame back with "echo:" in front.
 
 import type { IncomingMessage } from 'node:http';
-import WebSocket, { WebSocketServer } from 'ws';
+import type WebSocket from 'ws';
+import { WebSocketServer } from 'ws';
 import { AccessPolicy, parseProtocols, selectSubprotocol } from '../../../src/node/gateway/access.js';
 
 export const GATEWAY_KEY = 'proxy-test-key-0123456789abcdef';

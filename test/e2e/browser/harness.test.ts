@@ -20,7 +20,12 @@ let fixture: string;
 
 beforeAll(async () => {
   gateway = await startFakeGateway();
-  server = await startDemoServer({ root, demos: await bundleDemos(join(import.meta.dirname, 'fixtures', 'demos')), port: 0, gateway: { url: gateway.url, key: GATEWAY_KEY } });
+  server = await startDemoServer({
+    root,
+    demos: await bundleDemos(join(import.meta.dirname, 'fixtures', 'demos')),
+    port: 0,
+    gateway: { url: gateway.url, key: GATEWAY_KEY },
+  });
   fixture = `${server.url}fixture/`;
   browser = await launchChromium();
 }, 60_000);
@@ -81,7 +86,10 @@ describe('browser harness on the fixture page', () => {
     try {
       await page.waitReady();
       await page.page.waitForFunction(() => (window as unknown as { aiccDemo: { errors: string[] } }).aiccDemo.errors.length > 0, null, { timeout: 5000 });
-      expect(await page.problems()).toEqual(['page error: fixture: the error the harness must see', 'aiccDemo.errors: Uncaught Error: fixture: the error the harness must see']);
+      expect(await page.problems()).toEqual([
+        'page error: fixture: the error the harness must see',
+        'aiccDemo.errors: Uncaught Error: fixture: the error the harness must see',
+      ]);
     } finally {
       await page.close();
     }
@@ -90,7 +98,9 @@ describe('browser harness on the fixture page', () => {
   it('gives up on a page that never gets ready, saying what it logged', async () => {
     const page = await DemoPage.open(browser.context, `${server.url}fixture/missing.html`);
     try {
-      await expect(page.waitReady(500)).rejects.toThrow(/fixture\/missing\.html: aiccDemo\.ready not true within 500 ms .*the page logged: \[.*"HTTP 404: http:\/\/127\.0\.0\.1:\d+\/fixture\/missing\.html".*\]/);
+      await expect(page.waitReady(500)).rejects.toThrow(
+        /fixture\/missing\.html: aiccDemo\.ready not true within 500 ms .*the page logged: \[.*"HTTP 404: http:\/\/127\.0\.0\.1:\d+\/fixture\/missing\.html".*\]/,
+      );
     } finally {
       await page.close();
     }

@@ -64,9 +64,14 @@ export class DemoPage {
   /** Waits until `aiccDemo.ready`; on timeout, the error names what the page logged. */
   async waitReady(timeoutMs = 20_000): Promise<DemoState> {
     try {
-      await this.page.waitForFunction(() => (window as unknown as { aiccDemo?: { ready?: unknown } }).aiccDemo?.ready === true, null, { timeout: timeoutMs, polling: 50 });
+      await this.page.waitForFunction(() => (window as unknown as { aiccDemo?: { ready?: unknown } }).aiccDemo?.ready === true, null, {
+        timeout: timeoutMs,
+        polling: 50,
+      });
     } catch (error) {
-      throw new Error(`${this.page.url()}: aiccDemo.ready not true within ${timeoutMs} ms (${(error as Error).message.split('\n')[0]}); the page logged: ${JSON.stringify(await this.problems())}`);
+      throw new Error(
+        `${this.page.url()}: aiccDemo.ready not true within ${timeoutMs} ms (${(error as Error).message.split('\n')[0]}); the page logged: ${JSON.stringify(await this.problems())}`,
+      );
     }
     return this.state();
   }
@@ -81,13 +86,17 @@ export class DemoPage {
     const before = await this.state();
     for (;;) {
       const after = await this.state();
-      const moved = after.characters.filter((now) => {
-        const then = before.characters.find((c) => c.id === now.id);
-        return then !== undefined && (Math.abs(now.x - then.x) > 0.5 || Math.abs(now.y - then.y) > 0.5);
-      }).map((c) => c.id);
+      const moved = after.characters
+        .filter((now) => {
+          const then = before.characters.find((c) => c.id === now.id);
+          return then !== undefined && (Math.abs(now.x - then.x) > 0.5 || Math.abs(now.y - then.y) > 0.5);
+        })
+        .map((c) => c.id);
       if (moved.length >= minMoved && after.calls > before.calls) return { before, after, moved };
       if (Date.now() > deadline) {
-        throw new Error(`${this.page.url()}: within ${options.timeoutMs ?? 15_000} ms ${moved.length} of ${after.characters.length} characters moved (need ${minMoved}) and calls went ${before.calls} → ${after.calls}; before ${JSON.stringify(before.characters)}, after ${JSON.stringify(after.characters)}`);
+        throw new Error(
+          `${this.page.url()}: within ${options.timeoutMs ?? 15_000} ms ${moved.length} of ${after.characters.length} characters moved (need ${minMoved}) and calls went ${before.calls} → ${after.calls}; before ${JSON.stringify(before.characters)}, after ${JSON.stringify(after.characters)}`,
+        );
       }
       await this.page.waitForTimeout(100);
     }
@@ -109,7 +118,9 @@ export class DemoPage {
       if (seen.rows >= min) return seen;
       if (Date.now() > deadline) {
         const inspectors = await this.page.locator('[data-aicc-inspector]').count();
-        throw new Error(`${this.page.url()}: the inspector lists ${seen.rows} calls after ${timeoutMs} ms (need ${min}); [data-aicc-inspector] elements: ${inspectors}`);
+        throw new Error(
+          `${this.page.url()}: the inspector lists ${seen.rows} calls after ${timeoutMs} ms (need ${min}); [data-aicc-inspector] elements: ${inspectors}`,
+        );
       }
       await this.page.waitForTimeout(100);
     }

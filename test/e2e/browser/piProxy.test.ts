@@ -71,7 +71,13 @@ describe('/pi proxy', () => {
 
   it('passes the gateway refusal to the page without the key', async () => {
     await server.close();
-    server = await startDemoServer({ root: process.cwd(), demos: [], port: 0, gateway: { url: gateway.url, key: 'a-wrong-key-0123456789abcdef' }, log: (line) => log.push(line) });
+    server = await startDemoServer({
+      root: process.cwd(),
+      demos: [],
+      port: 0,
+      gateway: { url: gateway.url, key: 'a-wrong-key-0123456789abcdef' },
+      log: (line) => log.push(line),
+    });
     const page = pageSocket(server);
     const closed = await within(page.closed, 'the refusal');
     expect(closed).toEqual({ code: CLOSE.badKey, reason: 'wrong gateway key' });
@@ -130,7 +136,13 @@ describe('/pi proxy', () => {
     const silent = createServer((socket) => held.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
     const port = (silent.address() as { port: number }).port;
-    const bounded = await startDemoServer({ root: process.cwd(), demos: [], port: 0, gateway: { url: `ws://127.0.0.1:${port}/`, key: KEY }, proxyLimits: { maxConnections: 1, maxPending: 2, maxPayload: 1024 } });
+    const bounded = await startDemoServer({
+      root: process.cwd(),
+      demos: [],
+      port: 0,
+      gateway: { url: `ws://127.0.0.1:${port}/`, key: KEY },
+      proxyLimits: { maxConnections: 1, maxPending: 2, maxPayload: 1024 },
+    });
     try {
       const first = pageSocket(bounded);
       await within(first.opened, 'the first page socket to open');
@@ -154,7 +166,10 @@ describe('/pi proxy', () => {
     const bare = await startDemoServer({ root: process.cwd(), demos: [], port: 0 });
     try {
       const page = pageSocket(bare);
-      expect(await within(page.closed, 'the refusal')).toEqual({ code: 4404, reason: 'no gateway: start npm run demo:web with --gateway ws://127.0.0.1:PORT and AICC_GATEWAY_KEY' });
+      expect(await within(page.closed, 'the refusal')).toEqual({
+        code: 4404,
+        reason: 'no gateway: start npm run demo:web with --gateway ws://127.0.0.1:PORT and AICC_GATEWAY_KEY',
+      });
     } finally {
       await bare.close();
     }

@@ -21,7 +21,8 @@ function encodePng(image: Pixels, alpha: boolean): Buffer {
       const up = y > 0 ? rows[at - stride]! : 0;
       const upLeft = y > 0 && i >= channels ? rows[at - stride - channels]! : 0;
       const p = left + up - upLeft;
-      const paeth = Math.abs(p - left) <= Math.abs(p - up) && Math.abs(p - left) <= Math.abs(p - upLeft) ? left : Math.abs(p - up) <= Math.abs(p - upLeft) ? up : upLeft;
+      const paeth =
+        Math.abs(p - left) <= Math.abs(p - up) && Math.abs(p - left) <= Math.abs(p - upLeft) ? left : Math.abs(p - up) <= Math.abs(p - upLeft) ? up : upLeft;
       const predicted = [0, left, up, (left + up) >> 1, paeth][filter]!;
       raw[y * (stride + 1) + 1 + i] = (rows[at]! - predicted) & 0xff;
     }
@@ -38,7 +39,12 @@ function encodePng(image: Pixels, alpha: boolean): Buffer {
   header.writeUInt32BE(image.width, 0);
   header.writeUInt32BE(image.height, 4);
   header.set([8, alpha ? 6 : 2, 0, 0, 0], 8);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** A width×height image of one colour, with `paint` applied to each pixel. */
@@ -67,7 +73,12 @@ describe('decodePng', () => {
 
 describe('blankProblem', () => {
   it('fails a uniform canvas', () => {
-    const blank = decodePng(encodePng(image(960, 640, () => [0, 0, 0]), false));
+    const blank = decodePng(
+      encodePng(
+        image(960, 640, () => [0, 0, 0]),
+        false,
+      ),
+    );
     expect(blankProblem(blank)).toBe('the canvas is blank: 0 of 614400 pixels (0.000%) differ from the background rgb(0, 0, 0); at least 0.05% must');
   });
 

@@ -28,7 +28,8 @@ export function decodePng(png: Uint8Array): Pixels {
       height = body.readUInt32BE(4);
       const [depth, colour, , , interlace] = body.subarray(8, 13);
       channels = colour === 2 ? 3 : colour === 6 ? 4 : 0;
-      if (depth !== 8 || channels === 0 || interlace !== 0) throw new Error(`decodePng: only 8-bit RGB/RGBA without interlace (got depth ${depth}, colour type ${colour}, interlace ${interlace})`);
+      if (depth !== 8 || channels === 0 || interlace !== 0)
+        throw new Error(`decodePng: only 8-bit RGB/RGBA without interlace (got depth ${depth}, colour type ${colour}, interlace ${interlace})`);
     } else if (type === 'IDAT') idat.push(body);
     else if (type === 'IEND') break;
     at += 12 + length;
@@ -98,7 +99,12 @@ export function blankProblem(image: Pixels): string | undefined {
   let drawn = 0;
   for (let p = 0; p < total; p++) {
     const at = p * 4;
-    if (Math.abs(image.data[at]! - r) > BLANK_TOLERANCE || Math.abs(image.data[at + 1]! - g) > BLANK_TOLERANCE || Math.abs(image.data[at + 2]! - b) > BLANK_TOLERANCE) drawn++;
+    if (
+      Math.abs(image.data[at]! - r) > BLANK_TOLERANCE ||
+      Math.abs(image.data[at + 1]! - g) > BLANK_TOLERANCE ||
+      Math.abs(image.data[at + 2]! - b) > BLANK_TOLERANCE
+    )
+      drawn++;
   }
   if (drawn / total >= MIN_DRAWN_SHARE) return undefined;
   return `the canvas is blank: ${drawn} of ${total} pixels (${((drawn / total) * 100).toFixed(3)}%) differ from the background rgb(${r}, ${g}, ${b}); at least ${(MIN_DRAWN_SHARE * 100).toFixed(2)}% must`;

@@ -8,7 +8,15 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connectSocketLink } from '../../../src/node/socketLink.js';
-import { DaemonClient, DaemonError, type DaemonClientOptions, type DaemonEvent, type OpenOptions, type SessionRef, type StreamReport } from '../../../src/pi/index.js';
+import {
+  DaemonClient,
+  DaemonError,
+  type DaemonClientOptions,
+  type DaemonEvent,
+  type OpenOptions,
+  type SessionRef,
+  type StreamReport,
+} from '../../../src/pi/index.js';
 import { startStubModel, type StubModel } from '../stubModel.js';
 import { describeWithRealDaemon, startRealDaemon, type RealDaemon } from './realDaemon.js';
 
@@ -213,7 +221,10 @@ describeWithRealDaemon('DaemonClient, a busy connection and a drain on the real 
     expect(await running).toMatchObject({ terminal: true, result: { text: expect.any(String) } });
     expect(await queued).toMatchObject({ code: 'aborted', retryable: true });
     // Admission is over, for good: host_draining, retryable (on the host that follows).
-    expect(await refusal(drainer.open({ sessionId: 'late', generation: 1 }, { cwd: daemon.workDir, session: { mode: 'memory' } }))).toMatchObject({ code: 'host_draining', retryable: true });
+    expect(await refusal(drainer.open({ sessionId: 'late', generation: 1 }, { cwd: daemon.workDir, session: { mode: 'memory' } }))).toMatchObject({
+      code: 'host_draining',
+      retryable: true,
+    });
     expect(await drainer.status()).toMatchObject({ draining: true, ready: false });
   }, 30_000);
 });
@@ -247,7 +258,10 @@ describeWithRealDaemon('DaemonClient and an evicted durable session reopened at 
     await old.open(ref, durable);
     await old.attach(ref);
     await nextEvent(old, (e) => e.event === 'sessionEvicted');
-    expect(events.map((e) => [e.event, e.sequence])).toEqual([['sessionDormant', 2], ['sessionEvicted', 3]]);
+    expect(events.map((e) => [e.event, e.sequence])).toEqual([
+      ['sessionDormant', 2],
+      ['sessionEvicted', 3],
+    ]);
     expect(events[0]!.data).toEqual({ reason: 'idle_eviction' });
     // The host keeps the subscription, though the session is not open to attach to.
     expect(await refusal(old.attach(ref))).toMatchObject({ code: 'session_not_found' });

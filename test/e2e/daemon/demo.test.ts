@@ -24,12 +24,16 @@ describeWithRealDaemon('aicc demo --agent pi-daemon:SOCKET against the real daem
 
   /** The demo in a process of its own; resolves with its exit and output. */
   function demo(ticks: number): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
-    const child = spawn(process.execPath, [CLI, 'demo', '--agent', `pi-daemon:${daemon.socket}`, '--cwd', daemon.workDir, '--ticks', String(ticks)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'demo', '--agent', `pi-daemon:${daemon.socket}`, '--cwd', daemon.workDir, '--ticks', String(ticks)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+    const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+      child.once('exit', (code) => resolve({ code, stdout, stderr })),
+    );
     return { child, done };
   }
 

@@ -40,13 +40,21 @@ describeWithRealDaemon('the gateway relaying to the real pi-daemon', () => {
   });
 
   async function gatewayFor(target: RealDaemon, admin = false): Promise<Gateway> {
-    const started = await startGateway({ target: { kind: 'daemon', socketPath: target.socket, admin }, origins: [ORIGIN], key: KEY, log: (line) => logs.push(line) });
+    const started = await startGateway({
+      target: { kind: 'daemon', socketPath: target.socket, admin },
+      origins: [ORIGIN],
+      key: KEY,
+      log: (line) => logs.push(line),
+    });
     gateways.push(started);
     return started;
   }
 
   function page(options: { on?: Gateway; origin?: string; key?: string } = {}): BrowserClient {
-    const client = connectDaemonBrowser(`${(options.on ?? gateway).url}/`, { ...(options.origin !== undefined && { origin: options.origin }), ...(options.key !== undefined && { key: options.key }) });
+    const client = connectDaemonBrowser(`${(options.on ?? gateway).url}/`, {
+      ...(options.origin !== undefined && { origin: options.origin }),
+      ...(options.key !== undefined && { key: options.key }),
+    });
     pages.push(client);
     return client;
   }
@@ -72,7 +80,10 @@ describeWithRealDaemon('the gateway relaying to the real pi-daemon', () => {
     const wrongKey = page({ key: 'not-the-gateway-key-000000000000' });
     expect(await within(wrongKey.closed, 'the close')).toEqual({ code: CLOSE.badKey, reason: 'wrong gateway key' });
     const wrongOrigin = page({ origin: 'https://evil.example' });
-    expect(await within(wrongOrigin.closed, 'the close')).toEqual({ code: CLOSE.badOrigin, reason: "origin https://evil.example is not in the gateway's --origin list" });
+    expect(await within(wrongOrigin.closed, 'the close')).toEqual({
+      code: CLOSE.badOrigin,
+      reason: "origin https://evil.example is not in the gateway's --origin list",
+    });
     expect([...wrongKey.frames, ...wrongOrigin.frames]).toEqual([]);
     expect(logs.filter((line) => / refused \(440[13]\): /.test(line))).toHaveLength(2);
   });
@@ -80,9 +91,16 @@ describeWithRealDaemon('the gateway relaying to the real pi-daemon', () => {
   it('opens, attaches, wakes, steers, aborts and closes a session through the relay', async () => {
     const client = page();
     const ref = { sessionId: 'e2e-gw-life', generation: 1 };
-    expect(await open(client, ref.sessionId)).toMatchObject({ ok: true, sessionId: ref.sessionId, data: { created: true, session: { generation: 1, state: 'idle' } } });
+    expect(await open(client, ref.sessionId)).toMatchObject({
+      ok: true,
+      sessionId: ref.sessionId,
+      data: { created: true, session: { generation: 1, state: 'idle' } },
+    });
     expect(await ask(client, 'attach', {}, ref)).toMatchObject({ ok: true, data: { attached: true, generation: 1 } });
-    expect(await ask(client, 'status', {}, { sessionId: ref.sessionId })).toMatchObject({ ok: true, data: { sessionId: ref.sessionId, generation: 1, state: 'idle' } });
+    expect(await ask(client, 'status', {}, { sessionId: ref.sessionId })).toMatchObject({
+      ok: true,
+      data: { sessionId: ref.sessionId, generation: 1, state: 'idle' },
+    });
 
     // A whole turn: the answer carries the stub's text, the events come first, in sequence.
     stub.script('Cleo looks around.');
@@ -97,12 +115,19 @@ describeWithRealDaemon('the gateway relaying to the real pi-daemon', () => {
     stub.script({ text: 'word '.repeat(200), chunkChars: 5, chunkDelayMs: 20 });
     const slow = `r${++requests}`;
     client.send(command(slow, 'wake', { prompt: 'Tell me a long story.' }, { ...ref, idempotencyKey: 'life-2' }));
-    await client.waitFor((record) => record.kind === 'event' && record.event === 'messageUpdate' && (record.sequence as number) > sequences.at(-1)!, 'the slow turn to stream', 20_000);
-    expect(await ask(client, 'steer', { message: 'Shorter, please.' }, { ...ref, idempotencyKey: 'life-steer' })).toMatchObject({ ok: true, data: { queued: true } });
+    await client.waitFor(
+      (record) => record.kind === 'event' && record.event === 'messageUpdate' && (record.sequence as number) > sequences.at(-1)!,
+      'the slow turn to stream',
+      20_000,
+    );
+    expect(await ask(client, 'steer', { message: 'Shorter, please.' }, { ...ref, idempotencyKey: 'life-steer' })).toMatchObject({
+      ok: true,
+      data: { queued: true },
+    });
     expect(await ask(client, 'abort', {}, ref)).toMatchObject({ ok: true, data: { aborted: true } });
     const aborted = await responseTo(client, slow, 20_000);
     expect(aborted).toMatchObject({ ok: true });
-    expect(((aborted.data as { result: { text: string } }).result.text.length)).toBeLessThan('word '.repeat(200).length);
+    expect((aborted.data as { result: { text: string } }).result.text.length).toBeLessThan('word '.repeat(200).length);
 
     expect(await ask(client, 'close', {}, ref)).toMatchObject({ ok: true, data: { closed: true } });
     expect(await ask(client, 'status', {}, { sessionId: ref.sessionId })).toMatchObject({ ok: false, error: { code: 'session_not_found' } });
@@ -127,10 +152,18 @@ describeWithRealDaemon('the gateway relaying to the real pi-daemon', () => {
       ['close', {}, ref],
     ];
     for (const [operation, payload, extra] of attempts) {
-      expect(await ask(second, operation, payload, extra)).toMatchObject({ ok: false, error: { code: 'denied_by_gateway', details: { rule: 'other_page', source: 'aicc-gateway' } } });
+      expect(await ask(second, operation, payload, extra)).toMatchObject({
+        ok: false,
+        error: { code: 'denied_by_gateway', details: { rule: 'other_page', source: 'aicc-gateway' } },
+      });
     }
     // Replacing it with a higher generation would end the first page's session: refused too.
-    const replace = await ask(second, 'open', { cwd: daemon.workDir, session: { mode: 'memory' }, resources: NONE }, { sessionId: ref.sessionId, generation: 2 });
+    const replace = await ask(
+      second,
+      'open',
+      { cwd: daemon.workDir, session: { mode: 'memory' }, resources: NONE },
+      { sessionId: ref.sessionId, generation: 2 },
+    );
     expect(replace).toMatchObject({ ok: false, error: { code: 'denied_by_gateway', details: { rule: 'other_page' } } });
     expect((replace.error as { message: string }).message).toMatch(/belongs to another page on this gateway; choose another sessionId/);
 
@@ -176,14 +209,18 @@ describeWithRealDaemon('the gateway relaying to the real pi-daemon', () => {
       expect(drain).toMatchObject({ ok: false, error: { code: 'denied_by_gateway', details: { rule: 'admin_only' } } });
       expect((drain.error as { message: string }).message).toContain('--daemon-admin');
       // Refused by the gateway, so the daemon still takes work.
-      expect(await ask(plain, 'open', { cwd: own.workDir, session: { mode: 'memory' }, resources: NONE }, { sessionId: 'e2e-gw-plain', generation: 1 })).toMatchObject({ ok: true });
+      expect(
+        await ask(plain, 'open', { cwd: own.workDir, session: { mode: 'memory' }, resources: NONE }, { sessionId: 'e2e-gw-plain', generation: 1 }),
+      ).toMatchObject({ ok: true });
 
       const admin = page({ on: await gatewayFor(own, true) });
       const status = await ask(admin, 'status');
       expect(status).toMatchObject({ ok: true, data: { draining: false } });
       expect(hostSessions({ data: { host: status.data } })).toEqual(['e2e-gw-plain']);
       expect(await ask(admin, 'drain', { timeoutMs: 1000 })).toMatchObject({ ok: true, data: { draining: true } });
-      expect(await ask(plain, 'open', { cwd: own.workDir, session: { mode: 'memory' }, resources: NONE }, { sessionId: 'e2e-gw-late', generation: 1 })).toMatchObject({ ok: false, error: { code: 'host_draining' } });
+      expect(
+        await ask(plain, 'open', { cwd: own.workDir, session: { mode: 'memory' }, resources: NONE }, { sessionId: 'e2e-gw-late', generation: 1 }),
+      ).toMatchObject({ ok: false, error: { code: 'host_draining' } });
     } finally {
       await own.dispose();
     }
@@ -213,7 +250,10 @@ describeWithRealDaemon('the gateway relaying to the real pi-daemon', () => {
     // Whether it stays: a handshake after it is answered, or the socket ends first.
     socket.write(`${JSON.stringify(command('after', 'handshake'))}\n`);
     const stays = await within(
-      Promise.race([closed.then(() => false), new Promise<boolean>((resolve) => socket.on('data', () => lines.some((l) => l.includes('"requestId":"after"')) && resolve(true)))]),
+      Promise.race([
+        closed.then(() => false),
+        new Promise<boolean>((resolve) => socket.on('data', () => lines.some((l) => l.includes('"requestId":"after"')) && resolve(true))),
+      ]),
       'the daemon to answer or close',
       10_000,
     );
@@ -230,7 +270,10 @@ describeWithRealDaemon('the gateway relaying to the real pi-daemon', () => {
     const answer = await client.waitFor((record) => record.kind === 'response', "the gateway's answer", 10_000);
     client.send(command('after', 'handshake'));
     const outcome = await within(
-      Promise.race([client.closed.then((close) => close.code), client.waitFor((record) => record.requestId === 'after', 'the handshake after', 10_000).then(() => undefined)]),
+      Promise.race([
+        client.closed.then((close) => close.code),
+        client.waitFor((record) => record.requestId === 'after', 'the handshake after', 10_000).then(() => undefined),
+      ]),
       'the gateway to answer or close',
       10_000,
     );
@@ -253,20 +296,24 @@ describeWithRealDaemon('the gateway relaying to the real pi-daemon', () => {
     ['a line one byte over the 1 MiB limit', padded(MIB + 1), CLOSE.tooBig],
     ['a message over twice the line limit', padded(2 * MIB + 10), CLOSE.tooBig],
     ['text that is not UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), 1007],
-  ])("answers %s as the daemon answers the same line: the daemon's code, retryable, details, and whether the connection stays", async (_what, frame, close) => {
-    const [direct, relayed] = [await daemonLine(frame), await gatewayFrame(frame)];
-    const error = (answer: Record_): Record_ => answer.error as Record_;
-    expect(error(relayed.answer).code).toBe(error(direct.answer).code);
-    expect(error(relayed.answer).retryable).toBe(error(direct.answer).retryable);
-    expect(relayed.answer).toMatchObject({ kind: 'response', ok: false, hostInstanceId: expect.any(String) });
-    expect(error(relayed.answer).message).toMatch(/^aicc gateway: /);
-    // The daemon's details (the field, the line limit), beside the gateway's own source.
-    const { actualBytes: _gatewayCount, ...relayedDetails } = (error(relayed.answer).details ?? {}) as Record_;
-    const { actualBytes: _daemonCount, ...directDetails } = (error(direct.answer).details ?? {}) as Record_;
-    expect(relayedDetails).toEqual({ ...directDetails, source: 'aicc-gateway' });
-    expect(relayed.stays).toBe(direct.stays);
-    expect(relayed.close).toBe(close);
-  }, 30_000);
+  ])(
+    "answers %s as the daemon answers the same line: the daemon's code, retryable, details, and whether the connection stays",
+    async (_what, frame, close) => {
+      const [direct, relayed] = [await daemonLine(frame), await gatewayFrame(frame)];
+      const error = (answer: Record_): Record_ => answer.error as Record_;
+      expect(error(relayed.answer).code).toBe(error(direct.answer).code);
+      expect(error(relayed.answer).retryable).toBe(error(direct.answer).retryable);
+      expect(relayed.answer).toMatchObject({ kind: 'response', ok: false, hostInstanceId: expect.any(String) });
+      expect(error(relayed.answer).message).toMatch(/^aicc gateway: /);
+      // The daemon's details (the field, the line limit), beside the gateway's own source.
+      const { actualBytes: _gatewayCount, ...relayedDetails } = (error(relayed.answer).details ?? {}) as Record_;
+      const { actualBytes: _daemonCount, ...directDetails } = (error(direct.answer).details ?? {}) as Record_;
+      expect(relayedDetails).toEqual({ ...directDetails, source: 'aicc-gateway' });
+      expect(relayed.stays).toBe(direct.stays);
+      expect(relayed.close).toBe(close);
+    },
+    30_000,
+  );
 
   it('answers an empty frame with nothing, as the daemon an empty line, and keeps the connection', async () => {
     const client = page();

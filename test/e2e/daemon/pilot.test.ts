@@ -36,7 +36,9 @@ describeWithRealDaemon('the pilot over the real pi-daemon', () => {
   });
 
   async function client(): Promise<DaemonClient> {
-    const connected = await DaemonClient.connect(await connectSocketLink(daemon.socket), { reconnect: { connect: () => connectSocketLink(daemon.socket), baseDelayMs: 50 } });
+    const connected = await DaemonClient.connect(await connectSocketLink(daemon.socket), {
+      reconnect: { connect: () => connectSocketLink(daemon.socket), baseDelayMs: 50 },
+    });
     clients.push(connected);
     return connected;
   }
@@ -46,13 +48,22 @@ describeWithRealDaemon('the pilot over the real pi-daemon', () => {
     const village = buildVillage(7);
     const calls: CallRecord[] = [];
     village.capsule.on('call', (record) => calls.push(record));
-    const backend = await DaemonBackend.open(await client(), { sessionId, cwd: daemon.workDir, open: { systemPrompt: 'You play a villager. Answer with aicc blocks.' } });
-    const agent = await connectInProcess(village.capsule, { character: 'bram', ...VILLAGER_SESSION, agent: { randomBytes: village.random.fork('agent:bram').bytes } });
+    const backend = await DaemonBackend.open(await client(), {
+      sessionId,
+      cwd: daemon.workDir,
+      open: { systemPrompt: 'You play a villager. Answer with aicc blocks.' },
+    });
+    const agent = await connectInProcess(village.capsule, {
+      character: 'bram',
+      ...VILLAGER_SESSION,
+      agent: { randomBytes: village.random.fork('agent:bram').bytes },
+    });
     const spec = village.world.character('bram')!;
     const pilot = new Pilot({ client: agent, backend, clock: village.clock, character: { id: 'bram', name: spec.name, description: spec.description } });
     pilots.push(pilot);
     // The model answers in wall time: each tick waits a little of it.
-    const run = (until: () => boolean, ticks = 600) => runHeadless({ capsule: village.capsule, ticks, stopWhen: until, onTick: () => new Promise((resolve) => setTimeout(resolve, 5)) });
+    const run = (until: () => boolean, ticks = 600) =>
+      runHeadless({ capsule: village.capsule, ticks, stopWhen: until, onTick: () => new Promise((resolve) => setTimeout(resolve, 5)) });
     return { village, calls, backend, pilot, run };
   }
 
@@ -62,7 +73,11 @@ describeWithRealDaemon('the pilot over the real pi-daemon', () => {
     stub.script(aicc({ tool: 'look' }), aicc({ tool: 'go', input: { dir: 'south' } }), aicc({ tool: 'go', input: { direction: 'south' } }));
     pilot.start();
     await run(() => calls.some((call) => call.tool === 'go' && call.result.ok));
-    expect(calls.slice(0, 3).map((call) => [call.tool, call.result.ok])).toEqual([['look', true], ['go', false], ['go', true]]);
+    expect(calls.slice(0, 3).map((call) => [call.tool, call.result.ok])).toEqual([
+      ['look', true],
+      ['go', false],
+      ['go', true],
+    ]);
     expect(village.world.character('bram')!.room).toBe('lane');
     // The model was briefed once, and told of its refused call in the digest that followed.
     const requests = stub.requests.slice(first);
@@ -85,7 +100,7 @@ describeWithRealDaemon('the pilot over the real pi-daemon', () => {
     expect(cost!.firstToolCallMs!).toBeLessThanOrEqual(cost!.totalMs);
   }, 60_000);
 
-  it('opens a new run of a character as the next generation: none of the last run\'s conversation comes along', async () => {
+  it("opens a new run of a character as the next generation: none of the last run's conversation comes along", async () => {
     const before = await bram('e2e-bram-again');
     stub.script(aicc({ tool: 'look' }));
     before.pilot.start();
@@ -112,7 +127,10 @@ describeWithRealDaemon('the pilot over the real pi-daemon', () => {
     expect(village.world.character('bram')!.room).toBe('lane');
     // The next reply streams slowly: Ada speaks to Bram while the model is still answering.
     const first = stub.requests.length;
-    stub.script({ text: aicc({ tool: 'look' }), chunkChars: 4, chunkDelayMs: 150 }, aicc({ tool: 'say', input: { text: 'A loaf for an apple, Ada!', to: 'ada' } }));
+    stub.script(
+      { text: aicc({ tool: 'look' }), chunkChars: 4, chunkDelayMs: 150 },
+      aicc({ tool: 'say', input: { text: 'A loaf for an apple, Ada!', to: 'ada' } }),
+    );
     stub.fallbackReply = aicc({ tool: 'say', input: { text: 'A loaf for an apple, Ada!', to: 'ada' } });
     await run(() => stub.requests.length > first && backend.busy);
     const ada = await connectInProcess(village.capsule, { character: 'ada', ...VILLAGER_SESSION });
@@ -122,7 +140,9 @@ describeWithRealDaemon('the pilot over the real pi-daemon', () => {
     await run(() => calls.some(answered));
     expect(calls.find(answered)).toMatchObject({ result: { ok: true } });
     // The steer reached the model in the same run, as a message of its own.
-    expect(stub.requests.slice(first).some((request) => userTexts(request).some((text) => /^Urgent news while you answer:[\s\S]*a fresh loaf/.test(text)))).toBe(true);
+    expect(
+      stub.requests.slice(first).some((request) => userTexts(request).some((text) => /^Urgent news while you answer:[\s\S]*a fresh loaf/.test(text))),
+    ).toBe(true);
     expect(pilot.stats.steers).toBeGreaterThanOrEqual(1);
 
     // A slow reply, aborted: the wake ends with what the model had said so far.
@@ -154,7 +174,7 @@ describeWithRealDaemon('the pilot over the real pi-daemon', () => {
     expect(userTexts(stub.requests[fresh]!).filter((text) => text.startsWith('You are Bram in Millbrook'))).toHaveLength(1);
   }, 90_000);
 
-  it('refuses a folder outside the daemon\'s roots, saying which option covers it', async () => {
+  it("refuses a folder outside the daemon's roots, saying which option covers it", async () => {
     await expect(DaemonBackend.open(await client(), { sessionId: 'e2e-bram-outside', cwd: '/' })).rejects.toThrow(/--allow-root that holds this folder/);
   }, 30_000);
 

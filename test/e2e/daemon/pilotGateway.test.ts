@@ -36,7 +36,10 @@ describeWithRealDaemon('the pilot through the gateway to the real pi-daemon', ()
 
   /** A page's DaemonClient, on its own WebSocket connection to the gateway. */
   async function page(): Promise<DaemonClient> {
-    const link = await connectWebSocket(`${gateway.url}/`, { WebSocket: WebSocket as unknown as WebSocketConstructor, protocols: ['pi-daemon.v2', `aicc-key.${KEY}`] });
+    const link = await connectWebSocket(`${gateway.url}/`, {
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      protocols: ['pi-daemon.v2', `aicc-key.${KEY}`],
+    });
     const client = await DaemonClient.connect(link);
     clients.push(client);
     return client;
@@ -50,8 +53,9 @@ describeWithRealDaemon('the pilot through the gateway to the real pi-daemon', ()
     await backend.close();
   }, 60_000);
 
-  it('keeps the conversation when the page\'s link drops and the client reconnects: it opens its session again, then attaches', async () => {
-    const connect = () => connectWebSocket(`${gateway.url}/`, { WebSocket: WebSocket as unknown as WebSocketConstructor, protocols: ['pi-daemon.v2', `aicc-key.${KEY}`] });
+  it("keeps the conversation when the page's link drops and the client reconnects: it opens its session again, then attaches", async () => {
+    const connect = () =>
+      connectWebSocket(`${gateway.url}/`, { WebSocket: WebSocket as unknown as WebSocketConstructor, protocols: ['pi-daemon.v2', `aicc-key.${KEY}`] });
     const first = await connect();
     const client = await DaemonClient.connect(first, { reconnect: { connect, baseDelayMs: 50 } });
     clients.push(client);

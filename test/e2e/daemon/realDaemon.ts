@@ -44,8 +44,13 @@ export function installRealDaemon(): string {
   const staging = mkdtempSync(`${CACHE}.installing-`);
   try {
     writeFileSync(join(staging, 'package.json'), '{ "name": "aicc-pi-daemon-cache", "private": true }\n');
-    const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', DAEMON_TARBALL], { cwd: staging, encoding: 'utf8', timeout: 180_000 });
-    if (npm.status !== 0) throw new Error(`realDaemon: npm install of the pi-daemon failed (exit ${npm.status}): ${(npm.stderr || npm.stdout || String(npm.error)).slice(-2000)}`);
+    const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', DAEMON_TARBALL], {
+      cwd: staging,
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
+    if (npm.status !== 0)
+      throw new Error(`realDaemon: npm install of the pi-daemon failed (exit ${npm.status}): ${(npm.stderr || npm.stdout || String(npm.error)).slice(-2000)}`);
     try {
       renameSync(staging, CACHE);
     } catch (error) {
@@ -95,7 +100,18 @@ export async function startRealDaemon(options: DaemonOptions): Promise<RealDaemo
   writePiAgentDir(join(runDir, 'agent'), options.modelBaseUrl);
   writeFileSync(join(runDir, 'agent', 'auth.json'), '{}\n', { mode: 0o600 });
   const socket = join(runDir, 'run', 'd.sock');
-  const args = [cli, 'serve', '--socket', socket, '--allow-root', join(runDir, 'work'), '--state-dir', join(runDir, 'state'), '--agent-dir', join(runDir, 'agent')];
+  const args = [
+    cli,
+    'serve',
+    '--socket',
+    socket,
+    '--allow-root',
+    join(runDir, 'work'),
+    '--state-dir',
+    join(runDir, 'state'),
+    '--agent-dir',
+    join(runDir, 'agent'),
+  ];
   if (options.idleSessionTtlMs !== undefined) args.push('--idle-session-ttl-ms', String(options.idleSessionTtlMs));
   args.push(...(options.args ?? []));
   const log: unknown[] = [];

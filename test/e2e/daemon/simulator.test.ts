@@ -63,10 +63,21 @@ describeWithRealDaemon('the DaemonSimulator against the real pi-daemon 0.3.3', (
 
     simDir = mkdtempSync(join(tmpdir(), 'aicc-sim-'));
     const workDir = join(simDir, 'work');
-    const sim = new DaemonSimulator({ fallbackReply: REPLY, maxInFlight: MAX_IN_FLIGHT, allowedRoots: [workDir], model: { provider: STUB_PROVIDER, id: STUB_MODEL_ID } });
+    const sim = new DaemonSimulator({
+      fallbackReply: REPLY,
+      maxInFlight: MAX_IN_FLIGHT,
+      allowedRoots: [workDir],
+      model: { provider: STUB_PROVIDER, id: STUB_MODEL_ID },
+    });
     const server = await sim.listen(join(simDir, 'sim.sock'));
     closeSim = server.close;
-    outcomes.simulator = await runScript({ socket: join(simDir, 'sim.sock'), workDir, outside: simDir, slowTurn: () => sim.scriptTurns({ text: 'never', hold: true }), nextReply: (text) => sim.scriptTurns(text) });
+    outcomes.simulator = await runScript({
+      socket: join(simDir, 'sim.sock'),
+      workDir,
+      outside: simDir,
+      slowTurn: () => sim.scriptTurns({ text: 'never', hold: true }),
+      nextReply: (text) => sim.scriptTurns(text),
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -93,7 +104,11 @@ describeWithRealDaemon('the DaemonSimulator against the real pi-daemon 0.3.3', (
 /** The script: every step the comparison makes, in order. Paths are each side's own. */
 async function runScript(side: Side): Promise<Outcome[]> {
   const d = await Driver.open(side.socket);
-  const open = (extra: Record<string, unknown> = {}, mode = 'memory') => ({ cwd: side.workDir, session: { mode }, resources: { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools: 'none', ...extra } });
+  const open = (extra: Record<string, unknown> = {}, mode = 'memory') => ({
+    cwd: side.workDir,
+    session: { mode },
+    resources: { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools: 'none', ...extra },
+  });
   const S1 = { sessionId: 's1', generation: 1 };
   try {
     await d.req('handshake', 'handshake');
@@ -193,9 +208,17 @@ async function runScript(side: Side): Promise<Outcome[]> {
     await d.line('a command with no protocolVersion', JSON.stringify({ requestId: 'nv', operation: 'handshake', payload: {} }), 'nv');
     await d.line('a version that is not major.minor', JSON.stringify({ protocolVersion: 'two', requestId: 'bv', operation: 'handshake', payload: {} }), 'bv');
     await d.line('an unknown operation', JSON.stringify({ protocolVersion: '2.0', requestId: 'uo', operation: 'teleport', payload: {} }), 'uo');
-    await d.line('a wake with no idempotencyKey', JSON.stringify({ protocolVersion: '2.0', requestId: 'nk', operation: 'wake', ...D, payload: { prompt: 'x' } }), 'nk');
+    await d.line(
+      'a wake with no idempotencyKey',
+      JSON.stringify({ protocolVersion: '2.0', requestId: 'nk', operation: 'wake', ...D, payload: { prompt: 'x' } }),
+      'nk',
+    );
     await d.line('a protocol 1.0 handshake', JSON.stringify({ protocolVersion: '1.0', requestId: 'v1', operation: 'handshake', payload: {} }), 'v1');
-    await d.line('a line over 1 MiB', JSON.stringify({ protocolVersion: '2.0', requestId: 'big', operation: 'status', payload: {}, pad: 'x'.repeat(1024 * 1024) }), 'big');
+    await d.line(
+      'a line over 1 MiB',
+      JSON.stringify({ protocolVersion: '2.0', requestId: 'big', operation: 'status', payload: {}, pad: 'x'.repeat(1024 * 1024) }),
+      'big',
+    );
     return d.outcomes;
   } finally {
     d.close();
@@ -209,7 +232,10 @@ class Driver {
   private seen = 0;
   private sent = 0;
 
-  private constructor(private readonly path: string, private connection: RawDaemonConnection) {}
+  private constructor(
+    private readonly path: string,
+    private connection: RawDaemonConnection,
+  ) {}
 
   static async open(path: string): Promise<Driver> {
     return new Driver(path, await RawDaemonConnection.open(path));
@@ -239,7 +265,13 @@ class Driver {
   }
 
   /** Sends a command and records its answer, and the events that came since the last step. */
-  async req(step: string, operation: string, fields: Record<string, unknown> = {}, payload: Record<string, unknown> = {}, options: { events?: boolean } = {}): Promise<void> {
+  async req(
+    step: string,
+    operation: string,
+    fields: Record<string, unknown> = {},
+    payload: Record<string, unknown> = {},
+    options: { events?: boolean } = {},
+  ): Promise<void> {
     await this.take(step, this.send(operation, fields, payload), options);
   }
 
@@ -283,7 +315,14 @@ class Driver {
       const first = await connection.firstResponse();
       connection.write({ protocolVersion: '2.0', requestId: 'after', operation: 'handshake', payload: {} });
       const closed = await connection.closedOrAnswered('after');
-      this.outcomes.push({ step, answer: { ...(reduceAnswer(first, false) as object), requestId: first.requestId === requestId ? 'as sent' : String(first.requestId).replace(/^invalid-.*/, 'invalid-…'), closed } });
+      this.outcomes.push({
+        step,
+        answer: {
+          ...(reduceAnswer(first, false) as object),
+          requestId: first.requestId === requestId ? 'as sent' : String(first.requestId).replace(/^invalid-.*/, 'invalid-…'),
+          closed,
+        },
+      });
     } finally {
       connection.close();
     }
@@ -338,7 +377,10 @@ function reduceData(data: unknown, partial: boolean): unknown {
     const result = data['result'] as Record<string, unknown>;
     // An aborted turn's text is what had streamed by then, if anything (none: no `text` at all): left out.
     const keys = Object.keys(result).filter((key) => !(partial && key === 'text'));
-    return { result: { keys: keys.sort(), ...(!partial && { text: shortStrings(result['text']) }), model: result['model'], thinkingLevel: result['thinkingLevel'] }, session: reduceSnapshot(data['session']) };
+    return {
+      result: { keys: keys.sort(), ...(!partial && { text: shortStrings(result['text']) }), model: result['model'], thinkingLevel: result['thinkingLevel'] },
+      session: reduceSnapshot(data['session']),
+    };
   }
   if ('ticket' in data) {
     const ticket = data['ticket'] as Record<string, unknown>;
@@ -349,7 +391,10 @@ function reduceData(data: unknown, partial: boolean): unknown {
 }
 
 function reduceHost(host: Record<string, unknown>): unknown {
-  return { ...pick(host, ['ready', 'durable', 'draining', 'limits', 'activeTurns', 'queuedTurns', 'retainedSessions', 'dormantSessions']), sessions: (host['sessions'] as unknown[]).map(reduceSnapshot) };
+  return {
+    ...pick(host, ['ready', 'durable', 'draining', 'limits', 'activeTurns', 'queuedTurns', 'retainedSessions', 'dormantSessions']),
+    sessions: (host['sessions'] as unknown[]).map(reduceSnapshot),
+  };
 }
 
 function reduceSnapshot(session: unknown): unknown {
@@ -359,7 +404,14 @@ function reduceSnapshot(session: unknown): unknown {
 
 function reduceEvent(event: RawRecord): unknown {
   const data = shortStrings(event['data']);
-  const reduced: Record<string, unknown> = { event: event.event, sequence: event.sequence, generation: event['generation'], sessionId: event['sessionId'], requestId: event.requestId ?? null, protocolVersion: event['protocolVersion'] };
+  const reduced: Record<string, unknown> = {
+    event: event.event,
+    sequence: event.sequence,
+    generation: event['generation'],
+    sessionId: event['sessionId'],
+    requestId: event.requestId ?? null,
+    protocolVersion: event['protocolVersion'],
+  };
   if (!isObject(data)) reduced['data'] = data ?? null;
   else if (event.event === 'messageStart' || event.event === 'messageEnd') reduced['role'] = (data['message'] as Record<string, unknown>)['role'];
   else if (event.event === 'messageUpdate') reduced['update'] = pick(data['assistantMessageEvent'] as Record<string, unknown>, ['type', 'delta', 'content']);
@@ -379,7 +431,11 @@ function shortStrings(value: unknown): unknown {
 function withoutSequences(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutSequences);
   if (!isObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'sequence').map(([key, v]) => [key, withoutSequences(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== 'sequence')
+      .map(([key, v]) => [key, withoutSequences(v)]),
+  );
 }
 
 function pick(record: Record<string, unknown>, keys: string[]): Record<string, unknown> {

@@ -26,8 +26,18 @@ export const FUZZ_TIMEOUT_MS = LONG ? 900_000 : 90_000;
 
 export async function expectCleanFuzz(plan: FuzzPlan): Promise<void> {
   const file = fileURLToPath(new URL(`../targets/${plan.module}`, import.meta.url));
-  const report = await fuzzInWorker(plan.name, file, { frames: framesFor(plan.quick, plan.long), seed: seedFor(plan.seed), stallMs: LONG ? 60_000 : 15_000, deadlineMs: FUZZ_TIMEOUT_MS - 10_000 });
-  console.log(`fuzz ${summary(report)}\n  outcomes: ${Object.entries(report.tallies).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  const report = await fuzzInWorker(plan.name, file, {
+    frames: framesFor(plan.quick, plan.long),
+    seed: seedFor(plan.seed),
+    stallMs: LONG ? 60_000 : 15_000,
+    deadlineMs: FUZZ_TIMEOUT_MS - 10_000,
+  });
+  console.log(
+    `fuzz ${summary(report)}\n  outcomes: ${Object.entries(report.tallies)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+  );
   const out = process.env['AICC_FUZZ_REPORT'];
   if (out) appendFileSync(out, `${JSON.stringify(report)}\n`);
   expect(findings(report), `fuzz ${plan.name}, seed ${report.seed}`).toEqual([]);

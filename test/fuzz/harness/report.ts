@@ -36,7 +36,8 @@ export function findings(report: FuzzReport): string[] {
   if (report.undocumented.length > 0) out.push(`undocumented codes: ${report.undocumented.join(', ')}`);
   if (report.secrets.length > 0) out.push(`secrets seen in: ${report.secrets.join(', ')}`);
   for (const problem of report.problems) out.push(problem);
-  if (report.heapEndMiB - report.heapWarmMiB > MAX_HEAP_GROWTH_MIB) out.push(`heap grew ${(report.heapEndMiB - report.heapWarmMiB).toFixed(1)} MiB after warm-up`);
+  if (report.heapEndMiB - report.heapWarmMiB > MAX_HEAP_GROWTH_MIB)
+    out.push(`heap grew ${(report.heapEndMiB - report.heapWarmMiB).toFixed(1)} MiB after warm-up`);
   return out;
 }
 

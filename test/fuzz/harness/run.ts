@@ -23,7 +23,7 @@ export interface FuzzRunOptions {
 /** Runs the target exported as `target` from `file` (a path under test/fuzz/). */
 export async function fuzzInWorker(name: string, file: string, options: FuzzRunOptions): Promise<FuzzReport> {
   mkdirSync(cache, { recursive: true });
-  const entry = `${cache}${name.replace(/[^a-z0-9-]/gi, "-")}.mjs`;
+  const entry = `${cache}${name.replace(/[^a-z0-9-]/gi, '-')}.mjs`;
   const bundled = await build({
     stdin: {
       contents: `import { target } from ${JSON.stringify(file)};\nimport { serve } from ${JSON.stringify(fileURLToPath(new URL('./worker.ts', import.meta.url)))};\nawait serve(${JSON.stringify(name)}, target);\n`,
@@ -45,13 +45,27 @@ export async function fuzzInWorker(name: string, file: string, options: FuzzRunO
     return await new Promise<FuzzReport>((resolve, reject) => {
       let watchdog: ReturnType<typeof setTimeout>;
       const hung = (why = `no progress for ${stallMs} ms after ${frames} frames`): void =>
-        resolve({ target: name, seed: options.seed, frames, escapes: 0, hangs: 1, undocumented: [], secrets: [], problems: [why], heapWarmMiB: 0, heapEndMiB: 0, ms: 0, tallies: {} });
+        resolve({
+          target: name,
+          seed: options.seed,
+          frames,
+          escapes: 0,
+          hangs: 1,
+          undocumented: [],
+          secrets: [],
+          problems: [why],
+          heapWarmMiB: 0,
+          heapEndMiB: 0,
+          ms: 0,
+          tallies: {},
+        });
       const arm = (): void => {
         clearTimeout(watchdog);
         watchdog = setTimeout(() => hung(), stallMs);
       };
       arm();
-      if (options.deadlineMs !== undefined) setTimeout(() => hung(`did not finish within ${options.deadlineMs} ms (${frames} frames)`), options.deadlineMs).unref();
+      if (options.deadlineMs !== undefined)
+        setTimeout(() => hung(`did not finish within ${options.deadlineMs} ms (${frames} frames)`), options.deadlineMs).unref();
       worker.on('message', (message: { kind: 'progress'; frames: number } | { kind: 'report'; report: FuzzReport }) => {
         if (message.kind === 'progress') {
           frames = message.frames;

@@ -22,7 +22,20 @@ const heapMiB = (): number => {
 export async function serve(name: string, target: FuzzTarget): Promise<void> {
   const { frames, seed } = workerData as { frames: number; seed: number };
   const started = Date.now();
-  const report: FuzzReport = { target: name, seed, frames: 0, escapes: 0, hangs: 0, undocumented: [], secrets: [], problems: [], heapWarmMiB: 0, heapEndMiB: 0, ms: 0, tallies: {} };
+  const report: FuzzReport = {
+    target: name,
+    seed,
+    frames: 0,
+    escapes: 0,
+    hangs: 0,
+    undocumented: [],
+    secrets: [],
+    problems: [],
+    heapWarmMiB: 0,
+    heapEndMiB: 0,
+    ms: 0,
+    tallies: {},
+  };
   const escaped = (error: unknown): void => {
     report.escapes++;
     report.firstEscape ??= error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 300) : String(error).slice(0, 300);
@@ -70,7 +83,7 @@ export async function serve(name: string, target: FuzzTarget): Promise<void> {
   try {
     await target(context);
   } catch (error) {
-    once(report.problems, `the target itself failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`.slice(0, 500));
+    once(report.problems, `the target itself failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`.slice(0, 500));
   }
   // Late escapes (a rethrow in a microtask, a rejection noticed a turn later) still count.
   await new Promise((resolve) => setTimeout(resolve, 50));

@@ -22,7 +22,15 @@ const json = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.dictionary(weirdText, fc
 /** A bridge message close to a real one, with any field replaced, dropped or added. */
 function bridgeMessage(session: () => { id: string; prefix: string; sequence: number }): fc.Arbitrary<string | Uint8Array> {
   const messageId = fc.oneof(
-    { weight: 3, arbitrary: fc.integer({ min: -3, max: 8 }).map((step) => { const s = session(); return `${s.prefix}${Math.max(0, s.sequence + step).toString(16).padStart(12, '0')}`; }) },
+    {
+      weight: 3,
+      arbitrary: fc.integer({ min: -3, max: 8 }).map((step) => {
+        const s = session();
+        return `${s.prefix}${Math.max(0, s.sequence + step)
+          .toString(16)
+          .padStart(12, '0')}`;
+      }),
+    },
     fc.bigInt({ min: 0n, max: (1n << 48n) - 1n }).map((n) => `${session().prefix}${n.toString(16).padStart(12, '0')}`),
     fc.uuid(),
     weirdText,
@@ -33,15 +41,52 @@ function bridgeMessage(session: () => { id: string; prefix: string; sequence: nu
     message_id: messageId,
   };
   const callId = fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 40 }).map((n) => `c${n}`) }, weirdText);
-  const error = fc.record({ code: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...ERROR_CODES) }, weirdText), message: fc.oneof({ weight: 3, arbitrary: fc.constant('no') }, weirdText), retryable: fc.boolean() });
+  const error = fc.record({
+    code: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...ERROR_CODES) }, weirdText),
+    message: fc.oneof({ weight: 3, arbitrary: fc.constant('no') }, weirdText),
+    retryable: fc.boolean(),
+  });
   const shapes = fc.oneof(
-    { weight: 4, arbitrary: fc.record({ ...envelope, type: fc.constant('tool_result'), call_id: callId, ok: fc.constant(true), output: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }), meta: fc.constant({ tick: 1, latency_ms: 0, source: 'handler' }) }, { requiredKeys: ['protocol', 'type', 'session_id', 'message_id', 'call_id', 'ok'] }) },
+    {
+      weight: 4,
+      arbitrary: fc.record(
+        {
+          ...envelope,
+          type: fc.constant('tool_result'),
+          call_id: callId,
+          ok: fc.constant(true),
+          output: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+          meta: fc.constant({ tick: 1, latency_ms: 0, source: 'handler' }),
+        },
+        { requiredKeys: ['protocol', 'type', 'session_id', 'message_id', 'call_id', 'ok'] },
+      ),
+    },
     { weight: 3, arbitrary: fc.record({ ...envelope, type: fc.constant('tool_result'), call_id: callId, ok: fc.constant(false), error }) },
-    { weight: 5, arbitrary: fc.record({ ...envelope, type: fc.constant('event'), topic: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...TOPICS) }, weirdText), payload: fc.oneof(fc.dictionary(weirdText, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }), json) }) },
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        ...envelope,
+        type: fc.constant('event'),
+        topic: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...TOPICS) }, weirdText),
+        payload: fc.oneof(fc.dictionary(weirdText, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }), json),
+      }),
+    },
     { weight: 2, arbitrary: fc.record({ ...envelope, type: fc.constant('error'), error }) },
-    { weight: 2, arbitrary: fc.record({ ...envelope, type: fc.constant('heartbeat'), manifest_update: json }, { requiredKeys: ['protocol', 'type', 'session_id', 'message_id'] }) },
+    {
+      weight: 2,
+      arbitrary: fc.record(
+        { ...envelope, type: fc.constant('heartbeat'), manifest_update: json },
+        { requiredKeys: ['protocol', 'type', 'session_id', 'message_id'] },
+      ),
+    },
     { weight: 1, arbitrary: fc.record({ ...envelope, type: fc.constant('session_close'), reason: weirdText }) },
-    { weight: 1, arbitrary: fc.record({ ...envelope, type: fc.constantFrom('session_init', 'tool_call', 'session_resume', 'nope'), tick_rate_hz: fc.constantFrom(10, -1), payload: json }, { requiredKeys: ['protocol', 'type'] }) },
+    {
+      weight: 1,
+      arbitrary: fc.record(
+        { ...envelope, type: fc.constantFrom('session_init', 'tool_call', 'session_resume', 'nope'), tick_rate_hz: fc.constantFrom(10, -1), payload: json },
+        { requiredKeys: ['protocol', 'type'] },
+      ),
+    },
   );
   const message = mutated(shapes)
     .chain((m) => fc.nat(29).map((die) => ({ m, die })))
@@ -51,7 +96,14 @@ function bridgeMessage(session: () => { id: string; prefix: string; sequence: nu
   return fc.oneof(
     { weight: 10, arbitrary: message },
     { weight: 1, arbitrary: fc.tuple(message, fc.nat()).map(([text, n]) => text.slice(0, n % (text.length + 1))) },
-    { weight: 1, arbitrary: fc.oneof(fc.string(), fc.uint8Array({ maxLength: 40 }), fc.integer({ min: 40, max: 3000 }).map((n) => `${'['.repeat(n)}${']'.repeat(n)}`)) },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(
+        fc.string(),
+        fc.uint8Array({ maxLength: 40 }),
+        fc.integer({ min: 40, max: 3000 }).map((n) => `${'['.repeat(n)}${']'.repeat(n)}`),
+      ),
+    },
   );
 }
 
@@ -72,7 +124,20 @@ class HostileBridge {
       },
       close: () => {},
     });
-    this.link.send(JSON.stringify({ protocol: PROTOCOL, type: 'session_init', session_id: this.sessionId, message_id: this.ids.idOf(1), tick_rate_hz: 10, tick_mode: 'event', world: { name: 'w', kind: 'abstract' }, capabilities: { sensors: [], actuators: [], generators: [] }, tools: [], agent_model: { class: 'edge_small' } }));
+    this.link.send(
+      JSON.stringify({
+        protocol: PROTOCOL,
+        type: 'session_init',
+        session_id: this.sessionId,
+        message_id: this.ids.idOf(1),
+        tick_rate_hz: 10,
+        tick_mode: 'event',
+        world: { name: 'w', kind: 'abstract' },
+        capabilities: { sensors: [], actuators: [], generators: [] },
+        tools: [],
+        agent_model: { class: 'edge_small' },
+      }),
+    );
   }
 
   /**
@@ -82,7 +147,17 @@ class HostileBridge {
    */
   answer(callId: string): void {
     this.sequence += 10;
-    this.link.send(JSON.stringify({ protocol: PROTOCOL, type: 'tool_result', session_id: this.sessionId, message_id: this.ids.idOf(this.sequence), call_id: callId, ok: true, output: { genuine: true } }));
+    this.link.send(
+      JSON.stringify({
+        protocol: PROTOCOL,
+        type: 'tool_result',
+        session_id: this.sessionId,
+        message_id: this.ids.idOf(this.sequence),
+        call_id: callId,
+        ok: true,
+        output: { genuine: true },
+      }),
+    );
   }
 }
 
@@ -129,7 +204,9 @@ export const target: FuzzTarget = async (context) => {
       await settle();
       const outcome = await Promise.race([probe, settle().then(() => undefined)]);
       if ((agent.state as string) !== 'closed' && (outcome === undefined || !outcome.ok || (outcome.output as { genuine?: boolean }).genuine !== true)) {
-        context.problem(`AgentClient: a genuine result did not resolve its call after hostile frames (batch ${batch}): ${JSON.stringify(outcome)?.slice(0, 200)}`);
+        context.problem(
+          `AgentClient: a genuine result did not resolve its call after hostile frames (batch ${batch}): ${JSON.stringify(outcome)?.slice(0, 200)}`,
+        );
       }
     }
     clock.advance(1000); // calls left waiting time out: the pending map stays bounded

@@ -8,7 +8,14 @@ import type { AiccMessage } from '../../../src/protocol/messages.js';
 /** Tools the fuzzed capsule registers (see capsule.ts); the rest of the names are unknown. */
 export const TOOL_NAMES = ['echo', 'step', 'slow', 'boom'];
 /** Calls those tools accept, so that many calls reach a handler. */
-const GOOD_USES: Array<[string, unknown]> = [['echo', { text: 'hi' }], ['step', { dir: 'east' }], ['slow', { ms: 5 }], ['slow', { ms: 80 }], ['boom', {}], ['boom', { a: 1 }]];
+const GOOD_USES: Array<[string, unknown]> = [
+  ['echo', { text: 'hi' }],
+  ['step', { dir: 'east' }],
+  ['slow', { ms: 5 }],
+  ['slow', { ms: 80 }],
+  ['boom', {}],
+  ['boom', { a: 1 }],
+];
 
 const uuid = fc.uuid();
 const weirdText = fc.oneof(
@@ -26,26 +33,27 @@ const messageId = (prefixes: string[]) =>
     fc.tuple(fc.constantFrom(...prefixes), fc.bigInt({ min: 0n, max: (1n << 48n) - 1n })).map(([prefix, n]) => `${prefix}${n.toString(16).padStart(12, '0')}`),
     weirdText,
   );
-const jsonish = fc.oneof(
-  { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
-  fc.dictionary(weirdText, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 }),
-  { weight: 4, arbitrary: fc.constantFrom({ dir: 'east' }, { dir: 'west' }, { text: 'hi' }, { ms: 5 }, { ms: 80 }, {}, [], null, 1e308, -0) },
-);
+const jsonish = fc.oneof({ weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }) }, fc.dictionary(weirdText, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 }), {
+  weight: 4,
+  arbitrary: fc.constantFrom({ dir: 'east' }, { dir: 'west' }, { text: 'hi' }, { ms: 5 }, { ms: 80 }, {}, [], null, 1e308, -0),
+});
 
 /**
  * Adds a stray field one time in six and drops a field one time in six: most messages keep their
  * type's shape, so they pass the schema and reach the call pipeline; the rest test the checks.
  */
 export function mutated(shape: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<Record<string, unknown>> {
-  return fc.tuple(shape, fc.nat(5), fc.nat(5), fc.nat(), fc.oneof(fc.string({ maxLength: 8 }), weirdText), fc.jsonValue({ maxDepth: 2 })).map(([m, add, drop, which, key, value]) => {
-    const out: Record<string, unknown> = { ...m };
-    if (drop === 0) {
-      const keys = Object.keys(out);
-      delete out[keys[which % keys.length]!];
-    }
-    if (add === 0) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-    return out;
-  });
+  return fc
+    .tuple(shape, fc.nat(5), fc.nat(5), fc.nat(), fc.oneof(fc.string({ maxLength: 8 }), weirdText), fc.jsonValue({ maxDepth: 2 }))
+    .map(([m, add, drop, which, key, value]) => {
+      const out: Record<string, unknown> = { ...m };
+      if (drop === 0) {
+        const keys = Object.keys(out);
+        delete out[keys[which % keys.length]!];
+      }
+      if (add === 0) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      return out;
+    });
 }
 
 /** A message object close to what an agent sends, in the shape of its type, sometimes broken. */
@@ -78,22 +86,48 @@ export function nearValidMessage(sessionIds: () => string[], prefixes: string[] 
     {
       weight: 8,
       arbitrary: fc
-        .record({ ...envelope, type: fc.constant('tool_call'), call_id: callId, use: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...GOOD_USES) }, fc.tuple(tool, jsonish)) })
+        .record({
+          ...envelope,
+          type: fc.constant('tool_call'),
+          call_id: callId,
+          use: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...GOOD_USES) }, fc.tuple(tool, jsonish)),
+        })
         .map(({ use: [tool, input], ...m }) => ({ ...m, tool, input })),
     },
     { weight: 2, arbitrary: fc.record({ ...envelope, type: fc.constant('heartbeat') }) },
     { weight: 1, arbitrary: fc.record({ ...envelope, type: fc.constant('heartbeat'), manifest_update: fc.oneof(manifest, jsonish) }) },
     { weight: 1, arbitrary: fc.record({ ...envelope, type: fc.constant('manifest_request') }) },
     { weight: 1, arbitrary: fc.record({ ...envelope, type: fc.constant('session_resume') }) },
-    { weight: 1, arbitrary: fc.record({ ...envelope, type: fc.constant('session_close'), reason: weirdText }, { requiredKeys: ['protocol', 'type', 'session_id', 'message_id'] }) },
-    { weight: 1, arbitrary: fc.record({ ...envelope, type: fc.constantFrom('session_init', 'tool_result', 'event', 'error', 'nope', ''), call_id: callId, ok: fc.boolean(), topic: weirdText, payload: jsonish }, { requiredKeys: ['protocol', 'type'] }) },
+    {
+      weight: 1,
+      arbitrary: fc.record(
+        { ...envelope, type: fc.constant('session_close'), reason: weirdText },
+        { requiredKeys: ['protocol', 'type', 'session_id', 'message_id'] },
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record(
+        {
+          ...envelope,
+          type: fc.constantFrom('session_init', 'tool_result', 'event', 'error', 'nope', ''),
+          call_id: callId,
+          ok: fc.boolean(),
+          topic: weirdText,
+          payload: jsonish,
+        },
+        { requiredKeys: ['protocol', 'type'] },
+      ),
+    },
   );
-  return mutated(shapes)
-    .chain((m) => fc.nat(19).map((die) => ({ m, die })))
-    // A session_close that would end the session is kept one time in twenty: the rest of the run
-    // should reach further than a fresh session.
-    .filter(({ m, die }) => !(m['type'] === 'session_close' && m['session_id'] === sessionIds()[0] && die !== 0))
-    .map(({ m }) => m);
+  return (
+    mutated(shapes)
+      .chain((m) => fc.nat(19).map((die) => ({ m, die })))
+      // A session_close that would end the session is kept one time in twenty: the rest of the run
+      // should reach further than a fresh session.
+      .filter(({ m, die }) => !(m['type'] === 'session_close' && m['session_id'] === sessionIds()[0] && die !== 0))
+      .map(({ m }) => m)
+  );
 }
 
 /** Structures that attack the parser: depth, prototypes, size. */
@@ -105,7 +139,16 @@ const hostileText = fc.oneof(
     '{"protocol":"aicc/0.1","type":"tool_call","input":{"constructor":{"prototype":{"polluted":1}}}}',
     '{"protocol":"aicc/0.1","type":"tool_call","input":{"__proto__":{"x":1}}}',
     '{"protocol":"aicc/0.1","type":"heartbeat","manifest_update":{"__proto__":null}}',
-    'null', 'true', '0', '""', '[]', '{}', '{', '\uFEFF{}', '{"a":1}{"b":2}', '\u0000',
+    'null',
+    'true',
+    '0',
+    '""',
+    '[]',
+    '{}',
+    '{',
+    '\uFEFF{}',
+    '{"a":1}{"b":2}',
+    '\u0000',
   ),
   fc.integer({ min: 256 * 1024 - 64, max: 256 * 1024 + 64 }).map((n) => `{"protocol":"aicc/0.1","type":"heartbeat","pad":"${'x'.repeat(n)}"}`),
 );
@@ -116,7 +159,13 @@ export function jsonFrames(sessionIds: () => string[], prefixes?: string[]): fc.
   return fc.oneof(
     { weight: 12, arbitrary: message },
     { weight: 2, arbitrary: fc.tuple(message, fc.nat()).map(([text, n]) => text.slice(0, n % (text.length + 1))) },
-    { weight: 2, arbitrary: fc.tuple(message, fc.nat(), fc.string({ minLength: 1, maxLength: 3 })).map(([text, n, junk]) => { const at = n % (text.length + 1); return text.slice(0, at) + junk + text.slice(at + 1); }) },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(message, fc.nat(), fc.string({ minLength: 1, maxLength: 3 })).map(([text, n, junk]) => {
+        const at = n % (text.length + 1);
+        return text.slice(0, at) + junk + text.slice(at + 1);
+      }),
+    },
     { weight: 1, arbitrary: hostileText },
     { weight: 1, arbitrary: fc.string({ unit: 'binary' }) },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }) },
@@ -134,9 +183,24 @@ export function binaryFrames(sessionIds: () => string[], prefixes?: string[]): f
   });
   return fc.oneof(
     { weight: 10, arbitrary: encoded },
-    { weight: 4, arbitrary: fc.tuple(encoded, fc.nat(), fc.integer({ min: 0, max: 255 })).map(([bytes, n, b]) => { const copy = new Uint8Array(bytes); if (copy.length > 0) copy[n % copy.length] = b; return copy; }) },
+    {
+      weight: 4,
+      arbitrary: fc.tuple(encoded, fc.nat(), fc.integer({ min: 0, max: 255 })).map(([bytes, n, b]) => {
+        const copy = new Uint8Array(bytes);
+        if (copy.length > 0) copy[n % copy.length] = b;
+        return copy;
+      }),
+    },
     { weight: 2, arbitrary: fc.tuple(encoded, fc.nat()).map(([bytes, n]) => bytes.slice(0, n % (bytes.length + 1))) },
-    { weight: 1, arbitrary: fc.tuple(encoded, fc.uint8Array({ minLength: 1, maxLength: 8 })).map(([bytes, tail]) => { const out = new Uint8Array(bytes.length + tail.length); out.set(bytes); out.set(tail, bytes.length); return out; }) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(encoded, fc.uint8Array({ minLength: 1, maxLength: 8 })).map(([bytes, tail]) => {
+        const out = new Uint8Array(bytes.length + tail.length);
+        out.set(bytes);
+        out.set(tail, bytes.length);
+        return out;
+      }),
+    },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }) },
     { weight: 1, arbitrary: fc.string() },
   );

@@ -35,7 +35,9 @@ export class Calls {
         // Few kinds, so that the report's table (64 rows at most) keeps them all.
         const code = codeOf(error);
         this.context.tally(`${where} failed`);
-        this.context.tally(`failed: ${COMMON_CODES.has(code) ? code : error instanceof Error && (error.name === 'PeersError' || error.name === 'DaemonError') ? 'a code of the peer' : 'thrown'}`);
+        this.context.tally(
+          `failed: ${COMMON_CODES.has(code) ? code : error instanceof Error && (error.name === 'PeersError' || error.name === 'DaemonError') ? 'a code of the peer' : 'thrown'}`,
+        );
         done(rejected(error));
       },
     );

@@ -24,9 +24,33 @@ const LIMITS = { maxFrameBytes: 1 << 24, maxDepth: 64 };
 
 /** A capsule with one tool of each kind of outcome: served, limited, slow (timing out), failing. */
 export function fuzzCapsule(clock: ManualClock, context: FuzzContext, tickMode: 'hybrid' | 'event' = 'hybrid'): Capsule {
-  const capsule = createCapsule({ world: { name: 'Fuzz', kind: 'abstract' }, validators: ajvValidators(), tickMode, clock, callQueueSize: 16, replayBufferSize: 256 });
-  capsule.registerTool({ id: 'echo', class: 'sensor', description: 'Echoes its text.', input_schema: { type: 'object', properties: { text: { type: 'string', maxLength: 100 } }, required: ['text'] }, output_schema: { type: 'object' }, strict_input: true, handler: (input: { text: string }) => ({ echo: input.text }) });
-  capsule.registerTool({ id: 'step', class: 'actuator', description: 'One step.', input_schema: { type: 'object', properties: { dir: { enum: ['east', 'west'] } }, required: ['dir'] }, output_schema: { type: 'object' }, limits: { calls_per_minute: 600, calls_per_session: 5000 }, requires_capability: 'legs', handler: () => ({ moved: true }) });
+  const capsule = createCapsule({
+    world: { name: 'Fuzz', kind: 'abstract' },
+    validators: ajvValidators(),
+    tickMode,
+    clock,
+    callQueueSize: 16,
+    replayBufferSize: 256,
+  });
+  capsule.registerTool({
+    id: 'echo',
+    class: 'sensor',
+    description: 'Echoes its text.',
+    input_schema: { type: 'object', properties: { text: { type: 'string', maxLength: 100 } }, required: ['text'] },
+    output_schema: { type: 'object' },
+    strict_input: true,
+    handler: (input: { text: string }) => ({ echo: input.text }),
+  });
+  capsule.registerTool({
+    id: 'step',
+    class: 'actuator',
+    description: 'One step.',
+    input_schema: { type: 'object', properties: { dir: { enum: ['east', 'west'] } }, required: ['dir'] },
+    output_schema: { type: 'object' },
+    limits: { calls_per_minute: 600, calls_per_session: 5000 },
+    requires_capability: 'legs',
+    handler: () => ({ moved: true }),
+  });
   capsule.registerTool({
     id: 'slow',
     class: 'sensor',
@@ -34,9 +58,19 @@ export function fuzzCapsule(clock: ManualClock, context: FuzzContext, tickMode: 
     input_schema: { type: 'object', properties: { ms: { type: 'integer', minimum: 0, maximum: 1000 } } },
     output_schema: { type: 'object' },
     timeout_ms: 50,
-    handler: (input: { ms?: number }) => new Promise<{ waited: number }>((resolve) => clock.setTimeout(() => resolve({ waited: input.ms ?? 0 }), input.ms ?? 0)),
+    handler: (input: { ms?: number }) =>
+      new Promise<{ waited: number }>((resolve) => clock.setTimeout(() => resolve({ waited: input.ms ?? 0 }), input.ms ?? 0)),
   });
-  capsule.registerTool({ id: 'boom', class: 'sensor', description: 'Fails.', input_schema: { type: 'object' }, output_schema: { type: 'object' }, handler: (input: Record<string, unknown>) => { throw Object.keys(input).length % 2 === 0 ? new ToolError('no', { retryable: true }) : new Error('boom'); } });
+  capsule.registerTool({
+    id: 'boom',
+    class: 'sensor',
+    description: 'Fails.',
+    input_schema: { type: 'object' },
+    output_schema: { type: 'object' },
+    handler: (input: Record<string, unknown>) => {
+      throw Object.keys(input).length % 2 === 0 ? new ToolError('no', { retryable: true }) : new Error('boom');
+    },
+  });
   capsule.on('error', (error) => {
     if (error.code === 'bridge_failed') context.problem(`bridge_failed: ${error.message}`);
   });
@@ -67,7 +101,13 @@ class Peer {
     if (message.type === 'session_init') this.sessionId = message.session_id;
     if (message.type === 'error') this.context.code(message.error.code, PEER_CODES, `${this.where} error`);
     if (message.type === 'tool_result' && !message.ok) this.context.code(message.error?.code, PEER_CODES, `${this.where} tool_result`);
-    this.context.tally(message.type === 'tool_result' ? `result ${message.ok ? 'ok' : message.error?.code}` : message.type === 'error' ? `error ${message.error.code}` : message.type);
+    this.context.tally(
+      message.type === 'tool_result'
+        ? `result ${message.ok ? 'ok' : message.error?.code}`
+        : message.type === 'error'
+          ? `error ${message.error.code}`
+          : message.type,
+    );
     if (this.received.length > 64) this.received.splice(0, 32);
     this.received.push(message);
   }
@@ -79,7 +119,17 @@ class Peer {
   /** A well-formed call, answered at once (hybrid mode's `!`): resolves whether it was served. */
   probe(n: number): boolean {
     const callId = `!probe-${n}`;
-    this.send(this.codec.encode({ protocol: PROTOCOL, type: 'tool_call', session_id: this.sessionId, message_id: '6f9619ff-8b86-4d11-b42d-00c04fc964ff', call_id: callId, tool: 'echo', input: { text: 'still up?' } }));
+    this.send(
+      this.codec.encode({
+        protocol: PROTOCOL,
+        type: 'tool_call',
+        session_id: this.sessionId,
+        message_id: '6f9619ff-8b86-4d11-b42d-00c04fc964ff',
+        call_id: callId,
+        tool: 'echo',
+        input: { text: 'still up?' },
+      }),
+    );
     return true;
   }
 

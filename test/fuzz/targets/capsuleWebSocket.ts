@@ -24,7 +24,12 @@ class Client {
   closed = false;
   private readonly waiters = new Map<string, () => void>();
 
-  constructor(url: string, readonly codec: Codec, context: FuzzContext, where: string) {
+  constructor(
+    url: string,
+    readonly codec: Codec,
+    context: FuzzContext,
+    where: string,
+  ) {
     this.socket = new WebSocket(url, codec === binaryCodec ? ['aicc.binary'] : ['aicc.json']);
     this.socket.binaryType = 'nodebuffer';
     this.socket.on('message', (data: Buffer, isBinary: boolean) => {
@@ -32,7 +37,13 @@ class Client {
       const checked = decoded.ok ? checkBridgeMessage(decoded.value) : decoded;
       if (!checked.ok) return context.problem(`${where}: the capsule sent an invalid message: ${checked.message}`);
       const message = checked.value as AiccMessage;
-      context.tally(message.type === 'tool_result' ? `result ${message.ok ? 'ok' : message.error?.code}` : message.type === 'error' ? `error ${message.error.code}` : message.type);
+      context.tally(
+        message.type === 'tool_result'
+          ? `result ${message.ok ? 'ok' : message.error?.code}`
+          : message.type === 'error'
+            ? `error ${message.error.code}`
+            : message.type,
+      );
       if (message.type === 'session_init') this.sessionId = message.session_id;
       if (message.type === 'error') context.code(message.error.code, PEER_CODES, `${where} error`);
       if (message.type === 'tool_result' && !message.ok) context.code(message.error?.code, PEER_CODES, `${where} tool_result`);
@@ -65,7 +76,17 @@ class Client {
         resolve(ok);
       };
       this.waiters.set(callId, () => done(!this.closed));
-      this.send(this.codec.encode({ protocol: PROTOCOL, type: 'tool_call', session_id: this.sessionId, message_id: '6f9619ff-8b86-4d11-b42d-00c04fc964ff', call_id: callId, tool: 'echo', input: { text: 'still up?' } }) as string | Uint8Array);
+      this.send(
+        this.codec.encode({
+          protocol: PROTOCOL,
+          type: 'tool_call',
+          session_id: this.sessionId,
+          message_id: '6f9619ff-8b86-4d11-b42d-00c04fc964ff',
+          call_id: callId,
+          tool: 'echo',
+          input: { text: 'still up?' },
+        }) as string | Uint8Array,
+      );
     });
   }
 }

@@ -80,7 +80,11 @@ export interface ClientUnderFuzz<S extends ClientSession, Call, Own> {
   forget(session: S): void;
 }
 
-export async function fuzzClient<S extends ClientSession, Call, Own, E extends ClientError>(context: FuzzContext, docs: ClientDocs<E>, make: (run: ClientRun) => ClientUnderFuzz<S, Call, Own>): Promise<void> {
+export async function fuzzClient<S extends ClientSession, Call, Own, E extends ClientError>(
+  context: FuzzContext,
+  docs: ClientDocs<E>,
+  make: (run: ClientRun) => ClientUnderFuzz<S, Call, Own>,
+): Promise<void> {
   let acts = 0;
   const run: ClientRun = {
     context,
@@ -168,7 +172,8 @@ export async function connectThrough<C>(run: ClientRun, proxy: HostileProxy<Simu
     proxy.fates.push(fate);
     const link = proxy.link();
     const hostile = watch(connect(link));
-    if (!(await runClock(clock, () => hostile.settled, TIMEOUT_MS / 4, 3 * TIMEOUT_MS))) context.problem(`${names.client}.connect never settled after a hostile ${names.greeting}`);
+    if (!(await runClock(clock, () => hostile.settled, TIMEOUT_MS / 4, 3 * TIMEOUT_MS)))
+      context.problem(`${names.client}.connect never settled after a hostile ${names.greeting}`);
     client = hostile.value;
     if (hostile.settled && client === undefined) {
       const problem = run.failed(`${names.client}.connect`)(hostile.error);
@@ -191,4 +196,7 @@ export async function connectThrough<C>(run: ClientRun, proxy: HostileProxy<Simu
 export const planFor = <T>(run: ClientRun, plan: fc.Arbitrary<T>, n: number): T => draw(plan, run.context.seed + 2, n, 1)[0]!;
 
 /** How a client reconnects, when it does (one client in three does not). */
-export const reconnectPlan = fc.option(fc.record({ maxAttempts: fc.integer({ min: 1, max: 4 }), baseDelayMs: fc.integer({ min: 1, max: 100 }), maxDelayMs: fc.integer({ min: 50, max: 400 }) }), { nil: undefined, freq: 3 });
+export const reconnectPlan = fc.option(
+  fc.record({ maxAttempts: fc.integer({ min: 1, max: 4 }), baseDelayMs: fc.integer({ min: 1, max: 100 }), maxDelayMs: fc.integer({ min: 50, max: 400 }) }),
+  { nil: undefined, freq: 3 },
+);

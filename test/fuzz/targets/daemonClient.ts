@@ -35,7 +35,10 @@ type Own =
 
 // Weighted so that a batch of 60 steps drains, restarts or disconnects about one time in eight.
 const step: fc.Arbitrary<CommonStep<DaemonCall> | Own> = fc.oneof(
-  { weight: 160, arbitrary: fc.oneof({ weight: 4, arbitrary: unsolicited.map((record) => ({ record })) }, rawFrame).map((frame) => ({ kind: 'frame' as const, frame })) },
+  {
+    weight: 160,
+    arbitrary: fc.oneof({ weight: 4, arbitrary: unsolicited.map((record) => ({ record })) }, rawFrame).map((frame) => ({ kind: 'frame' as const, frame })),
+  },
   { weight: 160, arbitrary: fc.record({ call: daemonCall, fate }).map((call) => ({ kind: 'call' as const, ...call })) },
   { weight: 40, arbitrary: fc.array(eventFate, { minLength: 1, maxLength: 6 }).map((fates) => ({ kind: 'events' as const, fates })) },
   { weight: 16, arbitrary: connectFate.map((next) => ({ kind: 'connect' as const, fate: next })) },

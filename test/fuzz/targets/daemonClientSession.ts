@@ -18,7 +18,10 @@ const clientPlan = fc.record({
   reconnect: reconnectPlan,
   maxPending: fc.constantFrom(2, 8, 64),
   maxAttached: fc.constantFrom(SESSIONS.length + 1, 256),
-  limits: fc.option(fc.record({ maxFrameBytes: fc.integer({ min: 2_048, max: 65_536 }), maxDepth: fc.integer({ min: 6, max: 40 }) }), { nil: undefined, freq: 2 }),
+  limits: fc.option(fc.record({ maxFrameBytes: fc.integer({ min: 2_048, max: 65_536 }), maxDepth: fc.integer({ min: 6, max: 40 }) }), {
+    nil: undefined,
+    freq: 2,
+  }),
   keys: fc.constantFrom('counter', 'default'),
   handshake: firstFate(fate),
 });
@@ -45,12 +48,28 @@ export function freshDaemon(run: ClientRun): (n: number) => Promise<DaemonSessio
     const host = new HostileHost(sim, context, clock, run.act, limits);
     let made = 0;
     let last: string | undefined;
-    const options: DaemonClientOptions = { clock, requestTimeoutMs: TIMEOUT_MS, wakeTimeoutMs: 3 * TIMEOUT_MS, maxPendingRequests: plan.maxPending, maxAttachedSessions: plan.maxAttached, limits };
+    const options: DaemonClientOptions = {
+      clock,
+      requestTimeoutMs: TIMEOUT_MS,
+      wakeTimeoutMs: 3 * TIMEOUT_MS,
+      maxPendingRequests: plan.maxPending,
+      maxAttachedSessions: plan.maxAttached,
+      limits,
+    };
     if (plan.reconnect !== undefined) options.reconnect = { ...plan.reconnect, connect: () => host.connect() };
     if (plan.keys === 'counter') options.newIdempotencyKey = () => (last = `k${++made}`);
 
     const client = await connectThrough(run, host, plan.handshake, (link) => DaemonClient.connect(link, options));
-    const session: DaemonSession = { client, proxy: host, plan, lastKey: () => last, usedKey: undefined, attachedEver: new Set([PROBE]), closedByUs: false, closed: false };
+    const session: DaemonSession = {
+      client,
+      proxy: host,
+      plan,
+      lastKey: () => last,
+      usedKey: undefined,
+      attachedEver: new Set([PROBE]),
+      closedByUs: false,
+      closed: false,
+    };
     listen(run, session);
     return session;
   };
@@ -62,7 +81,8 @@ function listen(run: ClientRun, session: DaemonSession): void {
   const { client, plan } = session;
   client.on('event', (event: DaemonEvent) => {
     context.tally(`event ${event.sessionId === PROBE ? 'probe' : 'batch'}`);
-    if (!Number.isSafeInteger(event.sequence) || !Number.isSafeInteger(event.generation) || event.sequence < 0 || event.generation < 0) context.problem('DaemonClient delivered an event numbered outside 0..2^53 − 1');
+    if (!Number.isSafeInteger(event.sequence) || !Number.isSafeInteger(event.generation) || event.sequence < 0 || event.generation < 0)
+      context.problem('DaemonClient delivered an event numbered outside 0..2^53 − 1');
     if (event.hostInstanceId !== client.host.hostInstanceId) context.problem('DaemonClient delivered an event of another host than its own');
     if (!session.attachedEver.has(event.sessionId)) context.problem('DaemonClient delivered an event of a session never attached');
   });
@@ -70,7 +90,8 @@ function listen(run: ClientRun, session: DaemonSession): void {
     context.tally(`stream ${report.kind}${report.kind === 'stale' ? ` ${report.reason}` : ''}`);
     context.code(report.kind, STREAM_KINDS, 'DaemonClient stream report');
     if (report.kind === 'stale') context.code(report.reason, STALE_REASONS, 'DaemonClient stale report');
-    if (report.kind === 'gap' && !(Number.isSafeInteger(report.from) && Number.isSafeInteger(report.to) && report.from <= report.to)) context.problem('DaemonClient reported a gap that is not a range of whole numbers');
+    if (report.kind === 'gap' && !(Number.isSafeInteger(report.from) && Number.isSafeInteger(report.to) && report.from <= report.to))
+      context.problem('DaemonClient reported a gap that is not a range of whole numbers');
   });
   client.on('problem', (problem) => {
     context.tally(`problem ${problem.kind}`);
@@ -80,11 +101,13 @@ function listen(run: ClientRun, session: DaemonSession): void {
   });
   client.on('host', ({ previousHostInstanceId, hostInstanceId }) => {
     context.tally('host changed');
-    if (previousHostInstanceId === hostInstanceId || hostInstanceId !== client.host.hostInstanceId) context.problem('a host event that names no change, or not the host now in use');
+    if (previousHostInstanceId === hostInstanceId || hostInstanceId !== client.host.hostInstanceId)
+      context.problem('a host event that names no change, or not the host now in use');
   });
   client.on('reconnect', (report) => {
     context.tally(`reconnect${report.hostChanged ? ' (new host)' : ''}`);
-    if (report.hostChanged !== (report.hostInstanceId !== report.previousHostInstanceId) || !(report.attempt >= 1)) context.problem('a reconnect report whose hostChanged does not match its ids');
+    if (report.hostChanged !== (report.hostInstanceId !== report.previousHostInstanceId) || !(report.attempt >= 1))
+      context.problem('a reconnect report whose hostChanged does not match its ids');
     for (const lost of report.lost) {
       const problem = run.failed('reconnect re-attach')(lost.error);
       if (problem !== undefined) context.problem(problem);
@@ -99,7 +122,8 @@ function listen(run: ClientRun, session: DaemonSession): void {
     context.seen(reason, 'close reason');
     const byUs = session.closedByUs && reason === 'DaemonClient.disconnect()';
     const reconnectEnded = plan.reconnect !== undefined && RECONNECT_REASON.test(reason);
-    if (!byUs && !reconnectEnded && !session.proxy.closeReasons.has(reason)) context.problem(`DaemonClient closed for a reason the docs do not give: ${reason.slice(0, 60)}`);
+    if (!byUs && !reconnectEnded && !session.proxy.closeReasons.has(reason))
+      context.problem(`DaemonClient closed for a reason the docs do not give: ${reason.slice(0, 60)}`);
     context.tally(byUs ? 'close: by the caller' : reconnectEnded ? 'close: reconnect ended' : 'close: link dropped');
   });
 }

@@ -19,7 +19,8 @@ export function daemonProbe(run: ClientRun): (session: DaemonSession) => Promise
     const ask = async <T>(promise: Promise<T>, what: string, maxMs: number): Promise<T | undefined> => {
       const watched = watch(promise);
       await runClock(clock, () => watched.settled, TIMEOUT_MS / 2, maxMs);
-      if (!watched.settled || watched.error !== undefined) context.problem(`${what} after hostile records was not answered (${watched.settled ? codeOf(watched.error) : 'no answer'})`);
+      if (!watched.settled || watched.error !== undefined)
+        context.problem(`${what} after hostile records was not answered (${watched.settled ? codeOf(watched.error) : 'no answer'})`);
       return watched.value;
     };
     if ((await ask(client.status(), 'a status', 2 * TIMEOUT_MS)) === undefined) return;
@@ -37,7 +38,8 @@ export function daemonProbe(run: ClientRun): (session: DaemonSession) => Promise
       if (!woke.terminal || woke.result.text !== PROBE_REPLY) context.problem('a wake after hostile records answered with another text');
       const sequences = events.map((event) => event.sequence);
       const expected = sequences.map((_, i) => attached.sequence + 1 + i);
-      if (events.length === 0 || events.at(-1)!.event !== 'sessionIdle' || sequences.some((n, i) => n !== expected[i])) context.problem('the events of a wake after hostile records did not all arrive, in order');
+      if (events.length === 0 || events.at(-1)!.event !== 'sessionIdle' || sequences.some((n, i) => n !== expected[i]))
+        context.problem('the events of a wake after hostile records did not all arrive, in order');
       if (reports.length > 0) context.problem(`the events of a wake after hostile records were reported (${reports[0]!.kind})`);
     } finally {
       offEvent();

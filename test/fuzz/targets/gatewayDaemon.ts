@@ -28,7 +28,14 @@ const MAX_LINE_BYTES = 64 * 1024;
  * Codes a page may get: the daemon's (DAEMON_WIRE_ERROR_CODES but internal_error, which the fake
  * daemon never sends) and the gateway's own refusals, listed in `aicc gateway --help`.
  */
-const DAEMON_CODES: ReadonlySet<string> = new Set([...DAEMON_WIRE_ERROR_CODES.filter((code) => code !== 'internal_error'), 'invalid_json', 'invalid_utf8', 'line_too_large', 'denied_by_gateway', 'daemon_unavailable']);
+const DAEMON_CODES: ReadonlySet<string> = new Set([
+  ...DAEMON_WIRE_ERROR_CODES.filter((code) => code !== 'internal_error'),
+  'invalid_json',
+  'invalid_utf8',
+  'line_too_large',
+  'denied_by_gateway',
+  'daemon_unavailable',
+]);
 
 /** What reaches past a page's own sessions: the gateway (not an admin one) never passes these on. */
 const KNOWN_OPERATIONS: ReadonlySet<string> = new Set(['handshake', 'open', 'wake', 'steer', 'followUp', 'status', 'abort', 'attach', 'detach', 'close']);
@@ -49,20 +56,66 @@ function breaksPolicy(record: Record_): boolean {
   return session['mode'] !== 'memory' || 'path' in session || 'sessionDir' in session || 'agentDir' in payload;
 }
 
-const requestId = fc.oneof({ weight: 30, arbitrary: fc.nat(9999).map((n) => `q${n}`) }, fc.constantFrom(undefined, '', 'x'.repeat(512), 'x'.repeat(513), '__proto__'), fc.integer(), fc.constant(null), weird);
-const protocolVersion = fc.oneof({ weight: 20, arbitrary: fc.constant('2.0') }, fc.constantFrom(undefined, '2.1', '2.10', '1.0', '3.0', '2', '2.0.0', ''), fc.integer(), fc.constant(null), weird);
-const operation = fc.oneof({ weight: 20, arbitrary: fc.constantFrom('handshake', 'open', 'open', 'open', 'prompt', 'steer', 'abort', 'status', 'close', 'subscribe', 'attach', 'drain') }, fc.constantFrom(undefined, 'OPEN', '__proto__'), weird, fc.integer());
+const requestId = fc.oneof(
+  { weight: 30, arbitrary: fc.nat(9999).map((n) => `q${n}`) },
+  fc.constantFrom(undefined, '', 'x'.repeat(512), 'x'.repeat(513), '__proto__'),
+  fc.integer(),
+  fc.constant(null),
+  weird,
+);
+const protocolVersion = fc.oneof(
+  { weight: 20, arbitrary: fc.constant('2.0') },
+  fc.constantFrom(undefined, '2.1', '2.10', '1.0', '3.0', '2', '2.0.0', ''),
+  fc.integer(),
+  fc.constant(null),
+  weird,
+);
+const operation = fc.oneof(
+  {
+    weight: 20,
+    arbitrary: fc.constantFrom('handshake', 'open', 'open', 'open', 'prompt', 'steer', 'abort', 'status', 'close', 'subscribe', 'attach', 'drain'),
+  },
+  fc.constantFrom(undefined, 'OPEN', '__proto__'),
+  weird,
+  fc.integer(),
+);
 const session = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ mode: fc.oneof({ weight: 6, arbitrary: fc.constant('memory') }, fc.constantFrom('new', 'open', 'continue', 'MEMORY', undefined, 1)), path: sometimes(weird, 6), sessionDir: sometimes(weird, 8), id: sometimes(weird, 2) }).map(dropUndefined) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .record({
+        mode: fc.oneof({ weight: 6, arbitrary: fc.constant('memory') }, fc.constantFrom('new', 'open', 'continue', 'MEMORY', undefined, 1)),
+        path: sometimes(weird, 6),
+        sessionDir: sometimes(weird, 8),
+        id: sometimes(weird, 2),
+      })
+      .map(dropUndefined),
+  },
   json,
 );
 const resources = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ tools: fc.oneof({ weight: 6, arbitrary: fc.constant('none') }, fc.constantFrom('all', 'read', 'None', ['read'], null, {}, undefined)), skills: sometimes(json, 2) }).map(dropUndefined) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .record({
+        tools: fc.oneof({ weight: 6, arbitrary: fc.constant('none') }, fc.constantFrom('all', 'read', 'None', ['read'], null, {}, undefined)),
+        skills: sometimes(json, 2),
+      })
+      .map(dropUndefined),
+  },
   json,
 );
 const openPayload = fc.record({ session, resources, agentDir: sometimes(weird, 8), model: sometimes(json, 3), extra: sometimes(json, 4) }).map(dropUndefined);
 const command = fc
-  .record({ protocolVersion, requestId, operation, payload: fc.oneof({ weight: 4, arbitrary: openPayload }, json, fc.constant(undefined)), sessionId: sometimes(weird, 3), idempotencyKey: sometimes(weird, 6), extra: sometimes(json, 5) })
+  .record({
+    protocolVersion,
+    requestId,
+    operation,
+    payload: fc.oneof({ weight: 4, arbitrary: openPayload }, json, fc.constant(undefined)),
+    sessionId: sometimes(weird, 3),
+    idempotencyKey: sometimes(weird, 6),
+    extra: sometimes(json, 5),
+  })
   .map(dropUndefined);
 
 /** Opens the policy may read differently than a daemon would: duplicate keys, prototypes, odd types. */
@@ -81,24 +134,32 @@ const policyProbes = fc.constantFrom(
 function daemonFrames(): fc.Arbitrary<PageFrame> {
   const text = command.map((record) => JSON.stringify(record));
   const fields = '"protocolVersion":"2.0","requestId":"d","operation":"status"';
-  return fc.oneof(
-    { weight: 60, arbitrary: text },
-    { weight: 3, arbitrary: policyProbes },
-    // Raw line breaks as whitespace (each must reach the daemon as a space), breaks inside strings.
-    { weight: 3, arbitrary: fc.tuple(text, fc.constantFrom('\n', '\r', '\r\n', '\n\n', '\u2028', '\t')).map(([t, gap]) => t.replaceAll(',', `,${gap}`)) },
-    { weight: 1, arbitrary: fc.constantFrom('{"protocolVersion":"2.0","requestId":"s1","operation":"status","payload":{"note":"a\u2028b\u2029c"}}', '{"protocolVersion":"2.0","requestId":"s2","operation":"status","payload":{"note":"x\\n{\\"operation\\":\\"open\\"}"}}') },
-    // Deep, within the line limit: the gateway passes it on as it is, never re-serialized.
-    { weight: 1, arbitrary: fc.tuple(depth, fc.boolean()).map(([d, arrays]) => deepRecord(fields, Math.min(d, 12_000), arrays)) },
-    // What ends the connection (an error record first): a second record after a line break, cut or
-    // broken text, a binary frame, a record over the line limit, a message over the WebSocket limit.
-    { weight: 1, arbitrary: fc.tuple(text, text, fc.constantFrom('\n', '\r\n')).map(([a, b, gap]) => `${a}${gap}${b}`) },
-    // (JSON that is not an object — null, [], "x" — is answered with invalid_field, and the connection stays.)
-    { weight: 1, arbitrary: fc.tuple(text, fc.nat()).map(([t, n]) => t.slice(0, n % (t.length + 1))) },
-    { weight: 1, arbitrary: fc.oneof(notText, fc.constantFrom('null', '[]', '"x"', '{', ' ', 'NaN')) },
-    { weight: 1, arbitrary: fc.oneof(sizedFrame(MAX_LINE_BYTES, fields), sizedFrame(2 * MAX_LINE_BYTES, fields)) },
-    // An empty frame gets no answer (as the daemon gives an empty line none), so it would count
-    // here as a request never answered: a blank one instead, which is answered.
-  ).map((frame) => (frame === '' ? ' ' : frame));
+  return fc
+    .oneof(
+      { weight: 60, arbitrary: text },
+      { weight: 3, arbitrary: policyProbes },
+      // Raw line breaks as whitespace (each must reach the daemon as a space), breaks inside strings.
+      { weight: 3, arbitrary: fc.tuple(text, fc.constantFrom('\n', '\r', '\r\n', '\n\n', '\u2028', '\t')).map(([t, gap]) => t.replaceAll(',', `,${gap}`)) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          '{"protocolVersion":"2.0","requestId":"s1","operation":"status","payload":{"note":"a\u2028b\u2029c"}}',
+          '{"protocolVersion":"2.0","requestId":"s2","operation":"status","payload":{"note":"x\\n{\\"operation\\":\\"open\\"}"}}',
+        ),
+      },
+      // Deep, within the line limit: the gateway passes it on as it is, never re-serialized.
+      { weight: 1, arbitrary: fc.tuple(depth, fc.boolean()).map(([d, arrays]) => deepRecord(fields, Math.min(d, 12_000), arrays)) },
+      // What ends the connection (an error record first): a second record after a line break, cut or
+      // broken text, a binary frame, a record over the line limit, a message over the WebSocket limit.
+      { weight: 1, arbitrary: fc.tuple(text, text, fc.constantFrom('\n', '\r\n')).map(([a, b, gap]) => `${a}${gap}${b}`) },
+      // (JSON that is not an object — null, [], "x" — is answered with invalid_field, and the connection stays.)
+      { weight: 1, arbitrary: fc.tuple(text, fc.nat()).map(([t, n]) => t.slice(0, n % (t.length + 1))) },
+      { weight: 1, arbitrary: fc.oneof(notText, fc.constantFrom('null', '[]', '"x"', '{', ' ', 'NaN')) },
+      { weight: 1, arbitrary: fc.oneof(sizedFrame(MAX_LINE_BYTES, fields), sizedFrame(2 * MAX_LINE_BYTES, fields)) },
+      // An empty frame gets no answer (as the daemon gives an empty line none), so it would count
+      // here as a request never answered: a blank one instead, which is answered.
+    )
+    .map((frame) => (frame === '' ? ' ' : frame));
 }
 
 function inspectDaemon(context: FuzzContext): RecordCheck {
@@ -114,7 +175,16 @@ function inspectDaemon(context: FuzzContext): RecordCheck {
     // The gateway's own refusals must be records the schema takes (the daemon's are its own affair).
     if (isObject(error['details']) && error['details']['source'] === 'aicc-gateway') {
       const id = record['requestId'];
-      if (typeof id !== 'string' || id.length < 1 || id.length > 512 || typeof record['protocolVersion'] !== 'string' || !/^2\.[0-9]+$/.test(record['protocolVersion']) || typeof record['hostInstanceId'] !== 'string' || typeof error['retryable'] !== 'boolean' || typeof error['message'] !== 'string') {
+      if (
+        typeof id !== 'string' ||
+        id.length < 1 ||
+        id.length > 512 ||
+        typeof record['protocolVersion'] !== 'string' ||
+        !/^2\.[0-9]+$/.test(record['protocolVersion']) ||
+        typeof record['hostInstanceId'] !== 'string' ||
+        typeof error['retryable'] !== 'boolean' ||
+        typeof error['message'] !== 'string'
+      ) {
         context.problem(`${where}: a gateway refusal the schema would not take: ${JSON.stringify(record).slice(0, 160)}`);
       }
     }
@@ -122,11 +192,13 @@ function inspectDaemon(context: FuzzContext): RecordCheck {
   };
 }
 
-const command_ = (operation: string) => (id: string): Exchange => ({
-  record: { protocolVersion: '2.0', requestId: id, operation, payload: {} },
-  answers: (r) => r['kind'] === 'response' && r['requestId'] === id,
-  served: (r) => r['ok'] === true && r['hostInstanceId'] === 'fake-host',
-});
+const command_ =
+  (operation: string) =>
+  (id: string): Exchange => ({
+    record: { protocolVersion: '2.0', requestId: id, operation, payload: {} },
+    answers: (r) => r['kind'] === 'response' && r['requestId'] === id,
+    served: (r) => r['ok'] === true && r['hostInstanceId'] === 'fake-host',
+  });
 
 export const target: FuzzTarget = async (context) => {
   context.secret(KEY);
@@ -135,7 +207,12 @@ export const target: FuzzTarget = async (context) => {
   const expected = new Set<string>();
   let daemon: FakeDaemon = await startFakeDaemon(socketPath);
   const inspect = inspectDaemon(context);
-  const gateway = await startGateway({ target: { kind: 'daemon', socketPath, maxLineBytes: MAX_LINE_BYTES }, origins: [ORIGIN], key: KEY, log: checkedLog(context, 'daemon') });
+  const gateway = await startGateway({
+    target: { kind: 'daemon', socketPath, maxLineBytes: MAX_LINE_BYTES },
+    origins: [ORIGIN],
+    key: KEY,
+    log: checkedLog(context, 'daemon'),
+  });
 
   /** Every line the daemon got is a frame a page sent, whole, and none breaks the policy. */
   const checkLines = (): void => {
@@ -151,7 +228,8 @@ export const target: FuzzTarget = async (context) => {
       }
       if (!isObject(record) || Array.isArray(record)) context.problem(`daemon: the daemon got a line that is not a JSON object: ${line.slice(0, 80)}`);
       else if (breaksPolicy(record)) context.problem(`daemon: an open the policy refuses reached the daemon: ${line.slice(0, 120)}`);
-      else if (reachesPastSessions(record)) context.problem(`daemon: a drain, a host-wide status or an unknown operation reached the daemon: ${line.slice(0, 120)}`);
+      else if (reachesPastSessions(record))
+        context.problem(`daemon: a drain, a host-wide status or an unknown operation reached the daemon: ${line.slice(0, 120)}`);
     }
     daemon.lines.splice(0);
   };
@@ -166,7 +244,8 @@ export const target: FuzzTarget = async (context) => {
     const answer = await refused;
     await Promise.race([page.closed, sleep(3000)]);
     const code = (answer?.['error'] as Record_ | undefined)?.['code'];
-    if (code !== 'daemon_unavailable' || page.closeCode !== 4502) context.problem(`daemon: with no daemon a page got ${String(code)} and ${page.closeCode}, not daemon_unavailable and 4502`);
+    if (code !== 'daemon_unavailable' || page.closeCode !== 4502)
+      context.problem(`daemon: with no daemon a page got ${String(code)} and ${page.closeCode}, not daemon_unavailable and 4502`);
     await page.close();
     context.sent();
     daemon = await startFakeDaemon(socketPath);
@@ -189,7 +268,8 @@ export const target: FuzzTarget = async (context) => {
       exactAnswers: true,
       sending: (text) => void expected.add(text.replace(/[\r\n]/g, ' ')),
       async checkPeer(open, batch) {
-        if (!(await until(() => daemon.sockets.size <= open, 3000))) context.problem(`daemon: the daemon holds ${daemon.sockets.size} connections after batch ${batch}; at most ${open} expected`);
+        if (!(await until(() => daemon.sockets.size <= open, 3000)))
+          context.problem(`daemon: the daemon holds ${daemon.sockets.size} connections after batch ${batch}; at most ${open} expected`);
         checkLines();
         expected.clear();
       },

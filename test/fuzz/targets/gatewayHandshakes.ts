@@ -50,21 +50,74 @@ export function handshakes(served: string, other: string, path: string): fc.Arbi
   const origin = fc.oneof(
     { weight: 6, arbitrary: fc.constant<string | undefined>(ORIGIN) },
     { weight: 2, arbitrary: fc.constant<string | undefined>(undefined) },
-    fc.constantFrom('http://evil.example', 'null', 'http://localhost:5173/', 'http://localhost:5173/x', 'HTTP://LOCALHOST:5173', 'http://localhost:5174', 'https://localhost:5173', '', ' ', 'file://', 'http://[::1', 'x'.repeat(500), `http://${KEY}.example`),
+    fc.constantFrom(
+      'http://evil.example',
+      'null',
+      'http://localhost:5173/',
+      'http://localhost:5173/x',
+      'HTTP://LOCALHOST:5173',
+      'http://localhost:5174',
+      'https://localhost:5173',
+      '',
+      ' ',
+      'file://',
+      'http://[::1',
+      'x'.repeat(500),
+      `http://${KEY}.example`,
+    ),
     fc.string({ maxLength: 40 }),
   );
   const paths = fc.oneof(
     { weight: 6, arbitrary: fc.constant(path) },
-    fc.constantFrom('/', '/agents/ada', '/?agent=ada', `/agents/${KEY}`, `/?agent=${KEY}`, `/agents/${key}/`, '/agents/%ZZ', '/agents/%E0%A4%A', `/agents/${'a'.repeat(300)}`, '//', '/agents/ada/x', '/nope', '*', 'http://127.0.0.1/agents/ada', '/%00', '/agents/..%2F..%2Fetc', '/?agent=&agent=ada', `/${'x'.repeat(8000)}`),
+    fc.constantFrom(
+      '/',
+      '/agents/ada',
+      '/?agent=ada',
+      `/agents/${KEY}`,
+      `/?agent=${KEY}`,
+      `/agents/${key}/`,
+      '/agents/%ZZ',
+      '/agents/%E0%A4%A',
+      `/agents/${'a'.repeat(300)}`,
+      '//',
+      '/agents/ada/x',
+      '/nope',
+      '*',
+      'http://127.0.0.1/agents/ada',
+      '/%00',
+      '/agents/..%2F..%2Fetc',
+      '/?agent=&agent=ada',
+      `/${'x'.repeat(8000)}`,
+    ),
     fc.webPath(),
   );
   const upgrade = fc.oneof(
-    { weight: 12, arbitrary: fc.constant<Array<[string, string]>>([['Upgrade', 'websocket'], ['Connection', 'Upgrade'], ['Sec-WebSocket-Key', 'dGhlIHNhbXBsZSBub25jZQ=='], ['Sec-WebSocket-Version', '13']]) },
-    fc.constant<Array<[string, string]>>([['Upgrade', 'websocket'], ['Connection', 'Upgrade'], ['Sec-WebSocket-Key', 'short'], ['Sec-WebSocket-Version', '8']]),
+    {
+      weight: 12,
+      arbitrary: fc.constant<Array<[string, string]>>([
+        ['Upgrade', 'websocket'],
+        ['Connection', 'Upgrade'],
+        ['Sec-WebSocket-Key', 'dGhlIHNhbXBsZSBub25jZQ=='],
+        ['Sec-WebSocket-Version', '13'],
+      ]),
+    },
+    fc.constant<Array<[string, string]>>([
+      ['Upgrade', 'websocket'],
+      ['Connection', 'Upgrade'],
+      ['Sec-WebSocket-Key', 'short'],
+      ['Sec-WebSocket-Version', '8'],
+    ]),
     fc.constant<Array<[string, string]>>([['Connection', 'close']]), // plain HTTP
   );
   return fc
-    .record({ method: fc.oneof({ weight: 12, arbitrary: fc.constant('GET') }, fc.constantFrom('POST', 'HEAD', 'OPTIONS')), path: paths, origin, offers, upgrade, twice: fc.nat(9) })
+    .record({
+      method: fc.oneof({ weight: 12, arbitrary: fc.constant('GET') }, fc.constantFrom('POST', 'HEAD', 'OPTIONS')),
+      path: paths,
+      origin,
+      offers,
+      upgrade,
+      twice: fc.nat(9),
+    })
     .map(({ method, path: p, origin: o, offers: list, upgrade: base, twice }) => {
       const headers: Array<[string, string]> = [...base];
       if (o !== undefined) headers.push(['Origin', o]);

@@ -74,7 +74,8 @@ async function piGone(context: FuzzContext, gateway: Gateway, pid: number): Prom
   const answer = after.next(lastText('t').answers, 5000);
   after.send(lastText('t').record);
   const refused: Record_ | undefined = await answer;
-  if (refused?.['errorCode'] !== 'agent_unavailable') context.problem(`host: a request after pi died was answered ${JSON.stringify(refused)?.slice(0, 120)}, not agent_unavailable`);
+  if (refused?.['errorCode'] !== 'agent_unavailable')
+    context.problem(`host: a request after pi died was answered ${JSON.stringify(refused)?.slice(0, 120)}, not agent_unavailable`);
   await after.close();
   context.sent(2);
 }
@@ -82,7 +83,12 @@ async function piGone(context: FuzzContext, gateway: Gateway, pid: number): Prom
 export const target: FuzzTarget = async (context) => {
   context.secret(KEY);
   const home = tempDir('aicc-fuzz-host-');
-  const host = await PiHost.start({ piBin: join(projectRoot(), 'test/node/gateway/fakePi.mjs'), home: home.path, label: 'Ada', env: { FAKE_PI_DIALECT: '0.73', FAKE_PI_RUN_MS: '2' } });
+  const host = await PiHost.start({
+    piBin: join(projectRoot(), 'test/node/gateway/fakePi.mjs'),
+    home: home.path,
+    label: 'Ada',
+    env: { FAKE_PI_DIALECT: '0.73', FAKE_PI_RUN_MS: '2' },
+  });
   const pid = host.state().pid!;
   const gateway = await startGateway({ target: { kind: 'host', host }, origins: [ORIGIN], key: KEY, log: checkedLog(context, 'host') });
   try {

@@ -90,7 +90,8 @@ export class FuzzPage {
     } catch {
       return this.context.problem(`${this.where}: the gateway sent a frame that is not JSON: ${text.slice(0, 80)}`);
     }
-    if (record === null || typeof record !== 'object' || Array.isArray(record)) return this.context.problem(`${this.where}: the gateway sent JSON that is not an object: ${text.slice(0, 80)}`);
+    if (record === null || typeof record !== 'object' || Array.isArray(record))
+      return this.context.problem(`${this.where}: the gateway sent JSON that is not an object: ${text.slice(0, 80)}`);
     if (this.inspect(record as Record_, this.where)) this.answered++;
     for (const watcher of [...this.watchers]) if (watcher.match(record as Record_)) watcher.done(record as Record_);
   }
@@ -98,7 +99,8 @@ export class FuzzPage {
   /** Sends a frame if the socket is open; says whether it was sent. */
   send(frame: PageFrame | Record_): boolean {
     if (this.socket.readyState !== WebSocket.OPEN) return false;
-    const wire = typeof frame === 'string' || frame instanceof Uint8Array || 'invalidUtf8' in frame || 'ping' in frame ? (frame as PageFrame) : JSON.stringify(frame);
+    const wire =
+      typeof frame === 'string' || frame instanceof Uint8Array || 'invalidUtf8' in frame || 'ping' in frame ? (frame as PageFrame) : JSON.stringify(frame);
     if (asks(wire)) this.asked++;
     if (typeof wire === 'string') this.onText?.(Buffer.from(wire, 'utf8').toString('utf8'));
     sendFrame(this.socket, wire);

@@ -12,7 +12,23 @@ export const weird = fc.oneof(
   fc.string(),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
   fc.string({ unit: 'binary', maxLength: 40 }), // lone surrogates included
-  fc.constantFrom('', ' ', '\u0000', '__proto__', 'constructor', 'toString', 'hello', 'token', 'a\nb', 'a\u2028b\u2029c', '\r\n', '\ud800', 'ж'.repeat(60), '😀'.repeat(40), 'x'.repeat(4000)),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '__proto__',
+    'constructor',
+    'toString',
+    'hello',
+    'token',
+    'a\nb',
+    'a\u2028b\u2029c',
+    '\r\n',
+    '\ud800',
+    'ж'.repeat(60),
+    '😀'.repeat(40),
+    'x'.repeat(4000),
+  ),
 );
 export const json = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.dictionary(weird, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 5 }));
 
@@ -37,7 +53,9 @@ export const depth = fc.oneof(fc.constantFrom(64, 1_000, 5_000, 20_000, 60_000, 
 export const notText: fc.Arbitrary<PageFrame> = fc.oneof(
   fc.uint8Array({ maxLength: 64 }),
   fc.string({ maxLength: 80 }).map((text) => new TextEncoder().encode(text)), // text, in a binary frame
-  fc.tuple(fc.uint8Array({ maxLength: 30 }), fc.integer({ min: 0x80, max: 0xff })).map(([bytes, bad]) => ({ invalidUtf8: Uint8Array.from([...bytes.filter((b) => b < 0x80), bad, 0xff]) })),
+  fc
+    .tuple(fc.uint8Array({ maxLength: 30 }), fc.integer({ min: 0x80, max: 0xff }))
+    .map(([bytes, bad]) => ({ invalidUtf8: Uint8Array.from([...bytes.filter((b) => b < 0x80), bad, 0xff]) })),
   fc.uint8Array({ maxLength: 125 }).map((bytes) => ({ ping: bytes })),
 );
 

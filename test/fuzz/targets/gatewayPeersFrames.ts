@@ -30,9 +30,17 @@ const peersType = fc.oneof(
   fc.integer(),
   fc.constant(null),
 );
-const version = fc.oneof({ weight: 3, arbitrary: fc.constant('1.0') }, fc.constantFrom('1.1', '1.10', '0.9', '2.0', '01.0', '1.0.0', '1', '', '1e3', '99999999999999999999.0', '-1.0'), fc.integer(), fc.constant(null), weird);
+const version = fc.oneof(
+  { weight: 3, arbitrary: fc.constant('1.0') },
+  fc.constantFrom('1.1', '1.10', '0.9', '2.0', '01.0', '1.0.0', '1', '', '1e3', '99999999999999999999.0', '-1.0'),
+  fc.integer(),
+  fc.constant(null),
+  weird,
+);
 // fakePi.mjs exits on the prompt "die": a page cannot know that, and the run must go on.
-const message = fc.oneof({ weight: 8, arbitrary: fc.string({ minLength: 1, maxLength: 60 }) }, fc.constant(undefined), weird, json).map((m) => (m === 'die' ? 'die?' : m));
+const message = fc
+  .oneof({ weight: 8, arbitrary: fc.string({ minLength: 1, maxLength: 60 }) }, fc.constant(undefined), weird, json)
+  .map((m) => (m === 'die' ? 'die?' : m));
 
 /** A pi-peers record close to a real one: any field replaced, dropped or added, a token now and then. */
 export const peersRecord: fc.Arbitrary<Record<string, unknown>> = fc
@@ -52,7 +60,14 @@ export const peersRecord: fc.Arbitrary<Record<string, unknown>> = fc
   })
   .map(dropUndefined);
 
-const peersHello = fc.record({ id: peersId, type: fc.constant('hello'), protocol: fc.record({ version, minVersion: version }), from: sometimes(fc.record({ id: weird, label: weird, host: weird }), 2) }).map(dropUndefined);
+const peersHello = fc
+  .record({
+    id: peersId,
+    type: fc.constant('hello'),
+    protocol: fc.record({ version, minVersion: version }),
+    from: sometimes(fc.record({ id: weird, label: weird, host: weird }), 2),
+  })
+  .map(dropUndefined);
 
 /** Strings that hold a second record after a line break: one frame must stay one record. */
 const smuggled = fc.constantFrom(
@@ -76,20 +91,53 @@ const protoPolluters = fc.constantFrom(
 /** JSON text as a hostile page writes it: records whole, doubled, cut, corrupted, split by line breaks. */
 export function peersFrames(maxPayload: number): fc.Arbitrary<PageFrame> {
   const text = fc.oneof({ weight: 6, arbitrary: peersRecord }, peersHello).map((record) => JSON.stringify(record));
-  const fields = fc.constantFrom('"id":"d","type":"get_state"', '"id":"d","type":"hello","protocol":{"version":"1.0","minVersion":"1.0"}', '"id":"d","type":"prompt","message":"m"');
+  const fields = fc.constantFrom(
+    '"id":"d","type":"get_state"',
+    '"id":"d","type":"hello","protocol":{"version":"1.0","minVersion":"1.0"}',
+    '"id":"d","type":"prompt","message":"m"',
+  );
   return fc.oneof(
     { weight: 24, arbitrary: text },
     // A duplicate key: JSON.parse keeps the last one, the gateway must act on what it forwards.
-    { weight: 2, arbitrary: fc.tuple(text, fc.constantFrom('"id":"dup"', '"type":"hello"', '"token":"x"', '"id":1', '"__proto__":{"token":"t"}', '"type":"get_state"')).map(([t, field]) => (t.length > 2 ? `{${field},${t.slice(1)}` : t)) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(text, fc.constantFrom('"id":"dup"', '"type":"hello"', '"token":"x"', '"id":1', '"__proto__":{"token":"t"}', '"type":"get_state"'))
+        .map(([t, field]) => (t.length > 2 ? `{${field},${t.slice(1)}` : t)),
+    },
     // NDJSON smuggling: two records in one frame, raw line breaks as whitespace, breaks inside strings.
     { weight: 2, arbitrary: fc.tuple(text, text, fc.constantFrom('\n', '\r\n', '\r', '\u2028', ' ')).map(([a, b, gap]) => `${a}${gap}${b}`) },
     { weight: 2, arbitrary: fc.tuple(text, fc.constantFrom('\n', '\r', '\r\n', '\u2028', '\t')).map(([t, gap]) => t.replaceAll(',', `,${gap}`)) },
     { weight: 1, arbitrary: smuggled },
     { weight: 2, arbitrary: fc.tuple(text, fc.nat()).map(([t, n]) => t.slice(0, n % (t.length + 1))) },
-    { weight: 1, arbitrary: fc.tuple(text, fc.nat(), fc.string({ minLength: 1, maxLength: 3 })).map(([t, n, junk]) => { const at = n % (t.length + 1); return t.slice(0, at) + junk + t.slice(at + 1); }) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(text, fc.nat(), fc.string({ minLength: 1, maxLength: 3 })).map(([t, n, junk]) => {
+        const at = n % (t.length + 1);
+        return t.slice(0, at) + junk + t.slice(at + 1);
+      }),
+    },
     { weight: 1, arbitrary: protoPolluters },
     { weight: 1, arbitrary: fc.tuple(fields, depth, fc.boolean()).map(([f, d, arrays]) => deepRecord(f, d, arrays)) },
-    { weight: 1, arbitrary: fc.oneof(fc.string(), fc.constantFrom('null', 'true', '0', '""', '[]', '{}', '{', '\uFEFF{"id":"b","type":"get_state"}', '{"id":"a","type":"get_state"}{"id":"b"}', 'NaN', '[{"id":"a","type":"get_state"}]')) },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(
+        fc.string(),
+        fc.constantFrom(
+          'null',
+          'true',
+          '0',
+          '""',
+          '[]',
+          '{}',
+          '{',
+          '\uFEFF{"id":"b","type":"get_state"}',
+          '{"id":"a","type":"get_state"}{"id":"b"}',
+          'NaN',
+          '[{"id":"a","type":"get_state"}]',
+        ),
+      ),
+    },
     { weight: 2, arbitrary: notText },
     // Around the payload limit (1 MiB by default): one draw in four, as they cost the most.
     { weight: 1, arbitrary: fc.nat(3).chain((n) => (n === 0 ? sizedFrame(maxPayload, '"id":"big","type":"get_state"') : text)) },
@@ -101,7 +149,9 @@ export function inspectPeers(context: FuzzContext): RecordCheck {
   return (record, where) => {
     if (record['type'] !== 'response') return false;
     const deliveredAs = (record['data'] as Record_ | undefined)?.['deliveredAs'];
-    context.tally(record['success'] !== true ? `answer ${String(record['errorCode'])}` : typeof deliveredAs === 'string' ? `delivered as ${deliveredAs}` : 'answer ok');
+    context.tally(
+      record['success'] !== true ? `answer ${String(record['errorCode'])}` : typeof deliveredAs === 'string' ? `delivered as ${deliveredAs}` : 'answer ok',
+    );
     if (record['success'] === false) context.code(record['errorCode'], PEERS_CODES, `${where}: an errorCode`);
     else if (record['success'] !== true) context.problem(`${where}: a response without a boolean success: ${JSON.stringify(record).slice(0, 120)}`);
     return true;

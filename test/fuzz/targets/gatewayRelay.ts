@@ -58,7 +58,8 @@ async function startFuzzAgent(endpoint: string, context: FuzzContext, expected: 
       } catch {
         return context.problem(`relay: the agent got a line that is not JSON: ${line.slice(0, 80)}`);
       }
-      if (record === null || typeof record !== 'object' || Array.isArray(record)) return context.problem(`relay: the agent got a line that is not a JSON object: ${line.slice(0, 80)}`);
+      if (record === null || typeof record !== 'object' || Array.isArray(record))
+        return context.problem(`relay: the agent got a line that is not a JSON object: ${line.slice(0, 80)}`);
       const r = record as Record_;
       if (!greeted) {
         if (r['type'] !== 'hello' || r['token'] !== TOKEN) {
@@ -128,7 +129,10 @@ export const target: FuzzTarget = async (context) => {
       page.send(peersGreeting('h').record);
       const refused = await answer;
       await Promise.race([page.closed, sleep(3000)]);
-      if (refused?.['errorCode'] !== errorCode || page.closeCode !== code) context.problem(`relay: ${path.slice(0, 30)}… was answered ${String(refused?.['errorCode'])} and closed ${page.closeCode}, not ${errorCode} and ${code}`);
+      if (refused?.['errorCode'] !== errorCode || page.closeCode !== code)
+        context.problem(
+          `relay: ${path.slice(0, 30)}… was answered ${String(refused?.['errorCode'])} and closed ${page.closeCode}, not ${errorCode} and ${code}`,
+        );
     }
     await page.close();
     context.sent();
@@ -158,7 +162,8 @@ export const target: FuzzTarget = async (context) => {
         }
       },
       async checkPeer(open, batch) {
-        if (!(await until(() => agent.open <= open, 3000))) context.problem(`relay: the agent holds ${agent.open} connections after batch ${batch}; at most ${open} expected`);
+        if (!(await until(() => agent.open <= open, 3000)))
+          context.problem(`relay: the agent holds ${agent.open} connections after batch ${batch}; at most ${open} expected`);
         expected.clear();
       },
       async extra(batch) {

@@ -12,7 +12,7 @@
 // - the gateway holds no connection but the live one, and the peer no more than that.
 
 import WebSocket from 'ws';
-import fc from 'fast-check';
+import type fc from 'fast-check';
 import type { FuzzContext } from '../harness/context.js';
 import { KEY_PREFIX } from '../../../src/node/gateway/access.js';
 import type { Gateway } from '../../../src/node/gateway/server.js';
@@ -153,12 +153,14 @@ export async function fuzzGateway(context: FuzzContext, mode: ModeUnderFuzz): Pr
     await mode.extra?.(batch);
     // No leaked connection: the gateway holds the live fuzz connection and nothing else.
     const expected = (): number => (page.isClosed ? 0 : 1);
-    if (!(await until(() => gateway.connections === expected(), 3000))) context.problem(`${name}: the gateway holds ${gateway.connections} connections after batch ${batch}; ${expected()} expected`);
+    if (!(await until(() => gateway.connections === expected(), 3000)))
+      context.problem(`${name}: the gateway holds ${gateway.connections} connections after batch ${batch}; ${expected()} expected`);
     await mode.checkPeer(expected(), batch);
     await context.breathe();
   }
   await page.close();
-  if (!(await until(() => gateway.connections === 0, 3000))) context.problem(`${name}: the gateway holds ${gateway.connections} connections after every page closed`);
+  if (!(await until(() => gateway.connections === 0, 3000)))
+    context.problem(`${name}: the gateway holds ${gateway.connections} connections after every page closed`);
   await mode.checkPeer(0, -1);
   checkCloses(context, name);
 }

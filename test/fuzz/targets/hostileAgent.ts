@@ -51,7 +51,13 @@ export class HostileAgent extends HostileProxy<PeersSimulator> {
   }
 
   protected shape(pad: string, self: string | undefined): Record<string, unknown> {
-    return { type: 'response', id: self ?? new Sym('pending'), command: 'get_state', success: true, data: { id: 'sim-agent', label: pad, host: 'sim-host', cwd: '/sim' } };
+    return {
+      type: 'response',
+      id: self ?? new Sym('pending'),
+      command: 'get_state',
+      success: true,
+      data: { id: 'sim-agent', label: pad, host: 'sim-host', cwd: '/sim' },
+    };
   }
 
   protected own(sym: Sym): unknown {

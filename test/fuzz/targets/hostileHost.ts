@@ -38,7 +38,8 @@ export class HostileHost extends HostileProxy<DaemonSimulator> {
   protected read(tap: Tap, frame: Frame): Request | undefined {
     const record = this.parsed(frame, 'DaemonClient sent a line that is not text', 'DaemonClient sent a line that is not JSON');
     if (record === undefined) return undefined;
-    if (!validateDaemonCommand(record) || record['protocolVersion'] !== '2.0') return void this.context.problem('DaemonClient sent a command its schema refuses');
+    if (!validateDaemonCommand(record) || record['protocolVersion'] !== '2.0')
+      return void this.context.problem('DaemonClient sent a command its schema refuses');
     const id = record['requestId'] as string;
     // Request ids count up for the client's life: never one twice, on any connection.
     const n = /^r(\d+)$/.exec(id)?.[1];
@@ -81,7 +82,16 @@ export class HostileHost extends HostileProxy<DaemonSimulator> {
   }
 
   protected progress(type: string, request: Request): Record<string, unknown> {
-    return { protocolVersion: '2.0', kind: 'event', event: type, hostInstanceId: new Sym('host'), sessionId: request.session ?? new Sym('attached'), generation: new Sym('gen', 0), sequence: new Sym('seq', 1), requestId: request.id };
+    return {
+      protocolVersion: '2.0',
+      kind: 'event',
+      event: type,
+      hostInstanceId: new Sym('host'),
+      sessionId: request.session ?? new Sym('attached'),
+      generation: new Sym('gen', 0),
+      sequence: new Sym('seq', 1),
+      requestId: request.id,
+    };
   }
 
   protected shape(pad: string, self: string | undefined): Record<string, unknown> {

@@ -26,18 +26,47 @@ export const rawFrame: fc.Arbitrary<RawFrame> = fc.oneof(
       .oneof(
         fc.string(),
         fc.string({ unit: 'binary', maxLength: 40 }),
-        fc.constantFrom('', ' ', 'null', 'true', '0', '""', '[]', '{}', '{', '}', '\uFEFF{}', '{"a":1}{"b":2}', '{"type":1}', '{"type":null}', '[{"type":"response"}]', 'NaN', '{"type":"response",}', "{'type':'response'}", '\u0000', '1e400', '{"type":"response"}\n{"type":"response"}'),
+        fc.constantFrom(
+          '',
+          ' ',
+          'null',
+          'true',
+          '0',
+          '""',
+          '[]',
+          '{}',
+          '{',
+          '}',
+          '\uFEFF{}',
+          '{"a":1}{"b":2}',
+          '{"type":1}',
+          '{"type":null}',
+          '[{"type":"response"}]',
+          'NaN',
+          '{"type":"response",}',
+          "{'type':'response'}",
+          '\u0000',
+          '1e400',
+          '{"type":"response"}\n{"type":"response"}',
+        ),
       )
       .map((text) => ({ kind: 'text' as const, text })),
   },
   {
     weight: 2,
     arbitrary: fc
-      .oneof(fc.uint8Array({ maxLength: 64 }), fc.constantFrom([0x7b, 0xff, 0x7d], [0xef, 0xbb, 0xbf, 0x7b, 0x7d], [0x7b, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x3a, 0x31, 0x7d], [0xc0, 0xaf], [0x7b, 0x7d]).map((bytes) => new Uint8Array(bytes)))
+      .oneof(
+        fc.uint8Array({ maxLength: 64 }),
+        fc
+          .constantFrom([0x7b, 0xff, 0x7d], [0xef, 0xbb, 0xbf, 0x7b, 0x7d], [0x7b, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x3a, 0x31, 0x7d], [0xc0, 0xaf], [0x7b, 0x7d])
+          .map((bytes) => new Uint8Array(bytes)),
+      )
       .map((bytes) => ({ kind: 'bytes' as const, bytes })),
   },
   fc.constant({ kind: 'object' as const }),
-  fc.record({ over: fc.integer({ min: -3, max: 3 }), pad: fc.constantFrom('x', 'é', '😀', '\u0000'), quote: fc.boolean(), bytes: fc.boolean() }).map((big) => ({ kind: 'big' as const, ...big })),
+  fc
+    .record({ over: fc.integer({ min: -3, max: 3 }), pad: fc.constantFrom('x', 'é', '😀', '\u0000'), quote: fc.boolean(), bytes: fc.boolean() })
+    .map((big) => ({ kind: 'big' as const, ...big })),
   fc.record({ over: fc.oneof(fc.integer({ min: -2, max: 3 }), fc.constant(20_000)), array: fc.boolean() }).map((deep) => ({ kind: 'deep' as const, ...deep })),
   fc.nat().map((at) => ({ kind: 'cut' as const, at })),
 );

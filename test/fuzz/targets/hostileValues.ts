@@ -71,7 +71,21 @@ export const anyNumber: fc.Arbitrary<number | Raw> = fc.oneof(
   fc.bigInt({ min: 2n ** 53n - 4n, max: 2n ** 53n + 4n }).map(Number),
   fc.bigInt({ min: 2n ** 53n, max: 2n ** 70n }).map(Number),
   fc.integer({ min: -1000, max: -1 }),
-  fc.constantFrom(-0, 0.5, 1.5, -1.5, 1e21, 1e308, -1e308, 2 ** 63, 2 ** 64, Number.MAX_VALUE, Number.MIN_VALUE, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 1),
+  fc.constantFrom(
+    -0,
+    0.5,
+    1.5,
+    -1.5,
+    1e21,
+    1e308,
+    -1e308,
+    2 ** 63,
+    2 ** 64,
+    Number.MAX_VALUE,
+    Number.MIN_VALUE,
+    Number.MAX_SAFE_INTEGER,
+    Number.MAX_SAFE_INTEGER + 1,
+  ),
   fc.double(),
   fc.constantFrom('1e400', '-1e400', '18446744073709551617', '9007199254740993', '1.0', '-0', '1E2', '0.0000001').map((text) => new Raw(text)),
 );
@@ -81,7 +95,29 @@ export const plainText: fc.Arbitrary<string> = fc.oneof(
   { weight: 10, arbitrary: fc.string({ maxLength: 24 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 24 }) },
-  { weight: 4, arbitrary: fc.constantFrom('', ' ', '\u0000', '\n', '\r\n', '\u2028', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'response', 'hello', 'event', 'ж'.repeat(70), '😀'.repeat(40), '\u202e\u2066', '\ud800', 'a'.repeat(600)) },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      '\u0000',
+      '\n',
+      '\r\n',
+      '\u2028',
+      '__proto__',
+      'constructor',
+      'toString',
+      'hasOwnProperty',
+      'response',
+      'hello',
+      'event',
+      'ж'.repeat(70),
+      '😀'.repeat(40),
+      '\u202e\u2066',
+      '\ud800',
+      'a'.repeat(600),
+    ),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 60_000 }).map((n) => 'ж'.repeat(n)) },
 );
 
@@ -91,7 +127,10 @@ export const hostileText: fc.Arbitrary<string | Quote> = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(plainText, plainText).map(([a, b]) => new Quote(a.slice(0, 40), b.slice(0, 40))) },
 );
 
-const keyText = fc.oneof({ weight: 6, arbitrary: fc.string({ maxLength: 12 }) }, fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'token', 'id', 'type', SECRET_KEY));
+const keyText = fc.oneof(
+  { weight: 6, arbitrary: fc.string({ maxLength: 12 }) },
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'token', 'id', 'type', SECRET_KEY),
+);
 
 /** Nested `n` deep, objects or arrays. */
 export function nest(n: number, array: boolean): unknown {
@@ -111,6 +150,8 @@ export const hostileJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>(
     fc.array(tie('value'), { maxLength: 4 }),
     { weight: 2, arbitrary: fc.dictionary(keyText, tie('value'), { maxKeys: 5 }) },
     fc.tuple(fc.integer({ min: 2, max: 80 }), fc.boolean()).map(([n, array]) => nest(n, array)),
-    fc.constantFrom('{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}', '{"a":{"__proto__":null}}').map((text) => JSON.parse(text) as unknown),
+    fc
+      .constantFrom('{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}', '{"a":{"__proto__":null}}')
+      .map((text) => JSON.parse(text) as unknown),
   ),
 })).value;

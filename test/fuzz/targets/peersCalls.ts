@@ -18,7 +18,21 @@ export type PeersCall =
   | { kind: 'close' };
 
 export const peersCall: fc.Arbitrary<PeersCall> = fc.oneof(
-  { weight: 4, arbitrary: fc.option(fc.record({ settledAbove: fc.oneof(fc.nat(4), anyNumber.filter((n): n is number => typeof n === 'number')), holdMs: fc.integer({ min: 0, max: 2 * TIMEOUT_MS }) }), { nil: undefined }).map((wait) => ({ kind: 'getState' as const, wait })) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .option(
+        fc.record({
+          settledAbove: fc.oneof(
+            fc.nat(4),
+            anyNumber.filter((n): n is number => typeof n === 'number'),
+          ),
+          holdMs: fc.integer({ min: 0, max: 2 * TIMEOUT_MS }),
+        }),
+        { nil: undefined },
+      )
+      .map((wait) => ({ kind: 'getState' as const, wait })),
+  },
   { weight: 2, arbitrary: fc.constant({ kind: 'lastText' as const }) },
   {
     weight: 5,
@@ -33,7 +47,17 @@ export const peersCall: fc.Arbitrary<PeersCall> = fc.oneof(
       .map((deliver) => ({ kind: 'deliver' as const, ...deliver })),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'abort' as const }) },
-  { weight: 1, arbitrary: fc.record({ since: fc.integer({ min: -1, max: 1 }), pollMs: fc.integer({ min: 1, max: 300 }), holdMs: fc.integer({ min: 0, max: 800 }), timeoutMs: fc.integer({ min: 1, max: 3 * TIMEOUT_MS }) }).map((wait) => ({ kind: 'wait' as const, ...wait })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({
+        since: fc.integer({ min: -1, max: 1 }),
+        pollMs: fc.integer({ min: 1, max: 300 }),
+        holdMs: fc.integer({ min: 0, max: 800 }),
+        timeoutMs: fc.integer({ min: 1, max: 3 * TIMEOUT_MS }),
+      })
+      .map((wait) => ({ kind: 'wait' as const, ...wait })),
+  },
 );
 
 /** Makes the call `spec` of the session's client. */
@@ -42,9 +66,22 @@ export function callPeers(run: ClientRun, session: PeersSession, spec: PeersCall
   const { client } = session;
   switch (spec.kind) {
     case 'getState':
-      return calls.track(client.getState(spec.wait), 'getState', (state) => (typeof state.id === 'string' && typeof state.label === 'string' && typeof state.cwd === 'string' && !Object.hasOwn(state, 'token') ? undefined : 'getState resolved with data that is not an AgentState'), failed('getState'));
+      return calls.track(
+        client.getState(spec.wait),
+        'getState',
+        (state) =>
+          typeof state.id === 'string' && typeof state.label === 'string' && typeof state.cwd === 'string' && !Object.hasOwn(state, 'token')
+            ? undefined
+            : 'getState resolved with data that is not an AgentState',
+        failed('getState'),
+      );
     case 'lastText':
-      return calls.track(client.getLastAssistantText(), 'getLastAssistantText', (text) => (text === null || typeof text === 'string' ? undefined : 'getLastAssistantText resolved with neither a string nor null'), failed('getLastAssistantText'));
+      return calls.track(
+        client.getLastAssistantText(),
+        'getLastAssistantText',
+        (text) => (text === null || typeof text === 'string' ? undefined : 'getLastAssistantText resolved with neither a string nor null'),
+        failed('getLastAssistantText'),
+      );
     case 'abort':
       return calls.track(client.abort(), 'abort', () => undefined, failed('abort'));
     case 'deliver': {
@@ -56,10 +93,23 @@ export function callPeers(run: ClientRun, session: PeersSession, spec: PeersCall
       const answer = client.deliver(spec.type, spec.message, options);
       const id = options.id ?? (session.plan.ids === 'default' ? undefined : session.lastId());
       session.lastDelivery = id;
-      return calls.track(answer, 'deliver', (response) => (response.type === 'response' && response.success === true && (id === undefined || response.id === id) ? undefined : 'deliver resolved with something other than the success answer to its own id'), failed('deliver', id));
+      return calls.track(
+        answer,
+        'deliver',
+        (response) =>
+          response.type === 'response' && response.success === true && (id === undefined || response.id === id)
+            ? undefined
+            : 'deliver resolved with something other than the success answer to its own id',
+        failed('deliver', id),
+      );
     }
     case 'wait':
-      return calls.track(client.waitForReply(session.proxy.sim.settled + spec.since, { pollMs: spec.pollMs, holdMs: spec.holdMs, timeoutMs: spec.timeoutMs }), 'waitForReply', (text) => (text === null || typeof text === 'string' ? undefined : 'waitForReply resolved with neither a string nor null'), failed('waitForReply'));
+      return calls.track(
+        client.waitForReply(session.proxy.sim.settled + spec.since, { pollMs: spec.pollMs, holdMs: spec.holdMs, timeoutMs: spec.timeoutMs }),
+        'waitForReply',
+        (text) => (text === null || typeof text === 'string' ? undefined : 'waitForReply resolved with neither a string nor null'),
+        failed('waitForReply'),
+      );
     case 'close':
       session.closedByUs = true;
       return client.close();

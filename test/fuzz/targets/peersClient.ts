@@ -28,7 +28,12 @@ type Finish = { kind: 'finish'; text: string | null };
 
 // Weighted so that a batch of 60 steps closes its client itself about one time in four.
 const step: fc.Arbitrary<CommonStep<PeersCall> | Finish> = fc.oneof(
-  { weight: 80, arbitrary: fc.oneof({ weight: 4, arbitrary: fc.record({ record: unsolicited, bytes: fc.boolean() }) }, rawFrame).map((frame) => ({ kind: 'frame' as const, frame })) },
+  {
+    weight: 80,
+    arbitrary: fc
+      .oneof({ weight: 4, arbitrary: fc.record({ record: unsolicited, bytes: fc.boolean() }) }, rawFrame)
+      .map((frame) => ({ kind: 'frame' as const, frame })),
+  },
   { weight: 80, arbitrary: fc.record({ call: peersCall.filter((call) => call.kind !== 'close'), fate }).map((call) => ({ kind: 'call' as const, ...call })) },
   { weight: 1, arbitrary: fc.constant({ kind: 'call' as const, call: { kind: 'close' as const }, fate: PASS }) },
   { weight: 8, arbitrary: connectFate.map((next) => ({ kind: 'connect' as const, fate: next })) },

@@ -21,7 +21,10 @@ const clientPlan = fc.record({
   from: fc.option(fc.record({ id: plainText, label: plainText, host: plainText }), { nil: undefined }),
   reconnect: reconnectPlan,
   maxPending: fc.constantFrom(2, 8, 64),
-  limits: fc.option(fc.record({ maxFrameBytes: fc.integer({ min: 1_024, max: 65_536 }), maxDepth: fc.integer({ min: 4, max: 40 }) }), { nil: undefined, freq: 2 }),
+  limits: fc.option(fc.record({ maxFrameBytes: fc.integer({ min: 1_024, max: 65_536 }), maxDepth: fc.integer({ min: 4, max: 40 }) }), {
+    nil: undefined,
+    freq: 2,
+  }),
   ids: fc.constantFrom('counter', 'uuid', 'default'),
   hello: firstFate(fate),
 });
@@ -69,7 +72,8 @@ export function freshPeers(run: ClientRun): (n: number) => Promise<PeersSession>
     if (token !== undefined) options.token = token;
     if (plan.from !== undefined) options.from = plan.from;
     if (plan.reconnect !== undefined) options.reconnect = { ...plan.reconnect, connect: () => agent.connect() };
-    if (plan.ids !== 'default') options.newId = () => (last = plan.ids === 'counter' ? `q${++made}` : `00000000-0000-4000-8000-${(++made).toString(16).padStart(12, '0')}`);
+    if (plan.ids !== 'default')
+      options.newId = () => (last = plan.ids === 'counter' ? `q${++made}` : `00000000-0000-4000-8000-${(++made).toString(16).padStart(12, '0')}`);
 
     const client = await connectThrough(run, agent, plan.hello, (link) => PeersClient.connect(link, options));
     const session: PeersSession = { client, proxy: agent, plan, lastId: () => last, lastDelivery: undefined, closedByUs: false, closed: false };
@@ -92,9 +96,18 @@ export function freshPeers(run: ClientRun): (n: number) => Promise<PeersSession>
       context.tally('close');
       context.seen(reason, 'close reason');
       session.closed = true;
-      const legit = (session.closedByUs && reason === 'PeersClient.close()') || [...agent.closeReasons].some((r) => redact(r) === reason) || (plan.reconnect !== undefined && RECONNECT_REASON.test(reason));
+      const legit =
+        (session.closedByUs && reason === 'PeersClient.close()') ||
+        [...agent.closeReasons].some((r) => redact(r) === reason) ||
+        (plan.reconnect !== undefined && RECONNECT_REASON.test(reason));
       if (!legit) context.problem(`PeersClient closed for a reason the docs do not give: ${reason.slice(0, 60)}`);
-      context.tally(session.closedByUs && reason === 'PeersClient.close()' ? 'close: by the caller' : RECONNECT_REASON.test(reason) ? 'close: reconnect ended' : 'close: link dropped');
+      context.tally(
+        session.closedByUs && reason === 'PeersClient.close()'
+          ? 'close: by the caller'
+          : RECONNECT_REASON.test(reason)
+            ? 'close: reconnect ended'
+            : 'close: link dropped',
+      );
     });
     return session;
   };

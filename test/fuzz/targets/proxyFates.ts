@@ -43,12 +43,22 @@ export const DIES_AS_IT_ANSWERS: Fate = { kind: 'drop', when: 'sent', reason: 'd
 type Weighted<T> = { weight: number; arbitrary: fc.Arbitrary<T> };
 
 /** A protocol's fates: its drop reasons, its changes, its progress records and its forged answers. */
-export function fateOf(protocol: { reason: fc.Arbitrary<string | Quote>; change: fc.Arbitrary<Change>; progress: Weighted<{ count: number; type: string }>; forge: Weighted<Record<string, unknown>> }): fc.Arbitrary<Fate> {
+export function fateOf(protocol: {
+  reason: fc.Arbitrary<string | Quote>;
+  change: fc.Arbitrary<Change>;
+  progress: Weighted<{ count: number; type: string }>;
+  forge: Weighted<Record<string, unknown>>;
+}): fc.Arbitrary<Fate> {
   return fc.oneof(
     { weight: 12, arbitrary: fc.constant(PASS) },
     { weight: 2, arbitrary: fc.constant({ kind: 'swallow' as const }) },
     { weight: 2, arbitrary: fc.constant({ kind: 'late' as const }) },
-    { weight: 1, arbitrary: fc.record({ when: fc.constantFrom('before' as const, 'lost' as const, 'sent' as const), reason: protocol.reason }).map((drop) => ({ kind: 'drop' as const, ...drop })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ when: fc.constantFrom('before' as const, 'lost' as const, 'sent' as const), reason: protocol.reason })
+        .map((drop) => ({ kind: 'drop' as const, ...drop })),
+    },
     { weight: 2, arbitrary: fc.option(protocol.change, { nil: undefined }).map((second) => ({ kind: 'twice' as const, change: second })) },
     { weight: protocol.progress.weight, arbitrary: protocol.progress.arbitrary.map((progress) => ({ kind: 'progress' as const, ...progress })) },
     { weight: 8, arbitrary: fc.array(protocol.change, { minLength: 1, maxLength: 3 }).map((changes) => ({ kind: 'change' as const, changes })) },
@@ -58,4 +68,5 @@ export function fateOf(protocol: { reason: fc.Arbitrary<string | Quote>; change:
 }
 
 /** The fate of a client's first greeting (hello, handshake): mostly answered truly. */
-export const firstFate = (fate: fc.Arbitrary<Fate>): fc.Arbitrary<Fate> => fc.oneof({ weight: 6, arbitrary: fc.constant(PASS) }, { weight: 3, arbitrary: fate }, fc.constant(DIES_AS_IT_ANSWERS));
+export const firstFate = (fate: fc.Arbitrary<Fate>): fc.Arbitrary<Fate> =>
+  fc.oneof({ weight: 6, arbitrary: fc.constant(PASS) }, { weight: 3, arbitrary: fate }, fc.constant(DIES_AS_IT_ANSWERS));

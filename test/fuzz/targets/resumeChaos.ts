@@ -9,7 +9,7 @@ import type { FuzzContext, FuzzTarget } from '../harness/context.js';
 import { AgentClient } from '../../../src/agent/agentClient.js';
 import type { Link } from '../../../src/links/link.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
-import { wrapLink } from '../../../src/links/tap.js';
+import { wrapLink } from '../../../src/links/wrapLink.js';
 import { createCapsule, type Capsule } from '../../../src/runtime/capsule.js';
 import { ManualClock } from '../../../src/runtime/clock.js';
 import { ajvValidators } from '../../../src/validators/ajv.js';
@@ -60,7 +60,14 @@ class Run {
   resuming: Promise<void> | undefined;
 
   constructor(private readonly context: FuzzContext) {
-    this.capsule = createCapsule({ world: { name: 'Chaos', kind: 'abstract' }, validators: ajvValidators(), tickMode: 'fixed', tickRateHz: 10, clock: this.clock, resumeGraceMs: 600_000 });
+    this.capsule = createCapsule({
+      world: { name: 'Chaos', kind: 'abstract' },
+      validators: ajvValidators(),
+      tickMode: 'fixed',
+      tickRateHz: 10,
+      clock: this.clock,
+      resumeGraceMs: 600_000,
+    });
     this.capsule.registerTool({
       id: 'act',
       class: 'actuator',
@@ -113,14 +120,17 @@ class Run {
     if (this.resuming !== undefined || this.agent.state !== 'disconnected') return;
     this.link = lossyPair();
     this.capsule.accept(this.link.bridgeEnd);
-    this.resuming = this.agent.resume(this.link.agentEnd).then(
-      () => this.context.tally('resumes'),
-      (error: { code?: string; message: string }) => {
-        this.context.tally('resumes cut short');
-        // A resume whose own link was cut may fail: the agent then simply resumes again.
-        if (error.code !== 'AICC_NOT_CONNECTED') this.context.problem(`resume failed: ${error.code} ${error.message}`);
-      },
-    ).finally(() => (this.resuming = undefined));
+    this.resuming = this.agent
+      .resume(this.link.agentEnd)
+      .then(
+        () => this.context.tally('resumes'),
+        (error: { code?: string; message: string }) => {
+          this.context.tally('resumes cut short');
+          // A resume whose own link was cut may fail: the agent then simply resumes again.
+          if (error.code !== 'AICC_NOT_CONNECTED') this.context.problem(`resume failed: ${error.code} ${error.message}`);
+        },
+      )
+      .finally(() => (this.resuming = undefined));
   }
 
   /** One action, synchronously: frames sent since the last settle are still in flight. */
@@ -148,7 +158,9 @@ class Run {
       const done = this.answered.size === this.calls && this.heard.at(-1) === this.emitted && this.agent.state === 'open';
       if (done) return;
     }
-    this.context.problem(`did not settle: ${this.answered.size}/${this.calls} calls answered, ${this.heard.length}/${this.emitted} events heard, client ${this.agent.state}`);
+    this.context.problem(
+      `did not settle: ${this.answered.size}/${this.calls} calls answered, ${this.heard.length}/${this.emitted} events heard, client ${this.agent.state}`,
+    );
   }
 
   check(): void {

@@ -33,14 +33,20 @@ describe('gateway access control', () => {
 
   it('refuses a page from another origin with 4403 and a reason naming it', async () => {
     const client = BrowserClient.connect(`${gateway.url}/agents/a`, { origin: 'https://evil.example' });
-    expect(await within(client.closed, 'the close')).toEqual({ code: CLOSE.badOrigin, reason: "origin https://evil.example is not in the gateway's --origin list" });
+    expect(await within(client.closed, 'the close')).toEqual({
+      code: CLOSE.badOrigin,
+      reason: "origin https://evil.example is not in the gateway's --origin list",
+    });
     expect(client.frames).toEqual([]);
     expect(logs[1]).toBe("aicc gateway: #1 origin https://evil.example refused (4403): origin https://evil.example is not in the gateway's --origin list");
   });
 
   it('refuses a missing key with 4401 and says how to present one', async () => {
     const client = BrowserClient.connect(`${gateway.url}/agents/a`, { key: null });
-    expect(await within(client.closed, 'the close')).toEqual({ code: CLOSE.badKey, reason: 'no gateway key; offer the subprotocols "pi-peers.v1" and "aicc-key.<key>"' });
+    expect(await within(client.closed, 'the close')).toEqual({
+      code: CLOSE.badKey,
+      reason: 'no gateway key; offer the subprotocols "pi-peers.v1" and "aicc-key.<key>"',
+    });
   });
 
   it('refuses a wrong key with 4401, and never writes either key to the log', async () => {
@@ -84,7 +90,9 @@ describe('gateway access control', () => {
     client.send('x'.repeat(1025));
     expect((await within(client.closed, 'the close')).code).toBe(CLOSE.tooBig);
     await within(new Promise((resolve) => setTimeout(resolve, 20)), 'the log line');
-    expect(logs.at(-1)).toMatch(/^aicc gateway: #1 origin http:\/\/localhost:5173 relay to an agent not yet found: closed \(1009\): .*; 0 records in, 0 out, \d+\.\d s$/);
+    expect(logs.at(-1)).toMatch(
+      /^aicc gateway: #1 origin http:\/\/localhost:5173 relay to an agent not yet found: closed \(1009\): .*; 0 records in, 0 out, \d+\.\d s$/,
+    );
   });
 
   it('refuses connections beyond maxConnections with 1013', async () => {
@@ -109,7 +117,9 @@ describe('startGateway options', () => {
     await expect(startGateway({ target: { kind: 'relay', peersHome: '/nowhere' }, origins: [ORIGIN], key: 'short' })).rejects.toThrow(
       'startGateway: the gateway key must be at least 16 characters (got 5); generate one with `openssl rand -hex 24`',
     );
-    await expect(startGateway({ target: { kind: 'relay', peersHome: '/nowhere' }, origins: ['http://localhost:5173/app'], key: KEY })).rejects.toThrow(CapsuleError);
+    await expect(startGateway({ target: { kind: 'relay', peersHome: '/nowhere' }, origins: ['http://localhost:5173/app'], key: KEY })).rejects.toThrow(
+      CapsuleError,
+    );
   });
 });
 
@@ -135,8 +145,9 @@ describe('AccessPolicy', () => {
     expect(normalizeOrigin('http://localhost:5173/x')).toBeInstanceOf(Error);
     expect(normalizeOrigin('localhost')).toBeInstanceOf(Error);
     // A missing scheme is named as such, with the fix (it once suggested "localhost://").
-    expect(String(normalizeOrigin('localhost:5173'))).toBe('Error: "localhost:5173" is not an origin; write it as scheme://host[:port], e.g. http://localhost:5173');
- 
+    expect(String(normalizeOrigin('localhost:5173'))).toBe(
+      'Error: "localhost:5173" is not an origin; write it as scheme://host[:port], e.g. http://localhost:5173',
+    );
   });
 
   it.each([

@@ -54,7 +54,12 @@ beforeEach(async () => {
   dir = tempDir('aicc-daemon-bp-');
   daemon = await startFakeDaemon(join(dir.path, 'daemon.sock'));
   const mine: string[] = (logs = []);
-  gateway = await startGateway({ target: { kind: 'daemon', socketPath: daemon.path, highWaterBytes: 256 * 1024 }, origins: [ORIGIN], key: KEY, log: (line) => mine.push(line) });
+  gateway = await startGateway({
+    target: { kind: 'daemon', socketPath: daemon.path, highWaterBytes: 256 * 1024 },
+    origins: [ORIGIN],
+    key: KEY,
+    log: (line) => mine.push(line),
+  });
   client = connectDaemonBrowser(`${gateway.url}/`);
   client.send(command('r0', 'handshake'));
   await responseTo(client, 'r0');
@@ -83,7 +88,16 @@ describe('daemon mode: backpressure', () => {
     const pump = (): void => {
       while (written < RECORDS) {
         written++;
-        const line = JSON.stringify({ protocolVersion: '2.0', kind: 'event', event: 'messageUpdate', hostInstanceId: 'fake-host', sessionId: 's', generation: 1, sequence: written, data: filler });
+        const line = JSON.stringify({
+          protocolVersion: '2.0',
+          kind: 'event',
+          event: 'messageUpdate',
+          hostInstanceId: 'fake-host',
+          sessionId: 's',
+          generation: 1,
+          sequence: written,
+          data: filler,
+        });
         if (!socket!.write(`${line}\n`)) return void socket!.once('drain', pump);
       }
     };
@@ -110,7 +124,9 @@ describe('daemon mode: backpressure', () => {
     expect(queued).toBeGreaterThan(TOTAL - SLACK);
     socket!.resume();
     await daemon.waitForLines(RECORDS + 2, 20_000);
-    expect(daemon.lines.slice(2).map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual(Array.from({ length: RECORDS }, (_, i) => `c${i + 1}`));
+    expect(daemon.lines.slice(2).map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual(
+      Array.from({ length: RECORDS }, (_, i) => `c${i + 1}`),
+    );
   });
 
   it('ends a held-back browser promptly with 4502 when the daemon leaves', async () => {

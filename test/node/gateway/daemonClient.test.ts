@@ -28,7 +28,10 @@ let logs: string[];
 let client: DaemonClient | undefined;
 
 function pageLink(): Promise<Link> {
-  return connectWebSocket(`${gateway.url}/`, { WebSocket: PageWebSocket as unknown as WebSocketConstructor, protocols: [DAEMON_SUBPROTOCOL, `${KEY_PREFIX}${KEY}`] });
+  return connectWebSocket(`${gateway.url}/`, {
+    WebSocket: PageWebSocket as unknown as WebSocketConstructor,
+    protocols: [DAEMON_SUBPROTOCOL, `${KEY_PREFIX}${KEY}`],
+  });
 }
 
 beforeEach(async () => {
@@ -36,7 +39,12 @@ beforeEach(async () => {
   sim = new DaemonSimulator();
   server = await sim.listen(join(dir.path, 'daemon.sock'));
   const mine: string[] = (logs = []);
-  gateway = await startGateway({ target: { kind: 'daemon', socketPath: join(dir.path, 'daemon.sock') }, origins: [ORIGIN], key: KEY, log: (line) => mine.push(line) });
+  gateway = await startGateway({
+    target: { kind: 'daemon', socketPath: join(dir.path, 'daemon.sock') },
+    origins: [ORIGIN],
+    key: KEY,
+    log: (line) => mine.push(line),
+  });
 });
 
 afterEach(async () => {

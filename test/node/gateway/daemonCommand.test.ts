@@ -9,7 +9,11 @@ function run(argv: string[], env: NodeJS.ProcessEnv = { AICC_GATEWAY_KEY: KEY })
   let out = '';
   let err = '';
   const controller = new AbortController();
-  const code = gatewayCommand(argv, { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) } }, { env, signal: controller.signal });
+  const code = gatewayCommand(
+    argv,
+    { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) } },
+    { env, signal: controller.signal },
+  );
   const url = (): Promise<string> =>
     within(
       (async () => {
@@ -33,9 +37,18 @@ describe('aicc gateway --daemon', () => {
       port: 0,
       key: KEY,
     });
-    expect(parseGatewayArgs(['--origin', ORIGIN, '--port', '8788', '--daemon', '/run/pi.sock', '--max-frame', '2048'], { AICC_GATEWAY_KEY: KEY })).toMatchObject({ mode: 'daemon', port: 8788, maxFrame: 2048 });
-    expect(parseGatewayArgs(['--daemon', '/run/pi.sock', '--daemon-stored-sessions', '--origin', ORIGIN], { AICC_GATEWAY_KEY: KEY })).toMatchObject({ mode: 'daemon', storedSessions: true, origins: [ORIGIN] });
-    expect(parseGatewayArgs(['--daemon', '/run/pi.sock', '--origin', ORIGIN, '--daemon-admin'], { AICC_GATEWAY_KEY: KEY })).toMatchObject({ mode: 'daemon', admin: true });
+    expect(
+      parseGatewayArgs(['--origin', ORIGIN, '--port', '8788', '--daemon', '/run/pi.sock', '--max-frame', '2048'], { AICC_GATEWAY_KEY: KEY }),
+    ).toMatchObject({ mode: 'daemon', port: 8788, maxFrame: 2048 });
+    expect(parseGatewayArgs(['--daemon', '/run/pi.sock', '--daemon-stored-sessions', '--origin', ORIGIN], { AICC_GATEWAY_KEY: KEY })).toMatchObject({
+      mode: 'daemon',
+      storedSessions: true,
+      origins: [ORIGIN],
+    });
+    expect(parseGatewayArgs(['--daemon', '/run/pi.sock', '--origin', ORIGIN, '--daemon-admin'], { AICC_GATEWAY_KEY: KEY })).toMatchObject({
+      mode: 'daemon',
+      admin: true,
+    });
     expect(parseGatewayArgs(['--daemon', '/run/pi.sock', '--origin', ORIGIN], { AICC_GATEWAY_KEY: KEY })).not.toHaveProperty('admin');
   });
 
@@ -58,8 +71,30 @@ describe('aicc gateway --daemon', () => {
   it('explains daemon mode in --help: the flag, the subprotocol, the refusals, who reaches which session, and the bound', async () => {
     const r = run(['--help']);
     expect(await r.code).toBe(0);
-    const texts = ['aicc gateway --daemon SOCKET --origin ORIGIN', "'pi-daemon.v2'", 'invalid_json', 'invalid_field', 'invalid_utf8', 'line_too_large', 'denied_by_gateway', '--daemon-stored-sessions', 'daemon_unavailable', '1048576 bytes wait', '"operation":"handshake"'];
-    texts.push('each page reaches only the sessions its own', 'connection opened', 'until that connection ends', 'reconnects opens its sessions', '--daemon-admin', 'drain', 'not_opened', 'other_page', 'admin_only');
+    const texts = [
+      'aicc gateway --daemon SOCKET --origin ORIGIN',
+      "'pi-daemon.v2'",
+      'invalid_json',
+      'invalid_field',
+      'invalid_utf8',
+      'line_too_large',
+      'denied_by_gateway',
+      '--daemon-stored-sessions',
+      'daemon_unavailable',
+      '1048576 bytes wait',
+      '"operation":"handshake"',
+    ];
+    texts.push(
+      'each page reaches only the sessions its own',
+      'connection opened',
+      'until that connection ends',
+      'reconnects opens its sessions',
+      '--daemon-admin',
+      'drain',
+      'not_opened',
+      'other_page',
+      'admin_only',
+    );
     for (const text of texts) expect(r.out()).toContain(text);
   });
 
@@ -70,8 +105,12 @@ describe('aicc gateway --daemon', () => {
       const r = run(['--daemon', daemon.path, '--origin', ORIGIN, ...(admin ? ['--daemon-admin'] : [])]);
       const client = connectDaemonBrowser(await r.url());
       client.send(command('d1', 'drain'));
-      expect(await responseTo(client, 'd1')).toMatchObject(admin ? { ok: true } : { ok: false, error: { code: 'denied_by_gateway', details: { rule: 'admin_only' } } });
-      expect(r.err()).toContain(admin ? `relaying pi-daemon protocol v2 to ${daemon.path} (admin: pages may drain it)` : `relaying pi-daemon protocol v2 to ${daemon.path} on`);
+      expect(await responseTo(client, 'd1')).toMatchObject(
+        admin ? { ok: true } : { ok: false, error: { code: 'denied_by_gateway', details: { rule: 'admin_only' } } },
+      );
+      expect(r.err()).toContain(
+        admin ? `relaying pi-daemon protocol v2 to ${daemon.path} (admin: pages may drain it)` : `relaying pi-daemon protocol v2 to ${daemon.path} on`,
+      );
       client.close();
       r.stop();
       expect(await r.code).toBe(0);
@@ -95,7 +134,9 @@ describe('aicc gateway --daemon', () => {
     expect(client.records.at(-1)).toMatchObject({ ok: false, error: { code: 'line_too_large' } });
     r.stop();
     expect(await r.code).toBe(0);
-    expect(r.err()).toMatch(/aicc gateway: #1 origin http:\/\/localhost:5173 pi-daemon relay: closed \(1009\): aicc gateway: a record of \d+ bytes is over the daemon's line limit of 2048 bytes/);
+    expect(r.err()).toMatch(
+      /aicc gateway: #1 origin http:\/\/localhost:5173 pi-daemon relay: closed \(1009\): aicc gateway: a record of \d+ bytes is over the daemon's line limit of 2048 bytes/,
+    );
     expect(r.out() + r.err()).not.toContain(KEY);
     await daemon.close();
     dir.remove();

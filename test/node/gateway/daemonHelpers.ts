@@ -27,7 +27,14 @@ export interface FakeDaemon {
 
 /** A command's ok response, as the fake daemon writes it. */
 export function okResponse(record: Record_): Record_ {
-  return { protocolVersion: record.protocolVersion ?? '2.0', kind: 'response', requestId: record.requestId, hostInstanceId: 'fake-host', ok: true, data: { operation: record.operation } };
+  return {
+    protocolVersion: record.protocolVersion ?? '2.0',
+    kind: 'response',
+    requestId: record.requestId,
+    hostInstanceId: 'fake-host',
+    ok: true,
+    data: { operation: record.operation },
+  };
 }
 
 export async function startFakeDaemon(path: string): Promise<FakeDaemon> {
@@ -74,7 +81,9 @@ export async function startFakeDaemon(path: string): Promise<FakeDaemon> {
           record = JSON.parse(line) as Record_;
         } catch {
           // What pi-daemon does with a bad line: an error response, then the close.
-          socket.end(`${JSON.stringify({ protocolVersion: '2.0', kind: 'response', hostInstanceId: 'fake-host', ok: false, error: { code: 'invalid_json', message: 'bad line', retryable: false } })}\n`);
+          socket.end(
+            `${JSON.stringify({ protocolVersion: '2.0', kind: 'response', hostInstanceId: 'fake-host', ok: false, error: { code: 'invalid_json', message: 'bad line', retryable: false } })}\n`,
+          );
           return;
         }
         if (daemon.answer) socket.write(`${JSON.stringify(okResponse(record))}\n`);
@@ -107,7 +116,11 @@ export function openCommand(requestId: string, sessionId: string, generation = 1
 }
 
 /** A refusal the gateway makes, as a browser receives it (the defaults: before the daemon named itself, answering no request). */
-export function refusal(code: string, message: string, fields: { requestId?: string; hostInstanceId?: string; retryable?: boolean; details?: Record_ } = {}): Record_ {
+export function refusal(
+  code: string,
+  message: string,
+  fields: { requestId?: string; hostInstanceId?: string; retryable?: boolean; details?: Record_ } = {},
+): Record_ {
   return {
     protocolVersion: '2.0',
     kind: 'response',

@@ -50,12 +50,30 @@ describe('SessionOwners', () => {
 });
 
 describe('filterHostSnapshot', () => {
-  const handshake = (host: unknown): string => JSON.stringify({ protocolVersion: '2.0', kind: 'response', requestId: 'h', hostInstanceId: 'host', ok: true, data: { supportedProtocolVersions: ['2.0'], host } });
+  const handshake = (host: unknown): string =>
+    JSON.stringify({
+      protocolVersion: '2.0',
+      kind: 'response',
+      requestId: 'h',
+      hostInstanceId: 'host',
+      ok: true,
+      data: { supportedProtocolVersions: ['2.0'], host },
+    });
 
   it("keeps only the page's own sessions in data.host, and its counts", () => {
-    const line = handshake({ hostInstanceId: 'host', retainedSessions: 3, sessions: [{ sessionId: 'mine', state: 'idle' }, { sessionId: 'theirs', state: 'running' }, 'odd'], recovery: { quarantinedSessions: ['theirs', { sessionId: 'mine' }] } });
+    const line = handshake({
+      hostInstanceId: 'host',
+      retainedSessions: 3,
+      sessions: [{ sessionId: 'mine', state: 'idle' }, { sessionId: 'theirs', state: 'running' }, 'odd'],
+      recovery: { quarantinedSessions: ['theirs', { sessionId: 'mine' }] },
+    });
     const host = (JSON.parse(filterHostSnapshot(line, new Set(['mine']))) as { data: { host: Record_ } }).data.host;
-    expect(host).toEqual({ hostInstanceId: 'host', retainedSessions: 3, sessions: [{ sessionId: 'mine', state: 'idle' }], recovery: { quarantinedSessions: [{ sessionId: 'mine' }] } });
+    expect(host).toEqual({
+      hostInstanceId: 'host',
+      retainedSessions: 3,
+      sessions: [{ sessionId: 'mine', state: 'idle' }],
+      recovery: { quarantinedSessions: [{ sessionId: 'mine' }] },
+    });
   });
 
   it('leaves a line with nothing to cut byte for byte', () => {
@@ -91,7 +109,8 @@ async function ask(client: BrowserClient, record: Record_ & { requestId: string 
 const forwarded = (): string[] => daemon.lines.map((line) => (JSON.parse(line) as { requestId: string }).requestId);
 
 /** A denied_by_gateway answer (under the gateway's hostInstanceId until the page has had a record from the daemon). */
-const denied = (requestId: string, rule: string, message: string, hostInstanceId = 'aicc-gateway'): Record_ => refusal('denied_by_gateway', message, { requestId, hostInstanceId, details: { rule } });
+const denied = (requestId: string, rule: string, message: string, hostInstanceId = 'aicc-gateway'): Record_ =>
+  refusal('denied_by_gateway', message, { requestId, hostInstanceId, details: { rule } });
 
 const USES: Array<[string, Record_]> = [
   ['attach', {}],
@@ -104,7 +123,11 @@ const USES: Array<[string, Record_]> = [
   ['status', {}],
 ];
 const use = (operation: string, payload: Record_, requestId: string, sessionId = 's'): Record_ & { requestId: string } =>
-  command(requestId, operation, payload, { sessionId, generation: 1, ...(operation === 'wake' || operation === 'steer' || operation === 'followUp' ? { idempotencyKey: `k-${requestId}` } : {}) });
+  command(requestId, operation, payload, {
+    sessionId,
+    generation: 1,
+    ...(operation === 'wake' || operation === 'steer' || operation === 'followUp' ? { idempotencyKey: `k-${requestId}` } : {}),
+  });
 
 beforeEach(async () => {
   dir = tempDir('aicc-daemon-iso-');
@@ -129,13 +152,21 @@ describe('daemon mode: each page reaches only the sessions its connection opened
     for (const [operation, payload] of USES) expect(await ask(one, use(operation, payload, `one-${operation}`))).toMatchObject({ ok: true });
     for (const [operation, payload] of USES) {
       expect(await ask(two, use(operation, payload, `two-${operation}`))).toEqual(
-        denied(`two-${operation}`, 'other_page', 'session "s" belongs to another page on this gateway; a page reaches only the sessions its own connection opened'),
+        denied(
+          `two-${operation}`,
+          'other_page',
+          'session "s" belongs to another page on this gateway; a page reaches only the sessions its own connection opened',
+        ),
       );
     }
     // Nor may it open the session again, at any generation: a higher one would replace it.
     for (const generation of [1, 2]) {
       expect(await ask(two, openCommand(`two-open-${generation}`, 's', generation))).toEqual(
-        denied(`two-open-${generation}`, 'other_page', 'session "s" belongs to another page on this gateway; choose another sessionId (a session belongs to the page connection that opened it, until that connection ends)'),
+        denied(
+          `two-open-${generation}`,
+          'other_page',
+          'session "s" belongs to another page on this gateway; choose another sessionId (a session belongs to the page connection that opened it, until that connection ends)',
+        ),
       );
     }
     expect(forwarded()).toEqual(['one-open', ...USES.map(([operation]) => `one-${operation}`)]);
@@ -144,20 +175,36 @@ describe('daemon mode: each page reaches only the sessions its connection opened
   it('refuses a session this connection has not opened, saying to open it first', async () => {
     const client = page();
     expect(await ask(client, use('attach', {}, 'a1', 'nobodys'))).toEqual(
-      denied('a1', 'not_opened', 'this page connection has not opened session "nobodys"; open it first (a page reaches only the sessions its own connection opened; after a reconnect, open them again)'),
+      denied(
+        'a1',
+        'not_opened',
+        'this page connection has not opened session "nobodys"; open it first (a page reaches only the sessions its own connection opened; after a reconnect, open them again)',
+      ),
     );
     expect(daemon.lines).toEqual([]);
   });
 
-  it("refuses a use before the daemon has answered the open, and allows it after", async () => {
+  it('refuses a use before the daemon has answered the open, and allows it after', async () => {
     const client = page();
     await ask(client, command('h', 'handshake'));
     daemon.answer = false;
     client.send(openCommand('o1', 's'));
     await daemon.waitForLines(2);
-    expect(await ask(client, use('attach', {}, 'early'))).toEqual(denied('early', 'opening', "attach of session \"s\" before the daemon answered this page's open of it; wait for the open's answer", 'fake-host'));
+    expect(await ask(client, use('attach', {}, 'early'))).toEqual(
+      denied('early', 'opening', 'attach of session "s" before the daemon answered this page\'s open of it; wait for the open\'s answer', 'fake-host'),
+    );
     daemon.answer = true;
-    daemon.push(JSON.stringify({ protocolVersion: '2.0', kind: 'response', requestId: 'o1', hostInstanceId: 'fake-host', sessionId: 's', ok: true, data: { created: true, session: {} } }));
+    daemon.push(
+      JSON.stringify({
+        protocolVersion: '2.0',
+        kind: 'response',
+        requestId: 'o1',
+        hostInstanceId: 'fake-host',
+        sessionId: 's',
+        ok: true,
+        data: { created: true, session: {} },
+      }),
+    );
     await responseTo(client, 'o1');
     expect(await ask(client, use('attach', {}, 'late'))).toMatchObject({ ok: true });
     expect(forwarded()).toEqual(['h', 'o1', 'late']);
@@ -169,7 +216,17 @@ describe('daemon mode: each page reaches only the sessions its connection opened
     daemon.answer = false;
     one.send(openCommand('o1', 's'));
     await daemon.waitForLines(2);
-    daemon.push(JSON.stringify({ protocolVersion: '2.0', kind: 'response', requestId: 'o1', hostInstanceId: 'fake-host', sessionId: 's', ok: false, error: { code: 'session_policy_conflict', message: 'no', retryable: false } }));
+    daemon.push(
+      JSON.stringify({
+        protocolVersion: '2.0',
+        kind: 'response',
+        requestId: 'o1',
+        hostInstanceId: 'fake-host',
+        sessionId: 's',
+        ok: false,
+        error: { code: 'session_policy_conflict', message: 'no', retryable: false },
+      }),
+    );
     expect(await responseTo(one, 'o1')).toMatchObject({ ok: false });
     daemon.answer = true;
     expect(await ask(one, use('attach', {}, 'a1'))).toMatchObject({ error: { details: { rule: 'not_opened' } } });
@@ -184,7 +241,17 @@ describe('daemon mode: each page reaches only the sessions its connection opened
     daemon.answer = false;
     one.send(openCommand('o1', 's', 2));
     await daemon.waitForLines(2);
-    daemon.push(JSON.stringify({ protocolVersion: '2.0', kind: 'response', requestId: 'o1', hostInstanceId: 'fake-host', sessionId: 's', ok: false, error: { code: 'session_busy', message: 'running', retryable: true } }));
+    daemon.push(
+      JSON.stringify({
+        protocolVersion: '2.0',
+        kind: 'response',
+        requestId: 'o1',
+        hostInstanceId: 'fake-host',
+        sessionId: 's',
+        ok: false,
+        error: { code: 'session_busy', message: 'running', retryable: true },
+      }),
+    );
     expect(await responseTo(one, 'o1')).toMatchObject({ ok: false });
     daemon.answer = true;
     expect(await ask(one, use('abort', {}, 'a1'))).toMatchObject({ ok: true });
@@ -215,13 +282,26 @@ describe('daemon mode: each page reaches only the sessions its connection opened
     client.send(openCommand('same', 't'));
     client.send(command('same', 'handshake'));
     await client.waitFor(() => client.records.filter((record) => record.requestId === 'same').length === 2, 'two refusals');
-    const duplicate = refusal('duplicate_request_id', 'requestId is already in flight; give each request its own requestId', { requestId: 'same', hostInstanceId: 'fake-host' });
+    const duplicate = refusal('duplicate_request_id', 'requestId is already in flight; give each request its own requestId', {
+      requestId: 'same',
+      hostInstanceId: 'fake-host',
+    });
     expect(client.records.filter((record) => record.requestId === 'same')).toEqual([duplicate, duplicate]);
     expect(forwarded()).toEqual(['h', 'same']);
     // Once answered, the requestId is free again.
     daemon.answer = true;
-    daemon.push(JSON.stringify({ protocolVersion: '2.0', kind: 'response', requestId: 'same', hostInstanceId: 'fake-host', sessionId: 's', ok: true, data: { created: true, session: {} } }));
-    await client.waitFor(() => client.records.filter((record) => record.requestId === 'same').length === 3, 'the open\'s answer');
+    daemon.push(
+      JSON.stringify({
+        protocolVersion: '2.0',
+        kind: 'response',
+        requestId: 'same',
+        hostInstanceId: 'fake-host',
+        sessionId: 's',
+        ok: true,
+        data: { created: true, session: {} },
+      }),
+    );
+    await client.waitFor(() => client.records.filter((record) => record.requestId === 'same').length === 3, "the open's answer");
     expect(await ask(client, use('attach', {}, 'after'))).toMatchObject({ ok: true });
   });
 
@@ -231,7 +311,11 @@ describe('daemon mode: each page reaches only the sessions its connection opened
     daemon.answer = false;
     for (let i = 0; i <= DAEMON_MAX_IN_FLIGHT; i++) client.send(command(`h${i}`, 'handshake'));
     expect(await responseTo(client, `h${DAEMON_MAX_IN_FLIGHT}`)).toEqual(
-      refusal('connection_busy', `${DAEMON_MAX_IN_FLIGHT} requests already wait for their answers; wait for some`, { requestId: `h${DAEMON_MAX_IN_FLIGHT}`, hostInstanceId: 'fake-host', retryable: true }),
+      refusal('connection_busy', `${DAEMON_MAX_IN_FLIGHT} requests already wait for their answers; wait for some`, {
+        requestId: `h${DAEMON_MAX_IN_FLIGHT}`,
+        hostInstanceId: 'fake-host',
+        retryable: true,
+      }),
     );
     await daemon.waitForLines(DAEMON_MAX_IN_FLIGHT + 1);
     expect(forwarded()).toHaveLength(DAEMON_MAX_IN_FLIGHT + 1);
@@ -241,7 +325,12 @@ describe('daemon mode: each page reaches only the sessions its connection opened
     const client = page();
     const long = 'r'.repeat(129);
     for (const record of [openCommand(long, 's'), command(long, 'handshake')]) {
-      expect(await ask(client, record)).toEqual(refusal('invalid_field', 'requestId length must be between 1 and 128', { requestId: long, details: { field: 'requestId', length: 129, min: 1, max: 128 } }));
+      expect(await ask(client, record)).toEqual(
+        refusal('invalid_field', 'requestId length must be between 1 and 128', {
+          requestId: long,
+          details: { field: 'requestId', length: 129, min: 1, max: 128 },
+        }),
+      );
     }
     expect(daemon.lines).toEqual([]);
     await ask(client, openCommand('o1', 's'));
@@ -266,7 +355,9 @@ describe('daemon mode: the key in a refusal', () => {
     const client = page();
     const bySession = await ask(client, use('attach', {}, 'a1', `cleo-${KEY}`));
     const byOperation = await ask(client, command('a2', KEY));
-    expect((bySession.error as Record_).message).toBe('aicc gateway: this page connection has not opened session "cleo-the gateway key"; open it first (a page reaches only the sessions its own connection opened; after a reconnect, open them again)');
+    expect((bySession.error as Record_).message).toBe(
+      'aicc gateway: this page connection has not opened session "cleo-the gateway key"; open it first (a page reaches only the sessions its own connection opened; after a reconnect, open them again)',
+    );
     expect((byOperation.error as Record_).message).toMatch(/^aicc gateway: operation "the gateway key" is not one/);
     expect(client.frames.join('\n')).not.toContain(KEY);
   });
@@ -276,16 +367,31 @@ describe('daemon mode: what reaches past one session', () => {
   it('refuses drain and status without a sessionId unless the gateway is an admin one', async () => {
     const client = page();
     expect(await ask(client, command('d1', 'drain', { timeoutMs: 1000 }))).toEqual(
-      denied('d1', 'admin_only', 'drain stops the daemon for every page until it restarts: only a gateway started with --daemon-admin passes it on; restart the daemon from its host instead'),
+      denied(
+        'd1',
+        'admin_only',
+        'drain stops the daemon for every page until it restarts: only a gateway started with --daemon-admin passes it on; restart the daemon from its host instead',
+      ),
     );
     expect(await ask(client, command('s1', 'status'))).toEqual(
-      denied('s1', 'admin_only', "status without a sessionId shows every session on the host: name one of this page's sessions in sessionId, or start the gateway with --daemon-admin"),
+      denied(
+        's1',
+        'admin_only',
+        "status without a sessionId shows every session on the host: name one of this page's sessions in sessionId, or start the gateway with --daemon-admin",
+      ),
     );
-    expect(await ask(client, command('u1', 'subscribeAll'))).toEqual(denied('u1', 'unknown_operation', 'operation "subscribeAll" is not one the gateway can check (handshake, open, wake, steer, followUp, status, abort, attach, detach, close); start the gateway with --daemon-admin to pass every operation on'));
+    expect(await ask(client, command('u1', 'subscribeAll'))).toEqual(
+      denied(
+        'u1',
+        'unknown_operation',
+        'operation "subscribeAll" is not one the gateway can check (handshake, open, wake, steer, followUp, status, abort, attach, detach, close); start the gateway with --daemon-admin to pass every operation on',
+      ),
+    );
     expect(daemon.lines).toEqual([]);
     await start({ admin: true });
     const admin = page();
-    for (const record of [command('d2', 'drain', { timeoutMs: 1000 }), command('s2', 'status'), command('u2', 'subscribeAll')]) expect(await ask(admin, record)).toMatchObject({ ok: true });
+    for (const record of [command('d2', 'drain', { timeoutMs: 1000 }), command('s2', 'status'), command('u2', 'subscribeAll')])
+      expect(await ask(admin, record)).toMatchObject({ ok: true });
     // Sessions stay apart on an admin gateway too.
     await ask(admin, openCommand('o1', 's'));
     expect(await ask(page(), use('abort', {}, 'a1'))).toMatchObject({ error: { details: { rule: 'other_page' } } });
@@ -293,14 +399,26 @@ describe('daemon mode: what reaches past one session', () => {
 
   it("cuts a handshake's host snapshot down to the page's own sessions; an admin gateway passes it whole", async () => {
     const snapshot = (requestId: string): string =>
-      JSON.stringify({ protocolVersion: '2.0', kind: 'response', requestId, hostInstanceId: 'fake-host', ok: true, data: { host: { hostInstanceId: 'fake-host', sessions: [{ sessionId: 'mine' }, { sessionId: 'theirs' }] } } });
+      JSON.stringify({
+        protocolVersion: '2.0',
+        kind: 'response',
+        requestId,
+        hostInstanceId: 'fake-host',
+        ok: true,
+        data: { host: { hostInstanceId: 'fake-host', sessions: [{ sessionId: 'mine' }, { sessionId: 'theirs' }] } },
+      });
     for (const admin of [false, true]) {
       await start({ admin });
       const client = page();
       await ask(client, openCommand(`o-${admin}`, 'mine'));
       daemon.answer = false;
       client.send(command(`h-${admin}`, 'handshake'));
-      await within((async () => { while (!forwarded().includes(`h-${admin}`)) await new Promise((resolve) => setTimeout(resolve, 5)); })(), 'the handshake at the daemon');
+      await within(
+        (async () => {
+          while (!forwarded().includes(`h-${admin}`)) await new Promise((resolve) => setTimeout(resolve, 5));
+        })(),
+        'the handshake at the daemon',
+      );
       daemon.push(snapshot(`h-${admin}`));
       await responseTo(client, `h-${admin}`);
       daemon.answer = true;

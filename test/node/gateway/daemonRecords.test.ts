@@ -24,7 +24,13 @@ describe('readFrame', () => {
     const frame = JSON.stringify({ t: 'é'.repeat(10) }); // 18 characters, 28 bytes
     expect(readFrame(frame, 28).ok).toBe(true);
     // The daemon's details for such a line: its limit and the line's length.
-    expect(readFrame(frame, 27)).toEqual({ ok: false, code: 'line_too_large', message: "a record of 28 bytes is over the daemon's line limit of 27 bytes; send a shorter one", details: { maxLineBytes: 27, actualBytes: 28 }, ends: true });
+    expect(readFrame(frame, 27)).toEqual({
+      ok: false,
+      code: 'line_too_large',
+      message: "a record of 28 bytes is over the daemon's line limit of 27 bytes; send a shorter one",
+      details: { maxLineBytes: 27, actualBytes: 28 },
+      ends: true,
+    });
   });
 
   it.each([
@@ -41,12 +47,23 @@ describe('readFrame', () => {
     ['a string', '"handshake"', 'a string'],
     ['null', 'null', 'null'],
   ])('answers %s as the daemon does, invalid_field on the command, and keeps the connection', (_what, frame, what) => {
-    expect(readFrame(frame, 1024)).toEqual({ ok: false, code: 'invalid_field', message: `command must be an object, not ${what}; send one command object per text frame`, details: { field: 'command' }, ends: false });
+    expect(readFrame(frame, 1024)).toEqual({
+      ok: false,
+      code: 'invalid_field',
+      message: `command must be an object, not ${what}; send one command object per text frame`,
+      details: { field: 'command' },
+      ends: false,
+    });
   });
 });
 
 describe('checkPolicy', () => {
-  const open = (resources: unknown): Record<string, unknown> => ({ protocolVersion: '2.0', requestId: 'o', operation: 'open', payload: { cwd: '/', session: { mode: 'memory' }, resources } });
+  const open = (resources: unknown): Record<string, unknown> => ({
+    protocolVersion: '2.0',
+    requestId: 'o',
+    operation: 'open',
+    payload: { cwd: '/', session: { mode: 'memory' }, resources },
+  });
 
   it('forwards an open without host tools, and any other operation', () => {
     expect(checkPolicy(open({ tools: 'none', systemPrompt: 'You play Cleo.' }))).toBeUndefined();
@@ -59,7 +76,10 @@ describe('checkPolicy', () => {
     expect(checkPolicy(open({ tools }))).toEqual({ rule: 'host_tools', message: expect.stringMatching(/^payload\.resources\.tools must be "none"/) });
   });
 
-  const stored = (payload: Record<string, unknown>): Record<string, unknown> => ({ operation: 'open', payload: { cwd: '/', resources: { tools: 'none' }, ...payload } });
+  const stored = (payload: Record<string, unknown>): Record<string, unknown> => ({
+    operation: 'open',
+    payload: { cwd: '/', resources: { tools: 'none' }, ...payload },
+  });
 
   it.each([
     ['a new stored session', { session: { mode: 'new' } }, /^payload\.session\.mode "new": a page may open memory sessions only/],
@@ -77,7 +97,14 @@ describe('checkPolicy', () => {
 describe('gatewayError', () => {
   it('is a response the daemon schema accepts, with or without a request to answer', () => {
     const answered = gatewayError({ requestId: 'r9', protocolVersion: '2.1' }, 'host-7', 'denied_by_gateway', 'no');
-    expect(answered).toEqual({ protocolVersion: '2.1', kind: 'response', requestId: 'r9', hostInstanceId: 'host-7', ok: false, error: { code: 'denied_by_gateway', message: 'aicc gateway: no', retryable: false, details: { source: 'aicc-gateway' } } });
+    expect(answered).toEqual({
+      protocolVersion: '2.1',
+      kind: 'response',
+      requestId: 'r9',
+      hostInstanceId: 'host-7',
+      ok: false,
+      error: { code: 'denied_by_gateway', message: 'aicc gateway: no', retryable: false, details: { source: 'aicc-gateway' } },
+    });
     expect(validateDaemonResponse(answered)).toBe(true);
     const unanswered = gatewayError({}, 'aicc-gateway', 'daemon_unavailable', 'gone', true);
     expect(unanswered).toMatchObject({ protocolVersion: '2.0', requestId: 'unknown', error: { retryable: true } });

@@ -70,14 +70,22 @@ describe('daemon mode: access', () => {
 
   it('refuses another origin with 4403 and never opens the daemon socket', async () => {
     const client = connect({ origin: 'https://evil.example' });
-    expect(await within(client.closed, 'the close')).toEqual({ code: CLOSE.badOrigin, reason: "origin https://evil.example is not in the gateway's --origin list" });
+    expect(await within(client.closed, 'the close')).toEqual({
+      code: CLOSE.badOrigin,
+      reason: "origin https://evil.example is not in the gateway's --origin list",
+    });
     expect(daemon.connections).toBe(0);
-    expect(await logLine(1)).toBe("aicc gateway: #1 origin https://evil.example refused (4403): origin https://evil.example is not in the gateway's --origin list");
+    expect(await logLine(1)).toBe(
+      "aicc gateway: #1 origin https://evil.example refused (4403): origin https://evil.example is not in the gateway's --origin list",
+    );
   });
 
   it('refuses a missing key with 4401, naming the daemon subprotocol', async () => {
     const client = connect({ key: null });
-    expect(await within(client.closed, 'the close')).toEqual({ code: CLOSE.badKey, reason: 'no gateway key; offer the subprotocols "pi-daemon.v2" and "aicc-key.<key>"' });
+    expect(await within(client.closed, 'the close')).toEqual({
+      code: CLOSE.badKey,
+      reason: 'no gateway key; offer the subprotocols "pi-daemon.v2" and "aicc-key.<key>"',
+    });
     expect(daemon.connections).toBe(0);
   });
 
@@ -131,9 +139,17 @@ describe('daemon mode: relaying', () => {
     await daemon.waitForLines(1);
     expect(daemon.lines).toEqual([raw]);
     const answer = await responseTo(client, 'r1');
-    expect(answer).toEqual({ protocolVersion: '2.0', kind: 'response', requestId: 'r1', hostInstanceId: 'fake-host', ok: true, data: { operation: 'handshake' } });
+    expect(answer).toEqual({
+      protocolVersion: '2.0',
+      kind: 'response',
+      requestId: 'r1',
+      hostInstanceId: 'fake-host',
+      ok: true,
+      data: { operation: 'handshake' },
+    });
     // A line the daemon writes in its own spacing reaches the browser unchanged.
-    const line = '{"protocolVersion":"2.0" ,"kind":"event","event":"messageUpdate","hostInstanceId":"fake-host","sessionId":"s","generation":1,"sequence":1,"data":{"text":"é\\n"}}';
+    const line =
+      '{"protocolVersion":"2.0" ,"kind":"event","event":"messageUpdate","hostInstanceId":"fake-host","sessionId":"s","generation":1,"sequence":1,"data":{"text":"é\\n"}}';
     daemon.push(line);
     await client.waitFor((record) => record.kind === 'event', 'the event');
     expect(client.frames.at(-1)).toBe(line);
@@ -151,7 +167,9 @@ describe('daemon mode: relaying', () => {
     await responseTo((client.send(openCommand('o1', 's')), client), 'o1');
     await responseTo((client.send(command('r1', 'attach', {}, { sessionId: 's', generation: 1 })), client), 'r1');
     for (let sequence = 1; sequence <= 50; sequence++) {
-      daemon.push(JSON.stringify({ protocolVersion: '2.0', kind: 'event', event: 'messageUpdate', hostInstanceId: 'fake-host', sessionId: 's', generation: 1, sequence }));
+      daemon.push(
+        JSON.stringify({ protocolVersion: '2.0', kind: 'event', event: 'messageUpdate', hostInstanceId: 'fake-host', sessionId: 's', generation: 1, sequence }),
+      );
     }
     await client.waitFor((record) => record.sequence === 50, 'the 50th event');
     expect(client.records.filter((record) => record.kind === 'event').map((record) => record.sequence)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
@@ -180,9 +198,24 @@ describe('daemon mode: relaying', () => {
     client.send(command('h', 'handshake'));
     await responseTo(client, 'h');
     const tools = { mode: 'host-adapter', descriptor: {} };
-    client.send(command('o1', 'open', { cwd: '/', session: { mode: 'memory' }, resources: { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools } }, { sessionId: 's', generation: 1 }));
+    client.send(
+      command(
+        'o1',
+        'open',
+        {
+          cwd: '/',
+          session: { mode: 'memory' },
+          resources: { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools },
+        },
+        { sessionId: 's', generation: 1 },
+      ),
+    );
     expect(await responseTo(client, 'o1')).toEqual(
-      refusal('denied_by_gateway', 'payload.resources.tools must be "none": a page may not give the model the host\'s filesystem tools; a character acts through its game\'s AICC tools', { requestId: 'o1', hostInstanceId: 'fake-host', details: { rule: 'host_tools' } }),
+      refusal(
+        'denied_by_gateway',
+        'payload.resources.tools must be "none": a page may not give the model the host\'s filesystem tools; a character acts through its game\'s AICC tools',
+        { requestId: 'o1', hostInstanceId: 'fake-host', details: { rule: 'host_tools' } },
+      ),
     );
     client.send(command('o2', 'open', { cwd: '/', session: { mode: 'memory' }, resources: { tools: 'none' } }, { sessionId: 's', generation: 1 }));
     await responseTo(client, 'o2');
@@ -191,7 +224,8 @@ describe('daemon mode: relaying', () => {
 
   it("refuses an open of the host's stored sessions unless the gateway allows them", async () => {
     const client = connect();
-    const open = (id: string) => command(id, 'open', { cwd: '/', session: { mode: 'continue' }, resources: { tools: 'none' } }, { sessionId: 's', generation: 1 });
+    const open = (id: string) =>
+      command(id, 'open', { cwd: '/', session: { mode: 'continue' }, resources: { tools: 'none' } }, { sessionId: 's', generation: 1 });
     client.send(open('o1'));
     expect(await responseTo(client, 'o1')).toMatchObject({ ok: false, error: { code: 'denied_by_gateway', details: { rule: 'stored_sessions' } } });
     expect(daemon.lines).toEqual([]);
@@ -234,7 +268,9 @@ describe('daemon mode: bad frames, answered as the daemon answers such a line', 
     client.send(frame);
     client.send(command('next', 'handshake'));
     await responseTo(client, 'next');
-    expect(client.records[0]).toEqual(refusal('invalid_field', `command must be an object, not ${what}; send one command object per text frame`, { details: { field: 'command' } }));
+    expect(client.records[0]).toEqual(
+      refusal('invalid_field', `command must be an object, not ${what}; send one command object per text frame`, { details: { field: 'command' } }),
+    );
     expect(daemon.lines.map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual(['next']);
   });
 
@@ -252,7 +288,10 @@ describe('daemon mode: bad frames, answered as the daemon answers such a line', 
     await within(client.opened, 'the open');
     client.socket.send(Buffer.from(JSON.stringify(command('b', 'status'))), { binary: true });
     expect((await within(client.closed, 'the close')).code).toBe(CLOSE.badRequest);
-    expect(client.records[0]).toMatchObject({ ok: false, error: { code: 'invalid_json', message: 'aicc gateway: pi-daemon records are JSON text; send a text frame, not a binary one' } });
+    expect(client.records[0]).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_json', message: 'aicc gateway: pi-daemon records are JSON text; send a text frame, not a binary one' },
+    });
     expect(daemon.lines).toEqual([]);
   });
 
@@ -273,7 +312,11 @@ describe('daemon mode: bad frames, answered as the daemon answers such a line', 
     const closed = await within(client.closed, 'the close');
     expect(closed.code).toBe(CLOSE.tooBig);
     const bytes = Buffer.byteLength(record);
-    expect(client.records).toEqual([refusal('line_too_large', `a record of ${bytes} bytes is over the daemon's line limit of 1048576 bytes; send a shorter one`, { details: { maxLineBytes: 1048576, actualBytes: bytes } })]);
+    expect(client.records).toEqual([
+      refusal('line_too_large', `a record of ${bytes} bytes is over the daemon's line limit of 1048576 bytes; send a shorter one`, {
+        details: { maxLineBytes: 1048576, actualBytes: bytes },
+      }),
+    ]);
     expect(daemon.lines).toEqual([]);
   });
 
@@ -292,10 +335,19 @@ describe('daemon mode: bad frames, answered as the daemon answers such a line', 
     await start({ maxLineBytes: 4096 });
     const client = connect();
     client.send(JSON.stringify(command('huge', 'wake', { prompt: 'z'.repeat(9000) })));
-    expect(await within(client.closed, 'the close')).toEqual({ code: CLOSE.tooBig, reason: 'aicc gateway: a message over 8192 bytes; records are at most 4096 bytes' });
-    expect(client.records).toEqual([refusal('line_too_large', "a WebSocket message over the gateway's limit of 8192 bytes; send records of at most 4096 bytes (the daemon's line limit)", { details: { maxLineBytes: 4096 } })]);
+    expect(await within(client.closed, 'the close')).toEqual({
+      code: CLOSE.tooBig,
+      reason: 'aicc gateway: a message over 8192 bytes; records are at most 4096 bytes',
+    });
+    expect(client.records).toEqual([
+      refusal('line_too_large', "a WebSocket message over the gateway's limit of 8192 bytes; send records of at most 4096 bytes (the daemon's line limit)", {
+        details: { maxLineBytes: 4096 },
+      }),
+    ]);
     expect(daemon.lines).toEqual([]);
-    expect(await logLine(1)).toMatch(/^aicc gateway: #1 origin http:\/\/localhost:5173 pi-daemon relay: closed \(1009\): aicc gateway: a message over 8192 bytes; records are at most 4096 bytes; 0 records in, 1 out/);
+    expect(await logLine(1)).toMatch(
+      /^aicc gateway: #1 origin http:\/\/localhost:5173 pi-daemon relay: closed \(1009\): aicc gateway: a message over 8192 bytes; records are at most 4096 bytes; 0 records in, 1 out/,
+    );
   });
 });
 
@@ -305,9 +357,13 @@ describe('daemon mode: the daemon side', () => {
     const client = connect();
     const closed = await within(client.closed, 'the close');
     expect(closed).toEqual({ code: CLOSE.agentGone, reason: "the pi daemon is not reachable; is `pi-daemon serve` running on the gateway's --daemon socket?" });
-    expect(client.records).toEqual([refusal('daemon_unavailable', "the pi daemon is not reachable; is `pi-daemon serve` running on the gateway's --daemon socket?", { retryable: true })]);
+    expect(client.records).toEqual([
+      refusal('daemon_unavailable', "the pi daemon is not reachable; is `pi-daemon serve` running on the gateway's --daemon socket?", { retryable: true }),
+    ]);
     expect(client.frames.join('\n')).not.toContain(dir.path);
-    expect(await logLine(1)).toMatch(/^aicc gateway: #1 origin http:\/\/localhost:5173 pi-daemon relay: closed \(4502\): the pi daemon is not reachable; .*; 0 records in, 1 out, \d+\.\d s$/);
+    expect(await logLine(1)).toMatch(
+      /^aicc gateway: #1 origin http:\/\/localhost:5173 pi-daemon relay: closed \(4502\): the pi daemon is not reachable; .*; 0 records in, 1 out, \d+\.\d s$/,
+    );
   });
 
   it('closes the browser with 4502 when the daemon ends the connection, and logs one line', async () => {
@@ -319,7 +375,9 @@ describe('daemon mode: the daemon side', () => {
     expect(closed.code).toBe(CLOSE.agentGone);
     expect(closed.reason).toMatch(/^the connection to the pi daemon ended: stream ended by the peer/);
     const line = await logLine(1);
-    expect(line).toMatch(/^aicc gateway: #1 origin http:\/\/localhost:5173 pi-daemon relay: closed \(4502\): the connection to the pi daemon ended: .*; 1 records in, 1 out, \d+\.\d s$/);
+    expect(line).toMatch(
+      /^aicc gateway: #1 origin http:\/\/localhost:5173 pi-daemon relay: closed \(4502\): the connection to the pi daemon ended: .*; 1 records in, 1 out, \d+\.\d s$/,
+    );
     expect(logs.filter((l) => l.includes('#1 '))).toHaveLength(1);
   });
 

@@ -28,7 +28,7 @@ const respond = (id, command, success, extra = {}) => out({ ...(id === undefined
 
 let run; // { queue: string[], timer, looked }
 /** Messages queued after the run's last look: like pi 0.73, the next run takes them in after its prompt. */
-let stranded = [];
+const stranded = [];
 let runs = 0;
 let lastText;
 
@@ -52,7 +52,12 @@ function nextTurn() {
   run.timer = setTimeout(() => {
     const half = reply.slice(0, 5);
     // 0.73 repeats the whole partial message; 1.x sends the delta only.
-    out({ type: 'message_update', assistantMessageEvent: v1 ? { type: 'text_delta', delta: half } : { type: 'text_delta', delta: half, partial: { role: 'assistant', content: [{ type: 'text', text: half }] } } });
+    out({
+      type: 'message_update',
+      assistantMessageEvent: v1
+        ? { type: 'text_delta', delta: half }
+        : { type: 'text_delta', delta: half, partial: { role: 'assistant', content: [{ type: 'text', text: half }] } },
+    });
     finishTurn(reply, 'stop');
   }, runMs);
 }
@@ -107,7 +112,8 @@ function handle(command) {
         process.exit(3);
       }
       if (run !== undefined) {
-        if (!command.streamingBehavior) return respond(id, type, false, { error: "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message." });
+        if (!command.streamingBehavior)
+          return respond(id, type, false, { error: "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message." });
         (run.looked ? stranded : run.queue).push(command.message);
         return respond(id, type, true, v1 ? { data: { disposition: 'queued' } } : {});
       }

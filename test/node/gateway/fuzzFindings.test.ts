@@ -24,9 +24,20 @@ describe('records nested too deep to re-serialize', () => {
     expect(parseRecord(nested(MAX_RECORD_DEPTH - 1))).toMatchObject({ ok: true });
     expect(parseRecord(nested(MAX_RECORD_DEPTH))).toEqual({
       ok: false,
-      refusal: { type: 'response', id: 'deep', command: 'get_state', success: false, errorCode: 'invalid_request', error: `a record may nest objects and arrays at most ${MAX_RECORD_DEPTH} levels deep`, retryable: false },
+      refusal: {
+        type: 'response',
+        id: 'deep',
+        command: 'get_state',
+        success: false,
+        errorCode: 'invalid_request',
+        error: `a record may nest objects and arrays at most ${MAX_RECORD_DEPTH} levels deep`,
+        retryable: false,
+      },
     });
-    expect(parseRecord(`{"id":"deep","type":"prompt","message":"m","x":${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}}`)).toMatchObject({ ok: false, refusal: { id: 'deep', errorCode: 'invalid_request' } });
+    expect(parseRecord(`{"id":"deep","type":"prompt","message":"m","x":${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}}`)).toMatchObject({
+      ok: false,
+      refusal: { id: 'deep', errorCode: 'invalid_request' },
+    });
   });
 
   describe('through the relay', () => {
@@ -75,7 +86,12 @@ describe('the key is never echoed back', () => {
   beforeEach(async () => {
     const mine: string[] = (logs = []);
     // Every connection here is refused at the handshake: no agent is ever looked for.
-    gateway = await startGateway({ target: { kind: 'relay', peersHome: join(tmpdir(), 'aicc-no-agents') }, origins: [ORIGIN], key: KEY, log: (line) => mine.push(line) });
+    gateway = await startGateway({
+      target: { kind: 'relay', peersHome: join(tmpdir(), 'aicc-no-agents') },
+      origins: [ORIGIN],
+      key: KEY,
+      log: (line) => mine.push(line),
+    });
   });
 
   afterEach(async () => {
@@ -86,7 +102,16 @@ describe('the key is never echoed back', () => {
   /** The Sec-WebSocket-Protocol the gateway answers an upgrade offering `protocols` with. */
   function selected(protocols: string, origin = ORIGIN): Promise<string | undefined> {
     return new Promise((resolve, reject) => {
-      const upgrade = request(`http://127.0.0.1:${gateway.port}/`, { headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Protocol': protocols, Origin: origin } });
+      const upgrade = request(`http://127.0.0.1:${gateway.port}/`, {
+        headers: {
+          Connection: 'Upgrade',
+          Upgrade: 'websocket',
+          'Sec-WebSocket-Version': '13',
+          'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          'Sec-WebSocket-Protocol': protocols,
+          Origin: origin,
+        },
+      });
       upgrade.on('upgrade', (response, socket) => {
         socket.destroy();
         resolve(response.headers['sec-websocket-protocol']);
@@ -98,7 +123,8 @@ describe('the key is never echoed back', () => {
   }
 
   it('selectSubprotocol never picks an offer that holds the key, whatever its prefix', () => {
-    for (const offer of [`AICC-KEY.${KEY}`, KEY, `aicc-key-${KEY}`, `${KEY_PREFIX}${KEY}`]) expect(selectSubprotocol(new Set([offer]), SUBPROTOCOL, KEY)).toBe(false);
+    for (const offer of [`AICC-KEY.${KEY}`, KEY, `aicc-key-${KEY}`, `${KEY_PREFIX}${KEY}`])
+      expect(selectSubprotocol(new Set([offer]), SUBPROTOCOL, KEY)).toBe(false);
     // Another offer still carries the 4400 of a missing pi-peers.v1.
     expect(selectSubprotocol(new Set([`AICC-KEY.${KEY}`, 'pi-daemon.v2']), SUBPROTOCOL, KEY)).toBe('pi-daemon.v2');
     expect(selectSubprotocol(new Set([SUBPROTOCOL, KEY]), SUBPROTOCOL, KEY)).toBe(SUBPROTOCOL);
@@ -112,7 +138,10 @@ describe('the key is never echoed back', () => {
 
   it('does not quote an Origin that holds the key, in the close reason or the log', async () => {
     const origin = `http://${KEY}.example`;
-    expect(new AccessPolicy([ORIGIN], KEY).check(origin, [SUBPROTOCOL, `${KEY_PREFIX}${KEY}`])).toEqual({ code: CLOSE.badOrigin, reason: "an origin that holds the gateway key is not in the gateway's --origin list" });
+    expect(new AccessPolicy([ORIGIN], KEY).check(origin, [SUBPROTOCOL, `${KEY_PREFIX}${KEY}`])).toEqual({
+      code: CLOSE.badOrigin,
+      reason: "an origin that holds the gateway key is not in the gateway's --origin list",
+    });
     const client = BrowserClient.connect(`${gateway.url}/`, { origin });
     const closed = await within(client.closed, 'the close');
     expect(closed.code).toBe(CLOSE.badOrigin);
@@ -124,14 +153,21 @@ describe('the key is never echoed back', () => {
       'the log line',
     );
     // An origin without the key is still named, clipped.
-    expect(new AccessPolicy([ORIGIN], KEY).check('http://evil.example', [SUBPROTOCOL, `${KEY_PREFIX}${KEY}`])?.reason).toBe("origin http://evil.example is not in the gateway's --origin list");
+    expect(new AccessPolicy([ORIGIN], KEY).check('http://evil.example', [SUBPROTOCOL, `${KEY_PREFIX}${KEY}`])?.reason).toBe(
+      "origin http://evil.example is not in the gateway's --origin list",
+    );
   });
 });
 
 describe('the log names the close code the page got', () => {
   it('1007 for a text frame that is not UTF-8', async () => {
     const logs: string[] = [];
-    const gateway = await startGateway({ target: { kind: 'relay', peersHome: join(tmpdir(), 'aicc-no-agents') }, origins: [ORIGIN], key: KEY, log: (line) => logs.push(line) });
+    const gateway = await startGateway({
+      target: { kind: 'relay', peersHome: join(tmpdir(), 'aicc-no-agents') },
+      origins: [ORIGIN],
+      key: KEY,
+      log: (line) => logs.push(line),
+    });
     const client = BrowserClient.connect(`${gateway.url}/agents/ada`);
     await within(client.opened, 'the open');
     // ws sends a Buffer given as text as is: what a broken client puts on the wire.

@@ -19,7 +19,11 @@ function run(argv: string[], env: NodeJS.ProcessEnv = { AICC_GATEWAY_KEY: KEY })
   let out = '';
   let err = '';
   const controller = new AbortController();
-  const code = gatewayCommand(argv, { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) } }, { env, signal: controller.signal });
+  const code = gatewayCommand(
+    argv,
+    { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) } },
+    { env, signal: controller.signal },
+  );
   const url = async (): Promise<string> => {
     const deadline = Date.now() + 10_000;
     for (;;) {
@@ -36,7 +40,23 @@ describe('aicc gateway', () => {
   it('explains modes, flags, the key, close codes and exit codes with --help', async () => {
     const r = run(['--help']);
     expect(await r.code).toBe(0);
-    for (const text of ['relay', 'host', '--origin', '--key', 'AICC_GATEWAY_KEY', '--port', '--host 127.0.0.1', '--pi-bin', '--provider', '--model', '--system-prompt', '--peers-home', "'aicc-key.' + KEY", '4401', 'Exit codes']) {
+    for (const text of [
+      'relay',
+      'host',
+      '--origin',
+      '--key',
+      'AICC_GATEWAY_KEY',
+      '--port',
+      '--host 127.0.0.1',
+      '--pi-bin',
+      '--provider',
+      '--model',
+      '--system-prompt',
+      '--peers-home',
+      "'aicc-key.' + KEY",
+      '4401',
+      'Exit codes',
+    ]) {
       expect(r.out()).toContain(text);
     }
   });
@@ -51,8 +71,14 @@ describe('aicc gateway', () => {
     [['host', '--origin', ORIGIN, '--frobnicate', 'x'], 'unknown option "--frobnicate"'],
     [['host', '--origin'], '--origin expects a value'],
     [['relay', '--origin', ORIGIN, '--peers-home', '/x', '--model', 'm'], '--model is for host mode'],
-    [['relay', '--origin', 'localhost:5173', '--peers-home', '/x'], '--origin "localhost:5173" is not an origin; write it as scheme://host[:port], e.g. http://localhost:5173'],
-    [['relay', '--origin', 'file:///game.html', '--peers-home', '/x'], '--origin "file:///game.html" is not an origin: file:// pages send the origin "null"; write null to admit them'],
+    [
+      ['relay', '--origin', 'localhost:5173', '--peers-home', '/x'],
+      '--origin "localhost:5173" is not an origin; write it as scheme://host[:port], e.g. http://localhost:5173',
+    ],
+    [
+      ['relay', '--origin', 'file:///game.html', '--peers-home', '/x'],
+      '--origin "file:///game.html" is not an origin: file:// pages send the origin "null"; write null to admit them',
+    ],
   ])('refuses %j in one line with exit code 2', async (argv, complaint) => {
     const r = run(argv);
     expect(await r.code).toBe(2);
@@ -65,25 +91,43 @@ describe('aicc gateway', () => {
     expect(none.err()).toBe('aicc gateway: no gateway key: set AICC_GATEWAY_KEY (or pass --key); run `aicc gateway --help`\n');
     const weak = run(['relay', '--origin', ORIGIN, '--peers-home', '/x', '--key', 'short'], {});
     expect(await weak.code).toBe(2);
-    expect(weak.err()).toBe('aicc gateway: --key: the gateway key must be at least 16 characters (got 5); generate one with `openssl rand -hex 24`; run `aicc gateway --help`\n');
+    expect(weak.err()).toBe(
+      'aicc gateway: --key: the gateway key must be at least 16 characters (got 5); generate one with `openssl rand -hex 24`; run `aicc gateway --help`\n',
+    );
     const weakEnv = run(['relay', '--origin', ORIGIN, '--peers-home', '/x'], { AICC_GATEWAY_KEY: 'has spaces in it, sixteen+' });
     expect(await weakEnv.code).toBe(2);
     expect(weakEnv.err()).toMatch(/^aicc gateway: AICC_GATEWAY_KEY: the gateway key may hold only letters, digits/);
   });
 
   it('takes the Node to run a .js pi with, for pi 1.x on Node 22', () => {
-    expect(parseGatewayArgs(['host', '--origin', ORIGIN, '--pi-bin', 'pi1/dist/cli.js', '--pi-node', '/opt/node22/bin/node'], { AICC_GATEWAY_KEY: KEY })).toMatchObject({ piBin: 'pi1/dist/cli.js', piNode: '/opt/node22/bin/node' });
+    expect(
+      parseGatewayArgs(['host', '--origin', ORIGIN, '--pi-bin', 'pi1/dist/cli.js', '--pi-node', '/opt/node22/bin/node'], { AICC_GATEWAY_KEY: KEY }),
+    ).toMatchObject({ piBin: 'pi1/dist/cli.js', piNode: '/opt/node22/bin/node' });
   });
 
   it('takes --mcp-character for host mode with --mcp only', () => {
     const env = { AICC_GATEWAY_KEY: KEY };
-    expect(parseGatewayArgs(['host', '--origin', ORIGIN, '--mcp', '--mcp-character', 'cleo'], env)).toMatchObject({ mode: 'host', mcp: true, mcpCharacter: 'cleo' });
-    expect(parseGatewayArgs(['host', '--origin', ORIGIN, '--mcp-character', 'cleo'], env)).toBe('--mcp-character needs --mcp (the hosted pi reaches the character through the gateway)');
-    expect(parseGatewayArgs(['relay', '--origin', ORIGIN, '--peers-home', '/peers', '--mcp', '--mcp-character', 'cleo'], env)).toBe('--mcp-character is for host mode');
+    expect(parseGatewayArgs(['host', '--origin', ORIGIN, '--mcp', '--mcp-character', 'cleo'], env)).toMatchObject({
+      mode: 'host',
+      mcp: true,
+      mcpCharacter: 'cleo',
+    });
+    expect(parseGatewayArgs(['host', '--origin', ORIGIN, '--mcp-character', 'cleo'], env)).toBe(
+      '--mcp-character needs --mcp (the hosted pi reaches the character through the gateway)',
+    );
+    expect(parseGatewayArgs(['relay', '--origin', ORIGIN, '--peers-home', '/peers', '--mcp', '--mcp-character', 'cleo'], env)).toBe(
+      '--mcp-character is for host mode',
+    );
   });
 
   it('reads PI_PEERS_HOME and AICC_GATEWAY_KEY from the environment', () => {
-    expect(parseGatewayArgs(['relay', '--origin', ORIGIN], { PI_PEERS_HOME: '/peers', AICC_GATEWAY_KEY: KEY })).toEqual({ mode: 'relay', origins: [ORIGIN], port: 0, key: KEY, peersHome: '/peers' });
+    expect(parseGatewayArgs(['relay', '--origin', ORIGIN], { PI_PEERS_HOME: '/peers', AICC_GATEWAY_KEY: KEY })).toEqual({
+      mode: 'relay',
+      origins: [ORIGIN],
+      port: 0,
+      key: KEY,
+      peersHome: '/peers',
+    });
   });
 
   it('relays until stopped, prints where it listens, logs each connection, and exits 0', async () => {
@@ -101,7 +145,7 @@ describe('aicc gateway', () => {
     peers.remove();
   });
 
-  it('exits 1 with pi\'s complaint when the hosted pi cannot start', async () => {
+  it("exits 1 with pi's complaint when the hosted pi cannot start", async () => {
     const r = run(['host', '--origin', ORIGIN, '--pi-bin', FAKE_PI], { AICC_GATEWAY_KEY: KEY, FAKE_PI_FAIL_START: '1' });
     expect(await r.code).toBe(1);
     // What went wrong and what to look at, not the function that noticed it (PiProcess.start).

@@ -65,7 +65,11 @@ export class BrowserClient {
   /** Sends once the socket is open, as a page would after its 'open' event. */
   send(record: object | string): void {
     const text = typeof record === 'string' ? record : JSON.stringify(record);
-    if (this.socket.readyState === WebSocket.CONNECTING) void this.opened.then(() => this.socket.send(text), () => {});
+    if (this.socket.readyState === WebSocket.CONNECTING)
+      void this.opened.then(
+        () => this.socket.send(text),
+        () => {},
+      );
     else if (this.socket.readyState === WebSocket.OPEN) this.socket.send(text);
   }
 
@@ -157,7 +161,8 @@ export async function startFakeAgent(endpoint: string, token: string): Promise<F
             greeted = true;
             reply({ success: true, data: { version: '1.0' } });
           }
-        } else if (record.type === 'get_state') reply({ success: true, data: { id: 'agent-1', label: 'Ada', host: 'here', cwd: '/tmp', idle: true, settled: 0 } });
+        } else if (record.type === 'get_state')
+          reply({ success: true, data: { id: 'agent-1', label: 'Ada', host: 'here', cwd: '/tmp', idle: true, settled: 0 } });
         else reply({ success: true, data: { echoed: record } });
       }
     });

@@ -54,7 +54,8 @@ afterEach(async () => {
 async function lend(character: string, protocols = ['aicc.v0.1', `aicc-key.${KEY}`]): Promise<void> {
   const link = await connectWebSocket(`${gateway.url}/characters/${character}`, { WebSocket: WebSocket as never, protocols });
   capsule.connect(link, { character, ...VILLAGER_SESSION });
-  for (let i = 0; i < 100 && !lines.some((line) => line.includes('lends')) && gateway.connections === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 100 && !lines.some((line) => line.includes('lends')) && gateway.connections === 0; i++)
+    await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 async function mcpClient(character: string, headers: Record<string, string> = { authorization: `Bearer ${KEY}` }): Promise<Client> {
@@ -81,17 +82,31 @@ async function connectWithRetry(client: Client, url: URL, headers: Record<string
 /** A raw POST, to see exactly what the gateway answers. */
 function post(path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: '127.0.0.1', port: gateway.port, path, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += String(chunk)));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-    });
+    const request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: gateway.port,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += String(chunk)));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      },
+    );
     request.once('error', reject);
     request.end(JSON.stringify(body));
   });
 }
 
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const text = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text;
 
 describe('the gateway serving MCP', () => {
@@ -120,7 +135,10 @@ describe('the gateway serving MCP', () => {
     // The SDK's client opens the event stream (GET) once initialized; wait until the gateway holds it.
     const [session] = capsule.sessions();
     for (let i = 0; i < 100 && told.length === 0; i++) {
-      capsule.setCapabilities(session!.id, i % 2 === 0 ? { sensors: ['sight', 'hearing'], actuators: ['hands', 'voice'], generators: ['quill'] } : VILLAGER_SESSION.capabilities!);
+      capsule.setCapabilities(
+        session!.id,
+        i % 2 === 0 ? { sensors: ['sight', 'hearing'], actuators: ['hands', 'voice'], generators: ['quill'] } : VILLAGER_SESSION.capabilities!,
+      );
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(told).toContain('tools');

@@ -46,25 +46,44 @@ type Answer = { status: number; headers: IncomingMessage['headers']; text: strin
 
 function ask(method: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: '127.0.0.1', port, method, headers: { 'content-type': 'application/json', accept: ACCEPT, ...(session.sessionId !== undefined && { 'mcp-session-id': session.sessionId }), ...headers } }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += String(chunk)));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text }));
-    });
+    const request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        headers: {
+          'content-type': 'application/json',
+          accept: ACCEPT,
+          ...(session.sessionId !== undefined && { 'mcp-session-id': session.sessionId }),
+          ...headers,
+        },
+      },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += String(chunk)));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text }));
+      },
+    );
     request.once('error', reject);
     request.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }
 
 const post = (body: unknown, headers?: Record<string, string>): Promise<Answer> => ask('POST', body, headers);
-const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};
 const request = (id: number, method = 'tools/list'): object => ({ jsonrpc: '2.0', id, method });
 const errorOf = (answer: Answer): { code: number; message: string } => (JSON.parse(answer.text) as { error: { code: number; message: string } }).error;
 
 /** The test's server: answers each request it heard with { n: id } once `count` requests arrived. */
 async function answerHeard(count: number): Promise<void> {
   for (let i = 0; i < 100 && heard.filter((m) => 'id' in m).length < count; i++) await new Promise((resolve) => setImmediate(resolve));
-  for (const message of heard.splice(0)) if ('id' in message && 'method' in message) await session.send({ jsonrpc: '2.0', id: message.id, result: { n: message.id } });
+  for (const message of heard.splice(0))
+    if ('id' in message && 'method' in message) await session.send({ jsonrpc: '2.0', id: message.id, result: { n: message.id } });
 }
 
 async function open(): Promise<void> {
@@ -131,7 +150,12 @@ describe('an MCP session over Streamable HTTP', () => {
 
   it('forgets a request whose client left before its answer', async () => {
     await open();
-    const gone = httpRequest({ host: '127.0.0.1', port, method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': session.sessionId! } });
+    const gone = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': session.sessionId! },
+    });
     gone.on('error', () => {});
     gone.end(JSON.stringify(request(5)));
     for (let i = 0; i < 100 && heard.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));

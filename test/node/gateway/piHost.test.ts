@@ -25,8 +25,14 @@ describe.each(['0.73', '1.x'])('host mode over a fake pi speaking the %s dialect
   const id = (what: string): string => `${what}-${++n}`;
 
   /** Every command the fake pi read, after its first line (argv and env). */
-  const commands = (): Record_[] => readFileSync(join(dir.path, 'pi.log'), 'utf8').trim().split('\n').slice(1).map((line) => JSON.parse(line) as Record_);
-  const state = async (): Promise<{ idle: boolean; settled: number; status: string }> => (await client.request({ id: id('state'), type: 'get_state' })).data as never;
+  const commands = (): Record_[] =>
+    readFileSync(join(dir.path, 'pi.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => JSON.parse(line) as Record_);
+  const state = async (): Promise<{ idle: boolean; settled: number; status: string }> =>
+    (await client.request({ id: id('state'), type: 'get_state' })).data as never;
   async function settledAbove(before: number): Promise<void> {
     const deadline = Date.now() + 5000;
     for (;;) {
@@ -42,7 +48,15 @@ describe.each(['0.73', '1.x'])('host mode over a fake pi speaking the %s dialect
     dir = tempDir('aicc-pihost-');
     const mine: string[] = (logs = []);
     process.env.AICC_GATEWAY_KEY = KEY; // must not reach pi
-    host = await PiHost.start({ piBin: FAKE_PI, home: join(dir.path), label: 'Ada', env: { FAKE_PI_DIALECT: dialect, FAKE_PI_LOG: join(dir.path, 'pi.log'), FAKE_PI_RUN_MS: '80' }, provider: 'stub', model: 'stub-model', systemPrompt: 'You are Ada.' });
+    host = await PiHost.start({
+      piBin: FAKE_PI,
+      home: join(dir.path),
+      label: 'Ada',
+      env: { FAKE_PI_DIALECT: dialect, FAKE_PI_LOG: join(dir.path, 'pi.log'), FAKE_PI_RUN_MS: '80' },
+      provider: 'stub',
+      model: 'stub-model',
+      systemPrompt: 'You are Ada.',
+    });
     gateway = await startGateway({ target: { kind: 'host', host }, origins: [ORIGIN], key: KEY, log: (line) => mine.push(line) });
     client = BrowserClient.connect(`${gateway.url}/`);
   });
@@ -58,7 +72,23 @@ describe.each(['0.73', '1.x'])('host mode over a fake pi speaking the %s dialect
 
   it('runs pi locked down, offline, with a private HOME and none of the AICC_* variables', () => {
     const first = JSON.parse(readFileSync(join(dir.path, 'pi.log'), 'utf8').split('\n')[0]!) as { argv: string[]; env: Record<string, string>; cwd: string };
-    expect(first.argv).toEqual(['--mode', 'rpc', '--provider', 'stub', '--model', 'stub-model', '--no-session', '--no-extensions', '--no-skills', '--no-prompt-templates', '--no-themes', '--no-context-files', '--no-tools', '--system-prompt', 'You are Ada.']);
+    expect(first.argv).toEqual([
+      '--mode',
+      'rpc',
+      '--provider',
+      'stub',
+      '--model',
+      'stub-model',
+      '--no-session',
+      '--no-extensions',
+      '--no-skills',
+      '--no-prompt-templates',
+      '--no-themes',
+      '--no-context-files',
+      '--no-tools',
+      '--system-prompt',
+      'You are Ada.',
+    ]);
     expect(first.env).toMatchObject({ HOME: dir.path, PI_OFFLINE: '1', PI_TELEMETRY: '0', PI_SKIP_VERSION_CHECK: '1' });
     expect(first.env.PI_CODING_AGENT_DIR).toBeDefined();
     expect(Object.keys(first.env).filter((name) => name.startsWith('AICC_'))).toEqual([]);
@@ -66,7 +96,14 @@ describe.each(['0.73', '1.x'])('host mode over a fake pi speaking the %s dialect
 
   it('answers hello with the negotiated version and the agent, and get_state with idle and settled 0', async () => {
     const hello = await client.hello();
-    expect(hello).toMatchObject({ success: true, data: { version: '1.0', protocol: { version: '1.0', minVersion: '1.0' }, agent: { id: 'fake-session', label: 'Ada', piSessionId: 'fake-session', idle: true, settled: 0, status: 'idle' } } });
+    expect(hello).toMatchObject({
+      success: true,
+      data: {
+        version: '1.0',
+        protocol: { version: '1.0', minVersion: '1.0' },
+        agent: { id: 'fake-session', label: 'Ada', piSessionId: 'fake-session', idle: true, settled: 0, status: 'idle' },
+      },
+    });
     expect(await state()).toMatchObject({ idle: true, settled: 0, status: 'idle' });
     expect(await lastText()).toBeNull();
   });
@@ -86,7 +123,9 @@ describe.each(['0.73', '1.x'])('host mode over a fake pi speaking the %s dialect
     expect(answer).toMatchObject({ id: 'd1', command: 'prompt', success: true, data: { deliveredAs: 'prompt' } });
     await settledAbove(before);
     expect((await state()).settled).toBe(before + 1);
-    expect(await lastText()).toBe('reply to: [pi-peers message from "Bram" (id "page-7" on "browser"), hop 1 of at most 3; the sender waits for your reply: answer in your final message]\n\nhello Ada');
+    expect(await lastText()).toBe(
+      'reply to: [pi-peers message from "Bram" (id "page-7" on "browser"), hop 1 of at most 3; the sender waits for your reply: answer in your final message]\n\nhello Ada',
+    );
   });
 
   it('steers a running pi, queues a prompt while busy as a follow-up, all in one run', async () => {
@@ -98,7 +137,11 @@ describe.each(['0.73', '1.x'])('host mode over a fake pi speaking the %s dialect
     await settledAbove(before);
     expect((await state()).settled).toBe(before + 1);
     expect(await lastText()).toBe('reply to: faster + later');
-    expect(commands().filter((c) => c.type === 'prompt').map((c) => c.streamingBehavior)).toEqual([undefined, 'followUp']);
+    expect(
+      commands()
+        .filter((c) => c.type === 'prompt')
+        .map((c) => c.streamingBehavior),
+    ).toEqual([undefined, 'followUp']);
   });
 
   it('delivers a steer or follow_up to an idle pi as a prompt, so it is not left waiting in a queue', async () => {
@@ -126,7 +169,11 @@ describe.each(['0.73', '1.x'])('host mode over a fake pi speaking the %s dialect
 
   it('refuses a delivery past the hop limit without delivering it', async () => {
     await client.hello();
-    expect(await client.request({ id: 'h4', type: 'prompt', message: 'deep', hops: 4 })).toMatchObject({ success: false, errorCode: 'hop_limit', retryable: false });
+    expect(await client.request({ id: 'h4', type: 'prompt', message: 'deep', hops: 4 })).toMatchObject({
+      success: false,
+      errorCode: 'hop_limit',
+      retryable: false,
+    });
     expect(await client.request({ id: 'h0', type: 'prompt', message: 'bad', hops: 0 })).toMatchObject({ success: false, errorCode: 'invalid_request' });
     expect(await client.request({ id: 'm', type: 'prompt', message: '' })).toMatchObject({ success: false, errorCode: 'invalid_request' });
     expect(commands().filter((c) => c.type === 'prompt')).toHaveLength(0);
@@ -148,7 +195,11 @@ describe.each(['0.73', '1.x'])('host mode over a fake pi speaking the %s dialect
     // The text came from pi's agent_end event, not from asking pi.
     expect(commands().filter((c) => c.type === 'get_last_assistant_text')).toHaveLength(0);
     // Met already: answered at once, from the same run.
-    expect((await client.request({ id: 'again', type: 'get_state', settledAbove: 0 })).data).toMatchObject({ settled: 1, held: true, lastAssistantText: 'reply to: hello Ada' });
+    expect((await client.request({ id: 'again', type: 'get_state', settledAbove: 0 })).data).toMatchObject({
+      settled: 1,
+      held: true,
+      lastAssistantText: 'reply to: hello Ada',
+    });
   });
 
   it('asks pi for the reply text of a run that did not end normally', async () => {
@@ -194,9 +245,11 @@ describe.each(['0.73', '1.x'])('host mode over a fake pi speaking the %s dialect
 });
 
 describe('PiHost.start', () => {
-  it('fails with pi\'s own words when pi cannot start', async () => {
+  it("fails with pi's own words when pi cannot start", async () => {
     const dir = tempDir('aicc-pihost-fail-');
-    await expect(PiHost.start({ piBin: FAKE_PI, home: dir.path, env: { FAKE_PI_FAIL_START: '1' } })).rejects.toThrow(/^PiProcess\.start: pi exited \(code 1\); pi said: fake pi: no model configured$/);
+    await expect(PiHost.start({ piBin: FAKE_PI, home: dir.path, env: { FAKE_PI_FAIL_START: '1' } })).rejects.toThrow(
+      /^PiProcess\.start: pi exited \(code 1\); pi said: fake pi: no model configured$/,
+    );
     dir.remove();
   });
 
@@ -216,9 +269,15 @@ describe("host mode's mcpCharacter option", () => {
   const never = (): Promise<PiHost> => Promise.reject(new Error('pi must not be started'));
 
   it('needs mcp: true, a starter rather than a running pi, and a character id', async () => {
-    await expect(startGateway({ target: { kind: 'host', host: never, mcpCharacter: 'cleo' }, origins: [ORIGIN], key: KEY })).rejects.toThrow(/mcpCharacter needs mcp: true/);
-    await expect(startGateway({ target: { kind: 'host', host: {} as PiHost, mcpCharacter: 'cleo' }, origins: [ORIGIN], key: KEY, mcp: true })).rejects.toThrow(/a pi already running cannot be given MCP servers/);
-    await expect(startGateway({ target: { kind: 'host', host: never, mcpCharacter: 'no/such' }, origins: [ORIGIN], key: KEY, mcp: true })).rejects.toThrow(/is not a character id/);
+    await expect(startGateway({ target: { kind: 'host', host: never, mcpCharacter: 'cleo' }, origins: [ORIGIN], key: KEY })).rejects.toThrow(
+      /mcpCharacter needs mcp: true/,
+    );
+    await expect(startGateway({ target: { kind: 'host', host: {} as PiHost, mcpCharacter: 'cleo' }, origins: [ORIGIN], key: KEY, mcp: true })).rejects.toThrow(
+      /a pi already running cannot be given MCP servers/,
+    );
+    await expect(startGateway({ target: { kind: 'host', host: never, mcpCharacter: 'no/such' }, origins: [ORIGIN], key: KEY, mcp: true })).rejects.toThrow(
+      /is not a character id/,
+    );
   });
 
   it("hands the starter this gateway's /mcp/<id> with the key as bearer header, and stops listening when pi fails", async () => {
@@ -230,7 +289,9 @@ describe("host mode's mcpCharacter option", () => {
       mcp: true,
     });
     await expect(started).rejects.toThrow('pi would not start');
-    expect(given).toEqual({ aicc: { url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp\/cleo$/), headers: { Authorization: `Bearer ${KEY}` }, exposure: 'direct' } });
+    expect(given).toEqual({
+      aicc: { url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp\/cleo$/), headers: { Authorization: `Bearer ${KEY}` }, exposure: 'direct' },
+    });
     const port = Number(/:(\d+)\//.exec((given!.aicc as { url: string }).url)![1]);
     const reached = await new Promise<string>((resolve) => {
       const socket = connect(port, '127.0.0.1');

@@ -29,7 +29,12 @@ beforeEach(async () => {
   clients = [];
   agent = await startFakeAgent(join(home.path, 'ada.sock'), TOKEN);
   writeEntry(home.path, agentEntry('ada', agent.endpoint, TOKEN));
-  gateway = await startGateway({ target: { kind: 'relay', peersHome: home.path }, origins: ['http://localhost:5173'], key: 'test-gateway-key-0123456789abcdef', log: (line) => mine.push(line) });
+  gateway = await startGateway({
+    target: { kind: 'relay', peersHome: home.path },
+    origins: ['http://localhost:5173'],
+    key: 'test-gateway-key-0123456789abcdef',
+    log: (line) => mine.push(line),
+  });
 });
 
 afterEach(async () => {
@@ -73,7 +78,10 @@ describe('relay mode', () => {
   it('refuses a hello that carries a token, without ever reaching the agent', async () => {
     const client = connect();
     client.send({ id: 'h', type: 'hello', protocol: { version: '1.0', minVersion: '1.0' }, token: 'guess' });
-    expect(await within(client.closed, 'the close')).toEqual({ code: CLOSE.badKey, reason: 'a browser must not send a token; the gateway authenticates to the agent itself' });
+    expect(await within(client.closed, 'the close')).toEqual({
+      code: CLOSE.badKey,
+      reason: 'a browser must not send a token; the gateway authenticates to the agent itself',
+    });
     expect(client.records[0]).toMatchObject({ id: 'h', success: false, errorCode: 'auth_failed' });
     expect(agent.connections).toBe(0);
   });
@@ -165,7 +173,9 @@ describe('relay mode', () => {
     await within(new Promise((resolve) => setTimeout(resolve, 20)), 'the log line');
     const lines = logs.filter((line) => line.includes('#1 '));
     expect(lines, lines.join('\n')).toHaveLength(1);
-    expect(lines[0]).toMatch(/^aicc gateway: #1 origin http:\/\/localhost:5173 relay to agent ada: closed \(4502\): the agent closed the connection: .*; 1 records in, 1 out, \d+\.\d s$/);
+    expect(lines[0]).toMatch(
+      /^aicc gateway: #1 origin http:\/\/localhost:5173 relay to agent ada: closed \(4502\): the agent closed the connection: .*; 1 records in, 1 out, \d+\.\d s$/,
+    );
   });
 
   it('forwards records sent right after the hello, in order, before the agent has answered', async () => {

@@ -7,7 +7,20 @@ describe('replyTextOf', () => {
   it("reads the text of a run's last assistant message when it stopped normally, as pi would give it", () => {
     expect(replyTextOf({ messages: [{ role: 'user', content: [] }, assistant('stop', ' Go ', 'north. ')] })).toBe('Go north.');
     expect(replyTextOf({ messages: [assistant('stop', 'first'), { role: 'toolResult' }, assistant('stop', 'second')] })).toBe('second');
-    expect(replyTextOf({ messages: [{ role: 'assistant', stopReason: 'stop', content: [{ type: 'thinking', thinking: 'hm' }, { type: 'text', text: 'ok' }] }] })).toBe('ok');
+    expect(
+      replyTextOf({
+        messages: [
+          {
+            role: 'assistant',
+            stopReason: 'stop',
+            content: [
+              { type: 'thinking', thinking: 'hm' },
+              { type: 'text', text: 'ok' },
+            ],
+          },
+        ],
+      }),
+    ).toBe('ok');
   });
 
   it('gives null for a normal reply without text', () => {

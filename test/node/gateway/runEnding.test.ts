@@ -52,15 +52,27 @@ describe('the host at the end of a run', () => {
   let gateway: Gateway;
   let client: BrowserClient;
 
-  const commands = (): Record_[] => readFileSync(join(dir.path, 'pi.log'), 'utf8').trim().split('\n').slice(1).map((line) => JSON.parse(line) as Record_);
+  const commands = (): Record_[] =>
+    readFileSync(join(dir.path, 'pi.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => JSON.parse(line) as Record_);
   async function start(dialect: string, env: Record<string, string>): Promise<void> {
     dir = tempDir('aicc-run-ending-');
-    host = await PiHost.start({ piBin: FAKE_PI, home: dir.path, env: { FAKE_PI_DIALECT: dialect, FAKE_PI_LOG: join(dir.path, 'pi.log'), FAKE_PI_RUN_MS: '20', ...env }, provider: 'stub', model: 'stub-model' });
+    host = await PiHost.start({
+      piBin: FAKE_PI,
+      home: dir.path,
+      env: { FAKE_PI_DIALECT: dialect, FAKE_PI_LOG: join(dir.path, 'pi.log'), FAKE_PI_RUN_MS: '20', ...env },
+      provider: 'stub',
+      model: 'stub-model',
+    });
     gateway = await startGateway({ target: { kind: 'host', host }, origins: [ORIGIN], key: KEY, log: () => {} });
     client = BrowserClient.connect(`${gateway.url}/`);
     await client.hello();
   }
-  const replyAfter = async (settled: number): Promise<unknown> => ((await client.request({ id: `wait-${settled}`, type: 'get_state', settledAbove: settled })).data as Record_)['lastAssistantText'];
+  const replyAfter = async (settled: number): Promise<unknown> =>
+    ((await client.request({ id: `wait-${settled}`, type: 'get_state', settledAbove: settled })).data as Record_)['lastAssistantText'];
 
   afterEach(async () => {
     client.close();
@@ -86,7 +98,11 @@ describe('the host at the end of a run', () => {
     // pi has looked, but the final reply is not out: the host cannot tell, and queues the steer.
     expect(await client.request({ id: 's', type: 'steer', message: 'look out' })).toMatchObject({ success: true, data: { deliveredAs: 'steer' } });
     expect(await replyAfter(1)).toBe(`reply to: ${STRANDED_NOTE} + look out`);
-    expect(commands().filter((c) => c['type'] === 'prompt').map((c) => c['message'])).toEqual(['first', STRANDED_NOTE]);
+    expect(
+      commands()
+        .filter((c) => c['type'] === 'prompt')
+        .map((c) => c['message']),
+    ).toEqual(['first', STRANDED_NOTE]);
   });
 
   it('leaves pi 1.x alone: it runs what was queued late itself, before settling', async () => {
@@ -96,7 +112,11 @@ describe('the host at the end of a run', () => {
     expect(host.runEnding).toBe(false);
     expect(await client.request({ id: 's', type: 'steer', message: 'look out' })).toMatchObject({ success: true, data: { deliveredAs: 'steer' } });
     expect(await replyAfter(0)).toBe('reply to: look out');
-    expect(commands().filter((c) => c['type'] === 'prompt').map((c) => c['message'])).toEqual(['first']);
+    expect(
+      commands()
+        .filter((c) => c['type'] === 'prompt')
+        .map((c) => c['message']),
+    ).toEqual(['first']);
   });
 
   it('starts a run for a steer that reached pi 1.x after its last look, once the run settled', async () => {
@@ -105,6 +125,10 @@ describe('the host at the end of a run', () => {
     await vi.waitFor(() => expect(commands().some((c) => c['fake'] === 'settling')).toBe(true), { timeout: 5000, interval: 5 });
     expect(await client.request({ id: 's', type: 'steer', message: 'look out' })).toMatchObject({ success: true, data: { deliveredAs: 'steer' } });
     expect(await replyAfter(0)).toBe(`reply to: ${STRANDED_NOTE} + look out`);
-    expect(commands().filter((c) => c['type'] === 'prompt').map((c) => c['message'])).toEqual(['first', STRANDED_NOTE]);
+    expect(
+      commands()
+        .filter((c) => c['type'] === 'prompt')
+        .map((c) => c['message']),
+    ).toEqual(['first', STRANDED_NOTE]);
   });
 });

@@ -74,7 +74,13 @@ describe('RunTracker, pi 0.73 events', () => {
 describe('RunTracker, pi 1.x events', () => {
   it('counts a run once when agent_settled follows agent_end in the first run', () => {
     const tracker = new RunTracker();
-    const run = [ev('agent_start'), ev('message_start', { message: { role: 'system' } }), ev('message_end', { message: { role: 'system' } }), ev('agent_end', assistant('stop')), ev('agent_settled', { aborted: false })];
+    const run = [
+      ev('agent_start'),
+      ev('message_start', { message: { role: 'system' } }),
+      ev('message_end', { message: { role: 'system' } }),
+      ev('agent_end', assistant('stop')),
+      ev('agent_settled', { aborted: false }),
+    ];
     feed(tracker, run);
     expect([tracker.idle, tracker.settled, tracker.dialect]).toEqual([true, 1, 'agent_settled']);
     // From now on agent_end is not the end: only agent_settled is.

@@ -18,7 +18,15 @@ describe('parseRedisUrl', () => {
   it('reads host, port, database, user and password, and never shows the password', () => {
     expect(parseRedisUrl('redis://127.0.0.1:6380/2', 'here')).toEqual({ host: '127.0.0.1', port: 6380, db: 2, tls: false, shown: 'redis://127.0.0.1:6380/2' });
     expect(parseRedisUrl('redis://queue.lab', 'here')).toMatchObject({ host: 'queue.lab', port: 6379, db: 0 });
-    expect(parseRedisUrl('rediss://sweeper:s%40cret@[::1]:7000', 'here')).toEqual({ host: '::1', port: 7000, db: 0, username: 'sweeper', password: 's@cret', tls: true, shown: 'rediss://sweeper:***@[::1]:7000' });
+    expect(parseRedisUrl('rediss://sweeper:s%40cret@[::1]:7000', 'here')).toEqual({
+      host: '::1',
+      port: 7000,
+      db: 0,
+      username: 'sweeper',
+      password: 's@cret',
+      tls: true,
+      shown: 'rediss://sweeper:***@[::1]:7000',
+    });
   });
 
   it.each([
@@ -32,10 +40,13 @@ describe('parseRedisUrl', () => {
     expect(() => parseRedisUrl(url, 'here')).toThrow(/^here: /);
   });
 
-  it.each(['http://sweeper:s3cret@127.0.0.1:6379', 'redis://:s3cret@', 'redis://:s3cret@host:6379/queue', 'redis://u:s3cret@host?db=2', 'nonsense:s3cret@x'])('never puts the password of %s in its error', (url) => {
-    expect(() => parseRedisUrl(url, 'here')).toThrow(/^here: /);
-    expect(() => parseRedisUrl(url, 'here')).not.toThrow(/s3cret/);
-  });
+  it.each(['http://sweeper:s3cret@127.0.0.1:6379', 'redis://:s3cret@', 'redis://:s3cret@host:6379/queue', 'redis://u:s3cret@host?db=2', 'nonsense:s3cret@x'])(
+    'never puts the password of %s in its error',
+    (url) => {
+      expect(() => parseRedisUrl(url, 'here')).toThrow(/^here: /);
+      expect(() => parseRedisUrl(url, 'here')).not.toThrow(/s3cret/);
+    },
+  );
 });
 
 describe('a Redis that cannot be reached', () => {
@@ -58,7 +69,10 @@ describe('a Redis that cannot be reached', () => {
 
   it('a bad URL fails the sweep before the results file is touched', async () => {
     const out = join(dir, 'bad-url.jsonl');
-    await expect(sweep('http://127.0.0.1:6379', out)).rejects.toMatchObject({ code: 'AICC_INVALID_OPTION', message: expect.stringMatching(/^runQueueSweep: the queue URL must be redis:\/\/HOST:PORT/) });
+    await expect(sweep('http://127.0.0.1:6379', out)).rejects.toMatchObject({
+      code: 'AICC_INVALID_OPTION',
+      message: expect.stringMatching(/^runQueueSweep: the queue URL must be redis:\/\/HOST:PORT/),
+    });
     expect(existsSync(out)).toBe(false);
   });
 
@@ -67,7 +81,9 @@ describe('a Redis that cannot be reached', () => {
     const out = join(dir, 'closed.jsonl');
     await expect(sweep(`redis://127.0.0.1:${port}`, out)).rejects.toMatchObject({
       code: 'AICC_NOT_CONNECTED',
-      message: expect.stringMatching(new RegExp(`^runQueueSweep: cannot reach Redis at redis://127\\.0\\.0\\.1:${port} \\(.*ECONNREFUSED.*\\); start redis-server there`)),
+      message: expect.stringMatching(
+        new RegExp(`^runQueueSweep: cannot reach Redis at redis://127\\.0\\.0\\.1:${port} \\(.*ECONNREFUSED.*\\); start redis-server there`),
+      ),
     });
     expect(existsSync(out)).toBe(false);
   });
@@ -75,13 +91,17 @@ describe('a Redis that cannot be reached', () => {
   it('a server that never answers fails the sweep after the connect timeout, not later', async () => {
     const port = await silentPort();
     const started = performance.now();
-    await expect(sweep(`redis://127.0.0.1:${port}`, join(dir, 'silent.jsonl'))).rejects.toThrow(new RegExp(`cannot reach Redis at redis://127\\.0\\.0\\.1:${port}/? \\(no answer within 1000 ms\\)`));
+    await expect(sweep(`redis://127.0.0.1:${port}`, join(dir, 'silent.jsonl'))).rejects.toThrow(
+      new RegExp(`cannot reach Redis at redis://127\\.0\\.0\\.1:${port}/? \\(no answer within 1000 ms\\)`),
+    );
     // Bounded by the timeout it was given (with room for a busy machine), far below the 10 s default.
     expect(performance.now() - started).toBeLessThan(CONNECT_TIMEOUT_MS / 2);
   });
 
   it('a worker fails the same way instead of waiting for a Redis that is not there', async () => {
     const port = await silentPort();
-    await expect(runQueueWorker({ queue: `redis://127.0.0.1:${port}`, connectTimeoutMs: 500 })).rejects.toThrow(/^runQueueWorker: cannot reach Redis at .* \(no answer within 500 ms\)/);
+    await expect(runQueueWorker({ queue: `redis://127.0.0.1:${port}`, connectTimeoutMs: 500 })).rejects.toThrow(
+      /^runQueueWorker: cannot reach Redis at .* \(no answer within 500 ms\)/,
+    );
   });
 });

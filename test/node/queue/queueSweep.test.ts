@@ -46,7 +46,11 @@ describeWithRedis('a sweep on a BullMQ queue', () => {
     const connection = new Redis(redis.port, '127.0.0.1', { maxRetriesPerRequest: null });
     const queue = new Queue(queueName, { connection });
     const events = new QueueEvents(queueName, { connection });
-    closers.push(() => events.close(), () => queue.close(), async () => connection.disconnect());
+    closers.push(
+      () => events.close(),
+      () => queue.close(),
+      async () => connection.disconnect(),
+    );
     return { queue, events };
   }
 
@@ -57,7 +61,11 @@ describeWithRedis('a sweep on a BullMQ queue', () => {
   }
 
   /** Each line of a results file, parsed: duplicates would show here (readResults drops them). */
-  const lines = (path: string): EpisodeSummary[] => readFileSync(path, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as EpisodeSummary);
+  const lines = (path: string): EpisodeSummary[] =>
+    readFileSync(path, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as EpisodeSummary);
 
   /** The same plan, episode after episode in this process (yielding between them so the sweep's I/O runs). */
   async function inProcess(plan: readonly SweepJob[]): Promise<EpisodeSummary[]> {
@@ -69,144 +77,145 @@ describeWithRedis('a sweep on a BullMQ queue', () => {
     return episodes;
   }
 
-  it(
-    'runs 500 episodes on two worker processes, one SIGKILLed mid-episode: 0 missing, 0 differing, the in-process aggregate byte for byte',
-    async () => {
-      const queueName = 'killed-worker';
-      const seeds = range(1, 500);
-      // ~190 ticks: some seeds meet every goal before nightfall and some do not.
-      const grid = { dayTicks: [190] };
-      const plan = planSweep(villageWorld, seeds, grid);
-      const { queue, events } = watch(queueName);
-      const stalled = new Set<string>();
-      events.on('stalled', ({ jobId: id }) => stalled.add(id));
-      await events.waitUntilReady();
-      // Short locks, so the killed worker's job comes back in about two seconds, not a minute.
-      const a = startWorker(queueName, 'worker-a', '--lock-ms', '1000', '--stalled-ms', '500');
-      const b = startWorker(queueName, 'worker-b', '--lock-ms', '1000', '--stalled-ms', '500');
-      await Promise.all([a.ready, b.ready]);
+  it('runs 500 episodes on two worker processes, one SIGKILLed mid-episode: 0 missing, 0 differing, the in-process aggregate byte for byte', async () => {
+    const queueName = 'killed-worker';
+    const seeds = range(1, 500);
+    // ~190 ticks: some seeds meet every goal before nightfall and some do not.
+    const grid = { dayTicks: [190] };
+    const plan = planSweep(villageWorld, seeds, grid);
+    const { queue, events } = watch(queueName);
+    const stalled = new Set<string>();
+    events.on('stalled', ({ jobId: id }) => stalled.add(id));
+    await events.waitUntilReady();
+    // Short locks, so the killed worker's job comes back in about two seconds, not a minute.
+    const a = startWorker(queueName, 'worker-a', '--lock-ms', '1000', '--stalled-ms', '500');
+    const b = startWorker(queueName, 'worker-b', '--lock-ms', '1000', '--stalled-ms', '500');
+    await Promise.all([a.ready, b.ready]);
 
-      // Freezes worker A and looks at what it holds: with a job active, it is killed right there,
-      // mid-episode; idle (between jobs), it is let go and tried again a moment later.
-      const killMidEpisode = async (): Promise<string> => {
-        for (let attempt = 0; attempt < 200; attempt++) {
-          process.kill(a.pid, 'SIGSTOP');
-          const held = (await queue.getActive()).find((job) => job.processedBy === 'worker-a');
-          if (held !== undefined) {
-            process.kill(a.pid, 'SIGKILL');
-            return held.id!;
-          }
-          process.kill(a.pid, 'SIGCONT');
-          await new Promise((resolve) => setTimeout(resolve, 5));
+    // Freezes worker A and looks at what it holds: with a job active, it is killed right there,
+    // mid-episode; idle (between jobs), it is let go and tried again a moment later.
+    const killMidEpisode = async (): Promise<string> => {
+      for (let attempt = 0; attempt < 200; attempt++) {
+        process.kill(a.pid, 'SIGSTOP');
+        const held = (await queue.getActive()).find((job) => job.processedBy === 'worker-a');
+        if (held !== undefined) {
+          process.kill(a.pid, 'SIGKILL');
+          return held.id!;
         }
-        throw new Error('worker A was never caught holding a job');
-      };
-      let killing: Promise<string> | undefined;
-      const out = join(dir, 'killed-worker.jsonl');
-      const [result, reference] = await Promise.all([
-        runQueueSweep({
-          world: 'village',
-          seeds,
-          grid,
-          out,
-          queue: redis.url,
-          queueName,
-          pollMs: 500,
-          progress: (done) => {
-            if (done >= 50) killing ??= killMidEpisode();
-          },
-        }),
-        inProcess(plan),
-      ]);
-      const killedJob = await killing!;
-
-      expect(await a.exited).toBe('SIGKILL');
-      // The job A died holding was put back by B's stall check, and ran again.
-      expect(stalled).toContain(killedJob);
-      expect(result.jobs).toBe(500);
-      expect(result.missing).toEqual([]);
-      const written = lines(out);
-      expect(written).toHaveLength(500);
-      expect(new Set(written.map((episode) => jobKey(episode.world, episode.params, episode.seed))).size).toBe(500);
-      expect(written.filter((episode) => jobId(episode) === killedJob)).toHaveLength(1);
-      // 0 differing: every episode as the in-process run has it, and the aggregate byte for byte.
-      const byKey = new Map(result.episodes.map((episode) => [jobKey(episode.world, episode.params, episode.seed), episode]));
-      expect(plan.filter((job) => comparable(byKey.get(job.key)!) !== comparable(reference[plan.indexOf(job)]!))).toEqual([]);
-      expect(JSON.stringify(result.aggregate)).toBe(JSON.stringify(aggregate(reference)));
-      // The outcome varies by seed, so the comparison is not of 500 equal episodes.
-      expect(Object.keys(result.aggregate[0]!.stops).sort()).toEqual(['goals_met', 'nightfall']);
-      // Each job was removed once written: Redis keeps only what is in flight.
-      expect(await queue.getJobCounts('completed', 'failed', 'waiting', 'active')).toEqual({ completed: 0, failed: 0, waiting: 0, active: 0 });
-      // The sweep ended with worker B alone, still serving.
-      expect(b.child.exitCode).toBe(null);
-    },
-    90_000,
-  );
-
-  it(
-    'resumed after its coordinator stopped mid-sweep, adds only the jobs Redis never had and collects the ones that ran meanwhile',
-    async () => {
-      const queueName = 'resumed';
-      const seeds = range(1, 120);
-      const grid = { dayTicks: [100] };
-      const plan = planSweep(villageWorld, seeds, grid);
-      const worker = startWorker(queueName, 'worker-c');
-      await worker.ready;
-      const out = join(dir, 'resumed.jsonl');
-      const options = { world: 'village', seeds, grid, out, queue: redis.url, queueName, maxQueued: 30, pollMs: 200 };
-
-      const stop = new AbortController();
-      const addedFirst: string[] = [];
-      const first = await runQueueSweep({
-        ...options,
-        signal: stop.signal,
-        onAdded: (ids) => addedFirst.push(...ids),
+        process.kill(a.pid, 'SIGCONT');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      throw new Error('worker A was never caught holding a job');
+    };
+    let killing: Promise<string> | undefined;
+    const out = join(dir, 'killed-worker.jsonl');
+    const [result, reference] = await Promise.all([
+      runQueueSweep({
+        world: 'village',
+        seeds,
+        grid,
+        out,
+        queue: redis.url,
+        queueName,
+        pollMs: 500,
         progress: (done) => {
-          if (done >= 40) stop.abort();
+          if (done >= 50) killing ??= killMidEpisode();
         },
-      });
-      const writtenFirst = 120 - first.missing.length;
-      expect(writtenFirst).toBeGreaterThanOrEqual(40);
-      // Stopped with jobs still on the queue (they keep running) and jobs never added.
-      expect(addedFirst.length).toBeGreaterThan(writtenFirst);
-      expect(addedFirst.length).toBeLessThan(120);
-      expect(lines(out)).toHaveLength(writtenFirst);
+      }),
+      inProcess(plan),
+    ]);
+    const killedJob = await killing!;
 
-      await expect(runQueueSweep(options)).rejects.toThrow(/is not empty; resume/);
+    expect(await a.exited).toBe('SIGKILL');
+    // The job A died holding was put back by B's stall check, and ran again.
+    expect(stalled).toContain(killedJob);
+    expect(result.jobs).toBe(500);
+    expect(result.missing).toEqual([]);
+    const written = lines(out);
+    expect(written).toHaveLength(500);
+    expect(new Set(written.map((episode) => jobKey(episode.world, episode.params, episode.seed))).size).toBe(500);
+    expect(written.filter((episode) => jobId(episode) === killedJob)).toHaveLength(1);
+    // 0 differing: every episode as the in-process run has it, and the aggregate byte for byte.
+    const byKey = new Map(result.episodes.map((episode) => [jobKey(episode.world, episode.params, episode.seed), episode]));
+    expect(plan.filter((job) => comparable(byKey.get(job.key)!) !== comparable(reference[plan.indexOf(job)]!))).toEqual([]);
+    expect(JSON.stringify(result.aggregate)).toBe(JSON.stringify(aggregate(reference)));
+    // The outcome varies by seed, so the comparison is not of 500 equal episodes.
+    expect(Object.keys(result.aggregate[0]!.stops).sort()).toEqual(['goals_met', 'nightfall']);
+    // Each job was removed once written: Redis keeps only what is in flight.
+    expect(await queue.getJobCounts('completed', 'failed', 'waiting', 'active')).toEqual({ completed: 0, failed: 0, waiting: 0, active: 0 });
+    // The sweep ended with worker B alone, still serving.
+    expect(b.child.exitCode).toBe(null);
+  }, 90_000);
 
-      const addedSecond: string[] = [];
-      const second = await runQueueSweep({ ...options, resume: true, onAdded: (ids) => addedSecond.push(...ids) });
-      expect(second.missing).toEqual([]);
-      expect(second.ran).toBe(first.missing.length);
-      // Added now: exactly the jobs the first run never added. The ones it added and did not
-      // write were taken from Redis (done while no coordinator ran) or waited for — not added again.
-      expect(addedSecond.sort()).toEqual(plan.map((job) => jobId(job)).filter((id) => !addedFirst.includes(id)).sort());
-      const written = lines(out);
-      expect(written).toHaveLength(120);
-      expect(new Set(written.map((episode) => jobKey(episode.world, episode.params, episode.seed)))).toEqual(new Set(plan.map((job) => job.key)));
-    },
-    60_000,
-  );
+  it('resumed after its coordinator stopped mid-sweep, adds only the jobs Redis never had and collects the ones that ran meanwhile', async () => {
+    const queueName = 'resumed';
+    const seeds = range(1, 120);
+    const grid = { dayTicks: [100] };
+    const plan = planSweep(villageWorld, seeds, grid);
+    const worker = startWorker(queueName, 'worker-c');
+    await worker.ready;
+    const out = join(dir, 'resumed.jsonl');
+    const options = { world: 'village', seeds, grid, out, queue: redis.url, queueName, maxQueued: 30, pollMs: 200 };
 
-  it(
-    'fails, naming the episode and why, when its world throws on a worker; resume puts the failed job back on the queue',
-    async () => {
-      const queueName = 'broken';
-      const worker = startWorker(queueName, 'worker-d');
-      await worker.ready;
-      const options = { world: fileURLToPath(new URL('./brokenWorld.mjs', import.meta.url)), seeds: [1, 2, 3], out: join(dir, 'broken.jsonl'), queue: redis.url, queueName, pollMs: 200 };
-      const failure = /^runQueueSweep: episode broken\/\{\}\/([123]) failed on a worker: the broken world cannot set up; the episodes written so far are kept, and resume retries this one$/;
-      const first = await runQueueSweep(options).then(
-        () => expect.fail('the sweep of a broken world resolved'),
-        (error: Error) => error.message,
-      );
-      expect(first).toMatch(failure);
-      const failedJob = jobId({ world: 'broken', params: {}, seed: Number(failure.exec(first)![1]) });
-      const retried: string[] = [];
-      await expect(runQueueSweep({ ...options, resume: true, onAdded: (ids) => retried.push(...ids) })).rejects.toThrow(failure);
-      expect(retried).toContain(failedJob);
-      expect(worker.output()).toContain(`aicc worker: job ${failedJob} failed: the broken world cannot set up`);
-    },
-    30_000,
-  );
+    const stop = new AbortController();
+    const addedFirst: string[] = [];
+    const first = await runQueueSweep({
+      ...options,
+      signal: stop.signal,
+      onAdded: (ids) => addedFirst.push(...ids),
+      progress: (done) => {
+        if (done >= 40) stop.abort();
+      },
+    });
+    const writtenFirst = 120 - first.missing.length;
+    expect(writtenFirst).toBeGreaterThanOrEqual(40);
+    // Stopped with jobs still on the queue (they keep running) and jobs never added.
+    expect(addedFirst.length).toBeGreaterThan(writtenFirst);
+    expect(addedFirst.length).toBeLessThan(120);
+    expect(lines(out)).toHaveLength(writtenFirst);
+
+    await expect(runQueueSweep(options)).rejects.toThrow(/is not empty; resume/);
+
+    const addedSecond: string[] = [];
+    const second = await runQueueSweep({ ...options, resume: true, onAdded: (ids) => addedSecond.push(...ids) });
+    expect(second.missing).toEqual([]);
+    expect(second.ran).toBe(first.missing.length);
+    // Added now: exactly the jobs the first run never added. The ones it added and did not
+    // write were taken from Redis (done while no coordinator ran) or waited for — not added again.
+    expect(addedSecond.sort()).toEqual(
+      plan
+        .map((job) => jobId(job))
+        .filter((id) => !addedFirst.includes(id))
+        .sort(),
+    );
+    const written = lines(out);
+    expect(written).toHaveLength(120);
+    expect(new Set(written.map((episode) => jobKey(episode.world, episode.params, episode.seed)))).toEqual(new Set(plan.map((job) => job.key)));
+  }, 60_000);
+
+  it('fails, naming the episode and why, when its world throws on a worker; resume puts the failed job back on the queue', async () => {
+    const queueName = 'broken';
+    const worker = startWorker(queueName, 'worker-d');
+    await worker.ready;
+    const options = {
+      world: fileURLToPath(new URL('./brokenWorld.mjs', import.meta.url)),
+      seeds: [1, 2, 3],
+      out: join(dir, 'broken.jsonl'),
+      queue: redis.url,
+      queueName,
+      pollMs: 200,
+    };
+    const failure =
+      /^runQueueSweep: episode broken\/\{\}\/([123]) failed on a worker: the broken world cannot set up; the episodes written so far are kept, and resume retries this one$/;
+    const first = await runQueueSweep(options).then(
+      () => expect.fail('the sweep of a broken world resolved'),
+      (error: Error) => error.message,
+    );
+    expect(first).toMatch(failure);
+    const failedJob = jobId({ world: 'broken', params: {}, seed: Number(failure.exec(first)![1]) });
+    const retried: string[] = [];
+    await expect(runQueueSweep({ ...options, resume: true, onAdded: (ids) => retried.push(...ids) })).rejects.toThrow(failure);
+    expect(retried).toContain(failedJob);
+    expect(worker.output()).toContain(`aicc worker: job ${failedJob} failed: the broken world cannot set up`);
+  }, 30_000);
 });

@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /** Why the Redis suites cannot run here, or undefined when they can. */
-export const redisSkip: string | undefined = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0 ? undefined : 'needs redis-server (Debian package redis-server; .ci/run installs it)';
+export const redisSkip: string | undefined =
+  spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0
+    ? undefined
+    : 'needs redis-server (Debian package redis-server; .ci/run installs it)';
 
 /** `describe` for suites that start a Redis: skipped with the reason where it is missing, failed under CI. */
 export function describeWithRedis(name: string, body: () => void): void {
@@ -72,7 +75,28 @@ export async function startRedis(): Promise<RedisServer> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'aicc-redis-'));
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning', '--maxmemory-policy', 'noeviction'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        '--daemonize',
+        'no',
+        '--loglevel',
+        'warning',
+        '--maxmemory-policy',
+        'noeviction',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let log = '';
     child.stderr!.on('data', (data: Buffer) => (log += data.toString()));
     const stop = async (): Promise<void> => {

@@ -33,7 +33,10 @@ export function tempFolder(): string {
 export function rawEpisodes(path: string): EpisodeSummary[] {
   const text = readFileSync(path, 'utf8');
   if (text !== '' && !text.endsWith('\n')) throw new Error(`${path} ends in a torn line`);
-  return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as EpisodeSummary);
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as EpisodeSummary);
 }
 
 /** How many lines each job key has in a results file. */

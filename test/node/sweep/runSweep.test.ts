@@ -15,7 +15,8 @@ import { keyCounts, rawEpisodes, requireBuiltWorker, seedRange, tempFolder } fro
 beforeAll(requireBuiltWorker);
 
 /** key → state hash of every episode of a sweep. */
-const hashes = (result: SweepResult): Record<string, string> => Object.fromEntries(result.episodes.map((episode) => [`${JSON.stringify(episode.params)}/${episode.seed}`, episode.stateHash]));
+const hashes = (result: SweepResult): Record<string, string> =>
+  Object.fromEntries(result.episodes.map((episode) => [`${JSON.stringify(episode.params)}/${episode.seed}`, episode.stateHash]));
 
 /** Records every job handed to a thread; `kill` says which start to terminate its thread on. */
 function threadLog(kill: (start: number, job: SweepJob) => boolean = () => false) {
@@ -70,7 +71,14 @@ describe('runSweep on worker threads', () => {
   it('fails on a job that throws, naming it, without retrying it; every thread is ended', async () => {
     const log = threadLog();
     // The village takes 0 to 3 apples: its setup throws in the worker for 99.
-    const sweep = runSweep({ world: 'village', seeds: [1, 2, 3], grid: { apples: [99] }, out: join(tempFolder(), 'r.jsonl'), workers: 1, onThread: log.onThread });
+    const sweep = runSweep({
+      world: 'village',
+      seeds: [1, 2, 3],
+      grid: { apples: [99] },
+      out: join(tempFolder(), 'r.jsonl'),
+      workers: 1,
+      onThread: log.onThread,
+    });
     await expect(sweep).rejects.toThrow(/job village\/\{"apples":99,"dayTicks":600\}\/1 failed: .*apples must be from 0 to 3/);
     expect(log.started.map((job) => job.seed)).toEqual([1]);
     expect([...log.workers].map((worker) => worker.threadId)).toEqual([-1]);
@@ -112,7 +120,10 @@ describe('runSweep on worker threads', () => {
     const folder = tempFolder();
     const module = join(folder, 'hamlet.mjs');
     const dist = (name: string): string => pathToFileURL(join(import.meta.dirname, '../../../dist', name)).href;
-    writeFileSync(module, `import { defineWorld } from ${JSON.stringify(dist('research.js'))};\nimport { villageWorld } from ${JSON.stringify(dist('worlds.js'))};\nexport default defineWorld({ ...villageWorld, name: 'hamlet', params: { ...villageWorld.params, dayTicks: 30 } });\n`);
+    writeFileSync(
+      module,
+      `import { defineWorld } from ${JSON.stringify(dist('research.js'))};\nimport { villageWorld } from ${JSON.stringify(dist('worlds.js'))};\nexport default defineWorld({ ...villageWorld, name: 'hamlet', params: { ...villageWorld.params, dayTicks: 30 } });\n`,
+    );
     const path = relative(process.cwd(), module);
     expect(workerWorld(path)).toBe(module);
     expect(workerWorld('village')).toBe('village');
@@ -151,7 +162,11 @@ describe('runSweep --resume', () => {
 
     const log = threadLog();
     const resumed = await runSweep({ ...options, out: partial, resume: true, workers: 2, onThread: log.onThread });
-    const heldKeys = new Set(rawEpisodes(join(folder, 'reference.jsonl')).slice(0, 5).map((episode) => `${JSON.stringify(episode.params)}/${episode.seed}`));
+    const heldKeys = new Set(
+      rawEpisodes(join(folder, 'reference.jsonl'))
+        .slice(0, 5)
+        .map((episode) => `${JSON.stringify(episode.params)}/${episode.seed}`),
+    );
     expect(resumed.ran).toBe(7);
     expect(log.started).toHaveLength(7);
     expect(log.started.some((job) => heldKeys.has(`${JSON.stringify(job.params)}/${job.seed}`))).toBe(false);

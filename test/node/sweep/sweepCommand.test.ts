@@ -22,7 +22,11 @@ describe('aicc sweep', () => {
   it('runs the sweep, prints the aggregate table and what ran, with a progress bar on a terminal', async () => {
     const out = join(tempFolder(), 'results.jsonl');
     const { io, out: stdout, err } = fakeIo(true);
-    const code = await sweepCommand(['village', '--seeds', '1..6', '--param', 'dayTicks=40', '--param', 'apples=1,3', '--workers', '2', '--out', out], io, runtime);
+    const code = await sweepCommand(
+      ['village', '--seeds', '1..6', '--param', 'dayTicks=40', '--param', 'apples=1,3', '--workers', '2', '--out', out],
+      io,
+      runtime,
+    );
     expect(err.filter((text) => !text.startsWith('\r'))).toEqual([]);
     expect(code).toBe(0);
     const table = formatAggregate(aggregate(readResults(out).episodes));
@@ -36,7 +40,7 @@ describe('aicc sweep', () => {
     const out = join(tempFolder(), 'results.jsonl');
     const argv = ['village', '--seeds', '1..4', '--param', 'dayTicks=30', '--workers', '1', '--out', out];
     expect(await sweepCommand(argv, fakeIo().io, runtime)).toBe(0);
-    writeFileSync(out, readFileSync(out, 'utf8').split('\n').slice(0, 2).join('\n') + '\n{"world":"vill'); // two whole lines and a torn one
+    writeFileSync(out, `${readFileSync(out, 'utf8').split('\n').slice(0, 2).join('\n')}\n{"world":"vill`); // two whole lines and a torn one
     const { io, out: stdout, err } = fakeIo();
     expect(await sweepCommand(['village', '--seeds', '1..5', '--param', 'dayTicks=30', '--out', out, '--resume', '--json'], io, runtime)).toBe(0);
     const report = JSON.parse(stdout.join('')) as { jobs: number; ran: number; held: number; missing: number; out: string; aggregate: unknown };
@@ -82,7 +86,9 @@ describe('aicc sweep', () => {
 
   it('passes a failed episode, named by its job, to the CLI (which prints it and exits 1)', async () => {
     const { io, err } = fakeIo();
-    const code = await sweepCommand(['village', '--seeds', '1', '--param', 'apples=99', '--out', join(tempFolder(), 'r.jsonl')], io, runtime).catch((error: Error) => error);
+    const code = await sweepCommand(['village', '--seeds', '1', '--param', 'apples=99', '--out', join(tempFolder(), 'r.jsonl')], io, runtime).catch(
+      (error: Error) => error,
+    );
     // Failures past usage are thrown to cliMain, which prints them and exits 1.
     expect(code).toBeInstanceOf(Error);
     expect((code as Error).message).toMatch(/job village\/\{"apples":99,"dayTicks":600\}\/1 failed: village: apples must be/);
@@ -95,7 +101,12 @@ describe('aicc sweep', () => {
     const result: SweepResult = { jobs: 2, ran: 2, episodes: [], missing: [], aggregate: [] };
     const queue: QueueModule = { runQueueSweep: async (options) => (calls.push(options), result) };
     const { io, out: stdout } = fakeIo();
-    expect(await sweepCommand(['village', '--seeds', '1,2', '--out', out, '--queue', 'redis://127.0.0.1:6390', '--max-ticks', '50'], io, { ...runtime, loadQueue: async () => queue })).toBe(0);
+    expect(
+      await sweepCommand(['village', '--seeds', '1,2', '--out', out, '--queue', 'redis://127.0.0.1:6390', '--max-ticks', '50'], io, {
+        ...runtime,
+        loadQueue: async () => queue,
+      }),
+    ).toBe(0);
     expect(calls).toEqual([expect.objectContaining({ world: 'village', seeds: [1, 2], grid: {}, out, maxTicks: 50, queue: 'redis://127.0.0.1:6390' })]);
     expect(stdout.join('')).toMatch(/ran 2 episodes/);
 
@@ -103,7 +114,9 @@ describe('aicc sweep', () => {
     const failed = async (): Promise<QueueModule> => {
       throw new Error("Cannot find package 'bullmq'");
     };
-    expect(await sweepCommand(['village', '--seeds', '1', '--out', out, '--queue', 'redis://127.0.0.1:6390'], missing.io, { ...runtime, loadQueue: failed })).toBe(1);
+    expect(
+      await sweepCommand(['village', '--seeds', '1', '--out', out, '--queue', 'redis://127.0.0.1:6390'], missing.io, { ...runtime, loadQueue: failed }),
+    ).toBe(1);
     expect(missing.err.join('')).toMatch(/--queue needs the optional dependencies bullmq and ioredis .*Cannot find package 'bullmq'/);
     expect(await sweepCommand(['village', '--seeds', '1', '--out', out, '--queue', 'redis://h:1', '--workers', '2'], fakeIo().io, runtime)).toBe(2);
   });

@@ -10,7 +10,11 @@ import { requireBuiltWorker, tempFolder, WORKER } from './helpers.js';
 beforeAll(requireBuiltWorker);
 
 const jobs = planSweep(villageWorld, [1, 2, 3], { dayTicks: [10] });
-const spec = (index: number, params: Record<string, number> = jobs[index]!.params as Record<string, number>) => ({ world: 'village', seed: jobs[index]!.seed, params });
+const spec = (index: number, params: Record<string, number> = jobs[index]!.params as Record<string, number>) => ({
+  world: 'village',
+  seed: jobs[index]!.seed,
+  params,
+});
 
 let pool: ThreadPool | undefined;
 afterEach(async () => {

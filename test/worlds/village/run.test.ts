@@ -33,7 +33,9 @@ describe('a village day with a piloted villager', () => {
     const heading = run.summaryLines.indexOf(WALL_TIME_HEADING);
     expect(heading).toBeGreaterThan(0);
     expect(run.summaryLines.slice(heading + 1).at(-1)).toMatch(
-      new RegExp(`^decisions \\(pilot\\): ${costs.decisions}, TTFT mean [\\d.]+ ms, p50 [\\d.]+ ms.*, first call mean [\\d.]+ ms.*, total mean [\\d.]+ ms.*, tokens in/out ${1000 * n}/${20 * n}, cost \\$${(0.001 * n).toPrecision(3)}$`),
+      new RegExp(
+        `^decisions \\(pilot\\): ${costs.decisions}, TTFT mean [\\d.]+ ms, p50 [\\d.]+ ms.*, first call mean [\\d.]+ ms.*, total mean [\\d.]+ ms.*, tokens in/out ${1000 * n}/${20 * n}, cost \\$${(0.001 * n).toPrecision(3)}$`,
+      ),
     );
     expect(run.summaryLines.slice(0, heading).join('\n')).not.toContain('decisions (pilot)');
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
-import { tapLink, wrapLink } from '../../src/links/tap.js';
+import { tapLink, wrapLink } from '../../src/links/wrapLink.js';
 import type { Frame } from '../../src/protocol/codec.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -8,7 +8,7 @@ import type { RandomBytes } from '../protocol/ids.js';
 import type { AiccMessage, ManifestUpdate } from '../protocol/messages.js';
 import type { EventLog } from './eventLog.js';
 import type { Heartbeats } from './heartbeats.js';
-import type { ReplayStore } from './replay.js';
+import type { ReplayStore } from './resumeReplay.js';
 import type { Session } from './session.js';
 
 /** Heartbeat timings both sides use unless told otherwise (docs/PROTOCOL.md, "heartbeat"). */
@@ -28,7 +28,7 @@ export interface SessionSettings {
 }
 
 /** What a session needs from its capsule. */
-export interface SessionHost {
+export interface SessionServices {
   readonly clock: Clock;
   readonly randomBytes: RandomBytes;
   readonly settings: SessionSettings;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { microtaskBatch, runAround, soon } from '../../src/base/soon.js';
+import { microtaskBatch, runAround, soon } from '../../src/base/microtaskBatch.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -85,7 +85,10 @@ describe('runAround', () => {
 
   it('runs the work once, right after, when `around` forgets it or throws before it', () => {
     const ran: string[] = [];
-    runAround(() => {}, () => ran.push('forgotten'));
+    runAround(
+      () => {},
+      () => ran.push('forgotten'),
+    );
     expect(() =>
       runAround(
         () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReplayBuffer, type EventEnvelope } from '../../src/runtime/replay.js';
+import { ReplayBuffer, type EventEnvelope } from '../../src/runtime/resumeReplay.js';
 import type { AiccMessage } from '../../src/protocol/messages.js';
 
 /** A distinct message standing for sequence number n. */
@@ -13,7 +13,7 @@ const msg = (n: number): AiccMessage => ({
 });
 
 /** How a session rebuilds an event's envelope from its sequence (the shape msg() makes). */
-const envelope: EventEnvelope = (n, event) => ({ ...msg(n), topic: event.topic, payload: event.payload } as ReturnType<EventEnvelope>);
+const envelope: EventEnvelope = (n, event) => ({ ...msg(n), topic: event.topic, payload: event.payload }) as ReturnType<EventEnvelope>;
 
 function bufferWith(capacity: number, count: number): ReplayBuffer {
   const buffer = new ReplayBuffer(capacity);

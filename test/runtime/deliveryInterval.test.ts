@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLASS_BUDGET_MS, LatencyTracker, deliveryIntervalMs } from '../../src/runtime/cadence.js';
+import { CLASS_BUDGET_MS, LatencyTracker, deliveryIntervalMs } from '../../src/runtime/deliveryInterval.js';
 
 describe('deliveryIntervalMs', () => {
   it('assumes a full-response budget for each model class', () => {
