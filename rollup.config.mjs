@@ -16,6 +16,7 @@ const entries = {
   ajv: 'src/validators/ajv.ts', // "./ajv"
   precompiled: 'src/validators/precompiled.ts', // "./precompiled"
   text: 'src/adapters/text/index.ts', // "./text"
+  'text-tools': 'src/adapters/text/toolsEntry.ts', // "./text/tools"
   headless: 'src/adapters/headless/index.ts', // "./headless"
   recording: 'src/recording/index.ts', // "./recording"
   conformance: 'src/conformance/index.ts', // "./conformance"
@@ -23,14 +24,16 @@ const entries = {
   pilot: 'src/agent/pilot/index.ts', // "./pilot"
   inspector: 'src/inspector/index.ts', // "./inspector"
   three: 'src/adapters/three/index.ts', // "./three" (three stays external: an optional peer)
+  'three-tools': 'src/adapters/three/toolsEntry.ts', // "./three/tools" (three stays external: an optional peer)
   phaser: 'src/adapters/phaser/index.ts', // "./phaser" (imports no Phaser value: types only)
+  'phaser-tools': 'src/adapters/phaser/toolsEntry.ts', // "./phaser/tools" (imports no Phaser value: types only)
   node: 'src/node/index.ts', // "./node"
   research: 'src/research/index.ts', // "./research"
   worlds: 'src/worlds/index.ts', // "./worlds"
   queue: 'src/node/queue/index.ts', // "./queue" (Node only; bullmq and ioredis stay external: optional peers)
   mcp: 'src/mcp/index.ts', // "./mcp" (@modelcontextprotocol/sdk stays external: an optional peer)
 };
-const cli = 'src/node/cli.ts'; // → dist/cli.js (the `aicc` bin)
+const cli = 'src/cli/bin.ts'; // → dist/cli.js (the `aicc` bin)
 /** → dist/sweepWorker.js: what a sweep's worker threads run (compiled, so workers need no TypeScript loader). */
 const sweepWorker = 'src/node/sweep/sweepWorker.ts';
 const here = dirname(fileURLToPath(import.meta.url));

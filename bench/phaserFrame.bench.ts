@@ -17,8 +17,8 @@
 import { join } from 'node:path';
 import { launchChromium } from '../test/e2e/browser/chromium.js';
 import { DemoPage } from '../test/e2e/browser/harness.js';
-import { bundleDemo } from '../src/node/demoWebBundle.js';
-import { startDemoServer } from '../src/node/demoWebServer.js';
+import { bundleDemo } from '../demos/server/bundle.js';
+import { startDemoServer } from '../demos/server/server.js';
 import { repoRoot, type BenchOptions, type BenchRow } from './row.js';
 
 const FRAME_MS = 1000 / 60;

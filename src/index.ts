@@ -1,5 +1,7 @@
 // aicc-capsule: the whole browser-safe runtime, with ajv compiling tool schemas at run time.
 // For a bundle without the compiler, import from aicc-capsule/core with precompiled validators.
+// Its names are core.ts's list; the createCapsule below, compiling schemas with ajv, takes the
+// place of core's (an entry's own export wins over a re-exported one of the same name).
 
 import { createCapsule as createCoreCapsule, type Capsule } from './runtime/capsule.js';
 import type { CapsuleOptions } from './runtime/options.js';
@@ -20,58 +22,5 @@ export function createCapsule(options: CapsuleOptionsWithDefaults): Capsule {
   return createCoreCapsule({ ...options, validators: options.validators ?? ajvValidators(), decisionBudgets: options.decisionBudgets ?? decisionBudgets() });
 }
 
-export {
-  ManualClock,
-  realClock,
-  isManualClock,
-  startAnimationFrameDriver,
-  startIntervalDriver,
-  CapsuleError,
-  ToolError,
-  REFUSALS,
-  refusal,
-  EventQueue,
-  deliveryIntervalMs,
-  CLASS_BUDGET_MS,
-  randomUuid,
-  DEFAULT_INBOUND_LIMITS,
-  checkAgentMessage,
-  checkBridgeMessage,
-  checkMessage,
-  PROTOCOL,
-  TOPICS,
-  MESSAGE_TYPES,
-  ERROR_CODES,
-  IMMEDIATE_MARK,
-  NIL_UUID,
-  Session,
-  ReplayBuffer,
-  describeAjvError,
-  schemaFingerprint,
-  strictSchema,
-  validatorKey,
-  jsonCodec,
-  binaryCodec,
-  objectCodec,
-  createMemoryLinkPair,
-  connectWebSocket,
-  webSocketLink,
-  tapLink,
-  wrapLink,
-  Wire,
-  batchedFraming,
-  BATCHED_SUBPROTOCOL,
-  MAX_BATCH_MESSAGES,
-  AgentClient,
-  connectInProcess,
-  Facts,
-  ScriptedAgent,
-  runRules,
-  defineTool,
-  selectTools,
-  withOverrides,
-} from './core.js';
-export { ajvValidators } from './validators/ajv.js';
-export { precompiledValidators } from './validators/precompiled.js';
-
-export type * from './core.js';
+// The runtime's public surface is core.ts's list; this entry adds only the ajv compiler above.
+export * from './core.js';

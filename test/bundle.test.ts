@@ -26,6 +26,9 @@ const ENTRIES = [
   'inspector',
   'three',
   'phaser',
+  'text-tools',
+  'three-tools',
+  'phaser-tools',
   'research',
   'worlds',
   'queue',
@@ -46,6 +49,9 @@ const BROWSER_ENTRIES = [
   'inspector',
   'three',
   'phaser',
+  'text-tools',
+  'three-tools',
+  'phaser-tools',
   'research',
   'worlds',
 ];
@@ -56,7 +62,7 @@ const WS = /^ws(\/|$)/;
 /** The only packages a browser build may import; the bundler of the app resolves them. */
 const ALLOWED_EXTERNAL = /^(ajv|ajv\/dist\/.+|ajv-formats|typed-binary|fast-deep-equal)$/;
 /** An engine an adapter entry may import (an optional peer dependency), allowed in that entry alone. */
-const ENGINE_OF: Record<string, RegExp> = { three: /^three$/ };
+const ENGINE_OF: Record<string, RegExp> = { three: /^three$/, 'three-tools': /^three$/ };
 /** ajv's compiler (ajv/dist/runtime/* are small helpers that generated validators import). */
 const AJV_COMPILER = /^(ajv|ajv-formats(\/.*)?|ajv\/dist\/(?!runtime\/).+)$/;
 
@@ -168,7 +174,7 @@ describe('browser ESM builds', () => {
   });
 
   // The adapters' own tools come with precompiled validators (src/validators/shapes.ts).
-  it.each(['core', 'precompiled', 'phaser', 'three'])('%s leaves the ajv compiler out', (entry) => {
+  it.each(['core', 'precompiled', 'phaser', 'three', 'phaser-tools', 'three-tools'])('%s leaves the ajv compiler out', (entry) => {
     const { files, packages } = graph(entry);
     expect(packages.filter((name) => AJV_COMPILER.test(name))).toEqual([]);
     for (const file of files) expect(read(file), file).not.toMatch(/ajv\/dist\/2020|from\s*['"]ajv['"]/);
@@ -224,7 +230,7 @@ describe('dist/aicc-phaser.iife.js (<script> tag)', () => {
     // The plugin's tools are checked by precompiled validators, with code generation off as under a
     // strict CSP, and agree with the AICC global's own wording of a refusal.
     const world = { perceptionRadius: 100, entities: { templates: () => [] } };
-    const nearby = AICCPhaser!['nearbyTool'](world);
+    const [nearby] = AICCPhaser!['phaserTools'](world, { only: ['nearby'] });
     const validate = AICCPhaser!['phaserValidators']().compile(nearby.input_schema, { tool: 'nearby', kind: 'input', strict: true });
     expect(validate({ radius: 50 })).toEqual({ ok: true });
     expect(validate({ radius: 150 })).toEqual({ ok: false, message: 'input.radius must be <= 100' });

@@ -50,6 +50,9 @@ describe('layering', () => {
     for (const entry of [
       'core.ts',
       'adapters/phaser/index.ts',
+      'adapters/text/toolsEntry.ts',
+      'adapters/three/toolsEntry.ts',
+      'adapters/phaser/toolsEntry.ts',
       'adapters/three/index.ts',
       'adapters/text/index.ts',
       'adapters/headless/index.ts',
@@ -75,12 +78,15 @@ describe('layering', () => {
       'adapters/headless/index.ts',
       'adapters/three/index.ts',
       'adapters/phaser/index.ts',
+      'adapters/text/toolsEntry.ts',
+      'adapters/three/toolsEntry.ts',
+      'adapters/phaser/toolsEntry.ts',
       'recording/index.ts',
       'research/index.ts',
       'worlds/index.ts',
       'node/queue/index.ts',
       'node/index.ts',
-      'node/cli.ts',
+      'cli/bin.ts',
       'node/sweep/sweepWorker.ts',
     ];
     for (const entry of entries)

@@ -7,7 +7,8 @@ import type { Link } from '../links/link.js';
 import { Wire, type InvalidFrame, type WireOptions } from '../protocol/wire.js';
 import type { AgentClientOptions, AgentEvents, CallOptions } from './agentOptions.js';
 import { WaitingCalls, type CallOutcome } from './waitingCalls.js';
-import { realClock, UPKEEP, type Clock, type TimerId } from '../runtime/clock.js';
+import { realClock, type Clock } from '../runtime/clock.js';
+import { Heartbeats, Liveness } from '../runtime/heartbeats.js';
 import { CapsuleError } from '../base/errors.js';
 import { cryptoBytes, SequencedIds, sequenceOfId } from '../protocol/ids.js';
 import { HEARTBEAT_DEFAULTS } from '../runtime/sessionServices.js';
@@ -38,8 +39,9 @@ export class AgentClient {
   private lastId = '';
   private lastSequence = 0;
   private readonly pending: WaitingCalls;
-  private lastHeardAt: number;
-  private heartbeatTimer: TimerId | undefined;
+  private readonly liveness: Liveness;
+  /** This client's one member is itself: the same beat the capsule gives all its sessions. */
+  private readonly heartbeats: Heartbeats;
   private nextCall = 1;
   /** The bridge is in this process (trustBridge): its messages are taken as it built them. */
   private readonly trusted: boolean;
@@ -66,7 +68,8 @@ export class AgentClient {
       resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
       maxSequenceJump: options.maxSequenceJump ?? 1024,
     };
-    this.lastHeardAt = this.clock.now();
+    this.liveness = new Liveness(this.clock, this.settings.deadPeerTimeoutMs, 'bridge');
+    this.heartbeats = new Heartbeats(this.clock, this.settings.heartbeatIntervalMs);
     this.pending = new WaitingCalls(this.clock);
     this.ids = new SequencedIds(options.randomBytes ?? cryptoBytes);
     this.trusted = options.trustBridge === true;
@@ -215,7 +218,7 @@ export class AgentClient {
   private listen(wire: Wire): void {
     wire.listen({
       frame: () => {
-        if (this.wire === wire) this.lastHeardAt = this.clock.now();
+        if (this.wire === wire) this.liveness.heard();
       },
       message: (message) => this.wire === wire && this.receive(message),
       invalid: (problem) => this.wire === wire && this.refused(problem),
@@ -337,24 +340,21 @@ export class AgentClient {
   }
 
   private startHeartbeat(): void {
-    this.stopHeartbeat();
-    const beat = (): void => {
-      this.heartbeatTimer = undefined;
-      if (this.state !== 'open') return;
-      const silentFor = this.clock.now() - this.lastHeardAt;
-      if (silentFor >= this.settings.deadPeerTimeoutMs) {
-        // The link's close handler reports the drop.
-        this.wire.close(`bridge silent for ${Math.round(silentFor)} ms`);
-        return;
-      }
-      this.send({ type: 'heartbeat' });
-      this.heartbeatTimer = this.clock.setTimeout(beat, this.settings.heartbeatIntervalMs, UPKEEP);
-    };
-    this.heartbeatTimer = this.clock.setTimeout(beat, this.settings.heartbeatIntervalMs, UPKEEP);
+    this.heartbeats.start(this.pulse);
   }
 
+  /** One beat: a heartbeat to the bridge, or the link dropped when it has been silent too long (the link's close handler reports it). */
+  private readonly pulse = {
+    beat: (): void => {
+      if (this.state !== 'open') return this.heartbeats.stop(this.pulse);
+      this.liveness.beat(
+        () => this.send({ type: 'heartbeat' }),
+        (reason) => this.wire.close(reason),
+      );
+    },
+  };
+
   private stopHeartbeat(): void {
-    if (this.heartbeatTimer !== undefined) this.clock.clearTimeout(this.heartbeatTimer);
-    this.heartbeatTimer = undefined;
+    this.heartbeats.stop(this.pulse);
   }
 }

@@ -9,7 +9,7 @@ import { clip } from '../base/clip.js';
 import { compact } from '../runtime/compact.js';
 import type { Capsule, SessionChange, TappedMessage } from '../runtime/capsule.js';
 import type { HostError } from '../runtime/calls.js';
-import type { Session } from '../runtime/session.js';
+import type { SessionView } from '../runtime/sessionTypes.js';
 import type { AiccMessage, Topic } from '../protocol/messages.js';
 
 /** World topics listed as events. `tick` is not: it would push everything else out; the header shows it. */
@@ -89,7 +89,7 @@ export class InspectorRecord {
   readonly calls: CallRow[] = [];
   readonly events: EventRow[] = [];
   /** Sessions seen, in the order they appeared; closed ones are dropped first when over the bound. */
-  readonly sessions = new Map<string, Session>();
+  readonly sessions = new Map<string, SessionView>();
   readonly totals: Totals = { calls: 0, ok: 0, errors: 0, events: 0, failures: 0 };
   /** Calls waiting for their result, by session and call_id (only rows still held). */
   private readonly running = new Map<string, HeldCall[]>();
@@ -163,7 +163,7 @@ export class InspectorRecord {
     } else if (direction === 'out' && message.type === 'heartbeat' && message.manifest_update !== undefined) this.changed();
   }
 
-  private callArrived(session: Session, call: Extract<AiccMessage, { type: 'tool_call' }>): void {
+  private callArrived(session: SessionView, call: Extract<AiccMessage, { type: 'tool_call' }>): void {
     const key = callKey(session.id, call.call_id);
     const row = this.addCall(session, key, call.call_id, clip(call.tool, MAX_NAME_CHARS), call.input);
     // A repeated call_id is answered once for both (or from the cache): one result settles them all.
@@ -173,7 +173,7 @@ export class InspectorRecord {
     this.changed();
   }
 
-  private addCall(session: Session, key: string, callId: string, tool: string, input: unknown): HeldCall {
+  private addCall(session: SessionView, key: string, callId: string, tool: string, input: unknown): HeldCall {
     const row: HeldCall = {
       key,
       seq: ++this.seq,
@@ -193,7 +193,7 @@ export class InspectorRecord {
     return row;
   }
 
-  private resultLeft(session: Session, result: Extract<AiccMessage, { type: 'tool_result' }>): void {
+  private resultLeft(session: SessionView, result: Extract<AiccMessage, { type: 'tool_result' }>): void {
     const key = callKey(session.id, result.call_id);
     let rows = this.running.get(key);
     this.running.delete(key);
@@ -237,7 +237,7 @@ export class InspectorRecord {
     this.changed();
   }
 
-  private addSession(session: Session): void {
+  private addSession(session: SessionView): void {
     this.sessions.set(session.id, session);
     if (this.sessions.size <= this.maxRows) return;
     let drop: string | undefined;

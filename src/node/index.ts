@@ -1,12 +1,11 @@
-// aicc-capsule/node: Node-only tools — schema precompilation and the command line.
+// aicc-capsule/node: the Node-only library — schema precompilation, the gateway, socket links and
+// sweeps on worker threads. The `aicc` command line (src/cli) stands on it; it is not part of it.
 
-export { compileToolSchemas, compileSchemasCommand } from './compileSchemas.js';
-export { main as runCli } from './cliMain.js';
+export { compileToolSchemas } from './compileSchemas.js';
 export { runSweep } from './sweep/runSweep.js';
 
 export { startGateway, PiHost, PiProcess, discoverAgents, findAgent, SUBPROTOCOL, DAEMON_SUBPROTOCOL, KEY_PREFIX } from './gateway/index.js';
 export { connectSocketLink, socketLink, streamLink } from './socketLink.js';
 
-export type { CliIo } from './cliMain.js';
 export type { ThreadSweepOptions } from './sweep/runSweep.js';
 export type { SweepOptions, SweepResult } from './sweep/sweepResult.js';

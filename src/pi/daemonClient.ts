@@ -2,15 +2,15 @@
 // handshake first, then every v2 operation as a method; requests matched to answers by requestId
 // (unique per connection), typed errors, timeouts on the injected clock that restart on the
 // request's events, attached sessions' event streams checked for order, and reconnection that
-// handshakes and attaches again — telling the caller when the host itself is a new instance.
-// Browser-safe: a browser reaches a daemon through a gateway; Node reaches its socket directly.
+// handshakes and attaches again — telling the caller when the host itself is a new instance. The
+// link, the waiting requests, the inbound gate and the reconnect are the skeleton it shares with
+// PeersClient (recordClient.ts). Browser-safe: a browser reaches a daemon through a gateway; Node
+// reaches its socket directly.
 
-import { createEmitter, type Emitter } from '../base/emitter.js';
-import type { Frame } from '../protocol/codec.js';
 import type { Link } from '../links/link.js';
-import { realClock, type Clock } from '../runtime/clock.js';
+import type { Frame } from '../protocol/codec.js';
 import { randomUuid } from '../protocol/ids.js';
-import { utf8Exceeds, type InboundLimits } from '../protocol/inbound.js';
+import { utf8Exceeds } from '../protocol/inbound.js';
 import { daemonError, DaemonError, errorFromResponse, type DaemonErrorCode } from './daemonError.js';
 import {
   DAEMON_DRAIN_TIMEOUT_MS,
@@ -24,98 +24,63 @@ import {
   type OpenResult,
   type SessionRef,
 } from './daemonProtocol.js';
-import { checkCommand, DEFAULT_DAEMON_LIMITS, readAttach, readDaemonRecord, readFlag, readHandshake, readOpen, readWake } from './daemonRecords.js';
+import {
+  checkCommand,
+  DEFAULT_DAEMON_LIMITS,
+  readAttach,
+  readDaemonRecord,
+  readFlag,
+  readHandshake,
+  readOpen,
+  readWake,
+  type DaemonInbound,
+} from './daemonRecords.js';
 import { OpenedSessions } from './daemonOpens.js';
 import { EventStreams, STREAM_DEFAULTS } from './daemonStream.js';
-import type {
-  DaemonClientEvents,
-  DaemonClientOptions,
-  DaemonClientState,
-  DaemonReconnectOptions,
-  ReconnectReport,
-  WakeAnswer,
-  WakeOptions,
-} from './daemonOptions.js';
-import { PendingRequests, type PendingErrors } from './peersPending.js';
-import { reconnectLoop, Sleeper } from './peersReconnect.js';
+import type { DaemonClientEvents, DaemonClientOptions, ReconnectReport, WakeAnswer, WakeOptions } from './daemonOptions.js';
+import { RecordClient, type RecordRead } from './recordClient.js';
 
-export type {
-  DaemonClientEvents,
-  DaemonClientOptions,
-  DaemonClientState,
-  DaemonReconnectOptions,
-  ReconnectReport,
-  WakeAnswer,
-  WakeOptions,
-} from './daemonOptions.js';
+export type { DaemonClientEvents, DaemonClientOptions, ReconnectReport, WakeAnswer, WakeOptions } from './daemonOptions.js';
 
 interface Answer {
   id: string;
   response: DaemonResponse;
 }
 
-const PENDING_ERRORS: PendingErrors<DaemonError> = {
-  timeout: (id, operation, timeoutMs, place) =>
-    daemonError('timeout', `${place}: no answer to ${operation} ${id} within ${timeoutMs} ms`, { requestId: id, operation }),
-  tooMany: (id, operation, max, place) =>
-    daemonError('too_many_pending', `${place}: ${max} requests already wait for answers`, { requestId: id, operation, local: true }),
-};
-
-export class DaemonClient {
+export class DaemonClient extends RecordClient<DaemonClientEvents, Answer, DaemonInbound, DaemonResponse, DaemonError> {
   private hostInfo: DaemonHostInfo | undefined;
-  private readonly bus: Emitter<DaemonClientEvents> = createEmitter<DaemonClientEvents>();
-  private readonly clock: Clock;
-  private readonly pending: PendingRequests<Answer, DaemonError>;
   private readonly streams: EventStreams;
   private readonly opens: OpenedSessions;
-  private readonly limits: InboundLimits;
-  private readonly requestTimeoutMs: number;
   private readonly wakeTimeoutMs: number;
   private readonly newKey: () => string;
-  private readonly sleeper: Sleeper;
-  private link: Link | undefined;
-  private ready = false;
-  private current: DaemonClientState = 'connecting';
   /** Request ids count up for the client's life: unique on every connection it makes. */
   private sent = 0;
 
   private constructor(private readonly options: DaemonClientOptions) {
-    this.clock = options.clock ?? realClock();
-    this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    super(options, {
+      place: 'DaemonClient',
+      greeting: { command: 'handshake', named: 'the handshake' },
+      defaultLimits: DEFAULT_DAEMON_LIMITS,
+      failure: (code, message, { requestId, command, local }, retryable) =>
+        daemonError(code, message, { requestId, ...(command !== undefined && { operation: command }), ...(local && { local }) }, retryable),
+      isFailure: (error) => error instanceof DaemonError,
+    });
     this.wakeTimeoutMs = options.wakeTimeoutMs ?? 600_000;
-    this.pending = new PendingRequests<Answer, DaemonError>(this.clock, options.maxPendingRequests ?? 64, 'DaemonClient', PENDING_ERRORS);
     this.streams = new EventStreams(options.maxAttachedSessions ?? STREAM_DEFAULTS.maxStreams);
     this.opens = new OpenedSessions(options.maxAttachedSessions ?? STREAM_DEFAULTS.maxStreams);
-    this.limits = { ...DEFAULT_DAEMON_LIMITS, ...options.limits };
     this.newKey = options.newIdempotencyKey ?? (() => randomUuid());
-    this.sleeper = new Sleeper(this.clock);
   }
 
   /** Handshakes on `link`. Rejects with a DaemonError (incompatible_protocol, timeout, closed, …) and closes the link. */
   static async connect(link: Link, options: DaemonClientOptions = {}): Promise<DaemonClient> {
     const client = new DaemonClient(options);
-    try {
-      await client.use(link);
-    } catch (error) {
-      client.current = 'closed';
-      throw error;
-    }
-    client.current = 'open';
+    await client.begin(link);
     return client;
-  }
-
-  get state(): DaemonClientState {
-    return this.current;
   }
 
   /** What the last handshake said about the host (its instance id changes when it restarts). */
   get host(): DaemonHostInfo {
     return this.hostInfo!;
-  }
-
-  on<K extends keyof DaemonClientEvents>(type: K, handler: (event: DaemonClientEvents[K]) => void): () => void {
-    this.bus.on(type, handler);
-    return () => this.bus.off(type, handler);
   }
 
   /** Handshakes again on the open link (the host's readiness and limits now). */
@@ -137,7 +102,7 @@ export class DaemonClient {
     };
     const payload = { ...rest, resources };
     const response = await this.request('open', payload, ref, 'DaemonClient.open');
-    const opened = this.read(response, 'open', readOpen(response.data));
+    const opened = this.dataOf(response, 'open', readOpen(response.data));
     this.opens.remember(ref, payload);
     return opened;
   }
@@ -152,7 +117,7 @@ export class DaemonClient {
       );
     if (!this.streams.canBegin(ref.sessionId)) throw full();
     const response = await this.request('attach', {}, ref, 'DaemonClient.attach');
-    const attached = this.read(response, 'attach', readAttach(response.data));
+    const attached = this.dataOf(response, 'attach', readAttach(response.data));
     // Another attach may have taken the last place while this one waited.
     if (!this.streams.begin({ sessionId: ref.sessionId, generation: attached.generation }, attached.sequence)) throw full();
     return attached;
@@ -181,7 +146,7 @@ export class DaemonClient {
       terminal ? this.wakeTimeoutMs : this.requestTimeoutMs,
     );
     if (!terminal) return { terminal, requestId: response.requestId, idempotencyKey, data: response.data };
-    const read = this.read(response, 'wake', readWake(response.data), idempotencyKey);
+    const read = this.dataOf(response, 'wake', readWake(response.data), idempotencyKey);
     return { terminal, requestId: response.requestId, idempotencyKey, ...read };
   }
 
@@ -204,7 +169,7 @@ export class DaemonClient {
   /** Stops the running turn; false when nothing ran. */
   async abort(ref: SessionRef): Promise<boolean> {
     const response = await this.request('abort', {}, ref, 'DaemonClient.abort');
-    return this.read(response, 'abort', readFlag(response.data, 'aborted'));
+    return this.dataOf(response, 'abort', readFlag(response.data, 'aborted'));
   }
 
   /**
@@ -216,7 +181,7 @@ export class DaemonClient {
     const payload = options.retainSession === undefined ? {} : { retainSession: options.retainSession };
     const response = await this.request('close', payload, ref, 'DaemonClient.close');
     this.streams.end(ref.sessionId);
-    const closed = this.read(response, 'close', readFlag(response.data, 'closed'));
+    const closed = this.dataOf(response, 'close', readFlag(response.data, 'closed'));
     this.opens.forget(ref.sessionId);
     return closed;
   }
@@ -243,7 +208,7 @@ export class DaemonClient {
   private async queued(operation: 'steer' | 'followUp', ref: SessionRef, message: string, idempotencyKey: string | undefined): Promise<void> {
     const key = idempotencyKey ?? this.newKey();
     const response = await this.request(operation, { message }, { ...ref, idempotencyKey: key }, `DaemonClient.${operation}`);
-    this.read(response, operation, readFlag(response.data, 'queued'), key);
+    this.dataOf(response, operation, readFlag(response.data, 'queued'), key);
   }
 
   private request(
@@ -254,11 +219,8 @@ export class DaemonClient {
     timeoutMs = this.requestTimeoutMs,
   ): Promise<DaemonResponse> {
     const requestId = `r${++this.sent}`;
-    if (this.current !== 'open' || !this.ready) {
-      const retryable = this.current !== 'closed';
-      const why = this.current === 'closed' ? 'the client is closed: connect a new one' : 'the link is down and being reconnected';
-      return Promise.reject(daemonError('closed', `${place}: ${why}`, { requestId, operation, local: true }, retryable));
-    }
+    const refused = this.refusal(place, requestId, operation);
+    if (refused !== undefined) return Promise.reject(refused);
     return this.exchange({ protocolVersion: DAEMON_PROTOCOL_VERSION, requestId, operation, payload, ...fields }, place, timeoutMs);
   }
 
@@ -276,10 +238,8 @@ export class DaemonClient {
     // The host closes the connection on a line over its limit: refuse it here instead.
     if (utf8Exceeds(line, this.limits.maxFrameBytes))
       throw daemonError('invalid_request', `${place}: the command is longer than ${this.limits.maxFrameBytes} bytes; shorten the prompt or message`, details);
-    const { promise, fresh } = this.pending.add(command.requestId, command.operation, timeoutMs);
-    if (fresh) this.link?.send(line);
     try {
-      const { response } = await promise;
+      const { response } = await this.transmit(command.requestId, command.operation, line, timeoutMs);
       if (!response.ok) throw errorFromResponse(response, command.operation, place, command.sessionId);
       return response;
     } catch (error) {
@@ -290,7 +250,7 @@ export class DaemonClient {
   }
 
   /** `idempotencyKey`: the request ran on the host, so the caller needs the key to retry it (wake, steer, followUp). */
-  private read<T>(response: DaemonResponse, operation: string, read: { ok: true; value: T } | { ok: false; message: string }, idempotencyKey?: string): T {
+  private dataOf<T>(response: DaemonResponse, operation: string, read: { ok: true; value: T } | { ok: false; message: string }, idempotencyKey?: string): T {
     if (read.ok) return read.value;
     throw daemonError('invalid_response', `DaemonClient.${operation}: ${read.message}`, {
       requestId: response.requestId,
@@ -299,38 +259,15 @@ export class DaemonClient {
     });
   }
 
-  // ── the link ───────────────────────────────────────────────────────────────────────────────
+  // ── the skeleton's steps ───────────────────────────────────────────────────────────────────
 
-  /** Listens on `link` and handshakes; on failure the link is closed and the error thrown. */
-  private async use(link: Link): Promise<void> {
-    this.link = link;
-    this.ready = false;
-    link.listen({
-      message: (frame) => {
-        if (this.link === link) this.receive(frame);
-      },
-      close: (reason) => {
-        if (this.link === link) this.dropped(reason);
-      },
-    });
+  protected greet(): { requestId: string; answer: Promise<DaemonResponse> } {
     const command: DaemonCommand = { protocolVersion: DAEMON_PROTOCOL_VERSION, requestId: `r${++this.sent}`, operation: 'handshake', payload: {} };
-    try {
-      const response = await this.exchange(command, 'DaemonClient.connect', this.requestTimeoutMs);
-      // A link that closed in the turn its answer came found no handshake waiting: it is gone all the same.
-      if (this.link !== link)
-        throw daemonError('closed', 'DaemonClient.connect: the link closed as the handshake was answered', {
-          requestId: command.requestId,
-          operation: 'handshake',
-        });
-      this.acceptHandshake(response);
-      this.ready = true;
-    } catch (error) {
-      if (this.link === link) {
-        this.link = undefined;
-        link.close(error instanceof DaemonError ? `handshake failed: ${error.code}` : 'handshake failed');
-      }
-      throw error;
-    }
+    return { requestId: command.requestId, answer: this.exchange(command, 'DaemonClient.connect', this.requestTimeoutMs) };
+  }
+
+  protected welcome(response: DaemonResponse): void {
+    this.acceptHandshake(response);
   }
 
   private acceptHandshake(response: DaemonResponse): DaemonHostInfo {
@@ -344,25 +281,15 @@ export class DaemonClient {
     return read.value;
   }
 
-  private receive(frame: Frame): void {
-    const verdict = readDaemonRecord(frame, this.limits);
-    if (!verdict.ok) {
-      const problem = verdict.problem;
-      this.bus.emit('problem', problem);
-      // The record answered a request but cannot be read: fail that request now, not at its timeout.
-      if (problem.requestId !== undefined && this.pending.has(problem.requestId)) {
-        this.pending.fail(
-          problem.requestId,
-          daemonError('invalid_response', `DaemonClient: the answer to ${problem.requestId} was refused: ${problem.message}`, { requestId: problem.requestId }),
-        );
-      }
-      return;
-    }
-    const record = verdict.record;
+  protected read(frame: Frame): RecordRead<DaemonInbound> {
+    return readDaemonRecord(frame, this.limits);
+  }
+
+  protected accept(record: DaemonInbound): void {
     if (record.kind === 'response') {
       const { response } = record;
       const known = this.streams.hostInstanceId;
-      if (known !== undefined && response.hostInstanceId !== known && this.ready) {
+      if (known !== undefined && response.hostInstanceId !== known && this.greeted) {
         // Never hidden: the host behind this link is another instance (its sessions may be gone).
         this.streams.setHost(response.hostInstanceId);
         if (this.hostInfo !== undefined) this.hostInfo = { ...this.hostInfo, hostInstanceId: response.hostInstanceId };
@@ -379,47 +306,14 @@ export class DaemonClient {
     if (deliver) this.bus.emit('event', event);
   }
 
-  private dropped(reason: string): void {
-    this.link = undefined;
-    if (!this.ready) {
-      // A handshake in flight: use() rejects, and its caller decides what follows.
-      this.pending.failAll((id, operation) =>
-        daemonError('closed', `DaemonClient.connect: the link closed before the handshake was answered (${reason})`, { requestId: id, operation }),
-      );
-      return;
-    }
-    this.ready = false;
-    this.pending.failAll((id, operation) =>
-      daemonError('closed', `DaemonClient: the link dropped while ${operation} ${id} waited for its answer (${reason})`, { requestId: id, operation }, true),
-    );
-    if (this.options.reconnect === undefined || this.current !== 'open') {
-      this.shutdown(reason, true);
-      return;
-    }
-    this.current = 'reconnecting';
-    // Started before the event, so a throwing handler cannot stop it.
-    void this.reconnect(this.options.reconnect, this.streams.attached());
-    this.bus.emit('disconnect', { reason });
-  }
-
-  /** Backoff, connect, handshake, attach again; until it works, is refused for good, or attempts run out. */
-  private reconnect(options: DaemonReconnectOptions, attached: SessionRef[]): Promise<void> {
+  /** After a reconnect: attach again to what was attached as the link dropped, and report it. */
+  protected resumer(): (attempt: number) => Promise<void> {
+    const attached = this.streams.attached();
     const previousHostInstanceId = this.hostInfo!.hostInstanceId;
-    return reconnectLoop(options, {
-      place: 'DaemonClient',
-      clock: this.clock,
-      sleeper: this.sleeper,
-      timeoutMs: this.requestTimeoutMs,
-      reconnecting: () => this.current === 'reconnecting',
-      attach: (link) => this.use(link),
-      reconnected: async (attempt) => {
-        this.current = 'open';
-        const report = await this.reattach(attempt, previousHostInstanceId, attached);
-        if (this.current === 'open') this.bus.emit('reconnect', report);
-      },
-      // incompatible_protocol, host_draining…: refused for good (not retryable).
-      shutdown: (reason, retryable) => this.shutdown(reason, retryable),
-    });
+    return async (attempt) => {
+      const report = await this.reattach(attempt, previousHostInstanceId, attached);
+      if (this.state === 'open') this.bus.emit('reconnect', report);
+    };
   }
 
   private async reattach(attempt: number, previousHostInstanceId: string, attached: SessionRef[]): Promise<ReconnectReport> {
@@ -453,21 +347,7 @@ export class DaemonClient {
     if (payload === undefined || !(error instanceof DaemonError) || error.code !== 'denied_by_gateway' || error.details.host?.['rule'] !== 'not_opened')
       throw error;
     const response = await this.request('open', payload, ref, 'DaemonClient.open');
-    this.read(response, 'open', readOpen(response.data));
+    this.dataOf(response, 'open', readOpen(response.data));
     return this.attach(ref);
-  }
-
-  private shutdown(reason: string, retryable: boolean): void {
-    if (this.current === 'closed') return;
-    this.current = 'closed';
-    this.sleeper.cancel();
-    const link = this.link;
-    this.link = undefined;
-    this.ready = false;
-    this.pending.failAll((id, operation) =>
-      daemonError('closed', `DaemonClient: closed while ${operation} ${id} waited for its answer (${reason})`, { requestId: id, operation }, retryable),
-    );
-    link?.close(reason);
-    this.bus.emit('close', { reason });
   }
 }

@@ -5,7 +5,7 @@
 
 import type { Frame } from '../protocol/codec.js';
 import type { InboundLimits } from '../protocol/inbound.js';
-import { readJsonRecord } from './jsonRecord.js';
+import { readJsonRecord, refuseRecord as refuse, type RecordProblem } from './jsonRecord.js';
 import { describeAjvError } from '../protocol/ajvError.js';
 import { validateDaemonCommand, validateDaemonEvent, validateDaemonResponse } from './generated/daemon-validators.js';
 import {
@@ -23,19 +23,9 @@ import {
 /** Bounds for inbound records: pi-daemon's own line limit is 1 MiB. */
 export const DEFAULT_DAEMON_LIMITS: Readonly<InboundLimits> = Object.freeze({ maxFrameBytes: 1024 * 1024, maxDepth: 32 });
 
-export type DaemonProblemKind = 'oversized_frame' | 'malformed_frame' | 'too_deep' | 'forbidden_key' | 'schema_violation';
-
-/** A record that was refused: reported as a `problem` on the client, then dropped. */
-export interface DaemonRecordProblem {
-  kind: DaemonProblemKind;
-  message: string;
-  /** The refused record's requestId, when it had a readable one. */
-  requestId?: string;
-}
-
 export type DaemonInbound = { kind: 'response'; response: DaemonResponse } | { kind: 'event'; event: DaemonEvent };
 
-export type DaemonRecordVerdict = { ok: true; record: DaemonInbound } | { ok: false; problem: DaemonRecordProblem };
+export type DaemonRecordVerdict = { ok: true; record: DaemonInbound } | { ok: false; problem: RecordProblem };
 
 /** One inbound line → a response, an event, or a problem. */
 export function readDaemonRecord(frame: Frame, limits: InboundLimits): DaemonRecordVerdict {
@@ -144,8 +134,4 @@ export function readFlag(data: unknown, field: string): Read<boolean> {
 
 function isCount(value: unknown): boolean {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-
-function refuse(kind: DaemonProblemKind, message: string, requestId?: string): { ok: false; problem: DaemonRecordProblem } {
-  return { ok: false, problem: requestId === undefined ? { kind, message } : { kind, message, requestId } };
 }

@@ -5,7 +5,7 @@ export { PeersClient } from './peersClient.js';
 export { PeersError, PEERS_ERRORS } from './peersError.js';
 export { DELIVERY_KINDS, PEERS_ERROR_CODES, PEERS_PROTOCOL, isPeersWireErrorCode, negotiateVersion } from './peersProtocol.js';
 export { DEFAULT_PEERS_LIMITS } from './peersRecords.js';
-export { RECONNECT_DEFAULTS, backoffDelay } from './peersReconnect.js';
+export { RECONNECT_DEFAULTS, backoffDelay } from './reconnect.js';
 export { WAIT_DEFAULTS } from './peersWait.js';
 export { DaemonClient } from './daemonClient.js';
 export { DaemonError, DAEMON_ERRORS, DAEMON_WIRE_ERROR_CODES, isDaemonWireErrorCode } from './daemonError.js';
@@ -13,7 +13,8 @@ export { DAEMON_DRAIN_TIMEOUT_MS, DAEMON_MAJOR, DAEMON_OPERATIONS, DAEMON_PROTOC
 export { DEFAULT_DAEMON_LIMITS } from './daemonRecords.js';
 export { STREAM_DEFAULTS } from './daemonStream.js';
 
-export type { DeliverOptions, PeersClientEvents, PeersClientOptions, PeersClientState } from './peersClient.js';
+export type { DeliverOptions, PeersClientEvents, PeersClientOptions } from './peersClient.js';
+export type { RecordClientEvents, RecordClientOptions, RecordClientState } from './recordClient.js';
 export type { PeersErrorCode, PeersErrorDetails, PeersLocalErrorCode } from './peersError.js';
 export type {
   AgentState,
@@ -29,18 +30,10 @@ export type {
   PeersWireErrorCode,
   VersionRange,
 } from './peersProtocol.js';
-export type { RecordProblem, RecordProblemKind } from './peersRecords.js';
-export type { PeersReconnectOptions } from './peersReconnect.js';
+export type { RecordProblem, RecordProblemKind } from './jsonRecord.js';
+export type { ReconnectOptions } from './reconnect.js';
 export type { WaitForReplyOptions } from './peersWait.js';
-export type {
-  DaemonClientEvents,
-  DaemonClientOptions,
-  DaemonClientState,
-  DaemonReconnectOptions,
-  ReconnectReport,
-  WakeAnswer,
-  WakeOptions,
-} from './daemonClient.js';
+export type { DaemonClientEvents, DaemonClientOptions, ReconnectReport, WakeAnswer, WakeOptions } from './daemonClient.js';
 export type { DaemonErrorCode, DaemonErrorDetails, DaemonLocalErrorCode, DaemonWireErrorCode } from './daemonError.js';
 export type {
   AttachResult,
@@ -59,5 +52,4 @@ export type {
   SessionRef,
   WakeResult,
 } from './daemonProtocol.js';
-export type { DaemonProblemKind, DaemonRecordProblem } from './daemonRecords.js';
 export type { StreamReport } from './daemonStream.js';

@@ -1,5 +1,6 @@
-// Every way a pi-peers request can fail, as one error class with a stable `errorCode`: the
-// schema's wire codes, and the codes this client decides on its own side (timeout, closed, …).
+// Every way a pi-peers request can fail, as one error class with a stable `code` (the field
+// DaemonError has too): the schema's wire codes, and the codes this client decides on its own side
+// (timeout, closed, …).
 
 import { isPeersWireErrorCode, type PeersResponse, type PeersWireErrorCode } from './peersProtocol.js';
 
@@ -26,7 +27,7 @@ export interface PeersErrorDetails {
   /** The command the agent named in its answer (or the one sent). */
   command?: string;
   /** For `unknown_error`: the errorCode the agent sent, if any. */
-  wireErrorCode?: string;
+  wireCode?: string;
   /** The answer's `data`, if it had any (e.g. the server's protocol range on incompatible_version). */
   data?: unknown;
   /** True when this client refused before anything was sent. */
@@ -39,7 +40,7 @@ export class PeersError extends Error {
   readonly details?: PeersErrorDetails;
 
   constructor(
-    readonly errorCode: PeersErrorCode,
+    readonly code: PeersErrorCode,
     message: string,
     readonly retryable: boolean,
     details?: PeersErrorDetails,
@@ -75,7 +76,7 @@ export const PEERS_ERRORS: Readonly<Record<PeersErrorCode, { retryable: boolean;
   invalid_response: { retryable: false, fix: 'the agent broke schemas/pi-peers-1.0.schema.json: update it' },
   too_many_pending: { retryable: true, fix: 'wait for answers, or raise options.maxPendingRequests' },
   aborted: { retryable: false, fix: 'the caller aborted the wait' },
-  unknown_error: { retryable: false, fix: 'see details.wireErrorCode and the error text' },
+  unknown_error: { retryable: false, fix: 'see details.wireCode and the error text' },
 };
 
 /** Removes a secret from text before it leaves the client (messages, events, reasons). */
@@ -97,7 +98,7 @@ export function errorFromResponse(response: PeersResponse, place: string, redact
   const command = redact(response.command);
   const text = response.error === undefined ? '' : `: ${redact(response.error)}`;
   const details: PeersErrorDetails = { requestId: response.id, command };
-  if (code === 'unknown_error' && wire !== undefined) details.wireErrorCode = wire;
+  if (code === 'unknown_error' && wire !== undefined) details.wireCode = wire;
   if (response.data !== undefined && isClean(response.data, redact)) details.data = response.data;
   return new PeersError(code, `${place}: the agent refused ${command} with ${wire ?? 'no errorCode'}${text} (${PEERS_ERRORS[code].fix})`, retryable, details);
 }

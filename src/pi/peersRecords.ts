@@ -4,7 +4,7 @@
 
 import type { Frame } from '../protocol/codec.js';
 import type { InboundLimits } from '../protocol/inbound.js';
-import { readJsonRecord } from './jsonRecord.js';
+import { readJsonRecord, refuseRecord as refuse, type RecordProblem } from './jsonRecord.js';
 import { describeAjvError, type AjvErrorLike } from '../protocol/ajvError.js';
 import { validateAgentState, validateRequest, validateResponse, validateVersionRange } from './generated/peers-validators.js';
 import { isPeersWireErrorCode, type AgentState, type PeersRequest, type PeersResponse, type VersionRange } from './peersProtocol.js';
@@ -14,16 +14,6 @@ import { isPeersWireErrorCode, type AgentState, type PeersRequest, type PeersRes
  * text travels in one record (pi-daemon also allows 1 MiB lines).
  */
 export const DEFAULT_PEERS_LIMITS: Readonly<InboundLimits> = Object.freeze({ maxFrameBytes: 1024 * 1024, maxDepth: 32 });
-
-export type RecordProblemKind = 'oversized_frame' | 'malformed_frame' | 'too_deep' | 'forbidden_key' | 'schema_violation';
-
-/** A record that was refused: reported as an `error` event on the client, then dropped. */
-export interface RecordProblem {
-  kind: RecordProblemKind;
-  message: string;
-  /** The refused record's `id`, when it had a readable one. */
-  requestId?: string;
-}
 
 export type InboundRecord =
   | { kind: 'response'; response: PeersResponse }
@@ -98,10 +88,6 @@ function branchError(type: string, errors: ReadonlyArray<AjvErrorLike & { schema
   const branch = Object.hasOwn(BRANCH, type) ? BRANCH[type] : undefined;
   const own = branch === undefined ? undefined : errors.find((error) => error.schemaPath?.includes(`/${branch}/`) === true);
   return own ?? errors.at(-1);
-}
-
-function refuse(kind: RecordProblemKind, message: string, requestId?: string): { ok: false; problem: RecordProblem } {
-  return { ok: false, problem: requestId === undefined ? { kind, message } : { kind, message, requestId } };
 }
 
 function withoutKey(record: Record<string, unknown>, key: string): Record<string, unknown> {

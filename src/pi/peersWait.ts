@@ -89,7 +89,7 @@ export function waitForReply(source: ReplySource, clock: Clock, sinceSettled: nu
       } catch (error) {
         if (done) return;
         if (!(error instanceof PeersError) || !error.retryable) return finish(() => reject(error));
-        lastFailure = ` (last poll: ${error.errorCode})`;
+        lastFailure = ` (last poll: ${error.code})`;
       }
       if (!done) pollTimer = clock.setTimeout(() => void poll(), pollMs);
     };

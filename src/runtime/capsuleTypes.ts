@@ -10,7 +10,7 @@ import type { EventPayloads } from './events.js';
 import type { ConnectOptions } from './options.js';
 import type { AcceptOptions } from './resumeLink.js';
 import type { SchemaLiteral } from './schemaType.js';
-import type { Session } from './session.js';
+import type { SessionView } from './sessionTypes.js';
 import type { StandardSchemaV1 } from './standardSchema.js';
 import type { OutputOf, Returnable, ToolHandle, TypedToolSpec } from './tool.js';
 
@@ -34,7 +34,7 @@ export interface CallEvent extends CallRecord {
 }
 
 export interface SessionChange {
-  session: Session;
+  session: SessionView;
   change: 'open' | 'detached' | 'resumed' | 'closed';
   reason: string;
 }
@@ -54,7 +54,7 @@ export type CapsuleEvents = { [T in Topic]: EventPayloads[T] } & {
 
 export interface TappedMessage {
   direction: 'in' | 'out';
-  session: Session;
+  session: SessionView;
   message: AiccMessage;
 }
 
@@ -81,7 +81,7 @@ export interface Capsule {
   /** The tools the manifest lists now (enabled ones, in registration order); the same array until the catalog changes. */
   tools(): readonly ToolDescriptor[];
   /** Opens a session for an agent on this link; sends session_init at once. */
-  connect(link: Link, options: ConnectOptions): Session;
+  connect(link: Link, options: ConnectOptions): SessionView;
   /**
    * Takes a link on which an agent will resume a session (its first message: session_resume). A
    * link with no first message within `firstMessageTimeoutMs` (default 10,000) is closed.
@@ -94,13 +94,13 @@ export interface Capsule {
   step(dtMs: number): void;
   /** Runs one tick now (how an event-mode world advances on its own triggers). */
   trigger(): void;
-  session(id: string): Session | undefined;
+  session(id: string): SessionView | undefined;
   /**
    * Replaces an open session's capabilities (a character picks up a key, loses its voice): calls
    * are checked against the new ones from now on, and the agent gets a manifest_update.
    */
   setCapabilities(sessionId: string, capabilities: Partial<Capabilities>): void;
-  sessions(): Session[];
+  sessions(): SessionView[];
   /** Closes every session and stops all timers. */
   dispose(reason?: string): void;
 }

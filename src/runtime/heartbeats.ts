@@ -1,7 +1,10 @@
-// The bridge's side of the heartbeat, for all of a capsule's sessions at once: one timer beats
-// every linked session each heartbeatIntervalMs, instead of a timer per session — at thousands of
-// sessions, a timer each is most of what an idle session costs. A session linked between two beats
-// gets its first one at the next beat, at most an interval later.
+// Heartbeats, for both ends of aicc: the capsule beats all of its sessions, an AgentClient its one
+// session, with the same two parts.
+// - Heartbeats: one timer beats every linked member each heartbeatIntervalMs, instead of a timer per
+//   session — at thousands of sessions, a timer each is most of what an idle session costs. A member
+//   linked between two beats gets its first one at the next beat, at most an interval later.
+// - Liveness: when the peer was last heard, and what a beat does: a heartbeat to a peer heard
+//   lately, the link dropped when it has been silent for deadPeerTimeoutMs.
 
 import { UPKEEP, type Clock, type TimerId } from './clock.js';
 
@@ -9,6 +12,35 @@ import { UPKEEP, type Clock, type TimerId } from './clock.js';
 export interface Beating {
   /** Sends a heartbeat, or drops the link of an agent silent too long. */
   beat(): void;
+}
+
+/** When the peer was last heard (any frame counts), and what one beat does about it. */
+export class Liveness {
+  private lastHeard: number;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly deadPeerTimeoutMs: number,
+    /** Who the peer is, for the reason a silent link is dropped with: "agent" or "bridge". */
+    private readonly peer: string,
+  ) {
+    this.lastHeard = clock.now();
+  }
+
+  get lastHeardAt(): number {
+    return this.lastHeard;
+  }
+
+  heard(): void {
+    this.lastHeard = this.clock.now();
+  }
+
+  /** One beat: `send` a heartbeat to a peer heard lately, or `drop` the link of one silent too long. */
+  beat(send: () => void, drop: (reason: string) => void): void {
+    const silentFor = this.clock.now() - this.lastHeard;
+    if (silentFor >= this.deadPeerTimeoutMs) drop(`${this.peer} silent for ${Math.round(silentFor)} ms`);
+    else send();
+  }
 }
 
 export class Heartbeats {

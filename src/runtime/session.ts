@@ -5,6 +5,7 @@
 import { UPKEEP, type TimerId } from './clock.js';
 import { refusal, type RefusalKind } from '../protocol/refusals.js';
 import { EventDelivery } from './delivery.js';
+import { Liveness } from './heartbeats.js';
 import { randomUuid } from '../protocol/ids.js';
 import { PROTOCOL, type AgentModel, type AiccMessage, type Capabilities, type Heartbeat, type WireError } from '../protocol/messages.js';
 import { topicMask } from './eventLog.js';
@@ -41,7 +42,7 @@ export class Session implements OutboxTap {
   readonly delivery: EventDelivery;
   // Made on the first call: most of a large population of sessions sits idle.
   private ledger: SessionCalls | undefined;
-  private lastHeardAt: number;
+  private readonly liveness: Liveness;
   private lastLiveResumeAt: number | undefined;
   private graceTimer: TimerId | undefined;
   /** Frames refused before they reached the call pipeline. */
@@ -61,7 +62,7 @@ export class Session implements OutboxTap {
     this.topicMask = topicMask(init.subscriptions);
     this.outbox = new Outbox(this.id, host.randomBytes, host.replayStore(this.id), this);
     this.delivery = new EventDelivery(host, this);
-    this.lastHeardAt = host.clock.now();
+    this.liveness = new Liveness(host.clock, host.settings.deadPeerTimeoutMs, 'agent');
   }
 
   /** `decisions`: the decisions judged against the session's budget; undefined without one. */
@@ -149,7 +150,7 @@ export class Session implements OutboxTap {
   private attach(wire: Wire): void {
     this.outbox.wire = wire;
     this.state = 'open';
-    this.lastHeardAt = this.host.clock.now();
+    this.liveness.heard();
     this.clearTimer('graceTimer');
     wire.listen(new SessionListener(this, wire));
     this.startHeartbeat();
@@ -208,7 +209,7 @@ export class Session implements OutboxTap {
 
   /** @internal A frame came from the agent: any frame is a sign of life. */
   heard(): void {
-    this.lastHeardAt = this.host.clock.now();
+    this.liveness.heard();
   }
 
   private receive(message: AiccMessage): void {
@@ -221,7 +222,7 @@ export class Session implements OutboxTap {
       case 'tool_call':
         this.delivery.noteDecision();
         // Its frame's arrival, read once for the frame: the call's arrival too.
-        this.host.calls.accept(this.calls, message, this.lastHeardAt);
+        this.host.calls.accept(this.calls, message, this.liveness.lastHeardAt);
         return;
       case 'manifest_request':
         this.sendManifest();
@@ -344,12 +345,10 @@ export class Session implements OutboxTap {
   /** A heartbeat: sent to a live agent, or the link dropped when the agent has been silent too long. */
   beat(): void {
     if (this.outbox.wire === undefined) return this.host.heartbeats.stop(this);
-    const silentFor = this.host.clock.now() - this.lastHeardAt;
-    if (silentFor >= this.host.settings.deadPeerTimeoutMs) {
-      this.detach(`agent silent for ${Math.round(silentFor)} ms`);
-      return;
-    }
-    this.send({ type: 'heartbeat' });
+    this.liveness.beat(
+      () => this.send({ type: 'heartbeat' }),
+      (reason) => this.detach(reason),
+    );
   }
 
   private clearTimer(name: 'graceTimer'): void {

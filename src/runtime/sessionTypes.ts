@@ -1,7 +1,29 @@
-// The shapes a session is seen through: its state, its statistics, its use of each tool, and a
-// message it sends before its envelope is added.
+// The shapes a session is seen through: the game's read-only view of it, its state, its
+// statistics, its use of each tool, and a message it sends before its envelope is added.
 
-import type { AiccMessage } from '../protocol/messages.js';
+import type { AgentModel, AiccMessage, Capabilities } from '../protocol/messages.js';
+import type { DecisionCounts } from './decisionBudget.js';
+
+/**
+ * A session as the game sees it (capsule.connect, capsule.sessions(), the `session` event): who it
+ * is, how it stands, what it has used. Read-only: capabilities change through
+ * capsule.setCapabilities, subscriptions through the agent; the pipeline stays the capsule's.
+ */
+export interface SessionView {
+  readonly id: string;
+  readonly character: string;
+  readonly state: SessionState;
+  readonly capabilities: Readonly<Capabilities>;
+  readonly agentModel: Readonly<AgentModel>;
+  /** The topics the agent subscribed to. */
+  readonly subscriptions: ReadonlySet<string>;
+  /** `decisions`: the decisions judged against the session's budget; undefined without one. */
+  readonly stats: SessionStats & { decisions: DecisionCounts | undefined };
+  /** This session's use of every tool it has called (for inspectors), at time `now` of the capsule's clock. */
+  toolUsage(now: number): ToolUsageSnapshot[];
+  /** Ends the session: the agent gets session_close with `reason`. */
+  close(reason: string): void;
+}
 
 export type SessionState = 'open' | 'detached' | 'closed';
 

@@ -99,6 +99,7 @@ export interface ToolHandle {
   disable(): void;
   /** Replaces any of the definition's fields but the id; schemas are compiled again. */
   update(changes: Partial<Omit<ToolDefinition, 'id'>>): void;
+  /** Takes the tool out of the catalog. Safe to call twice; never touches a later tool of the same id. */
   remove(): void;
 }
 
@@ -149,9 +150,13 @@ export class ToolRegistry {
   }
 
   private handleFor(id: string): ToolHandle {
+    // A handle is its registration's: once that is removed, the handle neither reaches nor removes a
+    // later tool registered under the same id (a game's own, after an adapter's was taken off).
+    let mine = this.tools.get(id);
     const live = (method: string): MutableTool => {
       const tool = this.tools.get(id);
-      if (tool === undefined) throw new CapsuleError('AICC_TOOL_REMOVED', `ToolHandle.${method}: tool "${id}" was removed; register it again to use it`);
+      if (tool === undefined || tool !== mine)
+        throw new CapsuleError('AICC_TOOL_REMOVED', `ToolHandle.${method}: tool "${id}" was removed; register it again to use it`);
       return tool;
     };
     const setEnabled = (method: string, enabled: boolean): void => {
@@ -174,14 +179,14 @@ export class ToolRegistry {
         }
         const spec: ToolSpec = { ...tool.definition, ...changes, id };
         checkDefinition(spec);
-        this.tools.set(
-          id,
-          this.build({ ...spec, input_schema: schemaOf(spec, 'input'), output_schema: schemaOf(spec, 'output') } as ToolDefinition, tool.enabled),
-        );
+        mine = this.build({ ...spec, input_schema: schemaOf(spec, 'input'), output_schema: schemaOf(spec, 'output') } as ToolDefinition, tool.enabled);
+        this.tools.set(id, mine);
         this.changed();
       },
       remove: () => {
-        live('remove');
+        // Idempotent: a tool removed already (through this handle) has nothing left to undo.
+        if (mine === undefined || this.tools.get(id) !== mine) return;
+        mine = undefined;
         this.tools.delete(id);
         this.changed();
       },

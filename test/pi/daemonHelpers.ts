@@ -8,7 +8,7 @@ import {
   DaemonError,
   type DaemonClientOptions,
   type DaemonEvent,
-  type DaemonRecordProblem,
+  type RecordProblem,
   type ReconnectReport,
   type SessionRef,
   type StreamReport,
@@ -30,7 +30,7 @@ export async function daemonSetup(simOptions: DaemonSimulatorOptions = {}, clien
 /** Everything a client emits, in lists. */
 export function collect(client: DaemonClient) {
   const events: DaemonEvent[] = [];
-  const problems: DaemonRecordProblem[] = [];
+  const problems: RecordProblem[] = [];
   const reports: StreamReport[] = [];
   const reconnects: ReconnectReport[] = [];
   client.on('event', (event) => events.push(event));

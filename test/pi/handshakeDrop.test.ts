@@ -44,7 +44,7 @@ const handshakeAnswer = (command: Record<string, unknown>) => ({
 describe('a link that drops as the hello is answered', () => {
   it('PeersClient.connect rejects with closed instead of resolving with no link', async () => {
     const error = await failure(PeersClient.connect(answersThenDrops(helloAnswer), { clock: new ManualClock() }));
-    expect(error).toMatchObject({ errorCode: 'closed', details: { command: 'hello' } });
+    expect(error).toMatchObject({ code: 'closed', details: { command: 'hello' } });
   });
 
   it('a reconnecting PeersClient tries again, and ends open on a link that works', async () => {

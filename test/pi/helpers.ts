@@ -11,7 +11,7 @@ export async function setup(simOptions: Partial<PeersSimulatorOptions> = {}, cli
   const sim = new PeersSimulator({ clock, ...simOptions });
   const client = await PeersClient.connect(sim.link(), { clock, ...clientOptions });
   const problems: RecordProblem[] = [];
-  client.on('error', (problem) => problems.push(problem));
+  client.on('problem', (problem) => problems.push(problem));
   return { clock, sim, client, problems };
 }
 

@@ -36,7 +36,7 @@ describe('PeersClient hello', () => {
     for (const options of [{}, { token: 'wrong' }]) {
       const link = sim.link();
       const error = await failure(PeersClient.connect(link, { clock, ...options }));
-      expect(error).toMatchObject({ errorCode: 'auth_failed', retryable: false, name: 'PeersError' });
+      expect(error).toMatchObject({ code: 'auth_failed', retryable: false, name: 'PeersError' });
       expect(error.message).toMatch(/^PeersClient\.connect: the agent refused hello with auth_failed: .*options\.token/);
       await settle();
       expect(link.open).toBe(false);
@@ -48,7 +48,7 @@ describe('PeersClient hello', () => {
     const sim = new PeersSimulator({ clock, protocol: { version: '2.1', minVersion: '2.0' } });
     const error = await failure(PeersClient.connect(sim.link(), { clock }));
     expect(error).toMatchObject({
-      errorCode: 'incompatible_version',
+      code: 'incompatible_version',
       retryable: false,
       details: { data: { protocol: { version: '2.1', minVersion: '2.0' } } },
     });
@@ -59,7 +59,7 @@ describe('PeersClient hello', () => {
     const sim = new PeersSimulator({ clock, protocol: { version: '2.1', minVersion: '2.0' }, refuseIncompatible: false });
     const link = sim.link();
     const error = await failure(PeersClient.connect(link, { clock }));
-    expect(error.errorCode).toBe('incompatible_version');
+    expect(error.code).toBe('incompatible_version');
     expect(error.message).toBe(
       'PeersClient.connect: the agent speaks pi-peers 2.0–2.1, this client 1.0–1.0 (this client speaks pi-peers 1.0: update the client or the agent)',
     );
@@ -99,7 +99,7 @@ describe('PeersClient hello', () => {
       },
       close: () => {},
     });
-    expect(await failure(PeersClient.connect(clientEnd, { clock }))).toMatchObject({ errorCode: 'hello_required', retryable: false });
+    expect(await failure(PeersClient.connect(clientEnd, { clock }))).toMatchObject({ code: 'hello_required', retryable: false });
   });
 });
 
@@ -139,7 +139,7 @@ describe('PeersClient deliveries', () => {
   it('refuses hops above 3 with hop_limit, delivering nothing', async () => {
     const { sim, client } = await setup();
     const error = await failure(client.deliver('prompt', 'forwarded', { hops: 4 }));
-    expect(error).toMatchObject({ errorCode: 'hop_limit', retryable: false, details: { command: 'prompt' } });
+    expect(error).toMatchObject({ code: 'hop_limit', retryable: false, details: { command: 'prompt' } });
     expect(error.message).toMatch(/answer instead of forwarding/);
     expect(sim.deliveredCount).toBe(0);
     await client.deliver('prompt', 'forwarded', { hops: 3 });
@@ -149,7 +149,7 @@ describe('PeersClient deliveries', () => {
   it('checks its own records: an empty message or hops 0 is refused locally, nothing sent', async () => {
     const { sim, client } = await setup();
     const before = sim.received.length;
-    expect(await failure(client.deliver('prompt', ''))).toMatchObject({ errorCode: 'invalid_request', retryable: false, details: { local: true } });
+    expect(await failure(client.deliver('prompt', ''))).toMatchObject({ code: 'invalid_request', retryable: false, details: { local: true } });
     const hops = await failure(client.deliver('prompt', 'x', { hops: 0 }));
     expect(hops.message).toMatch(/^PeersClient\.deliver: request\.hops must be >= 1/);
     expect(sim.received.length).toBe(before);
@@ -165,7 +165,7 @@ describe('PeersClient errors', () => {
     const { sim, client } = await setup();
     sim.failNext('get_state', { errorCode: code, error: `failed with ${code}` });
     const error = await failure(client.getState());
-    expect(error.errorCode).toBe(code);
+    expect(error.code).toBe(code);
     expect(error.retryable).toBe(PEERS_ERRORS[code as PeersErrorCode].retryable);
     expect(error.message).toContain(`PeersClient.getState: the agent refused get_state with ${code}: failed with ${code}`);
     expect(error.details).toMatchObject({ command: 'get_state', requestId: expect.any(String) });
@@ -178,7 +178,7 @@ describe('PeersClient errors', () => {
     const { sim, client, problems } = await setup();
     sim.failNext('prompt', { errorCode: 'quota_exceeded', retryable: true });
     const error = await failure(client.deliver('prompt', 'x'));
-    expect(error).toMatchObject({ errorCode: 'unknown_error', retryable: true, details: { wireErrorCode: 'quota_exceeded' } });
+    expect(error).toMatchObject({ code: 'unknown_error', retryable: true, details: { wireCode: 'quota_exceeded' } });
     expect(problems).toEqual([]);
   });
 
@@ -189,7 +189,7 @@ describe('PeersClient errors', () => {
     await settle();
     const held = sim.held[0]!;
     sim.sendRecord({ type: 'response', id: held.id, command: 'get_state', success: false, error: 'Unknown command: get_state' });
-    expect(await pending).toMatchObject({ errorCode: 'unknown_error', retryable: false });
+    expect(await pending).toMatchObject({ code: 'unknown_error', retryable: false });
   });
 
   it('rejects more requests than maxPendingRequests with too_many_pending', async () => {
@@ -197,7 +197,7 @@ describe('PeersClient errors', () => {
     sim.holdNext('*');
     sim.holdNext('*');
     const waiting = [client.getState(), client.getState()];
-    expect(await failure(client.getState())).toMatchObject({ errorCode: 'too_many_pending', retryable: true });
+    expect(await failure(client.getState())).toMatchObject({ code: 'too_many_pending', retryable: true });
     await settle();
     for (const held of sim.held) held.answer();
     await Promise.all(waiting);

@@ -17,7 +17,7 @@ describe('PeersClient timeouts', () => {
     expect(pending.settled).toBe(false);
     clock.advance(1);
     const error = await pending.promise;
-    expect(error).toMatchObject({ errorCode: 'timeout', retryable: true, details: { requestId: sim.held[0]!.id, command: 'get_state' } });
+    expect(error).toMatchObject({ code: 'timeout', retryable: true, details: { requestId: sim.held[0]!.id, command: 'get_state' } });
     expect(error.message).toMatch(/^PeersClient: no answer to get_state \S+ within 30000 ms \(retry with the same id/);
     // The late answer is dropped quietly; the client goes on.
     sim.held[0]!.answer();
@@ -54,7 +54,7 @@ describe('PeersClient timeouts', () => {
     await settle();
     expect(pending.settled).toBe(false);
     clock.advance(1);
-    expect(await pending.promise).toMatchObject({ errorCode: 'timeout' });
+    expect(await pending.promise).toMatchObject({ code: 'timeout' });
   });
 });
 
@@ -68,11 +68,11 @@ describe('PeersClient when the link drops', () => {
     await settle();
     sim.drop('agent crashed');
     const error = await pending;
-    expect(error).toMatchObject({ errorCode: 'closed', retryable: true, details: { requestId: sim.held[0]!.id } });
+    expect(error).toMatchObject({ code: 'closed', retryable: true, details: { requestId: sim.held[0]!.id } });
     expect(error.message).toMatch(/the link dropped while prompt \S+ waited for its answer \(agent crashed\)/);
     expect(closed).toEqual(['agent crashed']);
     expect(client.state).toBe('closed');
-    expect(await failure(client.getState())).toMatchObject({ errorCode: 'closed', retryable: false });
+    expect(await failure(client.getState())).toMatchObject({ code: 'closed', retryable: false });
   });
 
   it('ends waitForReply when the link drops while it waits', async () => {
@@ -81,7 +81,7 @@ describe('PeersClient when the link drops', () => {
     const waiting = failure(client.waitForReply(0, { pollMs: 100 }));
     await pass(clock, 300, 100);
     sim.drop('gone');
-    expect(await waiting).toMatchObject({ errorCode: 'closed', retryable: false });
+    expect(await waiting).toMatchObject({ code: 'closed', retryable: false });
   });
 
   it('close() fails waiting requests as not retryable, and emits close', async () => {
@@ -90,7 +90,7 @@ describe('PeersClient when the link drops', () => {
     const pending = failure(client.getState());
     await settle();
     client.close();
-    expect(await pending).toMatchObject({ errorCode: 'closed', retryable: false });
+    expect(await pending).toMatchObject({ code: 'closed', retryable: false });
     expect(client.state).toBe('closed');
   });
 });
@@ -120,9 +120,9 @@ describe('PeersClient reconnect', () => {
     // The delivery reaches the agent, but the link drops before its answer comes back.
     sim.dropOnNext('prompt', 'after');
     const lost = await failure(client.deliver('prompt', 'exactly once'));
-    expect(lost).toMatchObject({ errorCode: 'closed', retryable: true });
+    expect(lost).toMatchObject({ code: 'closed', retryable: true });
     expect(client.state).toBe('reconnecting');
-    expect(await failure(client.getState())).toMatchObject({ errorCode: 'closed', retryable: true, details: { local: true } });
+    expect(await failure(client.getState())).toMatchObject({ code: 'closed', retryable: true, details: { local: true } });
 
     await pass(clock, 1000, 50);
     // Delays 100, 200, 300 (capped), 300: attempts at 100, 300, 600, 900.
@@ -219,11 +219,11 @@ describe('PeersClient.waitForReply', () => {
     const { client, clock } = await setup();
     const timedOut = failure(client.waitForReply(0, { pollMs: 100, timeoutMs: 500 }));
     await pass(clock, 500, 100);
-    expect(await timedOut).toMatchObject({ errorCode: 'timeout', retryable: true });
+    expect(await timedOut).toMatchObject({ code: 'timeout', retryable: true });
     const controller = new AbortController();
     const aborted = failure(client.waitForReply(0, { pollMs: 100, signal: controller.signal }));
     controller.abort();
-    expect(await aborted).toMatchObject({ errorCode: 'aborted', retryable: false });
+    expect(await aborted).toMatchObject({ code: 'aborted', retryable: false });
     expect(clock.pendingTimers).toBe(0);
   });
 });

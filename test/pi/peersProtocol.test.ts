@@ -22,7 +22,7 @@ describe('pi-peers protocol constants', () => {
   it('PeersError carries code, retryable and details', () => {
     const error = new PeersError('timeout', 'm', true, { requestId: 'r' });
     expect(error).toBeInstanceOf(Error);
-    expect(error).toMatchObject({ name: 'PeersError', errorCode: 'timeout', retryable: true, details: { requestId: 'r' }, message: 'm' });
+    expect(error).toMatchObject({ name: 'PeersError', code: 'timeout', retryable: true, details: { requestId: 'r' }, message: 'm' });
     expect(new PeersError('closed', 'm', false).details).toBeUndefined();
   });
 });

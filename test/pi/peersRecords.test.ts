@@ -37,7 +37,7 @@ describe('PeersClient inbound records', () => {
     await settle();
     sim.sendRecord({ type: 'response', id: sim.held[0]!.id, command: 'get_state' });
     const error = await pending;
-    expect(error).toMatchObject({ errorCode: 'invalid_response', retryable: false });
+    expect(error).toMatchObject({ code: 'invalid_response', retryable: false });
     expect(error.message).toMatch(/response\.success is required/);
     expect(problems).toHaveLength(1);
     expect(await client.getState()).toMatchObject({ settled: 0 });
@@ -55,7 +55,7 @@ describe('PeersClient inbound records', () => {
       await settle();
       sim.sendRecord({ type: 'response', id: sim.held.at(-1)!.id, command: 'get_state', success: true, data });
       const error = await pending;
-      expect(error.errorCode).toBe('invalid_response');
+      expect(error.code).toBe('invalid_response');
       expect(error.message).toContain(`PeersClient.getState: ${message}`);
       expect(error.message).not.toContain('leaked');
     }
@@ -85,7 +85,7 @@ describe('PeersClient inbound records', () => {
     const pending = failure(client.getLastAssistantText());
     await settle();
     sim.sendRecord({ type: 'response', id: sim.held[0]!.id, command: 'get_last_assistant_text', success: true, data: { text: 42 } });
-    expect(await pending).toMatchObject({ errorCode: 'invalid_response' });
+    expect(await pending).toMatchObject({ code: 'invalid_response' });
   });
 });
 

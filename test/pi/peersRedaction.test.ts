@@ -28,7 +28,7 @@ describe('PeersClient redaction', () => {
       const held = sim.held.shift()!;
       sim.sendRecord({ type: 'response', id: held.id, command: `${command} ${token}`, success: true, data: { broken: true } });
       const error = await pending;
-      expect(error.errorCode).toBe('invalid_response');
+      expect(error.code).toBe('invalid_response');
       expect(error.details?.command).toBe(`${command} [redacted]`);
       expect(texts(error.details).join('\n')).not.toContain(token);
     }
@@ -46,7 +46,7 @@ describe('PeersClient redaction', () => {
         close: () => {},
       });
       const error = await failure(PeersClient.connect(clientEnd, { clock: new ManualClock(), token }));
-      expect(['invalid_response', 'incompatible_version']).toContain(error.errorCode);
+      expect(['invalid_response', 'incompatible_version']).toContain(error.code);
       expect(error.details?.command).toBe('hello [redacted]');
     }
   });
@@ -56,7 +56,7 @@ describe('PeersClient redaction', () => {
     const { sim, client } = await setup({ token }, { token });
     sim.failNext('get_state', { errorCode: 'denied', data: { echo: token } });
     const quoted = await failure(client.getState());
-    expect(quoted.errorCode).toBe('denied');
+    expect(quoted.code).toBe('denied');
     expect(quoted.details).not.toHaveProperty('data');
     sim.failNext('get_state', { errorCode: 'denied', data: { [token]: 1 } });
     expect((await failure(client.getState())).details).not.toHaveProperty('data');

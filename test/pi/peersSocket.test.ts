@@ -45,7 +45,7 @@ describe('PeersClient over an agent Unix socket', () => {
     const path = await agentSocket();
     const sent = 'not-the-token-at-all';
     const error = await failure(PeersClient.connect(await connectSocketLink(path), { token: sent }));
-    expect(error.errorCode).toBe('auth_failed');
+    expect(error.code).toBe('auth_failed');
     expect(`${error.message} ${JSON.stringify(error.details ?? {})}`).not.toContain(sent);
   });
 });

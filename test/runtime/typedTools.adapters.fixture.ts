@@ -2,9 +2,11 @@
 // schemas, as registerTool types a game's own; their exported input types are the schemas' too.
 // Each `@ts-expect-error` must meet an error; an unused one fails the compile.
 
-import type { moveToTool as phaserMoveTo, nearbyTool as phaserNearby } from '../../src/adapters/phaser/index.js';
-import type { composeTool, giveTool, ComposeInput } from '../../src/adapters/text/index.js';
-import type { moveToTool as threeMoveTo, turnToTool, MoveToInput, TurnToInput } from '../../src/adapters/three/index.js';
+import type { moveToTool as phaserMoveTo, nearbyTool as phaserNearby } from '../../src/adapters/phaser/toolsEntry.js';
+import type { ComposeInput } from '../../src/adapters/text/index.js';
+import type { composeTool, giveTool } from '../../src/adapters/text/toolsEntry.js';
+import type { MoveToInput, TurnToInput } from '../../src/adapters/three/index.js';
+import type { moveToTool as threeMoveTo, turnToTool } from '../../src/adapters/three/toolsEntry.js';
 import type { ToolContext } from '../../src/runtime/tool.js';
 
 declare const context: ToolContext;

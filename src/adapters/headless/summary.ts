@@ -5,7 +5,7 @@
 
 import type { CallRecord } from '../../runtime/calls.js';
 import type { Capsule, SessionChange } from '../../runtime/capsule.js';
-import type { Session } from '../../runtime/session.js';
+import type { SessionView } from '../../runtime/sessionTypes.js';
 import type { HeadlessResult } from './runner.js';
 
 export interface RunSummaryJSON {
@@ -25,7 +25,7 @@ export class RunSummary {
   private readonly callsByTool = new Map<string, number>();
   private readonly refusalsByCode = new Map<string, number>();
   /** Each character's latest session while it is open; its last figure once it has closed. */
-  private readonly agents = new Map<string, Session | { closedWith: number | undefined }>();
+  private readonly agents = new Map<string, SessionView | { closedWith: number | undefined }>();
   private readonly offs: Array<() => void>;
 
   constructor(capsule: Capsule) {

@@ -4,8 +4,9 @@
 
 import { ToolError } from '../../base/errors.js';
 import { defineTool } from '../../runtime/tool.js';
+import { NO_INPUT, objectOf, POINT_2D_SCHEMA } from '../shared/schemas.js';
 import { positionOf, type Entity } from './entities.js';
-import { caller, checkInside, coordinate, objectOf, POINT_SCHEMA, round, withOptions, type PhaserToolOptions, type SceneWorld } from './phaserTool.js';
+import { caller, checkInside, coordinate, round, withOptions, type PhaserToolOptions, type SceneWorld } from './phaserTool.js';
 import { readingTimeMs } from './speech.js';
 
 export type MoveOutput = { from: { x: number; y: number }; to: { x: number; y: number }; distance: number; speed: number; eta_ms: number };
@@ -19,7 +20,13 @@ export const MAX_SPEED = 1000;
 export const MAX_LINE_LENGTH = 140;
 
 const SPEED_SCHEMA = { type: 'number', exclusiveMinimum: 0, maximum: MAX_SPEED, description: 'Pixels per second (default: your own walking speed).' } as const;
-const MOVE_OUTPUT = objectOf({ from: POINT_SCHEMA, to: POINT_SCHEMA, distance: { type: 'number' }, speed: { type: 'number' }, eta_ms: { type: 'number' } });
+const MOVE_OUTPUT = objectOf({
+  from: POINT_2D_SCHEMA,
+  to: POINT_2D_SCHEMA,
+  distance: { type: 'number' },
+  speed: { type: 'number' },
+  eta_ms: { type: 'number' },
+});
 
 function walkTo(world: SceneWorld, me: Entity, x: number, y: number, speed: number | undefined): MoveOutput {
   if (me.object === undefined) throw new ToolError(`"${me.id}" has no game object to move`);
@@ -90,7 +97,7 @@ export function stopTool(world: SceneWorld, options?: PhaserToolOptions) {
       id: 'stop',
       class: 'actuator',
       description: 'Stop walking and stand where you are.',
-      input_schema: { type: 'object', properties: {} },
+      input_schema: NO_INPUT,
       output_schema: objectOf({ x: { type: 'number' }, y: { type: 'number' }, was_moving: { type: 'boolean' } }),
       limits: { calls_per_minute: 60 },
       requires_capability: 'legs',

@@ -2,7 +2,8 @@
 // registered (addTemplate) — an apple, a sign, a campfire — at a point inside the world.
 
 import { defineTool } from '../../runtime/tool.js';
-import { caller, coordinate, objectOf, withOptions, type PhaserToolOptions, type SceneWorld } from './phaserTool.js';
+import { objectOf } from '../shared/schemas.js';
+import { caller, coordinate, withOptions, type PhaserToolOptions, type SceneWorld } from './phaserTool.js';
 
 export type SpawnOutput = { id: string; template: string; kind: string; x: number; y: number };
 

@@ -1,11 +1,11 @@
 // What every Phaser tool shares: the scene world the tools act on (the plugin is one), the options a
-// game may override, the calling character, and schema pieces.
+// game may override, the calling character, and the bounds check.
 
 import type * as Phaser from 'phaser';
 import { ToolError } from '../../base/errors.js';
-import type { SchemaLiteral } from '../../runtime/schemaType.js';
 import type { ToolContext } from '../../runtime/tool.js';
 import { withOverrides, type ToolOverrides } from '../../runtime/toolOverrides.js';
+import { callerIn } from '../shared/caller.js';
 import type { Box, Entity, EntityRegistry } from './entities.js';
 import type { Walks } from './motion.js';
 import type { Bubbles } from './speech.js';
@@ -36,13 +36,15 @@ export { withOverrides as withOptions };
  * destroyed, or not yet added) is the game's doing, but the agent still gets an answer that says so.
  */
 export function caller(world: SceneWorld, context: ToolContext): Entity {
-  const me = world.entities.get(context.character);
-  if (me === undefined || me.role !== 'character') {
-    throw new ToolError(`you play "${context.character}", who is not a character in this scene (yet); the game adds characters with addCharacter`, {
-      retryable: true,
-    });
-  }
-  return me;
+  return callerIn(
+    context,
+    (id) => {
+      const entity = world.entities.get(id);
+      return entity?.role === 'character' ? entity : undefined;
+    },
+    (id) => `you play "${id}", who is not a character in this scene (yet); the game adds characters with addCharacter`,
+    true,
+  );
 }
 
 /** Refuses a point outside the world's bounds, naming them. */
@@ -52,20 +54,6 @@ export function checkInside(world: SceneWorld, x: number, y: number): void {
     throw new ToolError(`(${x}, ${y}) is outside the world; x must be within ${b.x}..${b.x + b.width} and y within ${b.y}..${b.y + b.height}`);
   }
 }
-
-/** An object schema whose `required` properties (all, unless named) must be given; its literal type types the handler. */
-export function objectOf<const P extends Properties>(properties: P): { type: 'object'; properties: P; required: Array<keyof P & string> };
-export function objectOf<const P extends Properties, const R extends ReadonlyArray<keyof P & string>>(
-  properties: P,
-  required: R,
-): { type: 'object'; properties: P; required: R };
-export function objectOf(properties: Properties, required: readonly string[] = Object.keys(properties)) {
-  return { type: 'object', properties, required };
-}
-
-type Properties = { readonly [name: string]: SchemaLiteral };
-
-export const POINT_SCHEMA = objectOf({ x: { type: 'number' }, y: { type: 'number' } });
 
 /** A world coordinate as agents send it. */
 export function coordinate(description: string) {

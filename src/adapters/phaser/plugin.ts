@@ -8,21 +8,20 @@
 // with Phaser 3.60+ and 4, from an ES import or from the `Phaser` global of a <script> page.
 
 import type * as Phaser from 'phaser';
-import { createCapsule, type Capsule } from '../../runtime/capsule.js';
-import { ManualClock, type Clock } from '../../runtime/clock.js';
+import type { Capsule } from '../../runtime/capsule.js';
+import type { Clock } from '../../runtime/clock.js';
 import { CapsuleError, ToolError } from '../../base/errors.js';
 import type { EventPayloads } from '../../runtime/events.js';
 import type { ConnectOptions } from '../../runtime/options.js';
 import type { Topic } from '../../protocol/messages.js';
-import type { Session } from '../../runtime/session.js';
-import type { ToolHandle } from '../../runtime/tool.js';
+import type { SessionView } from '../../runtime/sessionTypes.js';
 import { jsonCodec } from '../../protocol/codec.js';
 import type { Link } from '../../links/link.js';
-import { Contacts, type Contact } from './contacts.js';
-import { DataChanges, type DataChange } from './dataChanges.js';
+import { bindTools, type ToolBinding } from '../shared/toolBinding.js';
+import { Contacts } from './contacts.js';
+import { DataChanges } from './dataChanges.js';
 import {
   EntityRegistry,
-  positionOf,
   type Box,
   type CharacterOptions,
   type Entity,
@@ -33,13 +32,12 @@ import {
   type TemplateOptions,
 } from './entities.js';
 import { FrameMeter, type FrameStats } from './meter.js';
-import { Walks, type StopReason, type Walk } from './motion.js';
-import { audience } from './perception.js';
+import { Hearing } from './hearing.js';
+import { Walks } from './motion.js';
 import { checkInside, type SceneWorld } from './phaserTool.js';
-import { resolveOptions, type AiccPluginOptions, type ResolvedOptions } from './pluginOptions.js';
+import { resolveOptions, sceneCapsule, type AiccPluginOptions, type ResolvedOptions } from './pluginOptions.js';
 import { Bubbles } from './speech.js';
 import { phaserTools, type PhaserToolsOptions } from './tools.js';
-import { phaserValidators } from './validators.js';
 
 type ArcadeCollidable = Phaser.Types.Physics.Arcade.ArcadeColliderType;
 type ArcadeCallback = Phaser.Types.Physics.Arcade.ArcadePhysicsCallback;
@@ -79,8 +77,10 @@ export class AiccScenePlugin implements SceneWorld {
   private readonly data: DataChanges;
   private readonly destroyHooks = new Map<Positioned, () => void>();
   private readonly spawned = new Set<string>();
-  private readonly opened = new Set<Session>();
-  private handles: ToolHandle[] = [];
+  private readonly opened = new Set<SessionView>();
+  private readonly hearing: Hearing;
+  /** What registerTools bound, each disposed at shutdown. */
+  private tools: ToolBinding[] = [];
   private current: Capsule | undefined;
   private owned = false;
   private spawnCount = 0;
@@ -98,19 +98,20 @@ export class AiccScenePlugin implements SceneWorld {
     this.entities = new EntityRegistry(this.settings.maxEntities, (entity, change) =>
       change === 'added' ? this.hookEntity(entity) : this.unhookEntity(entity),
     );
-    this.walks = new Walks(this.settings.stuckAfterMs, (walk, reason, at) => this.walkEnded(walk, reason, at));
+    this.hearing = new Hearing(this.entities, this.perceptionRadius, (topic, payload, to) => this.emit(topic, payload, to));
+    this.walks = new Walks(this.settings.stuckAfterMs, (walk, reason, at) => this.hearing.walkEnded(walk, reason, at));
     this.bubbles = new Bubbles(scene, this.config.bubbles);
     // The hooks' own work (tracking contacts, copying data values) is timed as the capsule's too.
     const measure = (work: () => void): void => this.meter.measure(work);
     this.contacts = new Contacts(
       (object) => this.entities.of(object)?.id,
-      (contact) => this.forwardContact(contact),
+      (contact) => this.hearing.contact(contact),
       this.settings.contactGraceSteps,
       this.settings.maxContacts,
       this.settings.contactGap,
       measure,
     );
-    this.data = new DataChanges((change) => this.forwardData(change), measure);
+    this.data = new DataChanges((change) => this.hearing.data(change), measure);
     scene.sys.events.once('boot', this.boot, this);
     scene.sys.events.on('start', this.start, this);
   }
@@ -126,24 +127,9 @@ export class AiccScenePlugin implements SceneWorld {
   start(): void {
     if (this.running) return;
     // The capsule first: bad capsuleOptions throw here, before anything is hooked.
-    if (this.config.capsule !== undefined) {
-      this.current = this.config.capsule;
-      this.owned = false;
-    } else {
-      const userMeasure = this.config.capsuleOptions?.measureWork;
-      this.current = createCapsule({
-        world: this.config.world ?? { name: this.systems.settings.key, kind: '2d' },
-        tickRateHz: 10,
-        tickMode: 'fixed',
-        ...this.config.capsuleOptions,
-        // The Phaser tools' validators are precompiled; the game's own validators check its own tools.
-        validators: phaserValidators(this.config.capsuleOptions?.validators),
-        clock: new ManualClock(),
-        // Deliveries run after the frame's update, in a microtask of their own: counted in frameStats.
-        measureWork: (work) => this.meter.measure(() => (userMeasure === undefined ? work() : userMeasure(work))),
-      });
-      this.owned = true;
-    }
+    const { capsule, owned } = sceneCapsule(this.config, this.systems.settings.key, (work) => this.meter.measure(work));
+    this.current = capsule;
+    this.owned = owned;
     this.running = true;
     const events = this.systems.events;
     events.on('update', this.update, this);
@@ -185,8 +171,7 @@ export class AiccScenePlugin implements SceneWorld {
     this.bubbles.clear();
     this.entities.clear();
     this.data.clear();
-    for (const handle of this.handles) removeQuietly(handle);
-    this.handles = [];
+    for (const binding of this.tools.splice(0)) binding.dispose();
     const reason = `scene "${this.systems.settings.key}" shut down`;
     if (this.owned) this.current?.dispose(reason);
     else for (const session of this.opened) if (session.state !== 'closed') session.close(reason);
@@ -204,7 +189,6 @@ export class AiccScenePlugin implements SceneWorld {
 
   // ── the game's API ─────────────────────────────────────────────────────────────────────────
 
-  /** The capsule of this scene, from its START to its SHUTDOWN. */
   /**
    * Calls `listener` with the capsule now (if the scene is running) and with each new one at every
    * start; returns the unsubscribe. `mountInspector(this.aicc)` follows a restarting scene with it.
@@ -215,6 +199,7 @@ export class AiccScenePlugin implements SceneWorld {
     return () => void this.capsuleListeners.delete(listener);
   }
 
+  /** The capsule of this scene, from its START to its SHUTDOWN. */
   get capsule(): Capsule {
     if (this.current === undefined)
       throw new CapsuleError(
@@ -254,18 +239,15 @@ export class AiccScenePlugin implements SceneWorld {
     return this.entities.remove(id);
   }
 
-  /** Registers the Phaser tools on the capsule; they are removed again at shutdown. */
-  registerTools(options?: PhaserToolsOptions): ToolHandle[] {
-    const capsule = this.capsule;
-    const added: ToolHandle[] = [];
-    try {
-      for (const definition of phaserTools(this, options)) added.push(capsule.registerTool(definition));
-    } catch (error) {
-      added.forEach(removeQuietly);
-      throw error;
-    }
-    this.handles.push(...added);
-    return added;
+  /**
+   * Registers the Phaser tools on the capsule, all or none (AICC_DUPLICATE_TOOL: rename through
+   * `overrides`): `{ handles, dispose }`, disposed at shutdown if the game has not done it before.
+   */
+  registerTools(options?: PhaserToolsOptions): ToolBinding {
+    const binding = bindTools(this.capsule, phaserTools(this, options));
+    // Bindings the game disposed hold no tools: no need to keep them until shutdown.
+    this.tools = [...this.tools.filter((held) => held.handles.length > 0), binding];
+    return binding;
   }
 
   /** An Arcade collider whose contacts are forwarded as `collision` events (kind 'collide'). */
@@ -282,7 +264,7 @@ export class AiccScenePlugin implements SceneWorld {
    * Opens a session for an agent on `link`, like `capsule.connect`, with the capsule's side of the
    * link counted in frameStats. Sessions opened here close when the scene shuts down.
    */
-  connect(link: Link, options: ConnectOptions): Session {
+  connect(link: Link, options: ConnectOptions): SessionView {
     const capsule = this.capsule;
     for (const session of this.opened) if (session.state === 'closed') this.opened.delete(session);
     const session = capsule.connect(this.meter.link(link), { ...options, codec: this.meter.codec(options.codec ?? jsonCodec) });
@@ -302,7 +284,7 @@ export class AiccScenePlugin implements SceneWorld {
       bubbles: this.bubbles.size,
       contacts: this.contacts.size,
       hookedEmitters: this.data.size + this.destroyHooks.size,
-      tools: this.handles.length,
+      tools: this.tools.reduce((sum, binding) => sum + binding.handles.length, 0),
       sessions: [...this.opened].filter((session) => session.state !== 'closed').length,
       droppedContacts: this.contacts.dropped,
       unfitData: this.data.unfit,
@@ -337,11 +319,7 @@ export class AiccScenePlugin implements SceneWorld {
   }
 
   hear(speaker: Entity, text: string, to?: string): string[] {
-    const listeners = audience(this.entities, positionOf(speaker), this.perceptionRadius).filter((id) => id !== speaker.id);
-    const message: EventPayloads['agent_message'] = { from: speaker.id, text };
-    if (to !== undefined) message.to = to;
-    this.emit('agent_message', message, listeners);
-    return listeners;
+    return this.hearing.speech(speaker, text, to);
   }
 
   // ── forwarding ─────────────────────────────────────────────────────────────────────────────
@@ -368,40 +346,6 @@ export class AiccScenePlugin implements SceneWorld {
     if (gone !== undefined) object.off('destroy', gone);
     this.destroyHooks.delete(object);
     this.data.unhook(object);
-  }
-
-  private forwardContact(contact: Contact): void {
-    const payload: EventPayloads['collision'] = { a: contact.a, b: contact.b, phase: contact.phase, kind: contact.kind, x: contact.x, y: contact.y };
-    this.emit('collision', payload, () => audience(this.entities, contact, this.perceptionRadius, [contact.a, contact.b]));
-  }
-
-  private forwardData(change: DataChange): void {
-    const entity = this.entities.get(change.entity);
-    // The scene's own data (sceneDataEntity) is everyone's news.
-    const to = (): string[] =>
-      entity === undefined
-        ? audience(this.entities, { x: 0, y: 0 }, Number.POSITIVE_INFINITY)
-        : audience(this.entities, positionOf(entity), this.perceptionRadius, [change.entity]);
-    this.emit('state_change', change as EventPayloads['state_change'], to);
-  }
-
-  /**
-   * A walk's end is the walker's news only: the late answer to its own move (as a move's result is in
-   * the Three.js adapter). Others never heard the walk start; they see movement with `nearby`.
-   */
-  private walkEnded(walk: Walk, reason: StopReason, at: { x: number; y: number }): void {
-    // A walk replaced by a newer one is not news: the agent asked for it.
-    if (reason === 'replaced') return;
-    const payload: EventPayloads['state_change'] = {
-      entity: walk.id,
-      field: 'moving',
-      value: false,
-      previous: true,
-      reason,
-      x: Math.round(at.x),
-      y: Math.round(at.y),
-    };
-    this.emit('state_change', payload, [walk.id]);
   }
 
   private emit<T extends Topic>(topic: T, payload: EventPayloads[T], to: string[] | (() => string[])): void {
@@ -442,13 +386,4 @@ export function aiccScenePlugin(options: AiccPluginOptions): typeof AiccScenePlu
 
 function isDisposed(error: unknown): boolean {
   return error instanceof CapsuleError && error.code === 'AICC_DISPOSED';
-}
-
-function removeQuietly(handle: ToolHandle): void {
-  try {
-    handle.remove();
-  } catch (error) {
-    // The game removed it already.
-    if (!(error instanceof CapsuleError && error.code === 'AICC_TOOL_REMOVED')) throw error;
-  }
 }

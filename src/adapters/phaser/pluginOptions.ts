@@ -1,12 +1,14 @@
-// The options of the Scene plugin: what each means, its default, and the checks that turn a bad one
-// into a CapsuleError when the scene starts.
+// The options of the Scene plugin: what each means, its default, the checks that turn a bad one
+// into a CapsuleError when the scene starts, and the capsule a scene start makes from them.
 
 import type { CapsuleOptions } from '../../runtime/options.js';
-import type { Capsule } from '../../runtime/capsule.js';
+import { createCapsule, type Capsule } from '../../runtime/capsule.js';
+import { ManualClock } from '../../runtime/clock.js';
 import { CapsuleError } from '../../base/errors.js';
 import type { World } from '../../protocol/messages.js';
 import type { Box } from './entities.js';
 import type { BubbleStyle } from './speech.js';
+import { phaserValidators } from './validators.js';
 
 export interface AiccPluginOptions {
   /**
@@ -106,4 +108,26 @@ export function resolveOptions(options: AiccPluginOptions): ResolvedOptions {
   const sceneData = options.sceneDataEntity;
   if (sceneData !== undefined && (typeof sceneData !== 'string' || sceneData.length === 0)) fail('sceneDataEntity must be a non-empty string');
   return out;
+}
+
+/**
+ * The capsule of a scene start: the game's own (`options.capsule`, which shutdown leaves open), or
+ * one made on a clock the scene's updates drive (owned: shutdown disposes it). `measure` times its
+ * deferred work — deliveries run after the frame's update, in a microtask of their own — so that
+ * frameStats counts it.
+ */
+export function sceneCapsule(options: AiccPluginOptions, sceneKey: string, measure: (work: () => void) => void): { capsule: Capsule; owned: boolean } {
+  if (options.capsule !== undefined) return { capsule: options.capsule, owned: false };
+  const userMeasure = options.capsuleOptions?.measureWork;
+  const capsule = createCapsule({
+    world: options.world ?? { name: sceneKey, kind: '2d' },
+    tickRateHz: 10,
+    tickMode: 'fixed',
+    ...options.capsuleOptions,
+    // The Phaser tools' validators are precompiled; the game's own validators check its own tools.
+    validators: phaserValidators(options.capsuleOptions?.validators),
+    clock: new ManualClock(),
+    measureWork: (work) => measure(() => (userMeasure === undefined ? work() : userMeasure(work))),
+  });
+  return { capsule, owned: true };
 }

@@ -4,9 +4,10 @@
 
 import { ToolError } from '../../base/errors.js';
 import { defineTool } from '../../runtime/tool.js';
+import { NO_INPUT, objectOf, POINT_2D_SCHEMA } from '../shared/schemas.js';
 import { positionOf } from './entities.js';
 import { lineOfSight, nearby, type Seen } from './perception.js';
-import { caller, objectOf, POINT_SCHEMA, round, withOptions, type PhaserToolOptions, type SceneWorld } from './phaserTool.js';
+import { caller, round, withOptions, type PhaserToolOptions, type SceneWorld } from './phaserTool.js';
 
 export type PositionOutput = { id: string; x: number; y: number; moving: boolean; target?: { x: number; y: number }; saying?: string };
 export type NearbyOutput = { radius: number; objects: Seen[] };
@@ -25,9 +26,16 @@ export function positionTool(world: SceneWorld, options?: PhaserToolOptions) {
       id: 'position',
       class: 'sensor',
       description: 'Where you are (x, y in pixels; y grows downward), whether you are walking and where to, and what you are saying.',
-      input_schema: { type: 'object', properties: {} },
+      input_schema: NO_INPUT,
       output_schema: objectOf(
-        { id: { type: 'string' }, x: { type: 'number' }, y: { type: 'number' }, moving: { type: 'boolean' }, target: POINT_SCHEMA, saying: { type: 'string' } },
+        {
+          id: { type: 'string' },
+          x: { type: 'number' },
+          y: { type: 'number' },
+          moving: { type: 'boolean' },
+          target: POINT_2D_SCHEMA,
+          saying: { type: 'string' },
+        },
         ['id', 'x', 'y', 'moving'],
       ),
       limits: { calls_per_minute: 120 },

@@ -2,8 +2,8 @@
 // Each is one TextWorld change; a rule it breaks comes back as execution_failed in the world's
 // words ("there is no exit east from the Mill; exits: north, west").
 
-import type { SchemaLiteral } from '../../runtime/schemaType.js';
 import { defineTool } from '../../runtime/tool.js';
+import { objectOf } from '../shared/schemas.js';
 import { caller, nameInput, ref, REF_SCHEMA, REFS_SCHEMA, withOptions, type Ref, type TextToolOptions } from './textTool.js';
 import { MAX_SAY_LENGTH, type TextWorld } from './world.js';
 
@@ -12,18 +12,6 @@ export type TakeOutput = { item: Ref; carrying: Ref[] };
 export type DropOutput = { item: Ref; room: Ref };
 export type GiveOutput = { item: Ref; to: Ref };
 export type SayOutput = { text: string; room: Ref; to?: Ref };
-
-/** An object schema whose `required` properties (all, unless named) must be given; its literal type types the handler. */
-function objectOf<const P extends Properties>(properties: P): { type: 'object'; properties: P; required: Array<keyof P & string> };
-function objectOf<const P extends Properties, const R extends ReadonlyArray<keyof P & string>>(
-  properties: P,
-  required: R,
-): { type: 'object'; properties: P; required: R };
-function objectOf(properties: Properties, required: readonly string[] = Object.keys(properties)) {
-  return { type: 'object', properties, required };
-}
-
-type Properties = { readonly [name: string]: SchemaLiteral };
 
 /**
  * `go { direction }` — through one of the room's exits (`n`, `s`, `e`, `w`, `u`, `d` are understood).

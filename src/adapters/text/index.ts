@@ -1,17 +1,13 @@
-// The text-world adapter: a deterministic world of rooms, exits, items and characters, the AICC
-// tools that let agents act in it, and the binding that forwards its changes as events. Browser
+// aicc-capsule/text: a deterministic world of rooms, exits, items and characters, and the binding
+// that puts it into a capsule — its tools registered, its changes forwarded as events. The tool
+// factories one by one, and the event mapping, are aicc-capsule/text/tools (toolsEntry.ts). Browser
 // safe: it imports only from the runtime. Nothing here runs on import.
 
-export { TextWorld, MAX_SAY_LENGTH } from './world.js';
-export { ID_PATTERN } from './names.js';
-export { textTools, TEXT_TOOL_NAMES } from './tools.js';
-export { lookTool, inspectTool, whoTool } from './sensors.js';
-export { goTool, takeTool, dropTool, giveTool, sayTool } from './actuators.js';
-export { composeTool, MAX_REMARK_LENGTH } from './compose.js';
+export { TextWorld } from './world.js';
 export { bindTextWorld } from './bind.js';
-export { worldEvents, VOICES_VOLUME, THUD_VOLUME } from './worldEvents.js';
-export { describeRoom, describeItem, describeCharacter } from './describe.js';
+export { textTools, TEXT_TOOL_NAMES } from './tools.js';
 
+export type { ToolBinding } from '../shared/toolBinding.js';
 export type { RoomSpec, ItemSpec, CharacterSpec, TextWorldSpec } from './spec.js';
 export type { Room, Item, Character, MoveResult, ItemMoveResult, SayResult } from './world.js';
 export type { WorldChange, WorldListener, MovedChange, ItemMovedChange, SaidChange, ItemAddedChange } from './change.js';
@@ -20,5 +16,3 @@ export type { TextToolOptions, Ref } from './textTool.js';
 export type { LookOutput, InspectOutput, WhoOutput, Person } from './sensors.js';
 export type { GoOutput, TakeOutput, DropOutput, GiveOutput, SayOutput } from './actuators.js';
 export type { ComposeInput, ComposeOutput } from './compose.js';
-export type { BindTextWorldOptions, TextWorldBinding } from './bind.js';
-export type { WorldEvent } from './worldEvents.js';

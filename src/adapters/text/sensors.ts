@@ -2,6 +2,7 @@
 // people here). They read the world and change nothing, so in event mode they cost no tick.
 
 import { defineTool } from '../../runtime/tool.js';
+import { NO_INPUT } from '../shared/schemas.js';
 import { describeCharacter, describeItem, describeRoom } from './describe.js';
 import { reach } from './reach.js';
 import { caller, nameInput, ref, REF_SCHEMA, REFS_SCHEMA, withOptions, type Ref, type TextToolOptions } from './textTool.js';
@@ -40,7 +41,6 @@ export type InspectOutput = {
 export type WhoOutput = { room: Ref; characters: Person[] };
 
 const PERSON_SCHEMA = { ...REF_SCHEMA, properties: { ...REF_SCHEMA.properties, role: { type: 'string' } } } as const;
-const NO_INPUT = { type: 'object', properties: {} } as const;
 
 function person(character: Character): Person {
   return character.role === undefined ? ref(character) : { ...ref(character), role: character.role };

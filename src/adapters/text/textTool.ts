@@ -1,9 +1,9 @@
 // What every text tool shares: the options a game may override, the calling character, and the
 // schema pieces the tools are built from.
 
-import { ToolError } from '../../base/errors.js';
 import type { ToolContext } from '../../runtime/tool.js';
 import { withOverrides, type ToolOverrides } from '../../runtime/toolOverrides.js';
+import { callerIn } from '../shared/caller.js';
 import type { Character, TextWorld } from './world.js';
 
 /** Per-tool overrides of id, limits and capability (see ToolOverrides). */
@@ -16,10 +16,11 @@ export { withOverrides as withOptions };
  * the game's mistake, but the agent still gets an answer that says so.
  */
 export function caller(world: TextWorld, context: ToolContext): Character {
-  const me = world.character(context.character);
-  if (me === undefined)
-    throw new ToolError(`you play "${context.character}", who is not in this text world; the game must add that character to the TextWorld`);
-  return me;
+  return callerIn(
+    context,
+    (id) => world.character(id),
+    (id) => `you play "${id}", who is not in this text world; the game must add that character to the TextWorld`,
+  );
 }
 
 /** `{ id, name }`: how tools name a room, an item or a character in their output. */

@@ -6,9 +6,10 @@ import { MathUtils, Vector3 } from 'three';
 import { CapsuleError, ToolError } from '../../base/errors.js';
 import type { FromSchema } from '../../runtime/schemaType.js';
 import { defineTool, type ToolDefinition } from '../../runtime/tool.js';
+import { NO_INPUT, objectOf, POINT_3D_SCHEMA } from '../shared/schemas.js';
 import { degrees, headingBetween, headingOf, point, round, type Point } from './geometry.js';
 import type { MotionEnd } from './motion.js';
-import { caller, idInput, NO_INPUT, objectOf, POINT_SCHEMA, positive, target, withOptions, type SceneBinding, type ThreeToolOptions } from './threeTool.js';
+import { caller, idInput, positive, target, withOptions, type SceneBinding, type ThreeToolOptions } from './threeTool.js';
 
 const END_SCHEMA = { enum: ['done', 'replaced', 'stopped', 'removed', 'disposed'] } as const;
 
@@ -80,7 +81,7 @@ export function moveToTool(binding: SceneBinding, options: MoveToOptions = {}): 
       class: 'actuator',
       description: `Walk in a straight line to a point on the ground (x, z; y is up), at ${speed} units/s unless you give a speed (at most ${maxSpeed}). The result comes when you arrive, or says why you stopped. A walk may take at most ${Math.floor(budgetMs / 1000)} s: go in legs.`,
       input_schema: moveToInput(area, maxSpeed),
-      output_schema: objectOf({ arrived: { type: 'boolean' }, end: END_SCHEMA, position: POINT_SCHEMA, heading: { type: 'number' } }),
+      output_schema: objectOf({ arrived: { type: 'boolean' }, end: END_SCHEMA, position: POINT_3D_SCHEMA, heading: { type: 'number' } }),
       limits: { calls_per_minute: 60 },
       requires_capability: 'legs',
       strict_input: true,
@@ -169,7 +170,7 @@ export function stopTool(binding: SceneBinding, options?: ThreeToolOptions) {
       class: 'actuator',
       description: 'Stop walking and turning, right where you are.',
       input_schema: NO_INPUT,
-      output_schema: objectOf({ stopped: { type: 'boolean' }, position: POINT_SCHEMA, heading: { type: 'number' } }),
+      output_schema: objectOf({ stopped: { type: 'boolean' }, position: POINT_3D_SCHEMA, heading: { type: 'number' } }),
       limits: { calls_per_minute: 60 },
       requires_capability: 'legs',
       strict_input: true,

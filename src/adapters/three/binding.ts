@@ -1,12 +1,14 @@
 // The binding between a capsule and a Three scene, with the lifecycle of three's addons: construct,
 // `connect()`, `dispose()`. It registers the Three tools, moves objects a little every frame,
 // turns bounding-volume overlaps into `collision` events, and drives the capsule's clock — from
-// `renderer.setAnimationLoop`, or from the game's own loop through `update(dtMs)`.
+// `renderer.setAnimationLoop`, or from the game's own loop through `update(dtMs)`. Its tools are
+// the adapters' one shape (shared/toolBinding.ts): `handles` from connect(), gone at dispose().
 
 import type { Object3D } from 'three';
 import type { Capsule } from '../../runtime/capsule.js';
 import { CapsuleError } from '../../base/errors.js';
 import type { ToolHandle } from '../../runtime/tool.js';
+import { bindTools, type ToolBinding } from '../shared/toolBinding.js';
 import { CollisionWatcher, type CollisionOptions, type CollisionPayload } from './collisions.js';
 import { Motion } from './motion.js';
 import { DEFAULT_MAX_OBJECTS, ObjectRegistry, type RegisterOptions } from './objects.js';
@@ -50,14 +52,13 @@ export interface FrameStats {
   capsuleMs: number;
 }
 
-export class CapsuleBinding implements SceneBinding {
+export class CapsuleBinding implements SceneBinding, ToolBinding {
   readonly objects: ObjectRegistry;
   readonly motion: Motion;
   readonly eyeHeight: number;
   readonly raycastTargets: readonly Object3D[];
-  /** The registered tools (after connect), in registration order. */
-  readonly handles: ToolHandle[] = [];
 
+  private tools: ToolBinding | undefined;
   private readonly collisions: CollisionWatcher | undefined;
   private readonly stepCapsule: boolean;
   private readonly maxFrameMs: number;
@@ -95,6 +96,11 @@ export class CapsuleBinding implements SceneBinding {
       this.collisions = new CollisionWatcher(this.objects, (payload, to) => this.emitCollision(payload, to), options.collisions ?? {});
   }
 
+  /** The registered tools (after connect), in registration order; empty after dispose. */
+  get handles(): readonly ToolHandle[] {
+    return this.tools?.handles ?? [];
+  }
+
   /** Registers an object under an id; a character's id is its sessions' `character`. */
   add(id: string, object: Object3D, options?: RegisterOptions): this {
     this.alive('add');
@@ -125,14 +131,7 @@ export class CapsuleBinding implements SceneBinding {
     if (loop.renderer !== undefined && typeof loop.renderer.setAnimationLoop !== 'function') {
       throw new CapsuleError('AICC_INVALID_OPTION', 'CapsuleBinding.connect: renderer must have setAnimationLoop (a WebGLRenderer or WebGPURenderer)');
     }
-    if (this.options.tools !== false) {
-      try {
-        for (const definition of threeTools(this, this.options.tools ?? {})) this.handles.push(this.capsule.registerTool(definition));
-      } catch (error) {
-        this.removeTools();
-        throw error;
-      }
-    }
+    if (this.options.tools !== false) this.tools = bindTools(this.capsule, threeTools(this, this.options.tools ?? {}));
     this.connected = true;
     if (loop.renderer !== undefined) this.startLoop(loop.renderer, loop.onFrame);
     return this;
@@ -185,7 +184,7 @@ export class CapsuleBinding implements SceneBinding {
     this.stopLoop = undefined;
     this.motion.dispose();
     this.collisions?.dispose();
-    this.removeTools();
+    this.tools?.dispose();
     this.objects.clear();
     this.connected = false;
   }
@@ -222,17 +221,6 @@ export class CapsuleBinding implements SceneBinding {
   private forgetDisposedCapsule(error: unknown): void {
     if (!(error instanceof CapsuleError && error.code === 'AICC_DISPOSED')) throw error;
     this.capsuleGone = true;
-  }
-
-  private removeTools(): void {
-    for (const handle of this.handles.splice(0)) {
-      try {
-        handle.remove();
-      } catch (error) {
-        // The game removed this one itself already (or disposed the capsule); nothing to undo.
-        if (!(error instanceof CapsuleError && (error.code === 'AICC_TOOL_REMOVED' || error.code === 'AICC_DISPOSED'))) throw error;
-      }
-    }
   }
 
   private alive(method: string): void {

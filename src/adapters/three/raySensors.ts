@@ -4,16 +4,17 @@
 
 import { Raycaster, Vector3, type Intersection, type Object3D } from 'three';
 import { defineTool } from '../../runtime/tool.js';
+import { objectOf, POINT_3D_SCHEMA } from '../shared/schemas.js';
 import { bearing, forwardOf, headingOf, point, round, type Point } from './geometry.js';
 import type { Registered } from './objects.js';
-import { caller, eyeOf, idInput, objectOf, POINT_SCHEMA, positive, target, withOptions, type SceneBinding, type ThreeToolOptions } from './threeTool.js';
+import { caller, eyeOf, idInput, positive, target, withOptions, type SceneBinding, type ThreeToolOptions } from './threeTool.js';
 
 /** Something a ray met: a registered object (with its id) or unregistered scenery (by name). */
 export type RayHit = { id?: string; kind: string; name: string; distance: number; point: Point };
 
 const HIT_SCHEMA = {
   type: 'object',
-  properties: { id: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' }, distance: { type: 'number' }, point: POINT_SCHEMA },
+  properties: { id: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' }, distance: { type: 'number' }, point: POINT_3D_SCHEMA },
   required: ['kind', 'name', 'distance', 'point'],
 } as const;
 

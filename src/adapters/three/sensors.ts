@@ -4,21 +4,10 @@
 
 import { Vector3 } from 'three';
 import { defineTool } from '../../runtime/tool.js';
+import { NO_INPUT, objectOf, POINT_3D_SCHEMA } from '../shared/schemas.js';
 import { bearing, degrees, gap, headingOf, point, round, type Point, type Volume } from './geometry.js';
 import type { Registered } from './objects.js';
-import {
-  caller,
-  count,
-  NO_INPUT,
-  objectOf,
-  POINT_SCHEMA,
-  positive,
-  SEEN_SCHEMA,
-  withOptions,
-  type SceneBinding,
-  type Seen,
-  type ThreeToolOptions,
-} from './threeTool.js';
+import { caller, count, positive, SEEN_SCHEMA, withOptions, type SceneBinding, type Seen, type ThreeToolOptions } from './threeTool.js';
 
 export type PositionOutput = { position: Point; heading: number; moving: boolean; turning: boolean };
 
@@ -35,7 +24,7 @@ export function positionTool(binding: SceneBinding, options?: ThreeToolOptions) 
       description:
         'Where you are (world x, y, z; y is up) and the heading you face in degrees (0 faces +z, 90 faces +x), and whether you are moving or turning.',
       input_schema: NO_INPUT,
-      output_schema: objectOf({ position: POINT_SCHEMA, heading: { type: 'number' }, moving: { type: 'boolean' }, turning: { type: 'boolean' } }),
+      output_schema: objectOf({ position: POINT_3D_SCHEMA, heading: { type: 'number' }, moving: { type: 'boolean' }, turning: { type: 'boolean' } }),
       limits: { calls_per_minute: 120 },
       requires_capability: 'proprioception',
       strict_input: true,

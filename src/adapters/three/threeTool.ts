@@ -3,9 +3,9 @@
 
 import type { Object3D, Vector3 } from 'three';
 import { CapsuleError, ToolError } from '../../base/errors.js';
-import type { SchemaLiteral } from '../../runtime/schemaType.js';
 import type { ToolContext } from '../../runtime/tool.js';
 import { withOverrides, type ToolOverrides } from '../../runtime/toolOverrides.js';
+import { callerIn } from '../shared/caller.js';
 import type { Motion } from './motion.js';
 import type { ObjectRegistry, Registered } from './objects.js';
 
@@ -27,12 +27,11 @@ export interface SceneBinding {
 
 /** The registered object the calling session plays. */
 export function caller(binding: SceneBinding, context: ToolContext): Registered {
-  const me = binding.objects.get(context.character);
-  if (me === undefined)
-    throw new ToolError(
-      `you play "${context.character}", which is not in this scene; the game must register it with binding.add("${context.character}", object)`,
-    );
-  return me;
+  return callerIn(
+    context,
+    (id) => binding.objects.get(id),
+    (id) => `you play "${id}", which is not in this scene; the game must register it with binding.add("${id}", object)`,
+  );
 }
 
 /** Another registered object, by id, as an agent names it. */
@@ -64,14 +63,6 @@ export function count(where: string, name: string, value: number | undefined, fa
   return value;
 }
 
-export const NO_INPUT = { type: 'object', properties: {} } as const;
-
-export const POINT_SCHEMA = {
-  type: 'object',
-  properties: { x: { type: 'number' }, y: { type: 'number' }, z: { type: 'number' } },
-  required: ['x', 'y', 'z'],
-} as const;
-
 /** An id as agents type it (the pattern of ObjectRegistry ids). */
 export function idInput(description: string) {
   return { type: 'string', minLength: 1, maxLength: 64, description } as const;
@@ -85,15 +76,3 @@ export const SEEN_SCHEMA = {
 } as const;
 
 export type Seen = { id: string; kind: string; distance: number; bearing: number };
-
-/** An object schema whose `required` properties (all, unless named) must be given; its literal type types the handler. */
-export function objectOf<const P extends Properties>(properties: P): { type: 'object'; properties: P; required: Array<keyof P & string> };
-export function objectOf<const P extends Properties, const R extends ReadonlyArray<keyof P & string>>(
-  properties: P,
-  required: R,
-): { type: 'object'; properties: P; required: R };
-export function objectOf(properties: Properties, required: readonly string[] = Object.keys(properties)) {
-  return { type: 'object', properties, required };
-}
-
-type Properties = { readonly [name: string]: SchemaLiteral };

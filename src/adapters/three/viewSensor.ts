@@ -6,9 +6,10 @@
 import { Frustum, Matrix4, PerspectiveCamera, Vector3, type Camera } from 'three';
 import { CapsuleError } from '../../base/errors.js';
 import { defineTool } from '../../runtime/tool.js';
+import { objectOf } from '../shared/schemas.js';
 import { forwardOf, headingOf } from './geometry.js';
 import { survey } from './sensors.js';
-import { caller, count, eyeOf, objectOf, positive, SEEN_SCHEMA, withOptions, type SceneBinding, type Seen, type ThreeToolOptions } from './threeTool.js';
+import { caller, count, eyeOf, positive, SEEN_SCHEMA, withOptions, type SceneBinding, type Seen, type ThreeToolOptions } from './threeTool.js';
 
 export interface InViewOptions extends ThreeToolOptions {
   /** The view cone's field of view, degrees, for objects without a camera. Default 90. */

@@ -119,7 +119,7 @@ export class PeersBackend implements ChatBackend {
         failure = refusalOf(await this.peers.deliver(wire, text, { id, hops: 1, awaitsReply: true }));
       } catch (error) {
         failure = { error: error instanceof Error ? error.message : String(error), retryable: (error as { retryable?: unknown } | null)?.retryable === true };
-        const code = (error as { errorCode?: unknown } | null)?.errorCode;
+        const code = (error as { code?: unknown } | null)?.code;
         if (typeof code === 'string') failure.errorCode = code;
       }
       if (failure === undefined) break;

@@ -14,10 +14,12 @@
 // `payload.resources.tools` (a page may not hand the model the host's filesystem tools) and,
 // unless the gateway allows stored sessions, `payload.session` and `payload.agentDir` (a page may
 // open memory sessions only: it may not read or write the host's session files, or point the
-// daemon at another agent folder with its models and credentials).
+// daemon at another agent folder with its models and credentials). The wire model itself — the
+// version, the response and its error codes — is src/pi/daemonProtocol.ts and daemonError.ts, the
+// one DaemonClient speaks; the gateway's own records are shaped from it.
 
-/** The protocol version the gateway's own records carry when the browser's gives none usable. */
-export const DAEMON_PROTOCOL_VERSION = '2.0';
+import type { DaemonWireErrorCode } from '../../pi/daemonError.js';
+import { DAEMON_PROTOCOL_VERSION, negotiateDaemonVersion, type DaemonResponse, type DaemonWireError } from '../../pi/daemonProtocol.js';
 /**
  * hostInstanceId of the gateway's own refusals until the daemon has named its own. After that the
  * gateway answers under the daemon's id: a client treats a new hostInstanceId on a link as a
@@ -32,15 +34,10 @@ export const UNKNOWN_REQUEST_ID = 'unknown';
  * gateway's alone (`denied_by_gateway`, `daemon_unavailable`); the others are the daemon's codes
  * for the same thing, given where the gateway answers in its stead.
  */
-export type DaemonRelayErrorCode =
-  | 'invalid_json'
-  | 'invalid_field'
-  | 'invalid_utf8'
-  | 'line_too_large'
-  | 'duplicate_request_id'
-  | 'connection_busy'
-  | 'denied_by_gateway'
-  | 'daemon_unavailable';
+export type DaemonRelayErrorCode = Extract<
+  DaemonWireErrorCode,
+  'invalid_json' | 'invalid_field' | 'invalid_utf8' | 'line_too_large' | 'duplicate_request_id' | 'connection_busy' | 'denied_by_gateway' | 'daemon_unavailable'
+>;
 
 /**
  * Why a `denied_by_gateway` refused, in `error.details.rule`, for a client to act on without
@@ -51,18 +48,16 @@ export type DaemonRelayErrorCode =
  */
 export type DenialRule = 'not_opened' | 'opening' | 'other_page' | 'session_limit' | 'admin_only' | 'unknown_operation' | 'host_tools' | 'stored_sessions';
 
-export interface DaemonErrorDetails {
+/** `error.details` of a gateway refusal: `source` says the gateway refused, not the daemon. */
+export interface RefusalDetails {
   source: typeof GATEWAY_INSTANCE_ID;
   [field: string]: unknown;
 }
 
-export interface DaemonErrorResponse {
-  protocolVersion: string;
-  kind: 'response';
-  requestId: string;
-  hostInstanceId: string;
+/** A daemon response that is a refusal of the gateway's own. */
+export interface DaemonErrorResponse extends Pick<DaemonResponse, 'protocolVersion' | 'kind' | 'requestId' | 'hostInstanceId'> {
   ok: false;
-  error: { code: DaemonRelayErrorCode; message: string; retryable: boolean; details: DaemonErrorDetails };
+  error: DaemonWireError & { code: DaemonRelayErrorCode; details: RefusalDetails };
 }
 
 /** What the browser's command said about itself, for answering it. */
@@ -194,6 +189,7 @@ function idsOf(record: Record<string, unknown>): CommandIds {
   const ids: CommandIds = {};
   // Echoed only when the schema would accept them, so a refusal is itself a valid record.
   if (typeof record.requestId === 'string' && record.requestId.length >= 1 && record.requestId.length <= 512) ids.requestId = record.requestId;
-  if (typeof record.protocolVersion === 'string' && /^2\.[0-9]+$/.test(record.protocolVersion)) ids.protocolVersion = record.protocolVersion;
+  if (typeof record.protocolVersion === 'string' && negotiateDaemonVersion([record.protocolVersion]) !== undefined)
+    ids.protocolVersion = record.protocolVersion;
   return ids;
 }

@@ -4,7 +4,7 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { VersionRange } from './records.js';
+import type { VersionRange } from '../../pi/peersProtocol.js';
 
 export interface AgentEntry {
   schemaVersion: string;

@@ -4,7 +4,8 @@
 import { CLOSE } from './access.js';
 import type { BrowserConnection } from './browser.js';
 import type { PiHost } from './piHost.js';
-import { checkHello, failure, isResponse, parseRecord, type Peer } from './records.js';
+import type { Peer } from '../../pi/peersProtocol.js';
+import { checkHello, failure, isResponse, parseRecord } from './records.js';
 
 export interface HostSessionOptions {
   /** How long a browser has to send its hello (default 10 s). */

@@ -10,17 +10,19 @@ export { SUBPROTOCOL, DAEMON_SUBPROTOCOL, KEY_PREFIX, CLOSE, MIN_KEY_LENGTH } fr
 export { DAEMON_HIGH_WATER_BYTES, DAEMON_MAX_IN_FLIGHT, DAEMON_MAX_BACKLOG, DAEMON_MAX_BACKLOG_BYTES } from './daemonRelay.js';
 export { MAX_SESSIONS_PER_PAGE } from './sessionOwners.js';
 export { GATEWAY_INSTANCE_ID, UNKNOWN_REQUEST_ID } from './daemonRecords.js';
-export { PROTOCOL, negotiateVersion } from './records.js';
+export { PEERS_PROTOCOL, negotiateVersion } from '../../pi/peersProtocol.js';
+export { DAEMON_PROTOCOL_VERSION } from '../../pi/daemonProtocol.js';
 export { RunTracker } from './runTracker.js';
 export { DeliveryLedger, DEDUPE_TTL_MS } from './deliveryLedger.js';
 
 export type { Gateway, GatewayOptions, GatewayTarget } from './server.js';
-export type { PiHostOptions, AgentState } from './piHost.js';
+export type { PiHostOptions } from './piHost.js';
 export type { PiProcessOptions, PiEvent, RpcResponse } from './piProcess.js';
 export type { AgentEntry, Discovery, DiscoveryOptions } from './discovery.js';
 export type { RelayOptions } from './relay.js';
 export type { DaemonRelayOptions } from './daemonRelay.js';
 export type { DaemonErrorResponse, DaemonRelayErrorCode, DenialRule } from './daemonRecords.js';
 export type { HostSessionOptions } from './hostSession.js';
-export type { Response, ErrorCode, Hello, Peer, VersionRange } from './records.js';
+export type { Response } from './records.js';
+export type { AgentState, HelloRecord, Peer, PeersWireErrorCode, VersionRange } from '../../pi/peersProtocol.js';
 export type { Dialect, RunTrackerOptions } from './runTracker.js';

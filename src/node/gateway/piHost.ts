@@ -4,14 +4,14 @@
 
 import { hostname } from 'node:os';
 import { usageSignal } from '../../agent/pilot/modelSignals.js';
-import type { UsageTotals } from '../../pi/peersProtocol.js';
+import { negotiateVersion, PEERS_PROTOCOL, type AgentState, type HelloRecord, type Peer, type UsageTotals } from '../../pi/peersProtocol.js';
 import { clip } from './access.js';
 import { DeliveryLedger } from './deliveryLedger.js';
 import { PiProcess, type PiEvent, type PiProcessOptions, type RpcResponse } from './piProcess.js';
 import { withProvenance } from './provenance.js';
 import { replyTextOf } from './replyText.js';
 import { RunEnding } from './runEnding.js';
-import { failure, negotiateVersion, PROTOCOL, success, type BrowserRecord, type Hello, type Peer, type Response, type VersionRange } from './records.js';
+import { failure, success, type BrowserRecord, type Response } from './records.js';
 import { RunTracker, type RunTrackerOptions } from './runTracker.js';
 
 export interface PiHostOptions extends PiProcessOptions, RunTrackerOptions {
@@ -24,27 +24,6 @@ export interface PiHostOptions extends PiProcessOptions, RunTrackerOptions {
   /** How long a delivery id is remembered (default ten minutes). */
   dedupeTtlMs?: number;
   now?: () => number;
-}
-
-/** get_state data: who the agent is, plus its live `idle`, `settled` and `status`. */
-export interface AgentState {
-  schemaVersion: string;
-  protocol: VersionRange;
-  id: string;
-  label: string;
-  host: string;
-  runtime: string;
-  pid?: number;
-  cwd: string;
-  piSessionId?: string;
-  startedAt: string;
-  idle: boolean;
-  settled: number;
-  status: string;
-  /** The characters whose aicc tools pi calls natively (the gateway's extension; see src/pi/peersProtocol.ts). */
-  aiccNativeCharacters?: string[];
-  /** pi's usage summed since it started (the gateway's extension; see src/pi/peersProtocol.ts). */
-  aiccUsage?: UsageTotals;
 }
 
 export const HOP_LIMIT = 3;
@@ -122,10 +101,11 @@ export class PiHost {
     this.nativeCharacters = [...characters];
   }
 
+  /** get_state data: who the agent is, plus its live `idle`, `settled` and `status`, and the gateway's extensions. */
   state(): AgentState {
     const state: AgentState = {
-      schemaVersion: PROTOCOL.version,
-      protocol: { ...PROTOCOL },
+      schemaVersion: PEERS_PROTOCOL.version,
+      protocol: { ...PEERS_PROTOCOL },
       id: this.identity.id,
       label: this.identity.label,
       host: hostname(),
@@ -154,17 +134,17 @@ export class PiHost {
   }
 
   /** Answers a checked hello: the negotiated version and who the agent is, or incompatible_version. */
-  hello(hello: Hello): Response {
-    const version = negotiateVersion(hello.protocol);
+  hello(hello: HelloRecord): Response {
+    const version = negotiateVersion(PEERS_PROTOCOL, hello.protocol);
     if (version === undefined) {
       return failure(
         hello.id,
         'hello',
         'incompatible_version',
-        `this agent speaks pi-peers ${PROTOCOL.minVersion} to ${PROTOCOL.version}; the client asked for ${hello.protocol.minVersion} to ${hello.protocol.version}`,
+        `this agent speaks pi-peers ${PEERS_PROTOCOL.minVersion} to ${PEERS_PROTOCOL.version}; the client asked for ${hello.protocol.minVersion} to ${hello.protocol.version}`,
       );
     }
-    return success(hello.id, 'hello', { version, protocol: { ...PROTOCOL }, agent: this.state() });
+    return success(hello.id, 'hello', { version, protocol: { ...PEERS_PROTOCOL }, agent: this.state() });
   }
 
   /** Answers one request after the hello. `from` is the sender named in that hello. */

@@ -1,56 +1,20 @@
 // pi-peers 1.0 records as the gateway reads and writes them (schemas/pi-peers-1.0.schema.json):
-// parsing a browser's record, the hello check, version negotiation and the response shape.
+// parsing a browser's record, the hello check and the response shape. The wire model itself —
+// versions, their negotiation, records, error codes — is src/pi/peersProtocol.ts, the one the
+// clients speak; nothing of it is declared again here.
 
+import type { HelloRecord, Peer, PeersResponse, PeersWireErrorCode, VersionRange } from '../../pi/peersProtocol.js';
+import { parseVersion } from '../../pi/peersProtocol.js';
 import { checkStructure } from '../../protocol/inbound.js';
 import { clip } from './access.js';
 
-/** The protocol range this gateway speaks. */
-export const PROTOCOL = { version: '1.0', minVersion: '1.0' } as const;
+export type { Peer } from '../../pi/peersProtocol.js';
 
-export type ErrorCode =
-  | 'hello_required'
-  | 'auth_failed'
-  | 'incompatible_version'
-  | 'invalid_request'
-  | 'unsupported_command'
-  | 'denied'
-  | 'steer_not_allowed'
-  | 'hop_limit'
-  | 'agent_not_found'
-  | 'agent_unavailable'
-  | 'connection_lost'
-  | 'internal_error';
-
-export interface VersionRange {
-  version: string;
-  minVersion: string;
-}
-
-export interface Peer {
-  id: string;
-  label: string;
-  host: string;
-}
-
-export interface Hello {
-  id: string;
-  type: 'hello';
-  protocol: VersionRange;
-  from?: Peer;
-}
-
-/** A reply to one request, matched by id: pi's RPC response plus errorCode and retryable. */
-export interface Response {
-  type: 'response';
-  /** Absent only when the request had no usable id (unparseable JSON). */
-  id?: string;
-  command: string;
-  success: boolean;
-  data?: unknown;
-  error?: string;
-  errorCode?: ErrorCode;
-  retryable?: boolean;
-}
+/**
+ * A response the gateway writes: a pi-peers response whose errorCode is one of the schema's, and
+ * whose `id` is absent only when the request had no usable one (unparseable JSON).
+ */
+export type Response = Omit<PeersResponse, 'id' | 'errorCode'> & { id?: string; errorCode?: PeersWireErrorCode };
 
 /** A record from a browser: a JSON object with a `type`, and (for requests) an `id`. */
 export type BrowserRecord = { type: string; id?: string } & Record<string, unknown>;
@@ -59,7 +23,7 @@ export function success(id: string, command: string, data?: unknown): Response {
   return data === undefined ? { type: 'response', id, command, success: true } : { type: 'response', id, command, success: true, data };
 }
 
-export function failure(id: string | undefined, command: string, errorCode: ErrorCode, error: string, retryable = false): Response {
+export function failure(id: string | undefined, command: string, errorCode: PeersWireErrorCode, error: string, retryable = false): Response {
   const response: Response = { type: 'response', command, success: false, error, errorCode, retryable };
   if (id !== undefined) response.id = id;
   return response;
@@ -115,7 +79,7 @@ export function isResponse(value: { type: string }): value is Response {
  * Checks a browser's hello. A browser never holds an agent's token (the gateway adds it, or has
  * none to add), so a hello that carries one is refused rather than forwarded or ignored.
  */
-export function checkHello(record: BrowserRecord): Hello | Response {
+export function checkHello(record: BrowserRecord): HelloRecord | Response {
   const id = record.id ?? '';
   if (record.type !== 'hello') return failure(id, record.type, 'hello_required', 'the first record must be a hello');
   if ('token' in record) {
@@ -125,7 +89,7 @@ export function checkHello(record: BrowserRecord): Hello | Response {
   if (!protocol || !isVersion(protocol.version) || !isVersion(protocol.minVersion)) {
     return failure(id, 'hello', 'invalid_request', 'hello.protocol needs "version" and "minVersion", each MAJOR.MINOR');
   }
-  const hello: Hello = { id, type: 'hello', protocol: { version: protocol.version, minVersion: protocol.minVersion } };
+  const hello: HelloRecord = { id, type: 'hello', protocol: { version: protocol.version, minVersion: protocol.minVersion } };
   if (record.from !== undefined) {
     const from = record.from as Partial<Peer> | null;
     if (!from || typeof from.id !== 'string' || typeof from.label !== 'string' || typeof from.host !== 'string') {
@@ -136,22 +100,6 @@ export function checkHello(record: BrowserRecord): Hello | Response {
   return hello;
 }
 
-/**
- * The highest version both sides speak, or undefined when the ranges do not meet. Versions compare
- * as MAJOR.MINOR numbers ("1.10" is above "1.9").
- */
-export function negotiateVersion(theirs: VersionRange, ours: VersionRange = PROTOCOL): string | undefined {
-  const top = compareVersions(theirs.version, ours.version) <= 0 ? theirs.version : ours.version;
-  const floor = compareVersions(theirs.minVersion, ours.minVersion) >= 0 ? theirs.minVersion : ours.minVersion;
-  return compareVersions(top, floor) >= 0 ? top : undefined;
-}
-
-export function compareVersions(a: string, b: string): number {
-  const [aMajor = 0, aMinor = 0] = a.split('.').map(Number);
-  const [bMajor = 0, bMinor = 0] = b.split('.').map(Number);
-  return aMajor - bMajor || aMinor - bMinor;
-}
-
 function isVersion(value: unknown): value is string {
-  return typeof value === 'string' && /^[0-9]+\.[0-9]+$/.test(value);
+  return typeof value === 'string' && parseVersion(value) !== undefined;
 }

@@ -8,7 +8,8 @@ import { connectSocketLink } from '../socketLink.js';
 import { clip, CLOSE } from './access.js';
 import type { BrowserConnection } from './browser.js';
 import { findAgent, type AgentEntry } from './discovery.js';
-import { checkHello, failure, isResponse, parseRecord, type BrowserRecord, type Hello, type Response } from './records.js';
+import type { HelloRecord } from '../../pi/peersProtocol.js';
+import { checkHello, failure, isResponse, parseRecord, type BrowserRecord, type Response } from './records.js';
 
 export interface RelayOptions {
   /** The folder holding `agents/<id>.json` ($PI_PEERS_HOME). */
@@ -108,7 +109,7 @@ export function relayBrowser(browser: BrowserConnection, agentId: string, option
     void connect(entry, hello, record);
   }
 
-  async function connect(entry: AgentEntry, hello: Hello, record: BrowserRecord): Promise<void> {
+  async function connect(entry: AgentEntry, hello: HelloRecord, record: BrowserRecord): Promise<void> {
     let link: Link;
     try {
       link = await connectSocketLink(entry.endpoint, {

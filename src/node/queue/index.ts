@@ -8,5 +8,4 @@ export { runQueueSweep, MAX_QUEUED, POLL_MS, type QueueSweepOptions } from './qu
 export { runQueueWorker, MAX_CONCURRENCY, type QueueWorkerOptions, type QueueWorkerEvent, type QueueWorkerReport } from './queueWorker.js';
 export { DEFAULT_QUEUE_NAME } from './queueName.js';
 export { parseRedisUrl, CONNECT_TIMEOUT_MS, type RedisTarget } from './connection.js';
-export { workerCommand } from './workerCommand.js';
 export type { SweepOptions, SweepResult } from '../sweep/sweepResult.js';

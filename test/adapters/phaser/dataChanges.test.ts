@@ -3,7 +3,7 @@
 // scene's own data when asked for, and values that are not plain JSON kept off the wire.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { jsonValue } from '../../../src/adapters/phaser/index.js';
+import { jsonValue } from '../../../src/adapters/phaser/dataChanges.js';
 import type { CapsuleEvents } from '../../../src/runtime/capsule.js';
 import { agentFor, collect, makeTexture, play, stage, type Stage } from './harness.js';
 

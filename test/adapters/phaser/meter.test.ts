@@ -2,7 +2,7 @@
 // codec wrapped by it adds the capsule side of each message.
 
 import { describe, expect, it } from 'vitest';
-import { FrameMeter } from '../../../src/adapters/phaser/index.js';
+import { FrameMeter } from '../../../src/adapters/phaser/meter.js';
 import { jsonCodec } from '../../../src/protocol/codec.js';
 import { objectCodec } from '../../../src/protocol/objectCodec.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';

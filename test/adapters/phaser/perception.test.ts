@@ -2,7 +2,8 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EntityRegistry, audience, lineOfSight, nearby, segmentEntersBox, type Positioned } from '../../../src/adapters/phaser/index.js';
+import { EntityRegistry, type Positioned } from '../../../src/adapters/phaser/entities.js';
+import { audience, lineOfSight, nearby, segmentEntersBox } from '../../../src/adapters/phaser/perception.js';
 
 /** Just what the registry reads of a game object: a position, and events to hook. */
 function thing(x: number, y: number): Positioned {

@@ -130,6 +130,35 @@ describe('AiccScenePlugin: installation and the clock', () => {
   });
 });
 
+describe('AiccScenePlugin: registerTools', () => {
+  it('binds the tools as every adapter does, { handles, dispose }: disposing one binding removes its tools alone', async () => {
+    const s = await open();
+    const capsule = s.plugin.capsule;
+    const senses = s.plugin.registerTools({ only: ['position', 'nearby'] });
+    const legs = s.plugin.registerTools({ only: ['move_to'] });
+    expect(senses.handles.map((handle) => handle.id)).toEqual(['position', 'nearby']);
+    expect(s.plugin.counts().tools).toBe(3);
+    senses.dispose();
+    senses.dispose();
+    expect(capsule.tools().map((tool) => tool.id)).toEqual(['move_to']);
+    expect(s.plugin.counts().tools).toBe(1);
+    // Their ids are free again: registered anew, under a binding of its own.
+    expect(s.plugin.registerTools({ only: ['position'] }).handles).toHaveLength(1);
+    expect(legs.handles).toHaveLength(1);
+  });
+
+  it('registers all or none: a clash with a game tool leaves none of the Phaser tools behind', async () => {
+    // A capsule of the game's (ajv checks its own tool), holding a `stop` of its own.
+    const capsule = createCapsule({ world: { name: 'Shared', kind: '2d' }, clock: new ManualClock() });
+    const s = await open({ plugin: { capsule } });
+    capsule.registerTool({ id: 'stop', class: 'actuator', description: 'The game’s own.', input_schema: {}, output_schema: {}, handler: () => ({}) });
+    expect(() => s.plugin.registerTools()).toThrow(expect.objectContaining({ code: 'AICC_DUPLICATE_TOOL' }));
+    expect(capsule.tools().map((tool) => tool.id)).toEqual(['stop']);
+    expect(s.plugin.counts().tools).toBe(0);
+    expect(s.plugin.registerTools({ overrides: { stop: { id: 'halt' } } }).handles).toHaveLength(9);
+  });
+});
+
 describe('AiccScenePlugin: shutdown and destroy', () => {
   it('shutdown unhooks everything it hooked, removes its tools and disposes the capsule it made', async () => {
     const s = await open({ plugin: { sceneDataEntity: 'world' } });

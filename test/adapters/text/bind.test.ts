@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CapsuleError } from '../../../src/base/errors.js';
-import { bindTextWorld, THUD_VOLUME, VOICES_VOLUME } from '../../../src/adapters/text/index.js';
+import { bindTextWorld } from '../../../src/adapters/text/index.js';
+import { THUD_VOLUME, VOICES_VOLUME } from '../../../src/adapters/text/worldEvents.js';
 import { makeCapsule } from '../../helpers.js';
 import { flush, millWorld, play, type Player } from './fixture.js';
 

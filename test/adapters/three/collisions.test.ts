@@ -1,6 +1,8 @@
 import { Mesh, Object3D, Scene, SphereGeometry } from 'three';
 import { describe, expect, it } from 'vitest';
-import { CollisionWatcher, ObjectRegistry, overlaps, type CollisionPayload } from '../../../src/adapters/three/index.js';
+import { CollisionWatcher, type CollisionPayload } from '../../../src/adapters/three/collisions.js';
+import { overlaps } from '../../../src/adapters/three/geometry.js';
+import { ObjectRegistry } from '../../../src/adapters/three/objects.js';
 import { SeededRandom } from '../../../src/adapters/headless/random.js';
 import { frames, play, stage } from './fixture.js';
 import { settle } from '../../helpers.js';

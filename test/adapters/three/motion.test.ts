@@ -1,6 +1,7 @@
 import { Group, Object3D, Vector3 } from 'three';
 import { describe, expect, it } from 'vitest';
-import { Motion, ObjectRegistry } from '../../../src/adapters/three/index.js';
+import { Motion } from '../../../src/adapters/three/motion.js';
+import { ObjectRegistry } from '../../../src/adapters/three/objects.js';
 
 function rig() {
   const objects = new ObjectRegistry();

@@ -1,6 +1,7 @@
 import { Scene } from 'three';
 import { describe, expect, it } from 'vitest';
-import { CapsuleBinding, inViewTool, lookAheadTool, moveToTool, nearbyTool, threeTools, THREE_TOOL_NAMES } from '../../../src/adapters/three/index.js';
+import { CapsuleBinding, threeTools, THREE_TOOL_NAMES } from '../../../src/adapters/three/index.js';
+import { inViewTool, lookAheadTool, moveToTool, nearbyTool } from '../../../src/adapters/three/toolsEntry.js';
 import { CapsuleError } from '../../../src/base/errors.js';
 import { makeCapsule, settle } from '../../helpers.js';
 import { at, frames, ok, play, stage } from './fixture.js';

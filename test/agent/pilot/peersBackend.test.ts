@@ -46,7 +46,7 @@ class FakePeers implements PeersClientLike {
 }
 
 function retryable(message: string): Error {
-  return Object.assign(new Error(message), { errorCode: 'connection_lost', retryable: true });
+  return Object.assign(new Error(message), { code: 'connection_lost', retryable: true });
 }
 
 describe('the pi-peers backend', () => {

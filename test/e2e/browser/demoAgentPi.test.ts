@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleDemo } from '../../../src/node/demoWebBundle.js';
-import { startDemoServer, type DemoServer } from '../../../src/node/demoWebServer.js';
+import { bundleDemo } from '../../../demos/server/bundle.js';
+import { startDemoServer, type DemoServer } from '../../../demos/server/server.js';
 import { PiHost } from '../../../src/node/gateway/piHost.js';
 import { startGateway, type Gateway } from '../../../src/node/gateway/server.js';
 import { tempDir } from '../../node/gateway/helpers.js';

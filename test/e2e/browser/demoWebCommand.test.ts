@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { demoWebCommand, missingDistFiles, parseDemoWebArgs } from '../../../src/node/demoWebCommand.js';
+import { demoWebCommand, missingDistFiles, parseDemoWebArgs } from '../../../demos/server/command.js';
 
 const KEY = 'command-test-key-0123456789abcdef';
 const repo = join(import.meta.dirname, '..', '..', '..');

@@ -8,8 +8,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DemoBundle } from '../../../src/node/demoWebBundle.js';
-import { startDemoServer, type DemoServer } from '../../../src/node/demoWebServer.js';
+import type { DemoBundle } from '../../../demos/server/bundle.js';
+import { startDemoServer, type DemoServer } from '../../../demos/server/server.js';
 
 let root: string;
 let server: DemoServer;

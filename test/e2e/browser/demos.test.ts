@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleDemo, findDemos, type DemoBundle } from '../../../src/node/demoWebBundle.js';
-import { startDemoServer, type DemoServer } from '../../../src/node/demoWebServer.js';
+import { bundleDemo, findDemos, type DemoBundle } from '../../../demos/server/bundle.js';
+import { startDemoServer, type DemoServer } from '../../../demos/server/server.js';
 import { launchChromium, type Chromium } from './chromium.js';
 import { DemoPage } from './harness.js';
 import { blankProblem } from './png.js';

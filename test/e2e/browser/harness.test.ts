@@ -5,8 +5,8 @@
 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleDemos } from '../../../src/node/demoWebBundle.js';
-import { startDemoServer, type DemoServer } from '../../../src/node/demoWebServer.js';
+import { bundleDemos } from '../../../demos/server/bundle.js';
+import { startDemoServer, type DemoServer } from '../../../demos/server/server.js';
 import { launchChromium, type Chromium } from './chromium.js';
 import { GATEWAY_KEY, startFakeGateway, type FakeGateway } from './fakeGateway.js';
 import { DemoPage } from './harness.js';

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createServer, type Socket } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
-import { startDemoServer, type DemoServer } from '../../../src/node/demoWebServer.js';
+import { startDemoServer, type DemoServer } from '../../../demos/server/server.js';
 import { AccessPolicy, CLOSE, parseProtocols, selectSubprotocol } from '../../../src/node/gateway/access.js';
 import { within } from '../../node/gateway/helpers.js';
 import { GATEWAY_KEY as KEY, startFakeGateway, type FakeGateway } from './fakeGateway.js';

@@ -27,7 +27,7 @@ export function kindOf(error: unknown): string {
 
 /** A failure's code (or its class), for a problem line that repeats as one line, not one per request id. */
 export function codeOf(error: unknown): string {
-  const code = (error as { errorCode?: unknown; code?: unknown } | null)?.errorCode ?? (error as { code?: unknown } | null)?.code;
+  const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : error instanceof Error ? error.name : typeof error;
 }
 

@@ -2,7 +2,7 @@
 // the kinds of its problem events and stream reports, the close reasons of its own, what a failed
 // call must carry, and the names problem lines give the client, its peer and its greeting.
 
-import { DAEMON_WIRE_ERROR_CODES, DaemonError, type DaemonLocalErrorCode, type DaemonProblemKind, type StreamReport } from '../../../src/pi/index.js';
+import { DAEMON_WIRE_ERROR_CODES, DaemonError, type DaemonLocalErrorCode, type RecordProblemKind, type StreamReport } from '../../../src/pi/index.js';
 import type { ErrorDocs } from './clientChecks.js';
 import type { ClientDocs } from './clientRun.js';
 
@@ -18,7 +18,7 @@ const LOCAL_CODES: Record<DaemonLocalErrorCode, true> = {
 const DAEMON_CODES: ReadonlySet<string> = new Set([...DAEMON_WIRE_ERROR_CODES, ...Object.keys(LOCAL_CODES)]);
 export const PROBLEM_KINDS: ReadonlySet<string> = new Set(
   Object.keys({ oversized_frame: true, malformed_frame: true, too_deep: true, forbidden_key: true, schema_violation: true } satisfies Record<
-    DaemonProblemKind,
+    RecordProblemKind,
     true
   >),
 );

@@ -78,11 +78,11 @@ export function freshPeers(run: ClientRun): (n: number) => Promise<PeersSession>
     const client = await connectThrough(run, agent, plan.hello, (link) => PeersClient.connect(link, options));
     const session: PeersSession = { client, proxy: agent, plan, lastId: () => last, lastDelivery: undefined, closedByUs: false, closed: false };
     const redact = redactor(token);
-    client.on('error', (problem) => {
-      context.tally(`error event ${problem.kind}`);
-      context.code(problem.kind, PROBLEM_KINDS, 'PeersClient error event');
-      context.seen(problem.message, 'error event message');
-      if (problem.requestId !== undefined) context.seen(problem.requestId, 'error event requestId');
+    client.on('problem', (problem) => {
+      context.tally(`problem ${problem.kind}`);
+      context.code(problem.kind, PROBLEM_KINDS, 'PeersClient problem event');
+      context.seen(problem.message, 'problem message');
+      if (problem.requestId !== undefined) context.seen(problem.requestId, 'problem requestId');
     });
     client.on('disconnect', ({ reason }) => {
       context.tally('disconnect');

@@ -1,5 +1,5 @@
 // What the docs allow PeersClient to say: its error codes (the schema's ErrorCode enum and its own
-// local codes), the kinds of its error events, the close reasons of its own, what a failed
+// local codes), the kinds of its problem events, the close reasons of its own, what a failed
 // call must carry, and the names problem lines give the client, its peer and its greeting.
 
 import peersSchema from '../../../schemas/pi-peers-1.0.schema.json';
@@ -30,7 +30,7 @@ export const RECONNECT_REASON = /^PeersClient: (reconnect refused: |gave up reco
 const PEERS_ERROR: ErrorDocs<PeersError> = {
   name: 'PeersError',
   is: (error) => error instanceof PeersError,
-  code: (error) => error.errorCode,
+  code: (error) => error.code,
   codes: PEERS_CODES,
   names: (error, id) => error.details?.requestId === id,
   unnamed: 'a failed delivery does not name its id in details.requestId',

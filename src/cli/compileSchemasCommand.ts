@@ -1,0 +1,117 @@
+// `aicc compile-schemas FILE [--out FILE]`: reads tool descriptors (a JSON array), writes the ES
+// module of standalone validators compileToolSchemas makes, and its declaration beside it.
+
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { JsonObject } from '../protocol/messages.js';
+import { compileToolSchemas, DECLARATION, type ToolSchemas } from '../node/compileSchemas.js';
+import { userMessage } from './userMessage.js';
+
+const USAGE = `aicc compile-schemas — precompile tool schemas into CSP-safe validators
+
+Usage: aicc compile-schemas <tools.json> [-o <out.js>]
+
+Generates CSP-safe validators for each tool's input and output schema (input strict or lenient
+per strict_input) as one ES module; pass it to precompiledValidators():
+  import { precompiledValidators } from 'aicc-capsule/precompiled';
+  import * as schemas from './tool-validators.js';
+  precompiledValidators(schemas)
+Re-run it whenever a tool schema changes: a stale validator is refused when the tool is registered.
+
+  <tools.json>     a JSON array of tool descriptors: { id, input_schema, output_schema, strict_input? }
+  -o, --out FILE   write the module to FILE (and its types to FILE's .d.ts); default: stdout
+  -h, --help       print this help
+
+Exit codes: 0 written, 1 a bad descriptor or a schema that does not compile, 2 bad usage or an
+unreadable file.
+`;
+
+export interface CommandIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
+/** `aicc compile-schemas`: 0 done, 1 bad input or schema, 2 usage error or unreadable file. */
+export async function compileSchemasCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+  const fail = (code: number, message: string): number => {
+    io.stderr.write(`aicc compile-schemas: ${message}\n`);
+    return code;
+  };
+  let input: string | undefined;
+  let out: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '-h' || arg === '--help') {
+      io.stdout.write(USAGE);
+      return 0;
+    } else if (arg === '-o' || arg === '--out') {
+      out = argv[++i];
+      if (out === undefined) return fail(2, `${arg} needs a file name (see --help)`);
+    } else if (arg.startsWith('--out=')) {
+      out = arg.slice('--out='.length);
+    } else if (arg.startsWith('-')) {
+      return fail(2, `unknown option ${arg} (see --help)`);
+    } else if (input === undefined) {
+      input = arg;
+    } else {
+      return fail(2, `one tools file expected, got also ${arg} (see --help)`);
+    }
+  }
+  if (input === undefined) return fail(2, 'missing <tools.json> (see --help)');
+
+  let text: string;
+  try {
+    text = await readFile(input, 'utf8');
+  } catch (err) {
+    return fail(2, `cannot read ${input}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    return fail(1, `${input} is not valid JSON: ${(err as Error).message}`);
+  }
+  const tools = toolDescriptors(parsed);
+  if (typeof tools === 'string') return fail(1, `${input}: ${tools}`);
+  let source: string;
+  try {
+    source = compileToolSchemas(tools);
+  } catch (err) {
+    return fail(1, userMessage(err).split('\n')[0]!);
+  }
+  if (out === undefined) {
+    io.stdout.write(source);
+    return 0;
+  }
+  try {
+    await mkdir(dirname(out), { recursive: true });
+    await writeFile(out, source);
+    const types = out.replace(/\.(m?)js$/, '.d.$1ts');
+    if (types !== out) await writeFile(types, DECLARATION);
+  } catch (err) {
+    return fail(1, `cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  io.stdout.write(`wrote ${out} (${tools.length} tools)\n`);
+  return 0;
+}
+
+/** The descriptors, or what is wrong with them (one line). */
+function toolDescriptors(value: unknown): ToolSchemas[] | string {
+  if (!Array.isArray(value)) return 'must be a JSON array of tool descriptors';
+  const tools: ToolSchemas[] = [];
+  for (const [i, entry] of value.entries()) {
+    const at = `tools[${i}]`;
+    if (!isObject(entry)) return `${at} must be an object`;
+    const { id, input_schema, output_schema, strict_input } = entry;
+    if (typeof id !== 'string' || id === '') return `${at}.id must be a non-empty string`;
+    if (!isObject(input_schema)) return `${at} ("${id}").input_schema must be an object`;
+    if (!isObject(output_schema)) return `${at} ("${id}").output_schema must be an object`;
+    if (strict_input !== undefined && typeof strict_input !== 'boolean') return `${at} ("${id}").strict_input must be a boolean`;
+    tools.push(strict_input === undefined ? { id, input_schema, output_schema } : { id, input_schema, output_schema, strict_input });
+  }
+  return tools;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

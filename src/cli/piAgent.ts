@@ -1,0 +1,115 @@
+// `aicc demo --agent pi`: one villager driven by pi, reached the way a page would reach it — pi-peers
+// over a WebSocket to the gateway, which runs `pi --mode rpc` with the user's own pi configuration.
+// `aicc demo --agent pi-daemon:SOCKET`: the same villager driven by a running pi-daemon, reached
+// straight over its Unix socket (Node needs no gateway), protocol v2.
+
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import WebSocket from 'ws';
+import type { ChatBackend } from '../agent/pilot/backend.js';
+import { DaemonBackend } from '../agent/pilot/daemonBackend.js';
+import { PeersBackend } from '../agent/pilot/peersBackend.js';
+import { connectWebSocket, type WebSocketConstructor } from '../links/websocket.js';
+import { DaemonClient } from '../pi/daemonClient.js';
+import { PeersClient } from '../pi/peersClient.js';
+import { KEY_PREFIX, SUBPROTOCOL } from '../node/gateway/access.js';
+import { PiHost } from '../node/gateway/piHost.js';
+import { startGateway } from '../node/gateway/server.js';
+import { connectSocketLink } from '../node/socketLink.js';
+
+const SYSTEM_PROMPT = 'You play one character in a small text game. Act only through the tool calls the game describes.';
+
+export interface PiAgentOptions {
+  /** The pi executable (default `pi` on PATH; a .js file runs with node). */
+  piBin?: string;
+  provider?: string;
+  model?: string;
+  /** Where pi finds models.json and auth (default: the user's own, ~/.pi/agent). */
+  agentDir?: string;
+  label?: string;
+}
+
+export interface PiAgent {
+  backend: ChatBackend;
+  close(): Promise<void>;
+}
+
+/** Starts pi behind a gateway on 127.0.0.1 and connects to it as a page would, with a one-off key. */
+export async function startPiAgent(options: PiAgentOptions = {}): Promise<PiAgent> {
+  const host = await PiHost.start({
+    ...(options.piBin !== undefined && { piBin: options.piBin }),
+    ...(options.provider !== undefined && { provider: options.provider }),
+    ...(options.model !== undefined && { model: options.model }),
+    ...(options.agentDir !== undefined && { agentDir: options.agentDir }),
+    label: options.label ?? 'villager',
+    systemPrompt: SYSTEM_PROMPT,
+  });
+  const key = randomBytes(24).toString('hex');
+  const gateway = await startGateway({ target: { kind: 'host', host }, origins: [], key, log: () => {} });
+  try {
+    const link = await connectWebSocket(`${gateway.url}/`, {
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      protocols: [SUBPROTOCOL, KEY_PREFIX + key],
+    });
+    const peers = await PeersClient.connect(link, { from: { id: 'aicc-demo', label: 'Millbrook', host: 'localhost' } });
+    return {
+      backend: new PeersBackend(peers),
+      close: async () => {
+        peers.close();
+        await gateway.close();
+        await host.close();
+      },
+    };
+  } catch (error) {
+    await gateway.close();
+    await host.close();
+    throw error;
+  }
+}
+
+export interface DaemonAgentOptions {
+  /** The daemon's Unix socket (`pi-daemon serve --socket PATH`). */
+  socketPath: string;
+  /** The session's model; both or neither (default: the daemon's own). */
+  provider?: string;
+  model?: string;
+  /** The villager: the session is `aicc-demo-<label>`. */
+  label?: string;
+  /** The session's folder on the daemon's host: under its --allow-root. Default: this process's. */
+  cwd?: string;
+}
+
+/**
+ * Connects to a running pi-daemon over its socket and opens the villager's session (memory mode,
+ * every resource "none", a new generation each run). Closing closes the session, then the link.
+ */
+export async function startDaemonAgent(options: DaemonAgentOptions): Promise<PiAgent> {
+  if ((options.provider === undefined) !== (options.model === undefined)) {
+    throw new Error("startDaemonAgent: give --provider and --model together, or neither for the daemon's default model");
+  }
+  if (!existsSync(options.socketPath)) {
+    throw new Error(
+      `startDaemonAgent: no socket at ${options.socketPath}; start the daemon with \`pi-daemon serve --socket ${options.socketPath}\`, or name its socket`,
+    );
+  }
+  const client = await DaemonClient.connect(await connectSocketLink(options.socketPath));
+  try {
+    const model = options.provider === undefined ? {} : { model: { provider: options.provider, id: options.model! } };
+    const backend = await DaemonBackend.open(client, {
+      sessionId: `aicc-demo-${options.label ?? 'villager'}`,
+      // The session works in this folder: the daemon's --allow-root must hold it.
+      cwd: options.cwd ?? process.cwd(),
+      open: { session: { mode: 'memory' }, systemPrompt: SYSTEM_PROMPT, ...model },
+    });
+    return {
+      backend,
+      close: async () => {
+        await backend.close();
+        client.disconnect('aicc demo: done');
+      },
+    };
+  } catch (error) {
+    client.disconnect('aicc demo: the session did not open');
+    throw error;
+  }
+}

@@ -1,0 +1,86 @@
+// `aicc validate FILE` and `aicc replay FILE`: check a recording, and re-run its world from it.
+
+import { readFileSync } from 'node:fs';
+import { parseRecording, RecordingError, type Recording } from '../recording/recording.js';
+import { replay } from '../recording/replay.js';
+import type { CliIo } from './main.js';
+import { worldBuilders } from './replayWorlds.js';
+
+const VALIDATE_HELP = `aicc validate — check a recording line by line
+
+Usage: aicc validate <recording.ndjson>
+
+Checks the header, every line's shape, every AICC message against schemas/aicc.schema.json, and
+that the recording is whole: a file cut off mid-line or without its end line (a run that was
+killed, a truncated copy) is invalid.
+Exit codes: 0 valid, 1 invalid (the first bad line is named), 2 bad usage or unreadable file.
+`;
+
+const REPLAY_HELP = `aicc replay — re-run a recorded world with no agent and compare
+
+Usage: aicc replay <recording.ndjson>
+
+Builds the recorded world again from its header (world, seed), feeds it the recorded agent messages
+at the recorded ticks, and compares every message the bridge sends with the recording.
+Exit codes: 0 everything matched, 1 a mismatch or a bad recording, 2 bad usage or unreadable file.
+`;
+
+/** Reads and parses the one file argument; prints the problem and returns an exit code if it can't. */
+function load(command: string, argv: string[], help: string, io: CliIo): Recording | number {
+  if (argv.includes('-h') || argv.includes('--help')) {
+    io.stdout.write(help);
+    return 0;
+  }
+  const [file, ...extra] = argv;
+  if (file === undefined || extra.length > 0 || file.startsWith('-')) {
+    io.stderr.write(`aicc ${command}: expected one recording file; run \`aicc ${command} --help\`\n`);
+    return 2;
+  }
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    io.stderr.write(`aicc ${command}: cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (code ?? String(error))}\n`);
+    return 2;
+  }
+  try {
+    return parseRecording(text);
+  } catch (error) {
+    if (!(error instanceof RecordingError)) throw error;
+    io.stderr.write(`aicc ${command}: ${file}:${error.line}: ${error.reason}\n`);
+    return 1;
+  }
+}
+
+export async function validateCommand(argv: string[], io: CliIo): Promise<number> {
+  const recording = load('validate', argv, VALIDATE_HELP, io);
+  if (typeof recording === 'number') return recording;
+  const characters = new Set(recording.entries.map((e) => e.character));
+  const { world, seed, ticks } = recording.header;
+  io.stdout.write(
+    `${argv[0]}: valid — ${world}, seed ${seed}, ${recording.end.tick} of ${ticks} ticks, ${recording.entries.length} messages of ${characters.size} characters${recording.decisions.length > 0 ? `, ${recording.decisions.length} pilot decisions` : ''}\n`,
+  );
+  return 0;
+}
+
+export async function replayCommand(argv: string[], io: CliIo): Promise<number> {
+  const recording = load('replay', argv, REPLAY_HELP, io);
+  if (typeof recording === 'number') return recording;
+  const build = worldBuilders[recording.header.world];
+  if (build === undefined) {
+    io.stderr.write(`aicc replay: no world called "${recording.header.world}" to rebuild; known: ${Object.keys(worldBuilders).join(', ')}\n`);
+    return 1;
+  }
+  const report = await replay(recording, build);
+  for (const type of Object.keys(report.compared).sort() as Array<keyof typeof report.compared>) {
+    io.stdout.write(`${type.padEnd(16)} ${report.agreed[type] ?? 0}/${report.compared[type]} matched\n`);
+  }
+  for (const mismatch of report.mismatches) {
+    io.stdout.write(`first difference for ${mismatch.character}, message ${mismatch.index + 1}:\n`);
+    io.stdout.write(`  recorded: ${JSON.stringify(mismatch.expected) ?? '(nothing)'}\n`);
+    io.stdout.write(`  replayed: ${JSON.stringify(mismatch.actual) ?? '(nothing)'}\n`);
+  }
+  io.stdout.write(report.matched ? 'replay: every message matched\n' : 'replay: MISMATCH\n');
+  return report.matched ? 0 : 1;
+}

@@ -1,5 +1,0 @@
-// The `npm run demo:web` entry (run with tsx): only hands the process's arguments to the command.
-
-import { demoWebCommand } from './demoWebCommand.js';
-
-process.exitCode = await demoWebCommand(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr });

@@ -1,0 +1,42 @@
+// The public API, pinned: every entry's exported names and their kinds, read from the built package,
+// must match api-report.md. An unreviewed change to any entry fails here; a reviewed one is
+// accepted with `npx vitest run test/api -u` (after `npm run build`).
+
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { apiReport, formatReport, type EntryReport } from './apiReport.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+let reports: EntryReport[] | undefined;
+const report = async (): Promise<EntryReport[]> => (reports ??= await apiReport(root));
+const entry = async (name: string): Promise<EntryReport> => (await report()).find((each) => each.entry === name)!;
+const valueNames = (each: EntryReport): string[] => each.names.filter((name) => ['class', 'function', 'const'].includes(name.kind)).map((name) => name.name);
+
+describe('the public API', () => {
+  it('is what api-report.md says, entry by entry', async () => {
+    await expect(formatReport(await report())).toMatchFileSnapshot('./api-report.md');
+  }, 60_000);
+
+  it('exports at run time exactly the values its types declare, in every entry', async () => {
+    for (const each of await report())
+      expect({ entry: each.entry, untyped: each.untypedValues, missing: each.missingValues }).toEqual({ entry: each.entry, untyped: [], missing: [] });
+  }, 60_000);
+
+  it('gives the root and ./core one list: the root is core plus nothing', async () => {
+    const root = await entry('aicc-capsule');
+    const core = await entry('aicc-capsule/core');
+    expect(root.names.map((each) => `${each.kind} ${each.name}`)).toEqual(
+      [...core.names, { name: 'CapsuleOptionsWithDefaults', kind: 'type' }]
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((each) => `${each.kind} ${each.name}`),
+    );
+  }, 60_000);
+
+  it('keeps the root to a short list of values: no internals, and Session only as a read-only view', async () => {
+    const values = valueNames(await entry('aicc-capsule'));
+    expect(values.length).toBeLessThanOrEqual(20);
+    for (const internal of ['Session', 'EventQueue', 'Wire', 'checkAgentMessage', 'schemaFingerprint', 'IMMEDIATE_MARK', 'isManualClock', 'cryptoBytes'])
+      expect(values).not.toContain(internal);
+    expect((await entry('aicc-capsule')).names).toContainEqual({ name: 'SessionView', kind: 'interface' });
+  }, 60_000);
+});
