@@ -37,9 +37,20 @@ const cli = 'src/cli/bin.ts'; // → dist/cli.js (the `aicc` bin)
 /** → dist/sweepWorker.js: what a sweep's worker threads run (compiled, so workers need no TypeScript loader). */
 const sweepWorker = 'src/node/sweep/sweepWorker.ts';
 const here = dirname(fileURLToPath(import.meta.url));
-const phaserAdapter = `${resolve(here, 'src/adapters/phaser')}/`;
-/** Bundled into the Phaser IIFE although outside its folder: the AICC global does not export them. */
-const phaserIifeAlso = ['src/validators/shapes.js', 'src/validators/verdict.js'].map((file) => resolve(here, file));
+/**
+ * What the Phaser IIFE takes from the page's AICC global instead of bundling: the modules whose every
+ * name it imports is on that global (the runtime's public list, src/core.ts), so both share one
+ * runtime — one capsule, one CapsuleError and ToolError class. Everything else it imports (the
+ * adapters' shared helpers, its validators' lookup, tool overrides) comes along in its bundle.
+ */
+const fromAiccGlobal = [
+  'src/base/errors.js',
+  'src/runtime/clock.js',
+  'src/runtime/capsule.js',
+  'src/runtime/tool.js',
+  'src/protocol/codec.js',
+  'src/protocol/objectCodec.js',
+].map((file) => resolve(here, file));
 
 // @rollup/plugin-typescript fails on tsconfig's noEmit/outDir and would emit declarations itself:
 // rollup-plugin-dts does the types. tsconfig.build.json makes src/ the only root files, so type
@@ -131,17 +142,11 @@ export default [
     },
   },
   {
-    // The Phaser adapter for <script> pages: global AICCPhaser. Everything it imports from outside
-    // its own folder is taken from the page's AICC global (dist/aicc.iife.js, loaded first) rather
-    // than bundled again, so both share one runtime: one CapsuleError, one ToolError class. Only the
-    // lookup of its precompiled validators (phaserIifeAlso) comes along.
+    // The Phaser adapter for <script> pages: global AICCPhaser, standing on the page's AICC global
+    // (dist/aicc.iife.js, loaded first) for the runtime it shares with it (fromAiccGlobal).
     input: entries.phaser,
     onwarn,
-    external: (id, importer) => {
-      if (importer === undefined || !id.startsWith('.')) return false;
-      const path = resolve(dirname(importer), id);
-      return !path.startsWith(phaserAdapter) && !phaserIifeAlso.includes(path);
-    },
+    external: (id, importer) => importer !== undefined && id.startsWith('.') && fromAiccGlobal.includes(resolve(dirname(importer), id)),
     plugins: [ts({ noCheck: true })],
     output: {
       file: 'dist/aicc-phaser.iife.js',

@@ -75,4 +75,4 @@ export type { ConnectWebSocketOptions, WebSocketConstructor, WebSocketLike, WebS
 // Agents.
 export type { AgentClientOptions, AgentEvents, CallOptions, CallOutcome } from './agent/agentClient.js';
 export type { InProcessOptions } from './agent/inProcess.js';
-export type { Facts, Rule } from './agent/scripted.js';
+export type { Rule } from './agent/scripted.js';

@@ -17,6 +17,13 @@ export type CapsuleOptionsWithDefaults = Omit<CapsuleOptions, 'validators'> & {
 /**
  * Creates a capsule; tool schemas are compiled by ajv unless other validators are given, and
  * sessions may declare decision budgets.
+ *
+ * @example
+ * const capsule = createCapsule({ world: { name: 'Walled Garden', kind: '2d' }, tickMode: 'event' });
+ * capsule.registerTool({ id: 'step', class: 'actuator', description: 'One step east.', input_schema: { type: 'object' },
+ *   output_schema: { type: 'object', properties: { x: { type: 'integer' } }, required: ['x'] }, handler: () => ({ x: 1 }) });
+ * const agent = await connectInProcess(capsule, { character: 'wren' });
+ * await agent.call('step', {}); // { ok: true, output: { x: 1 }, meta }
  */
 export function createCapsule(options: CapsuleOptionsWithDefaults): Capsule {
   return createCoreCapsule({ ...options, validators: options.validators ?? ajvValidators(), decisionBudgets: options.decisionBudgets ?? decisionBudgets() });

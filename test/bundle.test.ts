@@ -246,7 +246,7 @@ describe(`dist/${IIFE} (<script> tag)`, () => {
     expect(scan(IIFE).requires, 'require()').toEqual([]);
   });
 
-  it('defines the global AICC and checks protocol messages under a CSP without unsafe-eval', () => {
+  it('defines the global AICC and checks protocol messages under a CSP without unsafe-eval', async () => {
     // A browser-like global: JS built-ins come with the context; no process, require or Buffer.
     const globals = { console, TextEncoder, TextDecoder, URL, setTimeout, clearTimeout, queueMicrotask, performance, crypto };
     // strings:false makes eval and new Function throw, as a CSP without 'unsafe-eval' does.
@@ -256,10 +256,15 @@ describe(`dist/${IIFE} (<script> tag)`, () => {
     expect(AICC, 'the IIFE defines no global AICC').toBeTypeOf('object');
     expect(AICC!['createCapsule']).toBeTypeOf('function');
 
-    // checkMessage runs the generated protocol validators: they must work without code generation.
-    const id = '00000000-0000-4000-8000-000000000000';
-    const heartbeat = { protocol: 'aicc/0.1', type: 'heartbeat', session_id: id, message_id: id };
-    expect(AICC!['checkMessage'](heartbeat, 'agent')).toMatchObject({ ok: true });
-    expect(AICC!['checkMessage']({ ...heartbeat, session_id: 'nope' }, 'agent')).toMatchObject({ ok: false, kind: 'schema_violation' });
+    // An agent takes its session_init through the checks, the generated session_init validator
+    // among them (wire JSON, not trusted objects): they must work without code generation.
+    const capsule = AICC!['createCapsule']({ world: { name: 'csp', kind: 'abstract' }, tickMode: 'event' });
+    const [bridgeEnd, agentEnd] = AICC!['createMemoryLinkPair']();
+    const connecting = AICC!['AgentClient'].connect(agentEnd);
+    capsule.connect(bridgeEnd, { character: 'hero' });
+    const agent = await connecting;
+    expect(agent.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await agent.call('nothing_here', {})).toMatchObject({ ok: false, error: { code: 'tool_unknown' } });
+    capsule.dispose();
   });
 });

@@ -81,7 +81,15 @@ export class AgentClient {
     return new Wire(link, this.trusted ? 'trusted' : checkBridgeMessage, this.options);
   }
 
-  /** Waits on this link for the bridge's session_init. */
+  /**
+   * Waits on this link for the bridge's session_init.
+   *
+   * @example
+   * const agent = await AgentClient.connect(await connectWebSocket('ws://127.0.0.1:8080/aicc'));
+   * console.log(agent.manifest.tools.map((tool) => tool.id));
+   * const moved = await agent.call('move_to', { x: 3, y: 4 });
+   * if (!moved.ok) console.log(moved.error.code, moved.error.message);
+   */
   static connect(link: Link, options: AgentClientOptions = {}): Promise<AgentClient> {
     const client = new AgentClient(link, options);
     return new Promise((resolve, reject) => {

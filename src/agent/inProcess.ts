@@ -32,6 +32,11 @@ export type SessionOpener = Pick<Capsule, 'connect' | 'clock'>;
 /**
  * Connects a new agent to `options.character` through `opener`, in this process; resolves once the
  * agent has its manifest. The agent keeps the capsule's clock unless `options.agent.clock` says otherwise.
+ *
+ * @example
+ * const agent = await connectInProcess(capsule, { character: 'wren', capabilities: { actuators: ['legs'] } });
+ * agent.on('state_change', (change) => console.log(change.entity, change.field, change.value));
+ * const result = await agent.call('step', { dir: 'east' });
  */
 export function connectInProcess(opener: SessionOpener, options: InProcessOptions): Promise<AgentClient> {
   const { codec = objectCodec, agent = {}, ...session } = options;

@@ -40,6 +40,18 @@ export interface Rule<View> {
   then(view: View): Promise<void>;
 }
 
+/**
+ * A scripted agent: decides when news arrives, one decision at a time; what it decides is yours.
+ *
+ * @example
+ * class Walker extends ScriptedAgent {
+ *   protected async decide(): Promise<void> {
+ *     const moved = await this.call('step', { dir: 'east' });
+ *     if (!moved.ok) this.done = true;
+ *   }
+ * }
+ * new Walker(await connectInProcess(capsule, { character: 'wren', subscriptions: ['tick'] }));
+ */
 export abstract class ScriptedAgent {
   readonly memory = new Facts();
   /** The tick of the latest news; 0 before any. */

@@ -5,6 +5,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { JsonObject } from '../protocol/messages.js';
 import { compileToolSchemas, DECLARATION, type ToolSchemas } from '../node/compileSchemas.js';
+import { readArgs } from './args.js';
 import { userMessage } from './userMessage.js';
 
 const USAGE = `aicc compile-schemas — precompile tool schemas into CSP-safe validators
@@ -37,26 +38,18 @@ export async function compileSchemasCommand(argv: readonly string[], io: Command
     io.stderr.write(`aicc compile-schemas: ${message}\n`);
     return code;
   };
-  let input: string | undefined;
-  let out: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    if (arg === '-h' || arg === '--help') {
-      io.stdout.write(USAGE);
-      return 0;
-    } else if (arg === '-o' || arg === '--out') {
-      out = argv[++i];
-      if (out === undefined) return fail(2, `${arg} needs a file name (see --help)`);
-    } else if (arg.startsWith('--out=')) {
-      out = arg.slice('--out='.length);
-    } else if (arg.startsWith('-')) {
-      return fail(2, `unknown option ${arg} (see --help)`);
-    } else if (input === undefined) {
-      input = arg;
-    } else {
-      return fail(2, `one tools file expected, got also ${arg} (see --help)`);
-    }
+  const read = readArgs(argv, {
+    options: { out: { type: 'string', short: 'o', expects: 'a file name' }, help: { type: 'boolean', short: 'h' } },
+    positionals: true,
+  });
+  if (typeof read === 'string') return fail(2, `${read} (see --help)`);
+  if (read.values.help === true) {
+    io.stdout.write(USAGE);
+    return 0;
   }
+  const [input, extra] = read.positionals;
+  const out = read.values.out as string | undefined;
+  if (extra !== undefined) return fail(2, `one tools file expected, got also ${extra} (see --help)`);
   if (input === undefined) return fail(2, 'missing <tools.json> (see --help)');
 
   let text: string;

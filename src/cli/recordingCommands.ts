@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parseRecording, RecordingError, type Recording } from '../recording/recording.js';
 import { replay } from '../recording/replay.js';
+import { readArgs } from './args.js';
 import type { CliIo } from './main.js';
 import { worldBuilders } from './replayWorlds.js';
 
@@ -27,13 +28,14 @@ Exit codes: 0 everything matched, 1 a mismatch or a bad recording, 2 bad usage o
 
 /** Reads and parses the one file argument; prints the problem and returns an exit code if it can't. */
 function load(command: string, argv: string[], help: string, io: CliIo): Recording | number {
-  if (argv.includes('-h') || argv.includes('--help')) {
+  const read = readArgs(argv, { options: { help: { type: 'boolean', short: 'h' } }, positionals: true });
+  if (typeof read !== 'string' && read.values.help === true) {
     io.stdout.write(help);
     return 0;
   }
-  const [file, ...extra] = argv;
-  if (file === undefined || extra.length > 0 || file.startsWith('-')) {
-    io.stderr.write(`aicc ${command}: expected one recording file; run \`aicc ${command} --help\`\n`);
+  const [file, ...extra] = typeof read === 'string' ? [] : read.positionals;
+  if (file === undefined || extra.length > 0) {
+    io.stderr.write(`aicc ${command}: ${typeof read === 'string' ? `${read}; ` : ''}expected one recording file; run \`aicc ${command} --help\`\n`);
     return 2;
   }
   let text: string;

@@ -41,7 +41,13 @@ export interface ConnectWebSocketOptions extends WebSocketLinkOptions {
   protocols?: string | string[];
 }
 
-/** Opens a WebSocket and resolves with a Link once it is open; rejects if it closes first. */
+/**
+ * Opens a WebSocket and resolves with a Link once it is open; rejects if it closes first.
+ *
+ * @example
+ * const link = await connectWebSocket('ws://127.0.0.1:8787/characters/cleo', { protocols: ['aicc.v0.1', `aicc-key.${key}`] });
+ * capsule.connect(link, { character: 'cleo' }); // the game's end; an agent would take AgentClient.connect(link)
+ */
 export function connectWebSocket(url: string, options: ConnectWebSocketOptions = {}): Promise<Link> {
   const Ctor = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
   if (Ctor === undefined) {

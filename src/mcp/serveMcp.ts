@@ -22,7 +22,15 @@ export interface McpService extends CharacterServer {
   close(reason?: string): Promise<void>;
 }
 
-/** Opens a session for `options.character` on `opener` (a capsule) and serves it on `options.transport`. */
+/**
+ * Opens a session for `options.character` on `opener` (a capsule) and serves it on `options.transport`.
+ *
+ * @example
+ * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+ * const service = await serveMcp(capsule, { character: 'keeper', capabilities: { sensors: ['sight'] }, transport: new StdioServerTransport() });
+ * // …the MCP client lists the keeper's tools and calls them; later:
+ * await service.close();
+ */
 export async function serveMcp(opener: SessionOpener, options: ServeMcpOptions): Promise<McpService> {
   const { transport, name, maxNewsLines, observePerMinute, now, immediate, ...session } = options;
   const client = await connectInProcess(opener, session);

@@ -3,18 +3,21 @@
 
 export { PeersClient } from './peersClient.js';
 export { PeersError, PEERS_ERRORS } from './peersError.js';
-export { DELIVERY_KINDS, PEERS_ERROR_CODES, PEERS_PROTOCOL, isPeersWireErrorCode, negotiateVersion } from './peersProtocol.js';
+export { PEERS_ERROR_CODES, PEERS_PROTOCOL } from './peersProtocol.js';
 export { DEFAULT_PEERS_LIMITS } from './peersRecords.js';
-export { RECONNECT_DEFAULTS, backoffDelay } from './reconnect.js';
+export { RECONNECT_DEFAULTS } from './reconnect.js';
 export { WAIT_DEFAULTS } from './peersWait.js';
 export { DaemonClient } from './daemonClient.js';
-export { DaemonError, DAEMON_ERRORS, DAEMON_WIRE_ERROR_CODES, isDaemonWireErrorCode } from './daemonError.js';
-export { DAEMON_DRAIN_TIMEOUT_MS, DAEMON_MAJOR, DAEMON_OPERATIONS, DAEMON_PROTOCOL_VERSION, negotiateDaemonVersion } from './daemonProtocol.js';
+export { DaemonError, DAEMON_ERRORS, DAEMON_WIRE_ERROR_CODES } from './daemonError.js';
+export { DAEMON_DRAIN_TIMEOUT_MS, DAEMON_PROTOCOL_VERSION } from './daemonProtocol.js';
 export { DEFAULT_DAEMON_LIMITS } from './daemonRecords.js';
 export { STREAM_DEFAULTS } from './daemonStream.js';
 
 export type { DeliverOptions, PeersClientEvents, PeersClientOptions } from './peersClient.js';
-export type { RecordClientEvents, RecordClientOptions, RecordClientState } from './recordClient.js';
+// The two clients' base: a value, as its declaration in the clients' types is.
+export { RecordClient } from './recordClient.js';
+export type { RecordClientEvents, RecordClientOptions, RecordClientState, RecordRead } from './recordClient.js';
+export type { StateWait } from './peersProtocol.js';
 export type { PeersErrorCode, PeersErrorDetails, PeersLocalErrorCode } from './peersError.js';
 export type {
   AgentState,

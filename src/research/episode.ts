@@ -90,7 +90,13 @@ export function scoresOf(episode: EpisodeWorld): Record<string, number> {
   return scores;
 }
 
-/** Runs one episode of `world` with its own agents and returns what it measured. */
+/**
+ * Runs one episode of `world` with its own agents and returns what it measured.
+ *
+ * @example
+ * const summary = await runEpisode(villageWorld, { seed: 7, params: { dayTicks: 190 } });
+ * console.log(summary.stop, summary.ticks, summary.metrics, summary.stateHash);
+ */
 export async function runEpisode<P extends Params>(world: World<P>, options: EpisodeOptions): Promise<EpisodeSummary<P>> {
   const params = world.resolveParams(options.params);
   const maxTicks = options.maxTicks ?? world.maxTicks;

@@ -18,8 +18,8 @@ describe('the public API', () => {
   }, 60_000);
 
   it('exports at run time exactly the values its types declare, in every entry', async () => {
-    for (const each of await report())
-      expect({ entry: each.entry, untyped: each.untypedValues, missing: each.missingValues }).toEqual({ entry: each.entry, untyped: [], missing: [] });
+    const drift = (await report()).filter((each) => each.untypedValues.length + each.missingValues.length > 0);
+    expect(drift.map((each) => ({ entry: each.entry, untyped: each.untypedValues, missing: each.missingValues }))).toEqual([]);
   }, 60_000);
 
   it('gives the root and ./core one list: the root is core plus nothing', async () => {

@@ -52,7 +52,11 @@ export async function apiReport(root: string): Promise<EntryReport[]> {
     if (symbol === undefined) throw new Error(`apiReport: ${types} has no module symbol; run npm run build`);
     const names = checker
       .getExportsOfModule(symbol)
-      .map((exported) => ({ name: exported.name, kind: kindOf(exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported) }))
+      .map((exported) => {
+        const kind = kindOf(exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported);
+        // A class exported with `export type` is a type here: nothing of it exists at run time.
+        return { name: exported.name, kind: isValueKind(kind) && typeOnly(exported) ? `${kind} (type only)` : kind };
+      })
       .sort((a, b) => a.name.localeCompare(b.name));
     const runtime = Object.keys((await import(pathToFileURL(module).href)) as object).sort();
     const values = new Set(names.filter((each) => isValueKind(each.kind)).map((each) => each.name));
@@ -85,6 +89,13 @@ export function formatReport(reports: EntryReport[]): string {
 
 function isValueKind(kind: string): boolean {
   return kind === 'class' || kind === 'function' || kind === 'const' || kind === 'enum' || kind === 'namespace';
+}
+
+/** Whether an export is `export type { … }` or `export { type … }`. */
+function typeOnly(symbol: ts.Symbol): boolean {
+  return (symbol.declarations ?? []).some(
+    (declaration) => ts.isExportSpecifier(declaration) && (declaration.isTypeOnly || declaration.parent.parent.isTypeOnly),
+  );
 }
 
 function kindOf(symbol: ts.Symbol): string {

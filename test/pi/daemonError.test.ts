@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DAEMON_ERRORS, DAEMON_WIRE_ERROR_CODES, DaemonError, isDaemonWireErrorCode } from '../../src/pi/index.js';
+import { DAEMON_ERRORS, DAEMON_WIRE_ERROR_CODES, DaemonError } from '../../src/pi/index.js';
+import { isDaemonWireErrorCode } from '../../src/pi/daemonError.js';
 import { CHAR, daemonFailure, daemonSetup, openAttached } from './daemonHelpers.js';
 
 describe('pi-daemon errors', () => {

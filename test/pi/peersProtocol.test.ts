@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, DELIVERY_KINDS, negotiateVersion, PEERS_ERROR_CODES, PEERS_ERRORS, PEERS_PROTOCOL, PeersError } from '../../src/pi/index.js';
+import { PEERS_ERROR_CODES, PEERS_ERRORS, PEERS_PROTOCOL, PeersError } from '../../src/pi/index.js';
+import { DELIVERY_KINDS, negotiateVersion } from '../../src/pi/peersProtocol.js';
+import { backoffDelay } from '../../src/pi/reconnect.js';
 import { schemaErrorCodes } from './helpers.js';
 
 describe('pi-peers protocol constants', () => {

@@ -12,10 +12,14 @@ export { phaserValidators } from './validators.js';
 export type { PluginCounts } from './plugin.js';
 export type { AiccPluginOptions } from './pluginOptions.js';
 export type { FrameStats } from './meter.js';
+// The plugin's walks and speech bubbles (plugin.walks, plugin.bubbles): values, as their declarations are.
+export { Bubbles } from './speech.js';
+export { Walks } from './motion.js';
 export type { BubbleStyle } from './speech.js';
 export type { ToolBinding } from '../shared/toolBinding.js';
+// A class the plugin hands out (plugin.entities): a value, as its declaration is.
+export { EntityRegistry } from './entities.js';
 export type {
-  EntityRegistry,
   Entity,
   EntityRole,
   Positioned,
@@ -28,6 +32,7 @@ export type {
   Template,
 } from './entities.js';
 export type { PhaserToolName, PhaserToolsOptions } from './tools.js';
+export type { ToolOverrides, ToolSelection } from '../../runtime/toolOverrides.js';
 export type { PhaserToolOptions, SceneWorld } from './phaserTool.js';
 export type { PositionOutput, NearbyOutput, CanSeeOutput } from './sensors.js';
 export type { MoveOutput, StopOutput, AnimationOutput, SayOutput } from './actuators.js';

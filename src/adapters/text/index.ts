@@ -12,6 +12,7 @@ export type { RoomSpec, ItemSpec, CharacterSpec, TextWorldSpec } from './spec.js
 export type { Room, Item, Character, MoveResult, ItemMoveResult, SayResult } from './world.js';
 export type { WorldChange, WorldListener, MovedChange, ItemMovedChange, SaidChange, ItemAddedChange } from './change.js';
 export type { TextToolName, TextToolsOptions } from './tools.js';
+export type { ToolOverrides, ToolSelection } from '../../runtime/toolOverrides.js';
 export type { TextToolOptions, Ref } from './textTool.js';
 export type { LookOutput, InspectOutput, WhoOutput, Person } from './sensors.js';
 export type { GoOutput, TakeOutput, DropOutput, GiveOutput, SayOutput } from './actuators.js';

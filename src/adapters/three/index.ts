@@ -11,10 +11,14 @@ export { threeValidators } from './validators.js';
 
 export type { CapsuleBindingOptions, ConnectOptions, AnimationLoopHost, FrameStats } from './binding.js';
 export type { ToolBinding } from '../shared/toolBinding.js';
-export type { ObjectRegistry, RegisterOptions, Registered } from './objects.js';
+// Classes the binding hands out (binding.objects, binding.motion): exported as values, as their
+// declarations are (a type-only export of a class reads as a value in the rolled-up .d.ts).
+export { ObjectRegistry } from './objects.js';
+export type { RegisterOptions, Registered } from './objects.js';
 export type { BoundsKind, Point } from './geometry.js';
 export type { CollisionOptions, CollisionPayload } from './collisions.js';
-export type { Motion, MotionEnd } from './motion.js';
+export { Motion } from './motion.js';
+export type { MotionEnd } from './motion.js';
 export type { ThreeToolName, ThreeToolsOptions, ThreeToolOverrides } from './tools.js';
 export type { SceneBinding, ThreeToolOptions, Seen } from './threeTool.js';
 export type { PositionOutput, NearbyOptions, NearbyOutput } from './sensors.js';

@@ -1,22 +1,15 @@
 // The pilot: a chat model playing one character over aicc/0.1, through pi-peers or pi-daemon. Exported by name; nothing runs on import.
+// The pilot's parts (digest, cadence, guards, quotas, briefing) are its own business: only the pilot,
+// its two backends, the reply parser and the cost figures are the entry's.
 
 export { Pilot } from './pilot.js';
 export { PeersBackend } from './peersBackend.js';
 export { DaemonBackend, DAEMON_BACKEND_DEFAULTS } from './daemonBackend.js';
-export { briefing, replyFormat, REPLY_FENCE } from './briefing.js';
-export { Digest, isUrgent } from './digest.js';
-export { parseReply, describeUnreadable, replyFeedback, isUsable, MAX_REPLY_CHARS } from './replyParser.js';
-export { toolLine, typeText, usable, catalogChanges } from './catalog.js';
-export { compact } from '../../runtime/compact.js';
-export { Cadence } from './cadence.js';
-export { LoopGuards } from './guards.js';
-export { Quotas } from './quotas.js';
+export { parseReply } from './replyParser.js';
 export { DECISION_COSTS_KEPT, decisionCostLine } from './costs.js';
-export { ModelSignals, usageSignal } from './modelSignals.js';
 
 export type { ChatBackend, ChatSignal, SendKind } from './backend.js';
 export type { DecisionCost, DecisionCostTotals, DecisionEnd, CostFigure } from './costs.js';
-export type { MessagePhase } from './modelSignals.js';
 export type { PilotOptions, PilotStatus, PilotEvents, PauseReason } from './pilot.js';
 export type { PeersClientLike, PeersDeliveryOptions, PeersStateLike, PeersBackendOptions } from './peersBackend.js';
 export type { DaemonClientLike, DaemonBackendOptions } from './daemonBackend.js';

@@ -21,6 +21,16 @@ import { countLatency, countReply, countSent, emptyStats, snapshot, type PilotSt
 
 export type { PilotOptions, PilotStatus, PauseReason, PilotEvents } from './pilotOptions.js';
 
+/**
+ * A chat model playing one character: briefed once, then sent the news, its calls (read out of its
+ * replies, or its own native tool calls) going to the capsule through the session's AgentClient.
+ *
+ * @example
+ * const peers = await PeersClient.connect(await connectWebSocket(`${gatewayUrl}/`, { protocols: ['pi-peers.v1', `aicc-key.${key}`] }));
+ * const pilot = new Pilot({ client, backend: new PeersBackend(peers), character: { id: 'cleo', goal: 'visit every room' } });
+ * pilot.start();
+ * pilot.on('cost', (cost) => console.log(cost.totalMs, cost.inputTokens));
+ */
 export class Pilot {
   private statusNow: PilotStatus = 'new';
   private pausedFor: PauseReason | undefined;

@@ -110,7 +110,14 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** Starts the gateway; rejects on a bad option or when the port cannot be bound. */
+/**
+ * Starts the gateway; rejects on a bad option or when the port cannot be bound.
+ *
+ * @example
+ * const gateway = await startGateway({ target: { kind: 'relay', peersHome }, origins: ['http://localhost:5173'], key, mcp: true });
+ * console.log(gateway.url); // ws://127.0.0.1:<port>: pages connect here, MCP clients at http://127.0.0.1:<port>/mcp/<character>
+ * await gateway.close();
+ */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const keyProblem = checkKeyFormat(options.key);
   if (keyProblem !== undefined) throw new CapsuleError('AICC_INVALID_OPTION', `startGateway: ${keyProblem}`);

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { withProvenance } from '../../../src/node/gateway/provenance.js';
 import * as gateway from '../../../src/node/gateway/index.js';
 import { checkHello, parseRecord } from '../../../src/node/gateway/records.js';
-import * as pi from '../../../src/pi/index.js';
+import { DAEMON_PROTOCOL_VERSION } from '../../../src/pi/daemonProtocol.js';
+import * as pi from '../../../src/pi/peersProtocol.js';
 
 describe('pi-peers records', () => {
   it("speaks the clients' wire model: its range and negotiation are src/pi's, not copies", () => {
     expect(gateway.PEERS_PROTOCOL).toBe(pi.PEERS_PROTOCOL);
     expect(gateway.negotiateVersion).toBe(pi.negotiateVersion);
-    expect(gateway.DAEMON_PROTOCOL_VERSION).toBe(pi.DAEMON_PROTOCOL_VERSION);
+    expect(gateway.DAEMON_PROTOCOL_VERSION).toBe(DAEMON_PROTOCOL_VERSION);
     // Ours first, theirs second, as PeersClient calls it; versions compare as numbers.
     expect(gateway.negotiateVersion(gateway.PEERS_PROTOCOL, { version: '1.3', minVersion: '1.0' })).toBe('1.0');
     expect(gateway.negotiateVersion({ version: '1.9', minVersion: '1.1' }, { version: '1.10', minVersion: '1.0' })).toBe('1.9');
