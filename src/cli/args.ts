@@ -15,19 +15,24 @@ export interface OptionSpec {
   expects?: string;
 }
 
-export interface ArgsSpec {
-  options: Record<string, OptionSpec>;
+export interface ArgsSpec<O extends Record<string, OptionSpec> = Record<string, OptionSpec>> {
+  options: O;
   /** Whether words that are not options are taken (default false). */
   positionals?: boolean;
 }
 
-export interface Args {
-  values: Record<string, string | boolean | string[] | undefined>;
+/** Each option's value as its spec says: a boolean, a string, or the strings of a repeated one. */
+export type ValuesOf<O extends Record<string, OptionSpec>> = {
+  [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : O[K]['multiple'] extends true ? string[] : string;
+};
+
+export interface Args<O extends Record<string, OptionSpec>> {
+  values: ValuesOf<O>;
   positionals: string[];
 }
 
 /** The arguments read by `spec`, or the one-line complaint about them. */
-export function readArgs(argv: readonly string[], spec: ArgsSpec): Args | string {
+export function readArgs<const O extends Record<string, OptionSpec>>(argv: readonly string[], spec: ArgsSpec<O>): Args<O> | string {
   const args = withBareValues(argv, spec.options);
   const options = Object.fromEntries(
     Object.entries(spec.options).map(([name, option]) => [
@@ -37,7 +42,7 @@ export function readArgs(argv: readonly string[], spec: ArgsSpec): Args | string
   );
   try {
     const { values, positionals } = parseArgs({ args, options, allowPositionals: spec.positionals === true, strict: true });
-    return { values: values as Args['values'], positionals };
+    return { values: values as ValuesOf<O>, positionals };
   } catch (error) {
     return complaint(error, args, spec.options);
   }
@@ -67,7 +72,8 @@ function withBareValues(argv: readonly string[], options: Record<string, OptionS
 function complaint(error: unknown, args: readonly string[], options: Record<string, OptionSpec>): string {
   const code = (error as { code?: string }).code;
   const message = error instanceof Error ? error.message : String(error);
-  const named = /'(-{1,2}[^' ]+)/.exec(message)?.[1];
+  // parseArgs names an option as '--out', or '-o, --out <value>' when it has a short name.
+  const named = /'(?:-\w, )?(--[\w-]+|-\w)/.exec(message)?.[1];
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option "${named ?? message}"`;
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
     const word = /'([^']*)'/.exec(message)?.[1];

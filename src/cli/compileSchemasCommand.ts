@@ -48,7 +48,7 @@ export async function compileSchemasCommand(argv: readonly string[], io: Command
     return 0;
   }
   const [input, extra] = read.positionals;
-  const out = read.values.out as string | undefined;
+  const { out } = read.values;
   if (extra !== undefined) return fail(2, `one tools file expected, got also ${extra} (see --help)`);
   if (input === undefined) return fail(2, 'missing <tools.json> (see --help)');
 

@@ -2,13 +2,13 @@
 // prints a table per level; exits 1 when a check fails.
 
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import WebSocket from 'ws';
 import { binaryCodec } from '../protocol/binaryCodec.js';
 import type { WebSocketConstructor } from '../links/websocket.js';
 import { formatConformance, runConformance, webSocketBridge, type BridgeFactory } from '../conformance/index.js';
 import type { Level } from '../conformance/check.js';
+import { readArgs } from './args.js';
 import type { CliIo } from './main.js';
 
 const HELP = `aicc conformance — check an aicc/0.1 bridge, level by level
@@ -36,26 +36,24 @@ cannot be loaded.
 `;
 
 export async function conformanceCommand(argv: string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        level: { type: 'string' },
-        only: { type: 'string' },
-        'resume-url': { type: 'string' },
-        binary: { type: 'boolean' },
-        'wait-ms': { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    io.stderr.write(`aicc conformance: ${(error as Error).message}; run \`aicc conformance --help\`\n`);
+  const parsed = readArgs(argv, {
+    options: {
+      level: { type: 'string' },
+      only: { type: 'string' },
+      'resume-url': { type: 'string' },
+      binary: { type: 'boolean' },
+      'wait-ms': { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    positionals: true,
+  });
+  if (typeof parsed === 'string') {
+    io.stderr.write(`aicc conformance: ${parsed}; run \`aicc conformance --help\`\n`);
     return 2;
   }
-  const { values, positionals } = parsed;
+  const { values } = parsed;
+  const { positionals } = parsed;
   if (values.help) {
     io.stdout.write(HELP);
     return 0;

@@ -3,10 +3,10 @@
 // line per episode as each finishes, then the aggregate table. Usage mistakes are found before any
 // episode runs (exit 2), so a typo never costs a half-finished sweep.
 
-import { parseArgs } from 'node:util';
 import { formatAggregate } from '../research/aggregate.js';
 import { parseSeeds } from '../research/sweepPlan.js';
 import type { ParamValue } from '../research/world.js';
+import { readArgs } from './args.js';
 import type { CliIo } from './main.js';
 import { progressBar, type ProgressBar, type ProgressStream } from './progress.js';
 import { prepareSweep } from '../node/sweep/prepareSweep.js';
@@ -67,29 +67,25 @@ export async function sweepCommand(argv: string[], io: CliIo, runtime: SweepRunt
     io.stderr.write(`aicc sweep: ${message}; run \`aicc sweep --help\`\n`);
     return 2;
   };
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        seeds: { type: 'string' },
-        param: { type: 'string', multiple: true },
-        out: { type: 'string' },
-        resume: { type: 'boolean' },
-        workers: { type: 'string' },
-        'max-ticks': { type: 'string' },
-        'hash-every': { type: 'string' },
-        json: { type: 'boolean' },
-        queue: { type: 'string' },
-        'queue-name': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    return usage((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const parsed = readArgs(argv, {
+    options: {
+      seeds: { type: 'string' },
+      param: { type: 'string', multiple: true },
+      out: { type: 'string' },
+      resume: { type: 'boolean' },
+      workers: { type: 'string' },
+      'max-ticks': { type: 'string' },
+      'hash-every': { type: 'string' },
+      json: { type: 'boolean' },
+      queue: { type: 'string' },
+      'queue-name': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    positionals: true,
+  });
+  if (typeof parsed === 'string') return usage(parsed);
+  const { values } = parsed;
+  const { positionals } = parsed;
   if (values.help) {
     io.stdout.write(HELP);
     return 0;

@@ -1,7 +1,7 @@
 // `aicc worker --queue redis://…`: serves a sweep's queue on this machine until SIGINT or SIGTERM,
 // running each job's episode and sending its summary back through Redis to the coordinator.
 
-import { parseArgs } from 'node:util';
+import { readArgs } from './args.js';
 import type { CliIo } from './main.js';
 import { userMessage } from './userMessage.js';
 import { parseRedisUrl } from '../node/queue/connection.js';
@@ -32,22 +32,19 @@ Exit codes: 0 stopped by a signal, 1 Redis cannot be reached (or another failure
 `;
 
 export async function workerCommand(argv: string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        queue: { type: 'string' },
-        'queue-name': { type: 'string' },
-        concurrency: { type: 'string' },
-        'lock-ms': { type: 'string' },
-        'stalled-ms': { type: 'string' },
-        name: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    io.stderr.write(`aicc worker: ${(error as Error).message}; run \`aicc worker --help\`\n`);
+  const parsed = readArgs(argv, {
+    options: {
+      queue: { type: 'string' },
+      'queue-name': { type: 'string' },
+      concurrency: { type: 'string' },
+      'lock-ms': { type: 'string' },
+      'stalled-ms': { type: 'string' },
+      name: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (typeof parsed === 'string') {
+    io.stderr.write(`aicc worker: ${parsed}; run \`aicc worker --help\`\n`);
     return 2;
   }
   const { values } = parsed;
