@@ -12,7 +12,6 @@ import { cryptoBytes, randomUuid, type RandomBytes } from '../protocol/ids.js';
 import {
   PROTOCOL,
   TOPICS,
-  type AgentModel,
   type AiccMessage,
   type Capabilities,
   type JsonObject,
@@ -23,6 +22,7 @@ import {
   type World,
 } from '../protocol/messages.js';
 import { ALL_TOPICS, Audience } from './audience.js';
+import { ALL_TOPICS_LIST, DEFAULT_AGENT_MODEL, grants } from './sessionDefaults.js';
 import { EventLog, topicBit, type LogEntry, type LogReader } from './eventLog.js';
 import { Heartbeats } from './heartbeats.js';
 import { acceptResume, type AcceptOptions } from './resumeLink.js';
@@ -43,17 +43,6 @@ import type { BudgetHost, DecisionBudgets, DecisionLate } from './decisionBudget
 
 export type { CallEvent, Capsule, CapsuleEvents, EmitOptions, SessionChange, TappedMessage } from './capsuleTypes.js';
 export { STALL_WARNING_MS } from './callPipeline.js';
-
-/** What a session's agent is taken to be when it declares nothing: one frozen object for all. */
-const DEFAULT_AGENT_MODEL: AgentModel = Object.freeze({ class: 'cloud_medium' });
-const ALL_TOPICS_LIST = Object.freeze([...TOPICS]) as unknown as string[];
-
-/** The grants of a session given none: one frozen object for them all. */
-const NO_CAPABILITIES: Capabilities = Object.freeze({
-  sensors: Object.freeze([]) as unknown as string[],
-  actuators: Object.freeze([]) as unknown as string[],
-  generators: Object.freeze([]) as unknown as string[],
-});
 
 export function createCapsule(options: CapsuleOptions): Capsule {
   return new CapsuleImpl(options);
@@ -395,11 +384,4 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
   private alive(method: string): void {
     if (this.disposed) throw new CapsuleError('AICC_DISPOSED', `${method}: this capsule was disposed; create a new one`);
   }
-}
-
-/** A session's grants: copied, so the game's later edits do not change them; none given costs nothing. */
-function grants(given: Partial<Capabilities> | undefined): Capabilities {
-  return given === undefined
-    ? NO_CAPABILITIES
-    : { sensors: [...(given.sensors ?? [])], actuators: [...(given.actuators ?? [])], generators: [...(given.generators ?? [])] };
 }

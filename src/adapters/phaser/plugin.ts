@@ -376,7 +376,17 @@ export class AiccScenePlugin implements SceneWorld {
   }
 }
 
-/** A plugin class with its own options, for the game config's `plugins.scene`. */
+/**
+ * A plugin class with its own options, for the game config's `plugins.scene`.
+ *
+ * @example
+ * new Phaser.Game({ physics: { default: 'arcade' }, scene: { create },
+ *   plugins: { scene: [{ key: 'AiccScenePlugin', plugin: aiccScenePlugin({ perceptionRadius: 300 }), mapping: 'aicc' }] } });
+ * function create(this: Phaser.Scene) {
+ *   this.aicc.addCharacter('mira', this.physics.add.sprite(200, 200, 'npc'), { kind: 'villager' });
+ *   this.aicc.registerTools(); // → { handles, dispose }
+ * }
+ */
 export function aiccScenePlugin(options: AiccPluginOptions): typeof AiccScenePlugin {
   resolveOptions(options); // a mistake shows here, not at the first scene start
   return class ConfiguredAiccScenePlugin extends AiccScenePlugin {

@@ -14,6 +14,12 @@ import { worldEvents } from './worldEvents.js';
  * and forwards its changes as events (see worldEvents for who gets what); `dispose()` removes the
  * tools and stops forwarding. Throws what `registerTool` throws — e.g. AICC_DUPLICATE_TOOL when the
  * game already has a `look`; rename with `overrides` — after removing the tools it registered.
+ *
+ * @example
+ * const world = new TextWorld(spec);
+ * const binding = bindTextWorld(capsule, world, { only: ['look', 'go', 'say'] });
+ * // …later, the world goes away:
+ * binding.dispose();
  */
 export function bindTextWorld(capsule: Capsule, world: TextWorld, options: TextToolsOptions = {}): ToolBinding {
   return bindTools(capsule, textTools(world, options), () => forwardChanges(capsule, world));

@@ -52,6 +52,14 @@ export interface FrameStats {
   capsuleMs: number;
 }
 
+/**
+ * A Three.js scene for agents: its objects as sensors' and actuators' world, its frames as the
+ * capsule's clock; `connect()` registers the tools (all or none), `dispose()` removes them.
+ *
+ * @example
+ * const binding = new CapsuleBinding(capsule, scene, { eyeHeight: 0.8 }).add('wren', wrenMesh, { kind: 'villager' });
+ * binding.connect({ renderer, onFrame: () => renderer.render(scene, camera) }); // takes over setAnimationLoop
+ */
 export class CapsuleBinding implements SceneBinding, ToolBinding {
   readonly objects: ObjectRegistry;
   readonly motion: Motion;

@@ -57,3 +57,16 @@ export interface ChatBackend {
    */
   callsToolsNatively?(character: string): Promise<boolean>;
 }
+
+/**
+ * Whether the model behind `backend` calls `character`'s tools natively, as the backend says; false
+ * when it cannot say (told to `report`): the text protocol works either way.
+ */
+export async function callsToolsNatively(backend: ChatBackend, character: string, report: (message: string) => void): Promise<boolean> {
+  try {
+    return (await backend.callsToolsNatively?.(character)) ?? false;
+  } catch (error) {
+    report(`backend.callsToolsNatively: ${error instanceof Error ? error.message : String(error)}; using the text protocol`);
+    return false;
+  }
+}

@@ -7,7 +7,7 @@ import { createEmitter, type Emitter } from '../../base/emitter.js';
 import type { PauseReason, PilotEvents, PilotOptions, PilotStatus } from './pilotOptions.js';
 import { realClock, type Clock } from '../../runtime/clock.js';
 import type { EventMessage, Manifest } from '../../protocol/messages.js';
-import type { SendKind } from './backend.js';
+import { callsToolsNatively, type SendKind } from './backend.js';
 import { DecisionMeter, type DecisionEnd } from './costs.js';
 import { briefing } from './briefing.js';
 import { Cadence } from './cadence.js';
@@ -22,14 +22,10 @@ import { countLatency, countReply, countSent, emptyStats, snapshot, type PilotSt
 export type { PilotOptions, PilotStatus, PauseReason, PilotEvents } from './pilotOptions.js';
 
 /**
- * A chat model playing one character: briefed once, then sent the news, its calls (read out of its
- * replies, or its own native tool calls) going to the capsule through the session's AgentClient.
- *
  * @example
- * const peers = await PeersClient.connect(await connectWebSocket(`${gatewayUrl}/`, { protocols: ['pi-peers.v1', `aicc-key.${key}`] }));
  * const pilot = new Pilot({ client, backend: new PeersBackend(peers), character: { id: 'cleo', goal: 'visit every room' } });
- * pilot.start();
  * pilot.on('cost', (cost) => console.log(cost.totalMs, cost.inputTokens));
+ * pilot.start();
  */
 export class Pilot {
   private statusNow: PilotStatus = 'new';
@@ -208,7 +204,7 @@ export class Pilot {
     this.setStatus('thinking');
     const isBriefing = !this.briefed;
     if (isBriefing && this.native === undefined) {
-      this.native = (await this.options.backend.callsToolsNatively?.(this.options.character.id).catch((error: unknown) => this.nativeUnknown(error))) ?? false;
+      this.native = await callsToolsNatively(this.options.backend, this.options.character.id, (message) => this.bus.emit('error', { message }));
       if (cycle !== this.cycle || this.statusNow !== 'thinking') return;
     }
     const text = isBriefing ? this.brief() : this.takeDigest();
@@ -256,12 +252,6 @@ export class Pilot {
     });
     if (cycle !== this.cycle || this.statusNow !== 'acting') return;
     this.settle();
-  }
-
-  /** The backend could not say whether the model has the tools: the text protocol, which works either way. */
-  private nativeUnknown(error: unknown): false {
-    this.bus.emit('error', { message: `backend.callsToolsNatively: ${messageOf(error)}; using the text protocol` });
-    return false;
   }
 
   /** With native tools the model has acted already, through its own tool calls: the turn is over. */
