@@ -1,4 +1,24 @@
-import { defineConfig } from 'vitest/config';
+// vitest's projects: `unit` and `dom` (the inner loop), the projects vitest.projects.ts lists (which
+// file goes where, and why), and the adapters' tests again against the oldest Phaser and three.
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { ALL_TESTS, CLAIMING_PROJECTS, DOM, UNIT } from './vitest.projects.js';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+/** The test files (paths from the root, as globs write them) whose opening comment says `@vitest-environment jsdom`. */
+function jsdomFiles(): string[] {
+  return readdirSync(`${root}test`, { recursive: true, encoding: 'utf8' })
+    .map((path) => `test/${path.split(sep).join('/')}`)
+    .filter((file) => file.endsWith('.test.ts') && !file.split('/').some((part) => part.startsWith('.')))
+    .filter((file) => /^(\s*\/\/.*\n)*\s*\/\/ @vitest-environment jsdom\b/.test(readFileSync(`${root}${file}`, 'utf8')));
+}
+
+const claimed = CLAIMING_PROJECTS.flatMap((project) => project.include);
+const dom = jsdomFiles();
 
 export default defineConfig({
   test: {
@@ -9,11 +29,35 @@ export default defineConfig({
     // Phaser is loaded as it ships: transforming its 8.8 MB build would cost ~10 s per test file.
     server: { deps: { external: [/node_modules\/phaser3?\//] } },
     projects: [
-      // Everything, the Phaser adapter against Phaser 4 (the `phaser` dev dependency).
-      { extends: true, test: { name: 'aicc-capsule', include: ['test/**/*.test.ts'] } },
+      // The inner loop. Its files reuse a worker and its module cache (isolate: false): a third of the
+      // CPU of a fresh process and module graph per file — so a file leaves no global behind
+      // (vi.unstubAllGlobals). And every core runs a worker (vitest leaves one to itself by default):
+      // a good part of these tests waits on processes they start, not on the CPU.
+      {
+        extends: true,
+        test: {
+          name: UNIT,
+          include: [ALL_TESTS],
+          exclude: [...configDefaults.exclude, ...claimed, ...dom],
+          isolate: false,
+          maxWorkers: availableParallelism(),
+          sequence: { groupOrder: 0 },
+        },
+      },
+      // The same for jsdom files, in a group of their own: a group's projects share its worker count,
+      // and a worker is reused only for a file in the same environment as the one before.
+      {
+        extends: true,
+        test: { name: DOM, include: dom, exclude: [...configDefaults.exclude, ...claimed], environment: 'jsdom', isolate: false, sequence: { groupOrder: 1 } },
+      },
+      // The rest as before: a fresh process per file, and vitest's own worker count.
+      ...CLAIMING_PROJECTS.map(({ name, include, exclude = [] }) => ({
+        extends: true as const,
+        test: { name, include, exclude: [...configDefaults.exclude, ...exclude], sequence: { groupOrder: 2 } },
+      })),
       // The Phaser adapter again, against the oldest Phaser it supports (the `phaser3` dev
       // dependency, Phaser 3.60.0), loaded as a bundler loads it: its ES module build. The files
-      // that never load Phaser (plain geometry, tool options, the meter) run once, above.
+      // that never load Phaser (plain geometry, tool options, the meter) run once, in `unit`.
       {
         extends: true,
         test: {
@@ -21,6 +65,7 @@ export default defineConfig({
           include: ['test/adapters/phaser/**/*.test.ts'],
           exclude: ['test/adapters/phaser/{perception,tools,meter}.test.ts'],
           env: { AICC_PHASER: 'phaser3/dist/phaser.esm.js' },
+          sequence: { groupOrder: 2 },
         },
       },
       // The Three.js adapter again, against the oldest three it supports (the `three150` dev
@@ -28,7 +73,7 @@ export default defineConfig({
       {
         extends: true,
         resolve: { alias: [{ find: /^three$/, replacement: 'three150' }] },
-        test: { name: 'three 0.150', include: ['test/adapters/three/**/*.test.ts'], env: { AICC_THREE: 'three150' } },
+        test: { name: 'three 0.150', include: ['test/adapters/three/**/*.test.ts'], env: { AICC_THREE: 'three150' }, sequence: { groupOrder: 2 } },
       },
     ],
   },

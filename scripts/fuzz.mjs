@@ -10,7 +10,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const reports = `${root}test/fuzz/.reports.jsonl`;
 rmSync(reports, { force: true });
 const status =
-  spawnSync(process.execPath, [`${root}node_modules/vitest/vitest.mjs`, 'run', '--project', 'aicc-capsule', 'test/fuzz', ...process.argv.slice(2)], {
+  spawnSync(process.execPath, [`${root}node_modules/vitest/vitest.mjs`, 'run', '--project', 'fuzz', ...process.argv.slice(2)], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, AICC_FUZZ: 'long', AICC_FUZZ_REPORT: reports },

@@ -1,10 +1,14 @@
-// `npm test [-- vitest args]`: builds and type-checks (the bundle tests read dist/; AICC_SKIP_BUILD=1
-// skips both), checks formatting and lint rules (Biome: biome.json), runs vitest, and ends with one line `vitest: N passed, M failed`, the line CI counts tests from.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+// `npm test [-- vitest args]`: builds and type-checks (the dist/ projects read the build), checks
+// formatting and lint rules (Biome: biome.json) while vitest runs, and ends with one line
+// `vitest: N passed, M failed`, the line CI counts tests from. The build and type check are skipped
+// when AICC_SKIP_BUILD=1, or when no project asked for (`--project unit`: the inner loop) needs dist/ —
+// vitest.projects.ts says which do.
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const report = `${root}.vitest-report.json`;
@@ -16,13 +20,55 @@ const report = `${root}.vitest-report.json`;
 // on the children's PATH, through a private folder holding a `node` link to it.
 const nodeDir = mkdtempSync(join(tmpdir(), 'aicc-test-node-'));
 symlinkSync(process.execPath, join(nodeDir, 'node'));
-const run = (command, args) =>
-  spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, PATH: `${nodeDir}${delimiter}${process.env.PATH ?? ''}` } }).status ?? 1;
+const childEnv = () => ({ ...process.env, PATH: `${nodeDir}${delimiter}${process.env.PATH ?? ''}` });
+const run = (command, args) => spawnSync(command, args, { cwd: root, stdio: 'inherit', env: childEnv() }).status ?? 1;
 
+/** The `--project` filters among vitest's arguments (`--project x`, `--project=x`), as vitest reads them. */
+function projectFilters(args) {
+  const filters = [];
+  args.forEach((arg, i) => {
+    if (arg === '--project' && i + 1 < args.length) filters.push(args[i + 1]);
+    else if (arg.startsWith('--project=')) filters.push(arg.slice('--project='.length));
+  });
+  return filters;
+}
+
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A `--project` pattern as vitest reads it: the whole name, `*` for anything, case ignored. */
+const patternRegExp = (pattern) => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`, 'i');
+
+/** Whether vitest runs the project `name` under these filters: one matches it, and no `!pattern` leaves it out. */
+function selected(name, filters) {
+  const matches = (pattern) => patternRegExp(pattern).test(name);
+  const excluded = filters.some((filter) => filter.startsWith('!') && matches(filter.slice(1)));
+  return !excluded && filters.some((filter) => (filter.startsWith('!') ? !matches(filter.slice(1)) : matches(filter)));
+}
+
+/** Whether the projects the arguments ask for (all, when none is named) include one that reads dist/: when in doubt, yes. */
+async function needsBuild(args) {
+  const filters = projectFilters(args);
+  if (filters.length === 0) return true;
+  try {
+    const { CLAIMING_PROJECTS } = await tsImport('../vitest.projects.ts', import.meta.url);
+    return CLAIMING_PROJECTS.some((project) => project.build && selected(project.name, filters));
+  } catch (error) {
+    console.error(`scripts/test.mjs: cannot read vitest.projects.ts (${error}); building first`);
+    return true;
+  }
+}
+
+const vitestArgs = process.argv.slice(2);
 // A failed build or type check still runs the tests (the unit tests count), but the run fails.
-const buildStatus = process.env.AICC_SKIP_BUILD === '1' ? 0 : run('npm', ['run', 'build']) || run('npx', ['--no', 'tsc', '--noEmit']);
-// Formatting, import cycles and DESIGN.md's layers (`npm run format` fixes the formatting).
-const styleStatus = run('npx', ['--no', 'biome', 'check', '--reporter=summary', '.']);
+const build = process.env.AICC_SKIP_BUILD !== '1' && (await needsBuild(vitestArgs));
+if (!build) console.error('scripts/test.mjs: no build and no type check (`npx tsc --noEmit` is the type check)');
+const buildStatus = build ? run('npm', ['run', 'build']) || run('npx', ['--no', 'tsc', '--noEmit']) : 0;
+// Formatting, import cycles and DESIGN.md's layers (`npm run format` fixes the formatting), checked
+// while vitest runs; its report waits in a file, printed after vitest's.
+const styleLog = join(nodeDir, 'biome.log');
+const styleOut = openSync(styleLog, 'w');
+const style = spawn('npx', ['--no', 'biome', 'check', '--reporter=summary', '.'], { cwd: root, stdio: ['ignore', styleOut, styleOut], env: childEnv() });
+closeSync(styleOut);
+const styleDone = new Promise((resolve) => style.on('exit', (code) => resolve(code ?? 1)).on('error', () => resolve(1)));
 
 // The end-to-end tests run the real pi 0.73 (Node 20) always, and pi 1.x too when it and a Node 22
 // are installed (both are dev dependencies from the npm registry).
@@ -39,8 +85,10 @@ const vitestStatus = run(process.execPath, [
   '--reporter=default',
   '--reporter=json',
   `--outputFile=${report}`,
-  ...process.argv.slice(2),
+  ...vitestArgs,
 ]);
+const styleStatus = await styleDone;
+process.stdout.write(readFileSync(styleLog, 'utf8'));
 rmSync(nodeDir, { recursive: true, force: true });
 
 const status = vitestStatus || buildStatus || styleStatus;

@@ -66,7 +66,7 @@ describe('aicc sweep', () => {
       [['hamlet', '--seeds', '1..3', '--out', join(folder, 'a.jsonl')], /no built-in world named "hamlet"/],
       [['village', '--seeds', '1..3', '--out', full], /full\.jsonl is not empty; resume to keep its episodes/],
       [['village', '--seeds', '1..3', '--out', join(folder, 'a.jsonl'), '--queue', 'http://x'], /--queue takes a Redis URL/],
-      [['village', '--seeds', '1..3', '--out', join(folder, 'a.jsonl'), '--bogus'], /Unknown option '--bogus'/],
+      [['village', '--seeds', '1..3', '--out', join(folder, 'a.jsonl'), '--bogus'], /unknown option "--bogus"/],
     ];
     for (const [argv, message] of cases) {
       const { io, out, err } = fakeIo();

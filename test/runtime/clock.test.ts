@@ -195,7 +195,8 @@ describe('realClock', () => {
     let fired = false;
     const id = clock.setTimeout(() => (fired = true), 0);
     clock.clearTimeout(id);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Timers of one delay fire in the order they were set: the cleared one's turn has come and gone.
+    await new Promise<void>((resolve) => clock.setTimeout(resolve, 0));
     expect(fired).toBe(false);
   });
 
@@ -205,7 +206,7 @@ describe('realClock', () => {
     const cleared = clock.setTimeout(() => fired.push('cleared'), 0);
     clock.setTimeout(() => fired.push('kept'), 0);
     clock.clearTimeout(cleared);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await new Promise<void>((resolve) => clock.setTimeout(resolve, 0)); // set last, so it fires last
     expect(fired).toEqual(['kept']);
   });
 });

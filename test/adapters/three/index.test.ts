@@ -8,7 +8,8 @@ import * as threeTools from '../../../src/adapters/three/toolsEntry.js';
 
 describe('aicc-capsule/three', () => {
   it('exports the binding, its tool set and its validators, and nothing else', () => {
-    expect(Object.keys(three).sort()).toEqual(['CapsuleBinding', 'THREE_TOOL_NAMES', 'threeTools', 'threeValidators']);
+    // Motion and ObjectRegistry: the classes of binding.motion and binding.objects.
+    expect(Object.keys(three).sort()).toEqual(['CapsuleBinding', 'Motion', 'ObjectRegistry', 'THREE_TOOL_NAMES', 'threeTools', 'threeValidators']);
   });
 
   it('/tools exports each tool factory and the geometry helpers', () => {

@@ -3,6 +3,9 @@
 // appends every command it reads to FAKE_PI_LOG (with its argv and environment first).
 // The 1.x dialect does what pi 1.x does differently: agent_start before the prompt response,
 // data.disposition, a system message pair in the first run, message_update deltas, agent_settled.
+// The windows at a run's end (FAKE_PI_END_GAP, FAKE_PI_SETTLE_GAP) are held open by the test rather
+// than timed: with `hold`, the fake logs that it is in the window and stays there until it gets
+// SIGUSR2, so a test puts what it wants into the window and then shuts it, on a loaded machine too.
 
 import { appendFileSync } from 'node:fs';
 
@@ -10,10 +13,11 @@ const dialect = process.env.FAKE_PI_DIALECT ?? '0.73';
 const v1 = dialect === '1.x';
 const runMs = Number(process.env.FAKE_PI_RUN_MS ?? 60);
 const log = process.env.FAKE_PI_LOG;
-const endGapMs = Number(process.env.FAKE_PI_END_GAP_MS ?? 0);
+// FAKE_PI_END_GAP=hold: the window between the run's last look at its queues and its agent_end.
+const endGap = process.env.FAKE_PI_END_GAP === 'hold';
 const lookEarly = process.env.FAKE_PI_LOOK_EARLY === '1';
-// FAKE_PI_SETTLE_GAP_MS (1.x): the moment between the run's last look at its queues and agent_settled.
-const settleGapMs = Number(process.env.FAKE_PI_SETTLE_GAP_MS ?? 0);
+// FAKE_PI_SETTLE_GAP=hold (1.x): the window between the run's last look at its queues and agent_settled.
+const settleGap = process.env.FAKE_PI_SETTLE_GAP === 'hold';
 if (process.env.FAKE_PI_FAIL_START) {
   process.stderr.write('fake pi: no model configured\n');
   process.exit(1);
@@ -25,6 +29,23 @@ if (log) {
 
 const out = (record) => process.stdout.write(`${JSON.stringify(record)}\n`);
 const respond = (id, command, success, extra = {}) => out({ ...(id === undefined ? {} : { id }), type: 'response', command, success, ...extra });
+
+/** What ends the window the run waits in; SIGUSR2 calls it. The first window only: later runs have none. */
+let shut;
+let windowShut = false;
+process.on('SIGUSR2', () => {
+  windowShut = true;
+  if (log) appendFileSync(log, `${JSON.stringify({ fake: 'shut' })}\n`);
+  const end = shut;
+  shut = undefined;
+  end?.();
+});
+/** Runs `then` once the test shuts the window (at once if it already has), logging `mark` as the window opens. */
+function holdWindow(mark, then) {
+  if (windowShut) return then();
+  if (log) appendFileSync(log, `${JSON.stringify({ fake: mark })}\n`);
+  shut = then;
+}
 
 let run; // { queue: string[], timer, looked }
 /** Messages queued after the run's last look: like pi 0.73, the next run takes them in after its prompt. */
@@ -72,17 +93,16 @@ function finishTurn(text, stopReason) {
     if (v1 && stranded.length > 0 && stopReason === 'stop') return startRun(undefined);
     if (!v1) return;
     const settle = () => out({ type: 'agent_settled', aborted: stopReason === 'aborted' });
-    if (settleGapMs === 0) return settle();
-    if (log) appendFileSync(log, `${JSON.stringify({ fake: 'settling' })}\n`);
-    setTimeout(settle, settleGapMs);
+    if (!settleGap) return settle();
+    holdWindow('settling', settle);
   };
-  if (endGapMs === 0 || stopReason !== 'stop') {
+  if (!endGap || stopReason !== 'stop') {
     out({ type: 'message_end', message });
     out({ type: 'turn_end', message });
     if (stopReason === 'stop' && run.queue.length > 0) return nextTurn();
     return ends();
   }
-  // FAKE_PI_END_GAP_MS: pi 0.73's window. It looks at its queue once after the final reply and ends
+  // FAKE_PI_END_GAP: pi 0.73's window. It looks at its queue once after the final reply and ends
   // the run a while later; what is queued in between stays queued until the next prompt's run.
   // FAKE_PI_LOOK_EARLY=1 looks before the final message_end is out, so a client cannot see it coming.
   if (!lookEarly) {
@@ -91,14 +111,13 @@ function finishTurn(text, stopReason) {
   }
   if (run.queue.length > 0) return nextTurn();
   run.looked = true;
-  if (log) appendFileSync(log, `${JSON.stringify({ fake: 'looked' })}\n`);
-  run.timer = setTimeout(() => {
+  holdWindow('looked', () => {
     if (lookEarly) {
       out({ type: 'message_end', message });
       out({ type: 'turn_end', message });
     }
     ends();
-  }, endGapMs);
+  });
 }
 
 function handle(command) {
@@ -132,6 +151,7 @@ function handle(command) {
     case 'abort':
       if (run !== undefined) {
         clearTimeout(run.timer);
+        shut = undefined; // an abort in the window ends the run now, and the window with it
         finishTurn('partial', 'aborted');
       }
       return respond(id, type, true);

@@ -1,6 +1,7 @@
 // The window at the end of a run — after pi's last look at its queues, before the run settles — in
 // which a queued message would wait unseen: RunEnding on its own, and the host over a fake pi that
-// has the window (FAKE_PI_END_GAP_MS for 0.73, FAKE_PI_SETTLE_GAP_MS for 1.x).
+// has the window (FAKE_PI_END_GAP for 0.73, FAKE_PI_SETTLE_GAP for 1.x). The fake holds its window
+// open until the test shuts it (SIGUSR2), so what the test sends lands in it however slow the machine.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,6 +74,15 @@ describe('the host at the end of a run', () => {
   }
   const replyAfter = async (settled: number): Promise<unknown> =>
     ((await client.request({ id: `wait-${settled}`, type: 'get_state', settledAbove: settled })).data as Record_)['lastAssistantText'];
+  /** Resolves once the fake pi has logged that it is in its window (it stays there until shutWindow). */
+  const inWindow = (mark: 'looked' | 'settling') =>
+    vi.waitFor(() => expect(commands().some((c) => c['fake'] === mark)).toBe(true), { timeout: 5000, interval: 5 });
+  /** Ends the fake pi's window: its run ends (or settles) now. */
+  const shutWindow = (): void => void process.kill(host.state().pid!, 'SIGUSR2');
+  const prompts = (): unknown[] =>
+    commands()
+      .filter((c) => c['type'] === 'prompt')
+      .map((c) => c['message']);
 
   afterEach(async () => {
     client.close();
@@ -82,53 +92,50 @@ describe('the host at the end of a run', () => {
   });
 
   it('holds a steer that comes after the final reply, and starts the next run with it', async () => {
-    await start('0.73', { FAKE_PI_END_GAP_MS: '400' });
+    await start('0.73', { FAKE_PI_END_GAP: 'hold' });
     await client.request({ id: 'p', type: 'prompt', message: 'first' });
     await vi.waitFor(() => expect(host.runEnding).toBe(true), { timeout: 5000, interval: 5 });
-    const steer = await client.request({ id: 's', type: 'steer', message: 'look out' });
-    expect(steer).toMatchObject({ success: true, data: { deliveredAs: 'prompt' } });
+    await inWindow('looked');
+    // The host answers this steer only once the run has settled, so it is not awaited here.
+    const steer = client.request({ id: 's', type: 'steer', message: 'look out' });
+    // A later request that pi answers: the host took the steer in first, and had it gone to pi as a
+    // steer, pi would have read it first (one pipe, in order) — inside the window, still open.
+    await client.request({ id: 'after', type: 'get_last_assistant_text' });
+    shutWindow();
+    expect(await steer).toMatchObject({ success: true, data: { deliveredAs: 'prompt' } });
     expect(await replyAfter(1)).toBe('reply to: look out');
     expect(commands().filter((c) => c['type'] === 'steer')).toHaveLength(0);
   });
 
   it('starts a run for a steer that reached pi after its last look, with a note before it', async () => {
-    await start('0.73', { FAKE_PI_END_GAP_MS: '400', FAKE_PI_LOOK_EARLY: '1' });
+    await start('0.73', { FAKE_PI_END_GAP: 'hold', FAKE_PI_LOOK_EARLY: '1' });
     await client.request({ id: 'p', type: 'prompt', message: 'first' });
-    await vi.waitFor(() => expect(commands().some((c) => c['fake'] === 'looked')).toBe(true), { timeout: 5000, interval: 5 });
+    await inWindow('looked');
     // pi has looked, but the final reply is not out: the host cannot tell, and queues the steer.
     expect(await client.request({ id: 's', type: 'steer', message: 'look out' })).toMatchObject({ success: true, data: { deliveredAs: 'steer' } });
+    shutWindow();
     expect(await replyAfter(1)).toBe(`reply to: ${STRANDED_NOTE} + look out`);
-    expect(
-      commands()
-        .filter((c) => c['type'] === 'prompt')
-        .map((c) => c['message']),
-    ).toEqual(['first', STRANDED_NOTE]);
+    expect(prompts()).toEqual(['first', STRANDED_NOTE]);
   });
 
   it('leaves pi 1.x alone: it runs what was queued late itself, before settling', async () => {
-    await start('1.x', { FAKE_PI_END_GAP_MS: '200' });
+    await start('1.x', { FAKE_PI_END_GAP: 'hold' });
     await client.request({ id: 'p', type: 'prompt', message: 'first' });
-    await vi.waitFor(() => expect(commands().some((c) => c['fake'] === 'looked')).toBe(true), { timeout: 5000, interval: 5 });
+    await inWindow('looked');
     expect(host.runEnding).toBe(false);
     expect(await client.request({ id: 's', type: 'steer', message: 'look out' })).toMatchObject({ success: true, data: { deliveredAs: 'steer' } });
+    shutWindow();
     expect(await replyAfter(0)).toBe('reply to: look out');
-    expect(
-      commands()
-        .filter((c) => c['type'] === 'prompt')
-        .map((c) => c['message']),
-    ).toEqual(['first']);
+    expect(prompts()).toEqual(['first']);
   });
 
   it('starts a run for a steer that reached pi 1.x after its last look, once the run settled', async () => {
-    await start('1.x', { FAKE_PI_SETTLE_GAP_MS: '400' });
+    await start('1.x', { FAKE_PI_SETTLE_GAP: 'hold' });
     await client.request({ id: 'p', type: 'prompt', message: 'first' });
-    await vi.waitFor(() => expect(commands().some((c) => c['fake'] === 'settling')).toBe(true), { timeout: 5000, interval: 5 });
+    await inWindow('settling');
     expect(await client.request({ id: 's', type: 'steer', message: 'look out' })).toMatchObject({ success: true, data: { deliveredAs: 'steer' } });
+    shutWindow();
     expect(await replyAfter(0)).toBe(`reply to: ${STRANDED_NOTE} + look out`);
-    expect(
-      commands()
-        .filter((c) => c['type'] === 'prompt')
-        .map((c) => c['message']),
-    ).toEqual(['first', STRANDED_NOTE]);
+    expect(prompts()).toEqual(['first', STRANDED_NOTE]);
   });
 });
