@@ -9,7 +9,16 @@ import * as phaserTools from '../../../src/adapters/phaser/toolsEntry.js';
 describe('aicc-capsule/phaser', () => {
   it('exports the plugin, its tool set and its validators, and nothing else', () => {
     // Bubbles, EntityRegistry and Walks: the classes of plugin.bubbles, plugin.entities and plugin.walks.
-    expect(Object.keys(phaser).sort()).toEqual(['AiccScenePlugin', 'Bubbles', 'EntityRegistry', 'PHASER_TOOL_NAMES', 'Walks', 'aiccScenePlugin', 'phaserTools', 'phaserValidators']);
+    expect(Object.keys(phaser).sort()).toEqual([
+      'AiccScenePlugin',
+      'Bubbles',
+      'EntityRegistry',
+      'PHASER_TOOL_NAMES',
+      'Walks',
+      'aiccScenePlugin',
+      'phaserTools',
+      'phaserValidators',
+    ]);
   });
 
   it('/tools exports each tool factory with its limits, and the perception helpers', () => {
