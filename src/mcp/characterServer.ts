@@ -21,7 +21,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentClient } from '../agent/agentClient.js';
 import type { JsonObject } from '../protocol/messages.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CharacterNews } from './characterNews.js';
+import { routeToolCalls } from './directToolCalls.js';
 import { mcpResult, mcpTool, refusedResult, type McpTool, type McpToolResult } from './toolResults.js';
 
 export interface CharacterServerOptions {
@@ -55,6 +57,8 @@ export interface CharacterServer {
    * SDK's dispatch. Throws an McpError (InvalidParams) for params of the wrong shape.
    */
   callTool(params: unknown): Promise<McpToolResult>;
+  /** Connects the server to `transport`, tools/call answered straight by callTool (directToolCalls.ts). */
+  connect(transport: Transport): Promise<void>;
   /** Stops listening to the session (the session itself is the caller's to close). */
   detach(): void;
 }
@@ -159,6 +163,10 @@ export function createCharacterServer(client: AgentClient, options: CharacterSer
     server,
     newsUri,
     callTool,
+    connect: async (transport) => {
+      await server.connect(transport);
+      routeToolCalls(transport, callTool);
+    },
     detach: () => {
       offs.splice(0).forEach((off) => off());
       if (owned) news.close();

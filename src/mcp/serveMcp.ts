@@ -54,7 +54,7 @@ export async function serveMcp(opener: SessionOpener, options: ServeMcpOptions):
   served.server.onclose = () => void close();
   // The session ending (the capsule disposed, the game closed it) ends the MCP connection.
   client.on('close', () => void close());
-  await served.server.connect(transport);
+  await served.connect(transport);
   return {
     ...served,
     client,

@@ -96,18 +96,15 @@ export function mcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const news = characters.news(character);
     // An MCP client is a model: in a hybrid-mode game its calls run at once, not at the next tick.
     const served = createCharacterServer(client, { character, immediate: true, ...(news !== undefined && { news }) });
-    const transport = new McpHttpSession(
-      (sessionId) => {
-        sessions.set(sessionId, { character, transport, served });
-        log(`aicc gateway: MCP session for ${character} opened (${sessions.size} open)`);
-      },
-      { 'tools/call': served.callTool },
-    );
+    const transport = new McpHttpSession((sessionId) => {
+      sessions.set(sessionId, { character, transport, served });
+      log(`aicc gateway: MCP session for ${character} opened (${sessions.size} open)`);
+    });
     transport.onclose = () => {
       served.detach();
       if (transport.sessionId !== undefined && sessions.delete(transport.sessionId)) log(`aicc gateway: MCP session for ${character} closed`);
     };
-    await served.server.connect(transport);
+    await served.connect(transport);
     transport.handlePost(request, response, body);
   };
 

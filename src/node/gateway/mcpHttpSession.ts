@@ -10,8 +10,6 @@
 // - DELETE ends the session;
 // - initialize opens the session and names it in the `mcp-session-id` header; an
 //   `mcp-protocol-version` header must name a version the SDK speaks.
-// A method may be routed straight to its answer (`direct`), past the SDK's dispatch, which checks
-// every message against three zod schemas before it finds the handler (~0.25 ms of a tool call).
 // Resumable streams (Last-Event-ID) are not offered: a client that loses the event stream opens
 // another and reads the character's news, which the gateway keeps. The caller checks Host, Origin,
 // the key and the session id before a request reaches here (mcpEndpoint.ts).
@@ -19,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /** Most messages in one POSTed batch (the SDK's own limit). */
 export const MAX_MCP_BATCH = 100;
@@ -27,9 +25,6 @@ export const MAX_MCP_BATCH = 100;
 export const MAX_MCP_PENDING_REQUESTS = 64;
 /** Bytes the event stream may hold unsent before the client is taken as gone and the stream closed. */
 export const MAX_MCP_STREAM_BACKLOG = 1024 * 1024;
-
-/** Methods answered by the session itself: params in, the result out (or an McpError thrown). */
-export type DirectRoutes = Partial<Record<string, (params: unknown) => Promise<object>>>;
 
 /** A POST waiting for the responses to the requests it carried. */
 interface PendingPost {
@@ -47,11 +42,8 @@ export class McpHttpSession implements Transport {
   private stream: ServerResponse | undefined;
   private closed = false;
 
-  /** `opened` is told the session's id when initialize names it; `direct` routes methods past the MCP server. */
-  constructor(
-    private readonly opened: (sessionId: string) => void,
-    private readonly direct: DirectRoutes = {},
-  ) {}
+  /** `opened` is told the session's id when initialize names it. */
+  constructor(private readonly opened: (sessionId: string) => void) {}
 
   async start(): Promise<void> {}
 
@@ -92,11 +84,7 @@ export class McpHttpSession implements Transport {
         for (const id of ids) if (this.posts.get(id) === post) this.posts.delete(id);
       });
     }
-    for (const message of messages) {
-      const route = 'method' in message && 'id' in message && this.sessionId !== undefined ? this.direct[message.method] : undefined;
-      if (route === undefined) this.onmessage?.(message);
-      else this.answer((message as { id: RequestId }).id, route, (message as { params?: unknown }).params);
-    }
+    for (const message of messages) this.onmessage?.(message);
   }
 
   /** A GET: the session's event stream. */
@@ -153,17 +141,6 @@ export class McpHttpSession implements Transport {
     this.stream?.end();
     this.stream = undefined;
     this.onclose?.();
-  }
-
-  private answer(id: RequestId, route: (params: unknown) => Promise<object>, params: unknown): void {
-    route(params).then(
-      (result) => this.send({ jsonrpc: '2.0', id, result: result as never }),
-      (error: unknown) => {
-        const code = error instanceof McpError ? error.code : ErrorCode.InternalError;
-        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-        return this.send({ jsonrpc: '2.0', id, error: { code, message: error instanceof Error ? error.message : 'internal error' } });
-      },
-    );
   }
 
   private toStream(stream: ServerResponse, message: JSONRPCMessage): void {

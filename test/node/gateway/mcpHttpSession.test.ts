@@ -1,12 +1,11 @@
 // One MCP session over Streamable HTTP, on Node's own request and response: what it answers, what
-// it refuses and with which status, its event stream, its bounds, and the direct route that takes
-// a method past the MCP server. A plain HTTP server on 127.0.0.1 hands every request to one session;
+// it refuses and with which status, its event stream and its bounds. A plain HTTP server on 127.0.0.1 hands every request to one session;
 // the "server" behind it is this test, answering through send().
 
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_MCP_BATCH, MAX_MCP_PENDING_REQUESTS, McpHttpSession, type DirectRoutes } from '../../../src/node/gateway/mcpHttpSession.js';
+import { MAX_MCP_BATCH, MAX_MCP_PENDING_REQUESTS, McpHttpSession } from '../../../src/node/gateway/mcpHttpSession.js';
 
 let server: Server;
 let port: number;
@@ -14,14 +13,12 @@ let session: McpHttpSession;
 let heard: JSONRPCMessage[];
 let opened: string[];
 let closed: number;
-let direct: DirectRoutes;
 
 beforeEach(async () => {
   heard = [];
   opened = [];
   closed = 0;
-  direct = {};
-  session = new McpHttpSession((id) => opened.push(id), direct);
+  session = new McpHttpSession((id) => opened.push(id));
   session.onmessage = (message) => void heard.push(message);
   session.onclose = () => void closed++;
   server = createServer((request, response) => {
@@ -203,23 +200,5 @@ describe('an MCP session over Streamable HTTP', () => {
     expect(errorOf(await post(request(4)))).toMatchObject({ code: -32001 });
     await session.close();
     expect(closed).toBe(1);
-  });
-
-  it('answers a directly routed method itself, past the server, errors as JSON-RPC errors', async () => {
-    await open();
-    direct['tools/call'] = async (params) => {
-      const { name } = params as { name: unknown };
-      if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'name the tool');
-      return { content: [{ type: 'text', text: `called ${name}` }] };
-    };
-    const called = await post({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'look' } });
-    expect(JSON.parse(called.text)).toEqual({ jsonrpc: '2.0', id: 9, result: { content: [{ type: 'text', text: 'called look' }] } });
-    const wrong = await post({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: {} });
-    expect(JSON.parse(wrong.text)).toEqual({ jsonrpc: '2.0', id: 10, error: { code: ErrorCode.InvalidParams, message: 'MCP error -32602: name the tool' } });
-    // The server heard neither; other methods still reach it.
-    expect(heard).toEqual([]);
-    const listed = post(request(11));
-    await answerHeard(1);
-    expect((await listed).status).toBe(200);
   });
 });
