@@ -33,7 +33,7 @@ const entries = {
   queue: 'src/node/queue/index.ts', // "./queue" (Node only; bullmq and ioredis stay external: optional peers)
   mcp: 'src/mcp/index.ts', // "./mcp" (@modelcontextprotocol/sdk stays external: an optional peer)
 };
-const cli = 'src/cli/bin.ts'; // → dist/cli.js (the `aicc` bin)
+const cli = 'src/node/cli/bin.ts'; // → dist/cli.js (the `aicc` bin)
 /** → dist/sweepWorker.js: what a sweep's worker threads run (compiled, so workers need no TypeScript loader). */
 const sweepWorker = 'src/node/sweep/sweepWorker.ts';
 const here = dirname(fileURLToPath(import.meta.url));

@@ -32,7 +32,7 @@ export const CLAIMING_PROJECTS: TestProject[] = [
   // The conformance suite against the capsule, the adapters and the worlds, in every tick mode and
   // codec: some 13 s, two thirds of it the suite waiting on wall time (a call in a fixed-mode world
   // must not be answered before the tick) — as long as half the inner loop.
-  { name: 'conformance', include: ['test/conformance/**/*.test.ts', 'test/cli/conformanceCommand.test.ts'], build: false },
+  { name: 'conformance', include: ['test/conformance/**/*.test.ts', 'test/node/cli/conformanceCommand.test.ts'], build: false },
   // Type-level tests: the TypeScript compiler on fixtures, seconds of CPU a file. They go with the
   // type check (`tsc --noEmit` covers the same fixtures), which the inner loop skips too.
   { name: 'types', include: ['test/**/*.types.test.ts'], build: false },
@@ -44,7 +44,7 @@ export const CLAIMING_PROJECTS: TestProject[] = [
   // Headless Chromium (playwright-core); the demo pages load dist/'s script-tag bundles, csp.test.ts the packed package.
   { name: 'browser', include: ['test/e2e/browser/**/*.test.ts', 'test/inspector/browser.test.ts'], build: true },
   // A redis-server started on loopback; the queue worker runs as the built `aicc worker`.
-  { name: 'redis', include: ['test/node/queue/**/*.test.ts', 'test/cli/workerCommand.test.ts', 'test/consumer/researchCommands.test.ts'], build: true },
+  { name: 'redis', include: ['test/node/queue/**/*.test.ts', 'test/node/cli/workerCommand.test.ts', 'test/consumer/researchCommands.test.ts'], build: true },
   // The package as users get it: dist/ read or packed, the built CLI or sweep worker run in processes
   // of their own. The MCP Inspector over HTTP (a third-party CLI, seconds a run) goes with its stdio twin.
   {
@@ -52,8 +52,8 @@ export const CLAIMING_PROJECTS: TestProject[] = [
     include: [
       'test/api/**/*.test.ts',
       'test/bundle.test.ts',
-      'test/cli/demoCommand.test.ts',
-      'test/cli/sweepCommand.test.ts',
+      'test/node/cli/demoCommand.test.ts',
+      'test/node/cli/sweepCommand.test.ts',
       'test/consumer/**/*.test.ts',
       'test/demos/village.test.ts',
       'test/mcp/inspectorCli.test.ts',

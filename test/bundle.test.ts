@@ -35,26 +35,8 @@ const ENTRIES = [
   'mcp',
   'node',
 ];
-const BROWSER_ENTRIES = [
-  'index',
-  'core',
-  'ajv',
-  'precompiled',
-  'text',
-  'headless',
-  'recording',
-  'conformance',
-  'pi',
-  'pilot',
-  'inspector',
-  'three',
-  'phaser',
-  'text-tools',
-  'three-tools',
-  'phaser-tools',
-  'research',
-  'worlds',
-];
+/** The entries that run in a browser: all but the Node-only ones. */
+const BROWSER_ENTRIES = ENTRIES.filter((entry) => !['queue', 'mcp', 'node'].includes(entry));
 const IIFE = 'aicc.iife.js';
 
 const NODE_BUILTIN = /^(node:|(fs|path|net|os|child_process|crypto|http|https|stream|url|util|events|buffer|worker_threads|tls|zlib)(\/|$))/;

@@ -86,7 +86,7 @@ describe('layering', () => {
       'worlds/index.ts',
       'node/queue/index.ts',
       'node/index.ts',
-      'cli/bin.ts',
+      'node/cli/bin.ts',
       'node/sweep/sweepWorker.ts',
     ];
     for (const entry of entries)

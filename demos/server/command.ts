@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CliIo } from '../../src/cli/main.js';
+import type { CliIo } from '../../src/node/cli/main.js';
 import { bundleDemos, findDemos } from './bundle.js';
 import { startDemoServer } from './server.js';
 import { checkKeyFormat } from '../../src/node/gateway/access.js';

@@ -2,7 +2,7 @@
 // Runs the swarm headless with a progress bar on stderr (on a terminal) and prints the summary:
 // the reproducible lines first, the wall-time ones last.
 
-import { progressBar } from '../../src/cli/progress.js';
+import { progressBar } from '../../src/node/cli/progress.js';
 import { runSwarm } from '../../src/worlds/swarm/swarm.js';
 
 const HELP = `swarm — a headless stress world: foragers driven by in-process aicc/0.1 agents

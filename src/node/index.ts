@@ -1,5 +1,5 @@
 // aicc-capsule/node: the Node-only library — schema precompilation, the gateway, socket links and
-// sweeps on worker threads. The `aicc` command line (src/cli) stands on it; it is not part of it.
+// sweeps on worker threads. The `aicc` command line (src/node/cli) stands on it; it is not part of it.
 
 export { compileToolSchemas } from './compileSchemas.js';
 export { runSweep } from './sweep/runSweep.js';

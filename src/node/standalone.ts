@@ -11,6 +11,7 @@ import type { AnySchemaObject, AnyValidateFunction } from 'ajv/dist/core.js';
 import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { AJV_OPTIONS, FORMATS_MODE } from '../validators/ajvOptions.js';
+import { ANNOTATIONS, SCHEMA_MAPS, SUBSCHEMAS } from '../validators/schemaKeywords.js';
 
 /**
  * An ajv that keeps the source of what it compiles. `esm: false` suits standaloneExpression;
@@ -140,29 +141,6 @@ let required: NodeJS.Require | undefined;
 function nodeRequire(): NodeJS.Require {
   return (required ??= createRequire(import.meta.url));
 }
-
-const ANNOTATIONS = new Set(['description', 'title', 'examples', '$comment']);
-/** Keywords whose value maps names to schemas: the names are data, the values schemas. */
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-/** Keywords whose value is a schema or an array of schemas. */
-const SUBSCHEMAS = new Set([
-  'items',
-  'prefixItems',
-  'additionalItems',
-  'contains',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'not',
-  'if',
-  'then',
-  'else',
-  'additionalProperties',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'propertyNames',
-  'contentSchema',
-]);
 
 /**
  * Drops keywords that never change a verdict, so the generated code embeds smaller schemas. It

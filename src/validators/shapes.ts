@@ -8,6 +8,7 @@ import { CapsuleError } from '../base/errors.js';
 import type { JsonObject } from '../protocol/messages.js';
 import { schemaFingerprint, type SchemaValidator, type ValidatorFactory, type ValidatorPurpose } from '../runtime/validator.js';
 import { verdict, type GeneratedValidatorFn } from './verdict.js';
+import { ANNOTATIONS, SCHEMA_MAPS, SUBSCHEMAS } from './schemaKeywords.js';
 
 /** A shape's generated validator: its `$data` pointers read the bounds from the root data. */
 export interface ShapeValidatorFn {
@@ -28,29 +29,6 @@ export interface SchemaShape {
 const NUMBER_BOUNDS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']);
 /** Bounds that must be whole counts (ajv refuses others when it compiles, so they are not lifted). */
 const COUNT_BOUNDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties']);
-/** Never change a verdict; differ with options (descriptions name the radius, the templates…). */
-const ANNOTATIONS = new Set(['description', 'title', 'examples', '$comment']);
-/** Keywords whose value maps names (data) to schemas. */
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-/** Keywords whose value is a schema or an array of schemas. */
-const SUBSCHEMAS = new Set([
-  'items',
-  'prefixItems',
-  'additionalItems',
-  'contains',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'not',
-  'if',
-  'then',
-  'else',
-  'additionalProperties',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'propertyNames',
-  'contentSchema',
-]);
 
 /**
  * The shape of `schema`: annotations dropped, each valid bound replaced by a `$data` pointer to its

@@ -4,7 +4,7 @@ import { runVillage } from '../../src/worlds/village/run.js';
 import { buildVillage } from '../../src/worlds/village/world.js';
 import { parseRecording } from '../../src/recording/recording.js';
 import { replay } from '../../src/recording/replay.js';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../src/node/cli/main.js';
 
 async function recorded(seed: number): Promise<{ story: string[]; recording: string }> {
   let recording = '';

@@ -3,7 +3,7 @@
 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../src/node/cli/main.js';
 import { tempDir } from '../node/gateway/helpers.js';
 import { startStubModel, STUB_MODEL_ID, STUB_PROVIDER, writePiAgentDir, type StubModel } from './stubModel.js';
 import { PI_CLI } from './piTargets.js';

@@ -3,7 +3,7 @@
 
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { gatewayCommand } from '../../src/cli/gatewayCommand.js';
+import { gatewayCommand } from '../../src/node/cli/gatewayCommand.js';
 import { BrowserClient, KEY, ORIGIN, tempDir } from '../node/gateway/helpers.js';
 import { startStubModel, STUB_MODEL_ID, STUB_PROVIDER, writePiAgentDir, type StubModel } from './stubModel.js';
 import { PI_CLI } from './piTargets.js';

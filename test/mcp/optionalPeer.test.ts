@@ -18,7 +18,7 @@ describe('the optional peer @modelcontextprotocol/sdk', () => {
     'index.ts',
     'core.ts',
     'node/index.ts',
-    'cli/bin.ts',
+    'node/cli/bin.ts',
     'research/index.ts',
     'worlds/index.ts',
     'node/queue/index.ts',

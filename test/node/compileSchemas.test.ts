@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { compileSchemasCommand } from '../../src/cli/compileSchemasCommand.js';
+import { compileSchemasCommand } from '../../src/node/cli/compileSchemasCommand.js';
 
 let dir = '';
 beforeEach(() => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gatewayCommand, parseGatewayArgs } from '../../../src/cli/gatewayCommand.js';
+import { gatewayCommand, parseGatewayArgs } from '../../../src/node/cli/gatewayCommand.js';
 import { command, connectDaemonBrowser, responseTo, startFakeDaemon } from './daemonHelpers.js';
 import { KEY, ORIGIN, tempDir, within } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { gatewayCommand, parseGatewayArgs } from '../../../src/cli/gatewayCommand.js';
+import { gatewayCommand, parseGatewayArgs } from '../../../src/node/cli/gatewayCommand.js';
 import { BrowserClient, KEY, ORIGIN, tempDir, within } from './helpers.js';
 
 const FAKE_PI = fileURLToPath(new URL('./fakePi.mjs', import.meta.url));

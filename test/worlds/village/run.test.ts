@@ -8,7 +8,7 @@ import { WALL_TIME_HEADING } from '../../../src/adapters/headless/summary.js';
 import { parseRecording } from '../../../src/recording/recording.js';
 import { replay } from '../../../src/recording/replay.js';
 import { runVillage } from '../../../src/worlds/village/run.js';
-import { worldBuilders } from '../../../src/cli/replayWorlds.js';
+import { worldBuilders } from '../../../src/node/cli/replayWorlds.js';
 import { aicc, SignallingBackend } from '../../agent/pilot/fakeBackend.js';
 
 describe('a village day with a piloted villager', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { progressBar, type ProgressStream } from '../../src/cli/progress.js';
+import { progressBar, type ProgressStream } from '../../../src/node/cli/progress.js';
 
 function fakeStream(isTTY: boolean, columns?: number): ProgressStream & { written: string[] } {
   const written: string[] = [];

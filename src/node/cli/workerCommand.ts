@@ -4,9 +4,9 @@
 import { readArgs } from './args.js';
 import type { CliIo } from './main.js';
 import { userMessage } from './userMessage.js';
-import { parseRedisUrl } from '../node/queue/connection.js';
-import { checkQueueName, DEFAULT_QUEUE_NAME } from '../node/queue/queueName.js';
-import { MAX_CONCURRENCY, runQueueWorker } from '../node/queue/queueWorker.js';
+import { parseRedisUrl } from '../queue/connection.js';
+import { checkQueueName, DEFAULT_QUEUE_NAME } from '../queue/queueName.js';
+import { MAX_CONCURRENCY, runQueueWorker } from '../queue/queueWorker.js';
 
 const HELP = `aicc worker — run the episodes of sweeps queued on Redis (BullMQ)
 

@@ -4,10 +4,10 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import WebSocket from 'ws';
-import { binaryCodec } from '../protocol/binaryCodec.js';
-import type { WebSocketConstructor } from '../links/websocket.js';
-import { formatConformance, runConformance, webSocketBridge, type BridgeFactory } from '../conformance/index.js';
-import type { Level } from '../conformance/check.js';
+import { binaryCodec } from '../../protocol/binaryCodec.js';
+import type { WebSocketConstructor } from '../../links/websocket.js';
+import { formatConformance, runConformance, webSocketBridge, type BridgeFactory } from '../../conformance/index.js';
+import type { Level } from '../../conformance/check.js';
 import { readArgs } from './args.js';
 import type { CliIo } from './main.js';
 

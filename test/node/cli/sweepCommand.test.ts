@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { aggregate, formatAggregate } from '../../src/research/aggregate.js';
-import { readResults } from '../../src/node/sweep/resultsFile.js';
-import type { SweepResult } from '../../src/node/sweep/sweepResult.js';
-import { sweepCommand, type QueueModule } from '../../src/cli/sweepCommand.js';
-import { keyCounts, requireBuiltWorker, tempFolder } from '../node/sweep/helpers.js';
+import { aggregate, formatAggregate } from '../../../src/research/aggregate.js';
+import { readResults } from '../../../src/node/sweep/resultsFile.js';
+import type { SweepResult } from '../../../src/node/sweep/sweepResult.js';
+import { sweepCommand, type QueueModule } from '../../../src/node/cli/sweepCommand.js';
+import { keyCounts, requireBuiltWorker, tempFolder } from '../sweep/helpers.js';
 
 beforeAll(requireBuiltWorker);
 

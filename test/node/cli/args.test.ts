@@ -2,7 +2,7 @@
 // numbers against their bounds, and options whose value may be left out.
 
 import { describe, expect, it } from 'vitest';
-import { readArgs, wholeNumber } from '../../src/cli/args.js';
+import { readArgs, wholeNumber } from '../../../src/node/cli/args.js';
 
 const spec = {
   options: {

@@ -72,7 +72,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
 }
 
 function version(): string {
-  for (const path of ['../../package.json', '../package.json']) {
+  for (const path of ['../../../package.json', '../package.json']) {
     try {
       return (JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { version: string }).version;
     } catch {

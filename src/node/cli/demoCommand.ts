@@ -2,8 +2,8 @@
 // real AICC tool call — then the summary. Same seed, same story, byte for byte.
 
 import { writeFileSync } from 'node:fs';
-import { DEFAULT_SEED, DEFAULT_TICKS, runVillage, type VillageOptions } from '../worlds/village/run.js';
-import { VILLAGERS } from '../worlds/village/world.js';
+import { DEFAULT_SEED, DEFAULT_TICKS, runVillage, type VillageOptions } from '../../worlds/village/run.js';
+import { VILLAGERS } from '../../worlds/village/world.js';
 import { readArgs, wholeNumber } from './args.js';
 import type { CliIo } from './main.js';
 import type { PiAgentOptions } from './piAgent.js';

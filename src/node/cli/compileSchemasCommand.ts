@@ -3,8 +3,8 @@
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { JsonObject } from '../protocol/messages.js';
-import { compileToolSchemas, DECLARATION, type ToolSchemas } from '../node/compileSchemas.js';
+import type { JsonObject } from '../../protocol/messages.js';
+import { compileToolSchemas, DECLARATION, type ToolSchemas } from '../compileSchemas.js';
 import { readArgs } from './args.js';
 import { userMessage } from './userMessage.js';
 

@@ -1,8 +1,8 @@
 // `aicc validate FILE` and `aicc replay FILE`: check a recording, and re-run its world from it.
 
 import { readFileSync } from 'node:fs';
-import { parseRecording, RecordingError, type Recording } from '../recording/recording.js';
-import { replay } from '../recording/replay.js';
+import { parseRecording, RecordingError, type Recording } from '../../recording/recording.js';
+import { replay } from '../../recording/replay.js';
 import { readArgs } from './args.js';
 import type { CliIo } from './main.js';
 import { worldBuilders } from './replayWorlds.js';

@@ -2,9 +2,9 @@
 // input and output (the client starts `aicc demo --agent mcp` as its stdio server). Loaded only when
 // asked for: it brings the MCP SDK, an optional peer dependency.
 
-import type { Guest } from '../worlds/village/run.js';
-import type { Capsule } from '../runtime/capsule.js';
-import { VILLAGER_SESSION } from '../worlds/village/world.js';
+import type { Guest } from '../../worlds/village/run.js';
+import type { Capsule } from '../../runtime/capsule.js';
+import { VILLAGER_SESSION } from '../../worlds/village/world.js';
 
 /** How to add this server to pi 1.x and to any client that reads an `mcpServers` file. */
 export function mcpConfigLines(character: string): string[] {
@@ -17,10 +17,10 @@ export function mcpConfigLines(character: string): string[] {
 
 /** The guest hook for runVillage: serves `character` on stdio once the village is built. */
 export async function stdioGuest(character: string): Promise<{ character: string; join(capsule: Capsule): Promise<Guest> }> {
-  let mcp: typeof import('../mcp/index.js');
+  let mcp: typeof import('../../mcp/index.js');
   let stdio: typeof import('@modelcontextprotocol/sdk/server/stdio.js');
   try {
-    [mcp, stdio] = await Promise.all([import('../mcp/index.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+    [mcp, stdio] = await Promise.all([import('../../mcp/index.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
   } catch (error) {
     throw new Error(
       `--agent mcp needs the optional dependency @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk); loading it failed: ${(error as Error).message.split('\n', 1)[0]}`,

@@ -3,13 +3,13 @@
 // Redis, serving a queue until SIGTERM stops it cleanly (exit 0).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runQueueSweep } from '../../src/node/queue/index.js';
-import { workerCommand } from '../../src/cli/workerCommand.js';
+import { runQueueSweep } from '../../../src/node/queue/index.js';
+import { workerCommand } from '../../../src/node/cli/workerCommand.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeWithRedis, freePort, startRedis, type RedisServer } from '../node/queue/redisServer.js';
-import { killWorker, spawnWorker, type WorkerProcess } from '../node/queue/workerProcess.js';
+import { describeWithRedis, freePort, startRedis, type RedisServer } from '../queue/redisServer.js';
+import { killWorker, spawnWorker, type WorkerProcess } from '../queue/workerProcess.js';
 
 async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';

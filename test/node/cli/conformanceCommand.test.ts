@@ -1,10 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { webSocketLink } from '../../src/links/websocket.js';
-import { main } from '../../src/cli/main.js';
-import { createCapsule } from '../../src/runtime/capsule.js';
-import { ajvValidators } from '../../src/validators/ajv.js';
+import { webSocketLink } from '../../../src/links/websocket.js';
+import { main } from '../../../src/node/cli/main.js';
+import { createCapsule } from '../../../src/runtime/capsule.js';
+import { ajvValidators } from '../../../src/validators/ajv.js';
 
 async function run(argv: string[]) {
   let out = '';
@@ -12,7 +12,7 @@ async function run(argv: string[]) {
   const code = await main(['conformance', ...argv], { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) } });
   return { code, out, err };
 }
-const fixture = (name: string) => fileURLToPath(new URL(`../conformance/fixtures/${name}.ts`, import.meta.url));
+const fixture = (name: string) => fileURLToPath(new URL(`../../conformance/fixtures/${name}.ts`, import.meta.url));
 
 let server: WebSocketServer | undefined;
 afterEach(async () => {

@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/main.js';
-import { main } from '../../src/cli/main.js';
-import { demoCommand, INTERRUPTED_EXIT_CODE } from '../../src/cli/demoCommand.js';
+import type { CliIo } from '../../../src/node/cli/main.js';
+import { main } from '../../../src/node/cli/main.js';
+import { demoCommand, INTERRUPTED_EXIT_CODE } from '../../../src/node/cli/demoCommand.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
-const FAKE_PI = fileURLToPath(new URL('../node/gateway/fakePi.mjs', import.meta.url));
+const CLI = fileURLToPath(new URL('../../../dist/cli.js', import.meta.url));
+const FAKE_PI = fileURLToPath(new URL('../gateway/fakePi.mjs', import.meta.url));
 
 interface Output {
   code: number;

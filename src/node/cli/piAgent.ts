@@ -6,16 +6,16 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import WebSocket from 'ws';
-import type { ChatBackend } from '../agent/pilot/backend.js';
-import { DaemonBackend } from '../agent/pilot/daemonBackend.js';
-import { PeersBackend } from '../agent/pilot/peersBackend.js';
-import { connectWebSocket, type WebSocketConstructor } from '../links/websocket.js';
-import { DaemonClient } from '../pi/daemonClient.js';
-import { PeersClient } from '../pi/peersClient.js';
-import { KEY_PREFIX, SUBPROTOCOL } from '../node/gateway/access.js';
-import { PiHost } from '../node/gateway/piHost.js';
-import { startGateway } from '../node/gateway/server.js';
-import { connectSocketLink } from '../node/socketLink.js';
+import type { ChatBackend } from '../../agent/pilot/backend.js';
+import { DaemonBackend } from '../../agent/pilot/daemonBackend.js';
+import { PeersBackend } from '../../agent/pilot/peersBackend.js';
+import { connectWebSocket, type WebSocketConstructor } from '../../links/websocket.js';
+import { DaemonClient } from '../../pi/daemonClient.js';
+import { PeersClient } from '../../pi/peersClient.js';
+import { KEY_PREFIX, SUBPROTOCOL } from '../gateway/access.js';
+import { PiHost } from '../gateway/piHost.js';
+import { startGateway } from '../gateway/server.js';
+import { connectSocketLink } from '../socketLink.js';
 
 const SYSTEM_PROMPT = 'You play one character in a small text game. Act only through the tool calls the game describes.';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { userMessage } from '../../src/cli/userMessage.js';
+import { main } from '../../../src/node/cli/main.js';
+import { userMessage } from '../../../src/node/cli/userMessage.js';
 
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';

@@ -3,16 +3,16 @@
 // line per episode as each finishes, then the aggregate table. Usage mistakes are found before any
 // episode runs (exit 2), so a typo never costs a half-finished sweep.
 
-import { formatAggregate } from '../research/aggregate.js';
-import { parseSeeds } from '../research/sweepPlan.js';
-import type { ParamValue } from '../research/world.js';
+import { formatAggregate } from '../../research/aggregate.js';
+import { parseSeeds } from '../../research/sweepPlan.js';
+import type { ParamValue } from '../../research/world.js';
 import { readArgs } from './args.js';
 import type { CliIo } from './main.js';
 import { progressBar, type ProgressBar, type ProgressStream } from './progress.js';
-import { prepareSweep } from '../node/sweep/prepareSweep.js';
-import { MAX_WORKERS, runSweep } from '../node/sweep/runSweep.js';
-import type { SweepOptions, SweepResult } from '../node/sweep/sweepResult.js';
-import { BUILT_IN_WORLDS } from '../node/sweep/loadWorld.js';
+import { prepareSweep } from '../sweep/prepareSweep.js';
+import { MAX_WORKERS, runSweep } from '../sweep/runSweep.js';
+import type { SweepOptions, SweepResult } from '../sweep/sweepResult.js';
+import { BUILT_IN_WORLDS } from '../sweep/loadWorld.js';
 import { userMessage } from './userMessage.js';
 
 const HELP = `aicc sweep — episodes of a world over seeds and parameters, on worker threads
@@ -138,7 +138,7 @@ export async function sweepCommand(argv: string[], io: CliIo, runtime: SweepRunt
   let queue: QueueModule | undefined;
   if (values.queue !== undefined) {
     try {
-      queue = await (runtime.loadQueue ?? (() => import('../node/queue/index.js') as Promise<QueueModule>))();
+      queue = await (runtime.loadQueue ?? (() => import('../queue/index.js') as Promise<QueueModule>))();
     } catch (error) {
       io.stderr.write(
         `aicc sweep: --queue needs the optional dependencies bullmq and ioredis (npm install bullmq ioredis); loading them failed: ${userMessage(error).split('\n', 1)[0]}\n`,

@@ -3,10 +3,10 @@
 
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { parseDemoArgs } from '../../src/cli/demoCommand.js';
-import { DaemonSimulator } from '../pi/daemonSimulator.js';
-import { tempDir } from '../node/gateway/helpers.js';
+import { main } from '../../../src/node/cli/main.js';
+import { parseDemoArgs } from '../../../src/node/cli/demoCommand.js';
+import { DaemonSimulator } from '../../pi/daemonSimulator.js';
+import { tempDir } from '../gateway/helpers.js';
 
 const block = (call: object): string => `\`\`\`aicc\n${JSON.stringify(call)}\n\`\`\``;
 

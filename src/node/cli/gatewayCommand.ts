@@ -4,10 +4,10 @@
 
 import { readArgs, wholeNumber } from './args.js';
 import type { CliIo } from './main.js';
-import { checkKeyFormat, DAEMON_SUBPROTOCOL, MIN_KEY_LENGTH, normalizeOrigin } from '../node/gateway/access.js';
-import { DAEMON_HIGH_WATER_BYTES } from '../node/gateway/daemonRelay.js';
-import { PiHost, type PiHostOptions } from '../node/gateway/piHost.js';
-import { DEFAULT_MAX_PAYLOAD, GATEWAY_HOST, startGateway, type GatewayTarget } from '../node/gateway/server.js';
+import { checkKeyFormat, DAEMON_SUBPROTOCOL, MIN_KEY_LENGTH, normalizeOrigin } from '../gateway/access.js';
+import { DAEMON_HIGH_WATER_BYTES } from '../gateway/daemonRelay.js';
+import { PiHost, type PiHostOptions } from '../gateway/piHost.js';
+import { DEFAULT_MAX_PAYLOAD, GATEWAY_HOST, startGateway, type GatewayTarget } from '../gateway/server.js';
 import { userMessage } from './userMessage.js';
 
 const HELP = `aicc gateway — join browser pages to the pi coding agent (pi-peers 1.0, pi-daemon v2)
