@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { AgentClient } from '../../src/agent/agentClient.js';
 import { binaryCodec } from '../../src/protocol/binaryCodec.js';
@@ -62,11 +62,13 @@ afterEach(async () => {
 });
 
 /** Connects a client and returns both ends as links. */
-async function pair(): Promise<{ client: Link; serverSide: Link }> {
-  const accepted = new Promise<Link>((resolve) => server.once('connection', (socket) => resolve(webSocketLink(socket))));
+async function pair(): Promise<{ client: Link; serverSide: Link; raw: WebSocket }> {
+  const accepted = new Promise<{ link: Link; raw: WebSocket }>((resolve) =>
+    server.once('connection', (socket) => resolve({ link: webSocketLink(socket), raw: socket })),
+  );
   const client = await within(connectWebSocket(url, { WebSocket: WS }), 'connectWebSocket');
-  const serverSide = await within(accepted, 'the server connection');
-  return { client, serverSide };
+  const { link: serverSide, raw } = await within(accepted, 'the server connection');
+  return { client, serverSide, raw };
 }
 
 /** A port that was free a moment ago and has no listener now. */
@@ -132,14 +134,13 @@ describe('connectWebSocket and webSocketLink over ws', { timeout: 10_000 }, () =
   });
 
   it('holds frames that arrive before listen()', async () => {
-    const { client, serverSide } = await pair();
-    const atClient = new Receiver(client);
+    const { client, serverSide, raw } = await pair();
+    // The server's socket itself counts what arrived: the link listens only afterwards.
+    let arrived = 0;
+    raw.on('message', () => void arrived++);
     client.send('one');
     client.send('two');
-    // Give the frames time to arrive at the server before it listens.
-    serverSide.send('ping');
-    await atClient.next();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.waitFor(() => expect(arrived).toBe(2), { timeout: 5000 });
     const atServer = new Receiver(serverSide);
     expect(await atServer.next()).toBe('one');
     expect(await atServer.next()).toBe('two');

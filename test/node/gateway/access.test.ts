@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AccessPolicy, checkKeyFormat, CLOSE, normalizeOrigin } from '../../../src/node/gateway/access.js';
 import { startGateway, type Gateway } from '../../../src/node/gateway/server.js';
 import { CapsuleError } from '../../../src/base/errors.js';
@@ -89,7 +89,7 @@ describe('gateway access control', () => {
     await within(client.opened, 'the open');
     client.send('x'.repeat(1025));
     expect((await within(client.closed, 'the close')).code).toBe(CLOSE.tooBig);
-    await within(new Promise((resolve) => setTimeout(resolve, 20)), 'the log line');
+    await vi.waitFor(() => expect(logs.at(-1)).toMatch(/closed \(1009\)/), { timeout: 5000 });
     expect(logs.at(-1)).toMatch(
       /^aicc gateway: #1 origin http:\/\/localhost:5173 relay to an agent not yet found: closed \(1009\): .*; 0 records in, 0 out, \d+\.\d s$/,
     );

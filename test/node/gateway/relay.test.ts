@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CLOSE } from '../../../src/node/gateway/access.js';
 import { startGateway, type Gateway } from '../../../src/node/gateway/server.js';
 import { agentEntry, BrowserClient, startFakeAgent, tempDir, within, writeEntry, type FakeAgent } from './helpers.js';
@@ -170,7 +170,7 @@ describe('relay mode', () => {
     const closed = await within(client.closed, 'the close');
     expect(closed.code).toBe(CLOSE.agentGone);
     expect(closed.reason).toMatch(/^the agent closed the connection/);
-    await within(new Promise((resolve) => setTimeout(resolve, 20)), 'the log line');
+    await vi.waitFor(() => expect(logs.some((line) => line.includes('#1 ') && line.includes('closed (4502)'))).toBe(true), { timeout: 5000 });
     const lines = logs.filter((line) => line.includes('#1 '));
     expect(lines, lines.join('\n')).toHaveLength(1);
     expect(lines[0]).toMatch(

@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Frame } from '../../../src/protocol/codec.js';
 import type { Link } from '../../../src/links/link.js';
 import { CapsuleError } from '../../../src/base/errors.js';
@@ -129,7 +129,7 @@ describe('connectSocketLink', () => {
 
   it('closing the link ends the socket for the peer', async () => {
     const link = await connectSocketLink(join(dir.path, 'agent.sock'));
-    await within(new Promise((resolve) => setTimeout(resolve, 20)), 'accept');
+    await vi.waitFor(() => expect(accepted).toHaveLength(1), { timeout: 5000 });
     const ended = new Promise<void>((resolve) => accepted[0]!.on('end', () => resolve()));
     link.close('done');
     await within(ended, 'the peer to see the end');
