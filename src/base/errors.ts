@@ -36,3 +36,8 @@ export class ToolError extends Error {
     this.retryable = options.retryable ?? false;
   }
 }
+
+/** What a caught value says: an Error's message, anything else as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -89,7 +89,7 @@ export function entryProblem(entry: unknown): string | undefined {
   return checked.ok ? undefined : `message: ${checked.message}`;
 }
 
-const DECISION_ENDS: ReadonlySet<unknown> = new Set(['replied', 'send_failed', 'aborted', 'stopped']);
+const DECISION_ENDS: ReadonlySet<unknown> = new Set(['replied', 'send_failed', 'reply_failed', 'aborted', 'stopped']);
 /** A decision's optional figures: ms, token counts and dollars, each a finite number >= 0 (tokens whole). */
 const DECISION_FIGURES: Readonly<Record<string, 'number' | 'integer'>> = {
   firstTokenMs: 'number',

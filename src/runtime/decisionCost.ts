@@ -4,10 +4,11 @@
 
 /**
  * How a decision ended: `replied` — the reply was read (null when there was none) and its calls
- * carried out; `send_failed` — the backend refused the prompt; `aborted` — the host aborted it;
- * `stopped` — the pilot stopped during it.
+ * carried out; `send_failed` — the backend refused the prompt; `reply_failed` — the prompt went, but
+ * the backend failed before the reply came (its link dropped mid-answer, the agent went away): no
+ * reply, no calls; `aborted` — the host aborted it; `stopped` — the pilot stopped during it.
  */
-export type DecisionEnd = 'replied' | 'send_failed' | 'aborted' | 'stopped';
+export type DecisionEnd = 'replied' | 'send_failed' | 'reply_failed' | 'aborted' | 'stopped';
 
 export interface DecisionCost {
   /** The decision's number in the pilot's life: 1 is the briefing (PilotStats.decisions when it began). */

@@ -187,7 +187,7 @@ describe('recording', () => {
       });
       expect(edited((l) => (l.decision.ended = 'done'))).toMatchObject({
         line: at + 1,
-        reason: 'decision.ended must be one of "replied", "send_failed", "aborted", "stopped"',
+        reason: 'decision.ended must be one of "replied", "send_failed", "reply_failed", "aborted", "stopped"',
       });
       expect(edited((l) => (l.dir = 'in'))).toMatchObject({ line: at + 1, reason: 'a decision line has tick, at, character and decision only, not "dir"' });
       expect(edited((l) => (l.character = 'zed'))).toMatchObject({ line: at + 1, reason: 'a decision of zed before its session_init' });

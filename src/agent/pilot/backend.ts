@@ -56,6 +56,13 @@ export interface ChatBackend {
    * by a pilot not told either way. Left out (or false) means the text protocol.
    */
   callsToolsNatively?(character: string): Promise<boolean>;
+  /**
+   * Optional: calls `listener` once if the agent goes away for good while the backend is open — its
+   * link closed and did not come back (reconnects given up, or none configured), or its host refused
+   * it. Not called for the backend's own close(). A pilot stops then, with the reason, instead of
+   * failing one send after another.
+   */
+  onGone?(listener: (reason: string) => void): () => void;
 }
 
 /**

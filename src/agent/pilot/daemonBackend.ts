@@ -14,7 +14,8 @@ import type { DaemonClient } from '../../pi/daemonClient.js';
 import type { OpenOptions, SessionRef } from '../../pi/daemonProtocol.js';
 import type { ChatBackend, ChatSignal, SendKind } from './backend.js';
 import { ModelSignals, type MessagePhase } from './modelSignals.js';
-import { codeOf, GENERATION_TAKEN, hostSession, messageOf, nextGeneration, retryable, stopIncarnation } from './daemonHost.js';
+import { messageOf } from '../../base/errors.js';
+import { codeOf, GENERATION_TAKEN, hostSession, nextGeneration, retryable, stopIncarnation } from './daemonHost.js';
 import { abortable } from './peersBackend.js';
 
 /** The part of DaemonClient (src/pi/daemonClient.ts) this backend uses. */
@@ -182,6 +183,13 @@ export class DaemonBackend implements ChatBackend {
   observe(listener: (signal: ChatSignal) => void): () => void {
     this.observers.add(listener);
     return () => this.observers.delete(listener);
+  }
+
+  /** The client closed for good (it gave up reconnecting, or has no reconnect), not by this backend's close(). */
+  onGone(listener: (reason: string) => void): () => void {
+    return this.client.on('close', ({ reason }) => {
+      if (!this.closed) listener(reason);
+    });
   }
 
   async abort(): Promise<void> {

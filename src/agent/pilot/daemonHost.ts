@@ -43,9 +43,6 @@ export function retryable(error: unknown): boolean {
   return (error as { retryable?: unknown } | null)?.retryable === true;
 }
 
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** Aborts another incarnation's wake and waits (a little) until the host has no turn of it left. */
 export async function stopIncarnation(client: DaemonClientLike, ref: SessionRef): Promise<void> {

@@ -48,6 +48,8 @@ export interface PeersClientLike {
   /** pi-peers 1.0 has no abort request; a client that can stop a run some other way offers this. */
   abort?(): Promise<unknown>;
   close?(): void;
+  /** PeersClient's `close` event: the client closed for good (see ChatBackend.onGone). */
+  on?(type: 'close', handler: (event: { reason: string }) => void): () => void;
 }
 
 export interface PeersBackendOptions {
@@ -179,6 +181,15 @@ export class PeersBackend implements ChatBackend {
     if (spent.inputTokens < 0 || spent.outputTokens < 0 || spent.costUsd < 0) return;
     const signal: ChatSignal = { type: 'usage', ...spent };
     for (const observer of this.observers) observer(signal);
+  }
+
+  /** The client closed for good, not by this backend's close(); never, for a client without `on`. */
+  onGone(listener: (reason: string) => void): () => void {
+    return (
+      this.peers.on?.('close', ({ reason }) => {
+        if (!this.closed) listener(reason);
+      }) ?? (() => {})
+    );
   }
 
   async abort(): Promise<void> {

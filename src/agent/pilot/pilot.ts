@@ -4,6 +4,7 @@
 // timers only; the capsule's tick loop never waits for it, nor it for the tick loop.
 
 import { createEmitter, type Emitter } from '../../base/emitter.js';
+import { messageOf } from '../../base/errors.js';
 import type { PauseReason, PilotEvents, PilotOptions, PilotStatus } from './pilotOptions.js';
 import { realClock, type Clock } from '../../runtime/clock.js';
 import type { EventMessage, Manifest } from '../../protocol/messages.js';
@@ -100,8 +101,12 @@ export class Pilot {
       client.on('manifest', (manifest) => this.manifestChanged(manifest)),
       client.on('close', ({ reason }) => this.stop(`session closed: ${reason}`)),
     );
-    const off = this.options.backend.observe?.((signal) => this.meter.signal(signal, this.clock.now()));
-    if (off !== undefined) this.unsubscribe.push(off);
+    const { backend } = this.options;
+    for (const off of [
+      backend.observe?.((signal) => this.meter.signal(signal, this.clock.now())),
+      backend.onGone?.((reason) => this.stop(`the agent is gone: ${reason}`)),
+    ])
+      if (off !== undefined) this.unsubscribe.push(off);
     this.setStatus('idle');
     void this.decide();
   }
@@ -212,14 +217,16 @@ export class Pilot {
     this.meter.begin(this.stats_.decisions, started);
     const sent = await this.send(this.options.backend.busy ? 'follow_up' : 'prompt', text, isBriefing);
     if (cycle !== this.cycle || this.statusNow !== 'thinking') return;
-    if (!sent) return this.sendFailed();
+    if (!sent) return this.failed('send_failed');
     this.briefed = true;
     this.replyAbort = new AbortController();
     let reply: string | null = null;
     try {
       reply = await this.options.backend.reply(this.replyAbort.signal);
     } catch (error) {
-      if (cycle === this.cycle && this.statusNow === 'thinking') this.bus.emit('error', { message: `backend.reply: ${messageOf(error)}` });
+      if (cycle !== this.cycle || this.statusNow !== 'thinking') return;
+      this.bus.emit('error', { message: `backend.reply: ${messageOf(error)}` });
+      return this.failed('reply_failed');
     }
     if (cycle !== this.cycle || this.statusNow !== 'thinking') return;
     await this.readReply(cycle, reply, started);
@@ -271,10 +278,11 @@ export class Pilot {
     });
   }
 
-  /** The backend refused the text (it is kept for the next try): a failure, as an unusable reply is. */
-  private sendFailed(): void {
-    this.endDecision('send_failed');
-    if (this.guards.replied(false)) return this.pause('failures', `the backend refused ${this.guards.failures} sends in a row; resume() to try again`);
+  /** The backend refused the text (kept for the next try), or lost the reply (no call of it runs): a failure, as an unusable reply is. */
+  private failed(ended: 'send_failed' | 'reply_failed'): void {
+    this.endDecision(ended);
+    const what = ended === 'send_failed' ? 'refused' : 'lost the replies to';
+    if (this.guards.replied(false)) return this.pause('failures', `the backend ${what} ${this.guards.failures} decisions in a row; resume() to try again`);
     this.setStatus('idle');
     this.schedule();
   }
@@ -324,9 +332,7 @@ export class Pilot {
   /** Too many decisions this minute: pause, and carry on by itself when the window allows. */
   private rateLimited(waitMs: number): void {
     this.pause('rate', `${this.guards.maxDecisionsPerMinute} decisions in the last minute; the next in ${Math.ceil(waitMs)} ms`);
-    this.cadence.later(waitMs, () => {
-      if (this.pausedFor === 'rate') this.resume();
-    });
+    this.cadence.later(waitMs, () => this.pausedFor === 'rate' && this.resume());
   }
 
   /** Ends the decision in progress, if any, and tells the host what it cost. */
@@ -340,8 +346,4 @@ export class Pilot {
     if (status === 'thinking' || status === 'acting') return;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -6,7 +6,7 @@ import { DEFAULT_SEED, DEFAULT_TICKS, runVillage, type VillageOptions } from '..
 import { VILLAGERS } from '../../worlds/village/world.js';
 import { readArgs, wholeNumber } from './args.js';
 import type { CliIo } from './main.js';
-import type { PiAgentOptions } from './piAgent.js';
+import type { DaemonAgentOptions, PiAgentOptions } from './piAgent.js';
 import { progressBar, type ProgressStream } from './progress.js';
 
 const HELP = `aicc demo — the village of Millbrook, driven by agents through aicc/0.1
@@ -21,8 +21,8 @@ why it stopped, calls by tool, refusals by code, decision latency, wall time.
   --seed N          the seed for ids and the agents' choices (default ${DEFAULT_SEED});
                     the same seed tells the same story
   --json            print one JSON object instead: {seed, ticks (run), maxTicks, stop, story,
-                    summary, wall}; stop is goals_met, tick_limit, player_quit, input_ended
-                    or interrupted
+                    summary, wall; with --agent pi…: pilot, and agentLost if it went away};
+                    stop is goals_met, tick_limit or interrupted
   --record FILE     write every AICC message of every session to FILE (NDJSON), for
                     \`aicc replay FILE\` and \`aicc validate FILE\`
   --play [NAME]     play a villager yourself (${VILLAGERS.join(', ')}; default cleo): commands come from
@@ -39,7 +39,9 @@ why it stopped, calls by tool, refusals by code, decision latency, wall time.
                     Cleo's session works in --cwd: the daemon's --allow-root must hold it,
                     without overlapping its --state-dir or --agent-dir. Each run opens a fresh
                     session, replacing what an earlier run left; one the daemon evicts or
-                    loses in a restart is opened again, briefed again, by itself.
+                    loses in a restart is opened again, briefed again, by itself. After the
+                    socket drops the demo connects again (8 attempts over about 90 s); a daemon
+                    gone longer is said on stderr and in the summary, and the run exits 1.
   --cwd DIR         the session's folder on the daemon's host (default: this folder)
   --agent mcp[:NAME]
                     serve a villager (default cleo) to an MCP client over standard input and
@@ -147,6 +149,8 @@ export function parseDemoArgs(argv: string[]): DemoArgs | string {
 export interface DemoRuntime {
   /** Ends the day early, story and summary still printed (default: the first Ctrl-C, SIGINT). */
   signal?: AbortSignal;
+  /** With --agent pi-daemon: how the client connects again after a drop (default: DaemonAgentOptions.reconnect's). */
+  daemonReconnect?: DaemonAgentOptions['reconnect'];
 }
 
 /** The exit code after Ctrl-C: 128 + SIGINT's number, what a shell reports for an interrupted command. */
@@ -168,7 +172,7 @@ export async function demoCommand(argv: string[], io: CliIo, runtime: DemoRuntim
   }
   const interrupt = runtime.signal === undefined ? firstCtrlC() : { signal: runtime.signal, release: () => {} };
   try {
-    return await runDemo(args, io, interrupt.signal);
+    return await runDemo(args, io, interrupt.signal, runtime.daemonReconnect);
   } finally {
     interrupt.release();
   }
@@ -182,7 +186,7 @@ function firstCtrlC(): { signal: AbortSignal; release(): void } {
   return { signal: controller.signal, release: () => void process.off('SIGINT', abort) };
 }
 
-async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal): Promise<number> {
+async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal, daemonReconnect?: DaemonAgentOptions['reconnect']): Promise<number> {
   const recording: string[] = [];
   const bar = progressBar(io.stderr as ProgressStream);
   const options: VillageOptions = { progress: bar, signal };
@@ -200,11 +204,14 @@ async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal): Promise<
             socketPath: args.daemonSocket,
             label: args.agent,
             ...(args.cwd !== undefined && { cwd: args.cwd }),
+            ...(daemonReconnect !== undefined && { reconnect: daemonReconnect }),
             ...(args.pi.provider !== undefined && { provider: args.pi.provider }),
             ...(args.pi.model !== undefined && { model: args.pi.model }),
           })
         : await agents!.startPiAgent({ ...args.pi, label: args.agent });
   if (pi !== undefined) options.pilot = { character: args.agent!, backend: pi.backend };
+  // Said at once, not only in the summary: a person watching the story sees why the villager went quiet.
+  pi?.backend.onGone?.((reason) => io.stderr.write(`aicc demo: the agent driving ${args.agent} is gone for good (${reason}); it idles for the rest of the day\n`));
   // With --agent mcp standard output is the MCP channel: everything for people goes to stderr.
   const out = args.mcp === undefined ? io.stdout : io.stderr;
   if (args.mcp !== undefined) {
@@ -228,12 +235,14 @@ async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal): Promise<
   if (args.json) {
     const { seed, maxTicks, stop, story, summary } = run;
     io.stdout.write(
-      `${JSON.stringify({ seed, ticks: run.result.ticks, maxTicks, stop, story, summary, ...(run.pilot !== undefined && { pilot: run.pilot.costs }), wall: { ms: run.result.wallMs, ticksPerSecond: run.result.ticksPerSecond } })}\n`,
+      `${JSON.stringify({ seed, ticks: run.result.ticks, maxTicks, stop, story, summary, ...(run.pilot !== undefined && { pilot: run.pilot.costs }), ...(run.pilotLost !== undefined && { agentLost: run.pilotLost }), wall: { ms: run.result.wallMs, ticksPerSecond: run.result.ticksPerSecond } })}\n`,
     );
   } else out.write(`${run.story.join('\n')}\n\n${run.summaryLines.join('\n')}\n`);
   if (run.recordingProblems.length > 0) {
     io.stderr.write(`aicc demo: the recording has lines that break the schema (a bug): ${run.recordingProblems[0]}\n`);
     return 1;
   }
-  return run.stop === 'interrupted' ? INTERRUPTED_EXIT_CODE : 0;
+  if (run.stop === 'interrupted') return INTERRUPTED_EXIT_CODE;
+  // The agent asked for did not drive its villager to the end of the day: the run failed.
+  return run.pilotLost === undefined ? 0 : 1;
 }

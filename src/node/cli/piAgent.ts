@@ -10,7 +10,9 @@ import type { ChatBackend } from '../../agent/pilot/backend.js';
 import { DaemonBackend } from '../../agent/pilot/daemonBackend.js';
 import { PeersBackend } from '../../agent/pilot/peersBackend.js';
 import { connectWebSocket, type WebSocketConstructor } from '../../links/websocket.js';
+import type { Link } from '../../links/link.js';
 import { DaemonClient } from '../../pi/daemonClient.js';
+import type { ReconnectOptions } from '../../pi/reconnect.js';
 import { PeersClient } from '../../pi/peersClient.js';
 import { KEY_PREFIX, SUBPROTOCOL } from '../gateway/access.js';
 import { PiHost } from '../gateway/piHost.js';
@@ -47,11 +49,10 @@ export async function startPiAgent(options: PiAgentOptions = {}): Promise<PiAgen
   const key = randomBytes(24).toString('hex');
   const gateway = await startGateway({ target: { kind: 'host', host }, origins: [], key, log: () => {} });
   try {
-    const link = await connectWebSocket(`${gateway.url}/`, {
-      WebSocket: WebSocket as unknown as WebSocketConstructor,
-      protocols: [SUBPROTOCOL, KEY_PREFIX + key],
-    });
-    const peers = await PeersClient.connect(link, { from: { id: 'aicc-demo', label: 'Millbrook', host: 'localhost' } });
+    const connect = (): Promise<Link> =>
+      connectWebSocket(`${gateway.url}/`, { WebSocket: WebSocket as unknown as WebSocketConstructor, protocols: [SUBPROTOCOL, KEY_PREFIX + key] });
+    // The gateway is in this process, but its socket can still drop: the client connects again, as a page's does.
+    const peers = await PeersClient.connect(await connect(), { from: { id: 'aicc-demo', label: 'Millbrook', host: 'localhost' }, reconnect: { connect } });
     return {
       backend: new PeersBackend(peers),
       close: async () => {
@@ -77,6 +78,12 @@ export interface DaemonAgentOptions {
   label?: string;
   /** The session's folder on the daemon's host: under its --allow-root. Default: this process's. */
   cwd?: string;
+  /**
+   * After the socket drops (a daemon restart or crash), how the client connects again: attempts and
+   * backoff (src/pi/reconnect.ts; default 8 attempts from 500 ms, doubling, at most 30 s apart: about
+   * 90 s in all). A daemon that stays away longer ends the agent: its backend's onGone says why.
+   */
+  reconnect?: Omit<ReconnectOptions, 'connect'>;
 }
 
 /**
@@ -92,7 +99,8 @@ export async function startDaemonAgent(options: DaemonAgentOptions): Promise<PiA
       `startDaemonAgent: no socket at ${options.socketPath}; start the daemon with \`pi-daemon serve --socket ${options.socketPath}\`, or name its socket`,
     );
   }
-  const client = await DaemonClient.connect(await connectSocketLink(options.socketPath));
+  const connect = (): Promise<Link> => connectSocketLink(options.socketPath);
+  const client = await DaemonClient.connect(await connect(), { reconnect: { ...options.reconnect, connect } });
   try {
     const model = options.provider === undefined ? {} : { model: { provider: options.provider, id: options.model! } };
     const backend = await DaemonBackend.open(client, {

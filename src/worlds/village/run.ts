@@ -71,6 +71,8 @@ export interface VillageRun {
   recordingProblems: string[];
   /** What the pilot did and what its decisions cost, when a chat agent drove a villager. */
   pilot?: PilotStats;
+  /** The chat agent stopped before the day ended (its backend went away for good): when and why. */
+  pilotLost?: { tick: number; reason: string };
 }
 
 const ROLES = { ada: Baker, bram: Farmer, cleo: Bard } as const;
@@ -99,6 +101,8 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   let player: Player | undefined;
   let pilot: Pilot | undefined;
   let guest: Guest | undefined;
+  let pilotLost: { tick: number; reason: string } | undefined;
+  let dayOver = false;
   for (const id of VILLAGERS) {
     if (options.guest?.character === id) {
       guest = await options.guest.join(capsule);
@@ -113,6 +117,9 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
       pilot = new Pilot({ client, backend: options.pilot.backend, character: { id, name: who.name, description: who.description, goal: GOALS[id] }, clock });
       // Each decision's cost goes into the recording as a line of its own, as the decision ends.
       if (recorder) pilot.on('cost', (cost) => recorder.decision(id, cost));
+      pilot.on('stop', ({ reason }) => {
+        if (!dayOver) pilotLost = { tick: capsule.tick, reason };
+      });
       pilot.start();
     } else agents.push(new ROLES[id](client, id, random.fork(`mind:${id}`)));
   }
@@ -136,6 +143,7 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
       : await player.play(capsule, ticks, everyoneDone, options.signal);
   const stop: VillageStop =
     player?.end ?? (result.stoppedBy === 'ticks' ? 'tick_limit' : interrupted() ? 'interrupted' : guest?.gone === true ? 'guest_left' : 'goals_met');
+  dayOver = true;
   pilot?.stop('the day is over');
   await guest?.close('the day is over');
 
@@ -148,6 +156,7 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   const summaryLines = summary.format(result, STOP_WORDS[stop]);
   // The model's timings vary from run to run: the pilot's line goes last, under the wall-time heading.
   if (pilot !== undefined) summaryLines.push(decisionCostLine(pilot.stats.costs));
+  if (pilotLost !== undefined) summaryLines.push(`chat agent: stopped at tick ${pilotLost.tick}, its villager idle for the rest of the day (${pilotLost.reason})`);
   return {
     seed,
     maxTicks: ticks,
@@ -158,5 +167,6 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
     result,
     recordingProblems: recorder?.problems ?? [],
     ...(pilot !== undefined && { pilot: pilot.stats }),
+    ...(pilotLost !== undefined && { pilotLost }),
   };
 }

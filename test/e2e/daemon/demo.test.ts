@@ -3,6 +3,9 @@
 // new run, then a daemon restart and another run: each opens a fresh session and carries on.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { aicc } from '../../agent/pilot/fakeBackend.js';
 import { startStubModel, userTexts, type StubModel } from '../stubModel.js';
@@ -62,6 +65,57 @@ describeWithRealDaemon('aicc demo --agent pi-daemon:SOCKET against the real daem
     expect(third.code).toBe(0);
     expect(stub.requests.length).toBeGreaterThan(afterRestart);
     expect(briefings(afterRestart)).toBe(1);
+  }, 120_000);
+});
+
+describeWithRealDaemon('aicc demo --agent pi-daemon:SOCKET through a daemon crash', () => {
+  let stub: StubModel;
+  let daemon: RealDaemon;
+  beforeAll(async () => {
+    stub = await startStubModel({ fallbackReply: aicc({ tool: 'say', input: { text: 'Morning!' } }) });
+    daemon = await startRealDaemon({ modelBaseUrl: stub.baseUrl });
+  }, 240_000);
+  afterAll(async () => {
+    await daemon?.dispose();
+    await stub?.close();
+  });
+
+  it('survives a SIGKILL and restart of the daemon mid-decision, goes on deciding, and runs no call twice', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aicc-demo-crash-'));
+    const record = join(dir, 'day.ndjson');
+    // The second decision is slow: the daemon is killed while the model answers it.
+    stub.script(aicc({ tool: 'go', input: { direction: 'south' } }), { text: aicc({ tool: 'look' }), chunkChars: 4, chunkDelayMs: 400 });
+    const child = spawn(process.execPath, [CLI, 'demo', '--agent', `pi-daemon:${daemon.socket}`, '--cwd', daemon.workDir, '--ticks', '150', '--record', record], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await until(() => stub.requests.length >= 2);
+      await daemon.restart({ kill: true });
+      const afterCrash = stub.requests.length;
+      expect(await exited).toBe(0);
+      expect(stderr).not.toMatch(/gone|Error/);
+      expect(stub.requests.length).toBeGreaterThan(afterCrash);
+      expect(stdout).toContain('Cleo says: "Morning!"');
+      const lines = readFileSync(record, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      const cleo = lines.filter((line) => line['character'] === 'cleo' && line['message'] !== undefined).map((line) => line['message'] as Record<string, unknown>);
+      const calls = cleo.filter((m) => m['type'] === 'tool_call').map((m) => m['call_id']);
+      const results = cleo.filter((m) => m['type'] === 'tool_result').map((m) => m['call_id']);
+      // Every call ran once and was answered once; the one the crash cut off never ran.
+      expect(new Set(calls).size).toBe(calls.length);
+      expect(results.sort()).toEqual([...calls].sort());
+      expect(cleo.filter((m) => m['type'] === 'tool_call').map((m) => m['tool'])).not.toContain('look');
+      const ends = lines.filter((line) => 'decision' in line).map((line) => (line['decision'] as { ended: string }).ended);
+      expect(ends).toContain('reply_failed');
+      expect(ends.lastIndexOf('replied')).toBeGreaterThan(ends.indexOf('reply_failed'));
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
 

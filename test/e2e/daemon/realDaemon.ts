@@ -84,8 +84,8 @@ export interface RealDaemon {
   readonly log: unknown[];
   /** Stops the daemon (SIGTERM, then SIGKILL after 5 s) and resolves when it has exited. */
   stop(): Promise<void>;
-  /** Stops it and starts it again on the same socket, state and agent dir. */
-  restart(): Promise<void>;
+  /** Stops it (or, with `kill`, SIGKILLs it: a crash) and starts it again on the same socket, state and agent dir. */
+  restart(options?: { kill?: boolean }): Promise<void>;
   /** Stops it and removes its run folder. */
   dispose(): Promise<void>;
 }
@@ -155,12 +155,12 @@ export async function startRealDaemon(options: DaemonOptions): Promise<RealDaemo
       });
     });
 
-  const stop = async (): Promise<void> => {
+  const stop = async (signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> => {
     const running = child;
     child = undefined;
     if (running === undefined || running.exitCode !== null || running.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
-    running.kill('SIGTERM');
+    running.kill(signal);
     const kill = setTimeout(() => running.kill('SIGKILL'), 5000);
     await exited;
     clearTimeout(kill);
@@ -175,9 +175,9 @@ export async function startRealDaemon(options: DaemonOptions): Promise<RealDaemo
       return child?.pid;
     },
     log,
-    stop,
-    async restart() {
-      await stop();
+    stop: () => stop(),
+    async restart(options = {}) {
+      await stop(options.kill === true ? 'SIGKILL' : 'SIGTERM');
       await start();
     },
     async dispose() {
