@@ -4,7 +4,9 @@
 
 import { createEmitter, type Emitter } from '../base/emitter.js';
 import type { Link } from '../links/link.js';
-import { Wire, type InvalidFrame, type WireOptions } from '../protocol/wire.js';
+import { frameBounds, Wire, type InvalidFrame, type WireOptions } from '../protocol/wire.js';
+import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from '../protocol/inbound.js';
+import { refusal } from '../protocol/refusals.js';
 import type { AgentClientOptions, AgentEvents, CallOptions } from './agentOptions.js';
 import { WaitingCalls, type CallOutcome } from './waitingCalls.js';
 import { realClock, type Clock } from '../runtime/clock.js';
@@ -33,7 +35,9 @@ export class AgentClient {
 
   private readonly bus: Emitter<AgentEvents> = createEmitter<AgentEvents>();
   private readonly clock: Clock;
-  private readonly settings: Required<Omit<AgentClientOptions, keyof WireOptions | 'clock' | 'randomBytes' | 'trustBridge'>>;
+  private readonly settings: Required<Omit<AgentClientOptions, keyof WireOptions | 'clock' | 'randomBytes' | 'trustBridge' | 'bridgeLimits'>>;
+  /** The bounds the bridge reads this client's frames with (bridgeLimits, under the link's framing). */
+  private readonly bridgeBounds: InboundLimits;
   private wire: Wire;
   private prefix = '';
   private lastId = '';
@@ -68,6 +72,7 @@ export class AgentClient {
       resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
       maxSequenceJump: options.maxSequenceJump ?? 1024,
     };
+    this.bridgeBounds = frameBounds({ ...DEFAULT_INBOUND_LIMITS, ...options.bridgeLimits }, options.framing);
     this.liveness = new Liveness(this.clock, this.settings.deadPeerTimeoutMs, 'bridge');
     this.heartbeats = new Heartbeats(this.clock, this.settings.heartbeatIntervalMs);
     this.pending = new WaitingCalls(this.clock);
@@ -121,23 +126,28 @@ export class AgentClient {
     let callId = options?.callId ?? `c${this.nextCall++}`;
     if (options?.immediate === true && !callId.startsWith(IMMEDIATE_MARK)) callId = IMMEDIATE_MARK + callId;
     if (this.state === 'closed') return refusedHere(callId, 'session_expired', 'the session is closed', false);
+    // The schema wants one character; the bridge could answer an empty call_id with no tool_result.
+    if (callId === '') return refusedHere(callId, 'invalid_input', `${tool}: not sent: callId must not be empty`, false);
     if (this.pending.has(callId)) return refusedHere(callId, 'invalid_input', `call ${callId} is already waiting for its result`, false);
     if (this.pending.size >= this.settings.maxPendingCalls)
       return refusedHere(callId, 'tool_unavailable', `${this.settings.maxPendingCalls} calls already wait for results`, true);
+    // What the bridge would refuse at its first gate is refused here, with its code: sent, it would
+    // come back as an `error` naming no call, and the call would wait for a timeout that invites a retry.
+    const encoded = this.wire.encodeWithin(
+      { protocol: PROTOCOL, type: 'tool_call', session_id: this.sessionId, message_id: this.ids.idOf(this.sent + 1), call_id: callId, tool, input },
+      this.bridgeBounds,
+    );
+    if (!encoded.ok) {
+      const error = refusal(encoded.kind, `${tool}: not sent, the bridge refuses it at its wire: ${encoded.message}`);
+      return refusedHere(callId, error.code, error.message, error.retryable);
+    }
     const timeoutMs = options?.timeoutMs ?? this.settings.callTimeoutMs;
     return new Promise((resolve) => {
       this.pending.wait(callId, timeoutMs, tool, resolve);
       // While disconnected the call waits in `pending`; the caller retries with the same callId after resume.
       if (this.sessionId === '' || !this.wire.open) return;
-      this.wire.send({
-        protocol: PROTOCOL,
-        type: 'tool_call',
-        session_id: this.sessionId,
-        message_id: this.ids.idOf(++this.sent),
-        call_id: callId,
-        tool,
-        input,
-      });
+      this.sent++;
+      this.wire.sendFrame(encoded.value);
     });
   }
 
@@ -315,6 +325,14 @@ export class AgentClient {
       message: `bridge sent an invalid message: ${problem.message}`,
       retryable: false,
     });
+    // A result refused here still ends its call: waiting on would end in a retryable timeout, and the
+    // retry would get the same result (from the bridge's cache) and the same refusal.
+    const call = problem.call;
+    if (call?.type === 'tool_result' && (call.sessionId === undefined || call.sessionId === this.sessionId)) {
+      this.pending.fail(call.callId, (tool) =>
+        refusal(problem.kind, `${tool}: the bridge's tool_result for ${call.callId} was refused here: ${problem.message}`),
+      );
+    }
   }
 
   private dropped(reason: string): void {

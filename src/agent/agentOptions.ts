@@ -6,6 +6,7 @@ import type { EventMessage, Manifest, Topic, WireError } from '../protocol/messa
 import type { Clock } from '../runtime/clock.js';
 import type { EventPayloads } from '../runtime/events.js';
 import type { RandomBytes } from '../protocol/ids.js';
+import type { InboundLimits } from '../protocol/inbound.js';
 
 export interface AgentClientOptions extends WireOptions {
   /** Default: wall time. */
@@ -22,6 +23,14 @@ export interface AgentClientOptions extends WireOptions {
   connectTimeoutMs?: number;
   /** Most calls waiting for results at once. Default 256. */
   maxPendingCalls?: number;
+  /**
+   * The bounds the bridge reads this agent's frames with: its `limits` (ConnectOptions, AcceptOptions),
+   * which aicc/0.1 has no message to declare. A call the bridge would refuse at its first gate — a
+   * frame over `maxFrameBytes`, nesting over `maxDepth`, a `__proto__` key — is refused here before it
+   * is sent, with the code the bridge would give (`invalid_input`). Default: the capsule's defaults,
+   * 262,144 bytes and 32 levels; `connectInProcess` passes the capsule's own.
+   */
+  bridgeLimits?: Partial<InboundLimits>;
   /**
    * Take the bridge's messages without checking them against the schema. Only for a capsule in this
    * process, on a memory link (any other link throws AICC_INVALID_OPTION): what it sends it built

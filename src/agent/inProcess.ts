@@ -18,8 +18,8 @@ export interface InProcessOptions extends Omit<ConnectOptions, 'codec' | 'framin
    * message text, as over a socket.
    */
   codec?: Codec;
-  /** The agent's own options (its clock, ids, timeouts); the link's codec, framing and trust are set here. */
-  agent?: Omit<AgentClientOptions, 'codec' | 'framing' | 'trustBridge'>;
+  /** The agent's own options (its clock, ids, timeouts); the link's codec, framing and trust, and the capsule's `limits` it is held to, are set here. */
+  agent?: Omit<AgentClientOptions, 'codec' | 'framing' | 'trustBridge' | 'bridgeLimits'>;
 }
 
 /**
@@ -43,5 +43,12 @@ export function connectInProcess(opener: SessionOpener, options: InProcessOption
   const [bridgeEnd, agentEnd] = createMemoryLinkPair();
   // The capsule first: a bad option throws before any agent waits. Its session_init waits in the link.
   opener.connect(bridgeEnd, { ...session, codec, framing: batchedFraming });
-  return AgentClient.connect(agentEnd, { clock: opener.clock, ...agent, codec, framing: batchedFraming, trustBridge: true });
+  return AgentClient.connect(agentEnd, {
+    clock: opener.clock,
+    ...agent,
+    codec,
+    framing: batchedFraming,
+    trustBridge: true,
+    ...(session.limits === undefined ? {} : { bridgeLimits: session.limits }),
+  });
 }

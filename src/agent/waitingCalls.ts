@@ -1,6 +1,6 @@
-// The calls an AgentClient waits on: each resolves once — with its result, a local timeout at its
-// own deadline, or the session's end — and one timer serves every deadline (a timer per call
-// costs more than the call).
+// The calls an AgentClient waits on: each resolves once — with its result, a local failure when its
+// result was refused at this side's wire, a local timeout at its own deadline, or the session's end —
+// and one timer serves every deadline (a timer per call costs more than the call).
 
 import { UPKEEP, type Clock, type TimerId } from '../runtime/clock.js';
 import type { JsonObject, Meta, ToolResult, WireError } from '../protocol/messages.js';
@@ -55,6 +55,19 @@ export class WaitingCalls {
         ? { ok: true, output: result.output ?? {}, meta, callId }
         : { ok: false, error: result.error ?? { code: 'internal_error', message: 'failed without an error', retryable: false }, meta, callId },
     );
+    return true;
+  }
+
+  /**
+   * `callId` ends now without a result this side can read (its tool_result was refused at this
+   * side's wire): it fails locally with the error `describe` makes from the tool called. False when
+   * nothing waits for it.
+   */
+  fail(callId: string, describe: (tool: string) => WireError): boolean {
+    const waiting = this.calls.get(callId);
+    if (waiting === undefined) return false;
+    this.calls.delete(callId);
+    waiting.resolve({ ok: false, error: describe(waiting.tool), meta: {}, callId, local: true });
     return true;
   }
 

@@ -8,7 +8,7 @@
 
 import { bool, dynamicArrayOf } from 'typed-binary';
 import type { ISerialInput, ISerialOutput } from 'typed-binary';
-import { checkStructure, type InboundLimits, type Verdict } from './inbound.js';
+import { callOf, checkStructure, PEEK_CHARS, type FrameCall, type InboundLimits, type Verdict } from './inbound.js';
 import { ERROR_CODES, PROTOCOL, TOPICS, type MessageType } from './messages.js';
 import { Json } from './binary/json.js';
 import { Counted, FrameReader, FrameWriter, Malformed, type Struct, TooDeep, constant, f64, known, opt, struct, text, uuid } from './binary/primitives.js';
@@ -55,6 +55,12 @@ const BODIES: Record<MessageType, Struct> = {
   heartbeat: struct({ ...envelope('heartbeat'), manifest_update: opt(new Json(2)) }),
 };
 const TAGS = Object.keys(BODIES) as MessageType[];
+
+/** What comes before a call's input or output: all a peek reads (binaryCodec.peekCall). */
+const CALL_HEADS: Partial<Record<MessageType, Struct>> = {
+  tool_call: struct({ ...envelope('tool_call'), call_id: text }),
+  tool_result: struct({ ...envelope('tool_result'), call_id: text }),
+};
 
 /** The whole message: its type tag, then that type's fields. */
 class MessageSchema extends Counted<unknown> {
@@ -117,5 +123,17 @@ export const binaryCodec: Codec = {
   },
   decodeTrusted(frame) {
     return this.decode(frame, { maxFrameBytes: Infinity, maxDepth: Infinity });
+  },
+  peekCall(frame): FrameCall | undefined {
+    if (!(frame instanceof Uint8Array) || frame.byteLength === 0) return undefined;
+    const type = TAGS[frame[0]!];
+    const head = type === undefined ? undefined : CALL_HEADS[type];
+    if (head === undefined) return undefined;
+    try {
+      const input = new FrameReader(frame.slice(1, PEEK_CHARS), 0); // a copy: exactly its buffer
+      return callOf(head.read(input));
+    } catch {
+      return undefined; // the head itself is cut short or malformed
+    }
   },
 };

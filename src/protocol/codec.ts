@@ -1,7 +1,7 @@
 // How messages become frames and back. A link carries frames; a codec is chosen per link, and both
 // ends of a link must use the same one.
 
-import { oversizedFrame, parseJsonFrame, type InboundLimits, type Verdict } from './inbound.js';
+import { oversizedFrame, parseJsonFrame, peekJsonCall, type FrameCall, type InboundLimits, type Verdict } from './inbound.js';
 import type { Frame } from '../links/link.js';
 import type { AiccMessage, EventMessage } from './messages.js';
 
@@ -32,6 +32,12 @@ export interface Codec {
    * structure walk, only what turning it back into values takes. Never throws.
    */
   decodeTrusted(frame: Frame): Verdict<unknown>;
+  /**
+   * The call a frame `decode` refused is about (a tool_call, a tool_result), read shallowly from its
+   * first PEEK_CHARS, so that the refusal can answer that call rather than leave it waiting. Never
+   * throws. Absent: no call is read from refused frames.
+   */
+  peekCall?(frame: Frame): FrameCall | undefined;
 }
 
 /** JSON text frames: what a WebSocket text message or an NDJSON line carries. */
@@ -55,6 +61,7 @@ export const jsonCodec: Codec = {
       return { ok: false, kind: 'malformed_frame', message: 'frame is not JSON' };
     }
   },
+  peekCall: peekJsonCall,
 };
 
 const JSON_WORDING = { what: 'frame', notText: 'a JSON link got a message object; both ends must use jsonCodec' };

@@ -6,7 +6,7 @@
 // one event payload object reaches every subscribed session. The depth and key bounds still apply;
 // the byte bound does not (an object has no size until it is encoded).
 
-import { checkStructure } from './inbound.js';
+import { callOf, checkStructure } from './inbound.js';
 import type { Codec } from './codec.js';
 
 export const objectCodec: Codec = {
@@ -20,4 +20,5 @@ export const objectCodec: Codec = {
     return checkStructure(frame, limits.maxDepth);
   },
   decodeTrusted: (frame) => ({ ok: true, value: frame }),
+  peekCall: callOf,
 };

@@ -4,7 +4,7 @@
 
 import { CapsuleError } from '../base/errors.js';
 import type { RefusalKind } from './refusals.js';
-import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from './inbound.js';
+import { callOf, checkOutbound, DEFAULT_INBOUND_LIMITS, type FrameCall, type InboundLimits, type Verdict } from './inbound.js';
 import type { MessageChecker } from './messageCheck.js';
 import { newIdMemo, type IdMemo } from './messageShapes.js';
 import type { AiccMessage, EventMessage } from './messages.js';
@@ -36,8 +36,21 @@ export interface Framing {
 export interface InvalidFrame {
   kind: RefusalKind;
   message: string;
-  /** The decoded value when decoding got that far (for a `call_id` to answer). */
+  /** The decoded value when decoding got that far. */
   value?: unknown;
+  /**
+   * The call the frame is about, so that its refusal ends that call: read from the decoded value's
+   * top level, or, for a frame that could not be decoded, peeked from its start (Codec.peekCall).
+   */
+  call?: FrameCall | undefined;
+}
+
+/**
+ * The bounds a Wire with `framing` decodes each frame with: a batch nests its messages one level
+ * deeper than alone, so its frames may nest one level more. Both ends read the other's bounds here.
+ */
+export function frameBounds(limits: InboundLimits, framing: Framing | undefined): InboundLimits {
+  return framing === undefined ? limits : { ...limits, maxDepth: limits.maxDepth + 1 };
 }
 
 export interface WireHandlers {
@@ -74,7 +87,7 @@ export class Wire {
     // Shared when not changed: a capsule holds a Wire per session.
     this.limits = options.limits === undefined ? DEFAULT_INBOUND_LIMITS : { ...DEFAULT_INBOUND_LIMITS, ...options.limits };
     this.framing = options.framing;
-    this.frameLimits = this.framing === undefined ? this.limits : { ...this.limits, maxDepth: this.limits.maxDepth + 1 };
+    this.frameLimits = frameBounds(this.limits, this.framing);
     if (this.framing !== undefined && !this.framing.codecs.includes(this.codec.name)) {
       throw new CapsuleError(
         'AICC_INVALID_OPTION',
@@ -104,7 +117,7 @@ export class Wire {
       let value: unknown = frame;
       if (this.codec.name !== 'object') {
         const decoded = this.codec.decodeTrusted(frame);
-        if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
+        if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message, call: this.codec.peekCall?.(frame) });
         value = decoded.value;
       }
       if (framing !== undefined && Array.isArray(value)) {
@@ -113,7 +126,7 @@ export class Wire {
       return;
     }
     const decoded = this.codec.decode(frame, this.frameLimits);
-    if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message });
+    if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message, call: this.codec.peekCall?.(frame) });
     // Made at the first checked message: a link that never speaks holds none.
     const memo = (this.memo ??= newIdMemo());
     if (framing === undefined || !Array.isArray(decoded.value)) return checkOne(check, decoded.value, memo, handlers);
@@ -124,6 +137,26 @@ export class Wire {
 
   send(message: AiccMessage): void {
     this.out(this.codec.encode(message));
+  }
+
+  /**
+   * `message` as this Wire's frame, or the refusal the other end would give it at its first gate when
+   * it reads with `peerBounds` (its limits as frameBounds makes them): too large, too deep, a hostile
+   * key — or a message the codec cannot encode. Send the frame with sendFrame().
+   */
+  encodeWithin(message: AiccMessage, peerBounds: InboundLimits): Verdict<Frame> {
+    let frame: Frame;
+    try {
+      frame = this.codec.encode(message);
+    } catch (error) {
+      return { ok: false, kind: 'malformed_frame', message: `${this.codec.name} codec cannot encode it: ${(error as Error).message}` };
+    }
+    return checkOutbound(frame, message, peerBounds) ?? { ok: true, value: frame };
+  }
+
+  /** Sends a frame encodeWithin() made. */
+  sendFrame(frame: Frame): void {
+    this.out(frame);
   }
 
   /** Sends an event whose payload `shared` also goes to other sessions: encoded once, where the codec can. */
@@ -159,7 +192,7 @@ export class Wire {
 /** One decoded message, checked: handed on, or refused as invalid. */
 function checkOne(check: MessageChecker, value: unknown, memo: IdMemo, handlers: WireHandlers): void {
   const checked = check(value, memo);
-  if (!checked.ok) return handlers.invalid({ kind: checked.kind, message: checked.message, value });
+  if (!checked.ok) return handlers.invalid({ kind: checked.kind, message: checked.message, value, call: callOf(value) });
   handlers.message(checked.value);
 }
 

@@ -14,6 +14,7 @@ import type { SentEvent } from './resumeReplay.js';
 import type { SharedEncodings } from '../protocol/codec.js';
 import { SessionCalls } from './sessionCalls.js';
 import type { QueuedEvent } from './events.js';
+import type { FrameCall } from '../protocol/inbound.js';
 import type { InvalidFrame, Wire, WireHandlers } from '../protocol/wire.js';
 import type { SessionServices } from './sessionServices.js';
 import type { OutboundBody, SessionState, SessionStats, ToolUsageSnapshot } from './sessionTypes.js';
@@ -215,7 +216,11 @@ export class Session implements OutboxTap {
   private receive(message: AiccMessage): void {
     if (this.host.tapping) this.host.tap(this, 'in', message);
     if (message.session_id !== this.id) {
-      this.refuse(message, 'unknown_session', `${message.type}: session ${message.session_id} is not this link's session; resume or open a new session`);
+      this.refuse(
+        message.type === 'tool_call' ? { type: 'tool_call', callId: message.call_id } : undefined,
+        'unknown_session',
+        `${message.type}: session ${message.session_id} is not this link's session; resume or open a new session`,
+      );
       return;
     }
     switch (message.type) {
@@ -242,7 +247,7 @@ export class Session implements OutboxTap {
         const now = this.host.clock.now();
         if (this.lastLiveResumeAt !== undefined && now - this.lastLiveResumeAt < LIVE_RESUME_INTERVAL_MS) {
           this.refuse(
-            message,
+            undefined,
             'rate_limited',
             `session_resume on the live link: at most one each ${LIVE_RESUME_INTERVAL_MS} ms; retry in ${Math.ceil(this.lastLiveResumeAt + LIVE_RESUME_INTERVAL_MS - now)} ms`,
           );
@@ -271,16 +276,17 @@ export class Session implements OutboxTap {
 
   /** @internal The session's Wire listener hands it each frame it could not read. */
   refuseFrame(problem: InvalidFrame): void {
-    this.refuse(problem.value, problem.kind, problem.message);
+    this.refuse(problem.call, problem.kind, problem.message);
   }
 
-  /** A malformed tool_call with a usable call_id is answered as a failed call; anything else gets `error`. */
-  private refuse(value: unknown, kind: RefusalKind, message: string): void {
+  /**
+   * A refused tool_call whose call_id could be read (checked, or peeked from a frame too large, deep
+   * or broken to decode) is answered as a failed call, so the agent's call ends now; anything else gets `error`.
+   */
+  private refuse(call: FrameCall | undefined, kind: RefusalKind, message: string): void {
     this.refusals++;
-    const record = (value ?? {}) as Record<string, unknown>;
-    const callId = record['call_id'];
-    if (record['type'] === 'tool_call' && typeof callId === 'string' && callId.length > 0 && kind !== 'protocol_mismatch') {
-      this.send({ type: 'tool_result', call_id: callId, ok: false, error: refusal(kind, message), meta: { tick: 0, latency_ms: 0, source: 'bridge' } });
+    if (call?.type === 'tool_call' && kind !== 'protocol_mismatch') {
+      this.send({ type: 'tool_result', call_id: call.callId, ok: false, error: refusal(kind, message), meta: { tick: 0, latency_ms: 0, source: 'bridge' } });
       return;
     }
     this.send({ type: 'error', error: refusal(kind, message) });

@@ -4,7 +4,8 @@ import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { SequencedIds } from '../../src/protocol/ids.js';
 import { PROTOCOL, type AiccMessage, type JsonObject } from '../../src/protocol/messages.js';
-import { pass, settle } from '../helpers.js';
+import { connectInProcess } from '../../src/agent/inProcess.js';
+import { connectAgent, echoTool, makeCapsule, pass, settle } from '../helpers.js';
 
 const SESSION = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
 
@@ -267,6 +268,177 @@ describe('AgentClient trustBridge', () => {
     const socketLike = { send: end.send.bind(end), close: end.close.bind(end), listen: end.listen.bind(end), open: true, bufferedAmount: 0 };
     expect(() => AgentClient.connect(socketLike, { trustBridge: true })).toThrow(
       expect.objectContaining({ code: 'AICC_INVALID_OPTION', message: expect.stringMatching(/across a socket both sides check/) }),
+    );
+  });
+});
+
+describe('AgentClient: a call refused at the wire ends at once, with the refusal’s code', () => {
+  /** `depth` objects nested inside a call's input: the tool_call then nests 2 + depth levels. */
+  const nested = (depth: number): JsonObject => {
+    let value: JsonObject = {};
+    for (let i = 0; i < depth; i++) value = { a: value };
+    return value;
+  };
+  /** The call's outcome if it has one without the clock moving, else 'still waiting'. */
+  const atOnce = async <T>(call: Promise<T>): Promise<T | 'still waiting'> => {
+    await settle();
+    return Promise.race([call, Promise.resolve('still waiting' as const)]);
+  };
+
+  it('refuses, before sending, an input the bridge would refuse at its wire: too large, too deep, a hostile key', async () => {
+    const bridge = scriptedBridge();
+    const connecting = AgentClient.connect(bridge.agentEnd, { clock: new ManualClock() });
+    bridge.init();
+    const agent = await connecting;
+    const refused = (message: RegExp) => ({
+      ok: false,
+      local: true,
+      error: { code: 'invalid_input', retryable: false, message: expect.stringMatching(message) },
+    });
+    expect(await atOnce(agent.call('say', { text: 'x'.repeat(256 * 1024) }))).toMatchObject(refused(/^say: not sent.*frame exceeds 262144 bytes/));
+    expect(await atOnce(agent.call('say', nested(31)))).toMatchObject(refused(/^say: not sent.*nests deeper than 32 levels/));
+    expect(await atOnce(agent.call('say', JSON.parse('{"a":{"__proto__":{"polluted":true}}}')))).toMatchObject(refused(/"__proto__" key/));
+    expect(await atOnce(agent.call('say', { a: [{ constructor: { prototype: {} } }] }))).toMatchObject(refused(/"constructor\.prototype" key/));
+    expect(bridge.received.filter((m) => m.type === 'tool_call')).toEqual([]);
+    void agent.call('say', nested(30));
+    await settle();
+    expect(bridge.received.filter((m) => m.type === 'tool_call')).toHaveLength(1);
+  });
+
+  it('holds calls to the bounds it was told the bridge reads with (bridgeLimits), to the byte and the level', async () => {
+    const bridge = scriptedBridge();
+    const connecting = AgentClient.connect(bridge.agentEnd, { clock: new ManualClock(), bridgeLimits: { maxFrameBytes: 1000, maxDepth: 6 } });
+    bridge.init();
+    const agent = await connecting;
+    void agent.call('say', { text: '' });
+    await settle();
+    const overhead = JSON.stringify(bridge.received.at(-1)).length;
+    const sentCalls = () => bridge.received.filter((m) => m.type === 'tool_call').length;
+    const fill = `${'é'.repeat((1000 - overhead) >> 1)}${'x'.repeat((1000 - overhead) & 1)}`; // the frame: exactly 1,000 bytes of UTF-8
+    void agent.call('say', { text: fill });
+    expect(await atOnce(agent.call('say', { text: `${fill}x` }))).toMatchObject({
+      ok: false,
+      local: true,
+      error: { code: 'invalid_input', message: expect.stringMatching(/frame exceeds 1000 bytes/) },
+    });
+    void agent.call('say', nested(4));
+    expect(await atOnce(agent.call('say', nested(5)))).toMatchObject({
+      ok: false,
+      local: true,
+      error: { message: expect.stringMatching(/deeper than 6 levels/) },
+    });
+    await settle();
+    expect(sentCalls()).toBe(3);
+  });
+
+  it('knows the bounds connectInProcess gave the capsule, as the capsule reads a lone message under batched framing', async () => {
+    const { capsule } = makeCapsule();
+    capsule.registerTool(echoTool);
+    const agent = await connectInProcess(capsule, { character: 'hero', limits: { maxDepth: 6 } });
+    // Batched framing lets a frame nest one level more (a batch's array): the capsule serves depth 7 alone.
+    expect(await atOnce(agent.call('echo', { text: 'x', deep: nested(4) }))).toMatchObject({ ok: true });
+    expect(await atOnce(agent.call('echo', { text: 'x', deep: nested(5) }))).toMatchObject({
+      ok: false,
+      local: true,
+      error: { code: 'invalid_input', retryable: false, message: expect.stringMatching(/deeper than 7 levels/) },
+    });
+  });
+
+  it('gets the capsule’s refusal as the call’s result when it does not know the bounds: nothing waits for a timeout', async () => {
+    const { capsule, clock } = makeCapsule();
+    capsule.registerTool(echoTool);
+    const { agent } = await connectAgent(capsule, clock, { limits: { maxFrameBytes: 2048, maxDepth: 8 } });
+    expect(await atOnce(agent.call('echo', { text: 'x'.repeat(3000) }))).toEqual({
+      ok: false,
+      callId: 'c1',
+      error: { code: 'invalid_input', message: 'frame exceeds 2048 bytes', retryable: false },
+      meta: { tick: 0, latency_ms: 0, source: 'bridge' },
+    });
+    expect(await atOnce(agent.call('echo', { text: 'x', deep: nested(7) }))).toMatchObject({
+      ok: false,
+      callId: 'c2',
+      error: { code: 'invalid_input', message: 'message nests deeper than 8 levels', retryable: false },
+    });
+    expect(await atOnce(agent.call('echo', { text: 'still served' }))).toMatchObject({ ok: true, output: { echo: { text: 'still served' } } });
+  });
+
+  it('ends a call at once when the bridge’s result for it is one this agent refuses at its own wire', async () => {
+    const bridge = scriptedBridge();
+    const connecting = AgentClient.connect(bridge.agentEnd, { clock: new ManualClock(), limits: { maxFrameBytes: 1024 } });
+    bridge.init();
+    const agent = await connecting;
+    const errors: string[] = [];
+    agent.on('error', (e) => errors.push(e.message));
+    const big = agent.call('look');
+    const broken = agent.call('look');
+    const elsewhere = agent.call('look');
+    await settle();
+    bridge.send(2, { type: 'tool_result', call_id: 'c1', ok: true, output: { seen: 'x'.repeat(2000) } });
+    bridge.send(3, { type: 'tool_result', call_id: 'c2', ok: 'yes' });
+    bridge.send(4, { type: 'tool_result', call_id: 'c3', ok: 'yes', session_id: '00000000-0000-4000-8000-000000000000' });
+    expect(await atOnce(big)).toMatchObject({
+      ok: false,
+      local: true,
+      error: {
+        code: 'invalid_input',
+        retryable: false,
+        message: expect.stringMatching(/^look: the bridge's tool_result for c1 was refused here: frame exceeds 1024 bytes/),
+      },
+    });
+    expect(await atOnce(broken)).toMatchObject({
+      ok: false,
+      local: true,
+      error: { code: 'invalid_input', retryable: false, message: expect.stringMatching(/tool_result\.ok/) },
+    });
+    expect(await atOnce(elsewhere)).toBe('still waiting'); // another session's result, however broken, is not this call's
+    expect(errors).toHaveLength(3);
+  });
+
+  it('refuses an empty callId, which the schema refuses and the capsule cannot answer', async () => {
+    const { capsule, clock } = makeCapsule();
+    capsule.registerTool(echoTool);
+    const { agent } = await connectAgent(capsule, clock);
+    expect(await atOnce(agent.call('echo', { text: 'x' }, { callId: '' }))).toMatchObject({
+      ok: false,
+      local: true,
+      callId: '',
+      error: { code: 'invalid_input', retryable: false, message: expect.stringMatching(/callId/) },
+    });
+    expect(await atOnce(agent.call('echo', { text: 'x' }, { callId: '', immediate: true }))).toMatchObject({ ok: true, callId: '!' });
+  });
+
+  it('refuses locally exactly the calls the capsule would refuse at its wire (property)', async () => {
+    const fc = await import('fast-check');
+    const { jsonCodec } = await import('../../src/protocol/codec.js');
+    const { capsule, clock } = makeCapsule();
+    capsule.registerTool(echoTool);
+    const limits = { maxFrameBytes: 600, maxDepth: 7 };
+    const { agent } = await connectAgent(capsule, clock, { limits }, { bridgeLimits: limits });
+    const input = fc.record({
+      text: fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '"'), maxLength: 200 }),
+      deep: fc.nat(8).map(nested),
+      odd: fc.constantFrom({}, JSON.parse('{"__proto__":{}}'), { constructor: { prototype: 1 } }, { constructor: 'fine' }),
+    });
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(input, async (value) => {
+        const callId = `p${n++}`;
+        const outcome = await atOnce(agent.call('echo', value, { callId }));
+        expect(outcome).not.toBe('still waiting');
+        if (outcome === 'still waiting') return;
+        const frame = JSON.stringify({
+          protocol: PROTOCOL,
+          type: 'tool_call',
+          session_id: agent.sessionId,
+          message_id: SESSION,
+          call_id: callId,
+          tool: 'echo',
+          input: value,
+        });
+        const capsuleVerdict = jsonCodec.decode(frame, limits);
+        expect([outcome.ok, 'local' in outcome]).toEqual(capsuleVerdict.ok ? [true, false] : [false, true]);
+      }),
+      { numRuns: 200, seed: 7 },
     );
   });
 });

@@ -10,3 +10,11 @@ describe('fuzz: AgentClient', () => {
     FUZZ_TIMEOUT_MS,
   );
 });
+
+describe('fuzz: AgentClient calls with hostile inputs', () => {
+  it(
+    'ends every call without a timeout: served, refused here as the capsule would, or answered by its refusal',
+    () => expectCleanFuzz({ name: 'agent-calls', module: 'agentCalls.ts', quick: 2_000, long: 60_000, seed: 1402 }),
+    FUZZ_TIMEOUT_MS,
+  );
+});

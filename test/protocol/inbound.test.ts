@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_INBOUND_LIMITS, checkStructure, utf8Exceeds } from '../../src/protocol/inbound.js';
+import {
+  DEFAULT_INBOUND_LIMITS,
+  PEEK_CHARS,
+  callOf,
+  checkOutbound,
+  checkStructure,
+  parseJsonFrame,
+  peekJsonCall,
+  utf8Exceeds,
+} from '../../src/protocol/inbound.js';
 
 describe('utf8Exceeds', () => {
   it.each([
@@ -142,5 +151,120 @@ describe('checkStructure', () => {
 
   it('allows keys that only look like __proto__', () => {
     expect(checkStructure(JSON.parse('{"__proto": 1, "proto__": 2, "__PROTO__": 3, "_proto_": 4}'), 32).ok).toBe(true);
+  });
+});
+
+describe('checkOutbound: what the other end’s first gate would refuse, found before sending', () => {
+  it('refuses exactly what parseJsonFrame refuses of the frame, by size, depth and key (property)', () => {
+    const keys = fc.constantFrom('a', 'é', '__proto__', 'constructor', 'prototype', '😀');
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '"', '\\'), maxLength: 30 }),
+        fc.integer(),
+        fc.array(tie('node'), { maxLength: 3 }),
+        fc.array(fc.tuple(keys, tie('node')), { maxLength: 3 }).map((entries) => {
+          const out: Record<string, unknown> = {};
+          for (const [key, item] of entries) Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+          return out;
+        }),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(
+        fc.dictionary(keys, value, { maxKeys: 3 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 2, max: 300 }),
+        (message, maxDepth, maxFrameBytes) => {
+          const frame = JSON.stringify(message);
+          const limits = { maxFrameBytes, maxDepth };
+          const parsed = parseJsonFrame(frame, limits, { what: 'frame', notText: '' });
+          const checked = checkOutbound(frame, message, limits);
+          expect(checked).toEqual(parsed.ok ? undefined : parsed);
+          expect(checkOutbound(new TextEncoder().encode(frame), message, limits)).toEqual(checked);
+        },
+      ),
+      { numRuns: 3000, seed: 11 },
+    );
+  });
+
+  it('has no size bound for an object frame (objectCodec): only its depth and keys', () => {
+    const message = { text: 'x'.repeat(1000) };
+    expect(checkOutbound(message, message, { maxFrameBytes: 10, maxDepth: 1 })).toBeUndefined();
+    expect(checkOutbound(message, { deep: {} }, { maxFrameBytes: 10, maxDepth: 1 })).toMatchObject({ kind: 'too_deep' });
+  });
+});
+
+describe('peekJsonCall: the call a refused JSON frame is about, from its top level', () => {
+  const head = '{"protocol":"aicc/0.1","type":"tool_call","session_id":"s1","message_id":"m1","call_id":"c1"';
+  const call = { type: 'tool_call', callId: 'c1', sessionId: 's1' };
+
+  it('reads the call of a frame too large, too deep, hostile or cut short, as text or UTF-8 bytes', () => {
+    const frames = [
+      `${head},"tool":"say","input":{"text":"${'x'.repeat(300_000)}"}}`,
+      `${head},"tool":"say","input":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+      `${head},"tool":"say","input":{"__proto__":{"polluted":true}}}`,
+      `${head},"tool":"say","input":{"text":"cut sh`,
+      head,
+    ];
+    for (const frame of frames) {
+      expect(peekJsonCall(frame)).toEqual(call);
+      expect(peekJsonCall(new TextEncoder().encode(frame))).toEqual(call);
+    }
+  });
+
+  it('skips nested values unread, however their strings hold brackets and quotes', () => {
+    const frame = ' {"input" : {"s":"}{\\"]","call_id":"inner","a":[1,{"b":"]"}],"n":null} , "ok":true,"type" :"tool_result", "call_id":"c\\u00e9\\"2"}';
+    expect(peekJsonCall(frame)).toEqual({ type: 'tool_result', callId: 'cé"2' });
+  });
+
+  it('finds no call where none can be answered', () => {
+    const frames = [
+      `{"input":{"text":"${'x'.repeat(5000)}"},"type":"tool_call","call_id":"c1"}`, // past the first PEEK_CHARS
+      '{"type":"tool_call","input":{"call_id":"nested"}}',
+      '{"protocol":"aicc/9.9","type":"tool_call","call_id":"c1"}',
+      '{"protocol":"aicc/0.1","type":"tool_call","call_id":""}',
+      '{"protocol":"aicc/0.1","type":"heartbeat","call_id":"c1"}',
+      '{"protocol":"aicc/0.1","type":"tool_call","call_id":5}',
+      '[{"protocol":"aicc/0.1","type":"tool_call","call_id":"c1"}]',
+      'not json "call_id":"c1"',
+      '',
+    ];
+    expect(PEEK_CHARS).toBe(4096);
+    for (const frame of frames) expect(peekJsonCall(frame)).toBeUndefined();
+    expect(peekJsonCall({ type: 'tool_call', call_id: 'c1' })).toBeUndefined(); // not text
+  });
+
+  it('never throws, whatever the text (property)', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.json(), fc.string({ unit: fc.constantFrom('{', '}', '[', ']', '"', '\\', ':', ',', ' ', 'a', '1') })), (text) => {
+        const peeked = peekJsonCall(text);
+        if (peeked !== undefined) expect(peeked.callId.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 3000, seed: 12 },
+    );
+  });
+});
+
+describe('callOf: the call a decoded value is about', () => {
+  it('reads own data properties of the top level only', () => {
+    expect(callOf({ protocol: 'aicc/0.1', type: 'tool_call', call_id: 'c1', session_id: 's' })).toEqual({ type: 'tool_call', callId: 'c1', sessionId: 's' });
+    expect(callOf(Object.create({ type: 'tool_call', call_id: 'c1' }))).toBeUndefined();
+    const getter = { type: 'tool_call' };
+    Object.defineProperty(getter, 'call_id', { get: () => 'c1', enumerable: true });
+    expect(callOf(getter)).toBeUndefined();
+    expect(
+      callOf(
+        new Proxy(
+          {},
+          {
+            getOwnPropertyDescriptor: () => {
+              throw new Error('no');
+            },
+          },
+        ),
+      ),
+    ).toBeUndefined();
+    for (const value of [null, 'tool_call', [{ type: 'tool_call', call_id: 'c1' }]]) expect(callOf(value)).toBeUndefined();
   });
 });
