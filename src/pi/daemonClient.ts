@@ -347,7 +347,17 @@ export class DaemonClient extends RecordClient<DaemonClientEvents, Answer, Daemo
     if (payload === undefined || !(error instanceof DaemonError) || error.code !== 'denied_by_gateway' || error.details.host?.['rule'] !== 'not_opened')
       throw error;
     const response = await this.request('open', payload, ref, 'DaemonClient.open');
-    this.dataOf(response, 'open', readOpen(response.data));
+    // Opened anew: not the session this client had (a restarted gateway reaches the daemon under a
+    // new namespace): its conversation is gone, so it is reported lost, not reattached.
+    if (this.dataOf(response, 'open', readOpen(response.data)).created)
+      throw daemonError(
+        'session_not_found',
+        `DaemonClient: session ${ref.sessionId} came back empty through the gateway (it restarted): open and brief it again`,
+        {
+          requestId: response.requestId,
+          operation: 'open',
+        },
+      );
     return this.attach(ref);
   }
 }

@@ -15,6 +15,15 @@
 // Events need no filter: the daemon sends a session's events only to the connections attached to
 // it, and each page has a daemon connection of its own that can attach only to its own sessions.
 //
+// Those rules hold among the pages of one gateway. Between gateways on one daemon (or one gateway
+// and itself before a restart) it is the namespace that holds: the sessionId of every command above
+// that names a session goes to the daemon with the gateway's namespace in front of it (toDaemon),
+// and the namespace is taken out of every line the daemon sends back (fromDaemon). A page's open
+// of `cleo` is the daemon's open of `gw-…:cleo`, a session no page of another gateway can name; on
+// its own gateway the owner rules apply. So that the namespace fits, a page's session ids are
+// shorter than the daemon's 256 characters by its length (an open of a longer one is refused as the
+// daemon refuses one over 256).
+//
 // A command whose sessionId (or operation) is not even a string goes on untouched: the daemon
 // refuses it with its precise `invalid_field` before it touches any session. The relay reads the
 // answers to opens and handshakes, and so needs their requestIds to be ones the daemon echoes.
@@ -27,6 +36,8 @@ const SESSION_OPERATIONS: ReadonlySet<string> = new Set(['wake', 'steer', 'follo
 
 /** The longest requestId pi-daemon 0.3.3 takes (the schema allows 512). */
 export const MAX_REQUEST_ID = 128;
+/** The longest sessionId pi-daemon 0.3.3 takes (the schema allows 512): a page's are shorter by the namespace. */
+export const MAX_DAEMON_SESSION_ID = 256;
 
 export interface IsolationContext {
   /** This page connection's number (BrowserConnection.number). */
@@ -97,7 +108,104 @@ function judgeOpen(record: Record<string, unknown>, context: IsolationContext): 
   }
   // With no string requestId the daemon refuses the command before it opens anything: it goes on
   // unclaimed, so it could make nothing this page's.
-  return refuseRequestId(record) ?? (echoedRequestId(record) === undefined ? { verdict: 'forward' } : { verdict: 'open', sessionId });
+  return (
+    refuseRequestId(record) ??
+    refuseSessionId(sessionId, context) ??
+    (echoedRequestId(record) === undefined ? { verdict: 'forward' } : { verdict: 'open', sessionId })
+  );
+}
+
+/**
+ * An open of a sessionId that is empty, or too long to take the namespace in front of it, is refused
+ * here as the daemon refuses one outside 1 to 256 characters, with the limit a page has: the daemon
+ * would take an empty one with the namespace in front, and refuse a long one quoting the lengths it
+ * saw. Other commands need no such check: they reach only sessions the page opened.
+ */
+function refuseSessionId(sessionId: string, context: IsolationContext): Judgement | undefined {
+  const max = MAX_DAEMON_SESSION_ID - context.owners.namespace.length;
+  if (sessionId.length >= 1 && sessionId.length <= max) return undefined;
+  return {
+    verdict: 'refuse',
+    code: 'invalid_field',
+    message: `sessionId length must be between 1 and ${max}`,
+    details: { field: 'sessionId', length: sessionId.length, min: 1, max },
+  };
+}
+
+/**
+ * The line the daemon gets for a page's command (`record`, read from `line`): the same, byte for
+ * byte, but that a command naming a session (open, status, and the operations on one session) has
+ * the gateway's namespace put in front of its sessionId — of every top-level `sessionId` member with
+ * a string value, so that a duplicate member (JSON.parse, the daemon's as the gateway's, keeps the
+ * last) cannot slip one past. Call it for a command judgeCommand let through.
+ */
+export function toDaemon(line: string, record: Record<string, unknown>, namespace: string): string {
+  const { operation } = record;
+  if (typeof record.sessionId !== 'string' || typeof operation !== 'string') return line;
+  if (operation !== 'open' && operation !== 'status' && !SESSION_OPERATIONS.has(operation)) return line;
+  return prefixSessionIds(line, namespace);
+}
+
+/**
+ * A daemon line as the page gets it: with the gateway's namespace taken out wherever it stands — in
+ * a record's sessionId, a snapshot's, a wake result's, an error's message or details. The namespace
+ * holds no character JSON escapes and starts with one that can neither end an escape nor follow a
+ * backslash (sessionOwners.ts): so it stands in a line only inside a string, whole, and the line
+ * without it is valid JSON. A line without it (another gateway's session in an admin's host-wide
+ * status, a line that names no session) goes on byte for byte.
+ */
+export function fromDaemon(line: string, namespace: string): string {
+  return line.includes(namespace) ? line.replaceAll(namespace, '') : line;
+}
+
+/** The daemon's ids of a page's sessions. */
+export function inNamespace(sessionIds: Iterable<string>, namespace: string): Set<string> {
+  const ids = new Set<string>();
+  for (const sessionId of sessionIds) ids.add(namespace + sessionId);
+  return ids;
+}
+
+/** `line`, the JSON text of an object, with `prefix` at the start of each string value of a top-level `sessionId` member. */
+function prefixSessionIds(line: string, prefix: string): string {
+  let out = '';
+  let copied = 0;
+  let depth = 0;
+  /** The next string is a member name of the top-level object. */
+  let name = false;
+  for (let at = 0; at < line.length; at++) {
+    const char = line[at];
+    if (char === '"') {
+      const end = stringEnd(line, at);
+      // A member name may be written with escapes ("session\u0049d"): compared as JSON reads it.
+      if (depth === 1 && name && JSON.parse(line.slice(at, end + 1)) === 'sessionId') {
+        let value = end + 1;
+        while (value < line.length && ': \t\n\r'.includes(line[value]!)) value++;
+        if (line[value] === '"') {
+          out += line.slice(copied, value + 1) + prefix;
+          copied = value + 1;
+        }
+      }
+      name = false;
+      at = end;
+    } else if (char === '{' || char === '[') {
+      depth++;
+      name = char === '{' && depth === 1;
+    } else if (char === '}' || char === ']') depth--;
+    else if (char === ',' && depth === 1) name = true;
+  }
+  return out + line.slice(copied);
+}
+
+/** Where the JSON string that opens at `start` ends: its closing quote, the first one not escaped. */
+function stringEnd(line: string, start: number): number {
+  for (let from = start + 1; ; ) {
+    const quote = line.indexOf('"', from);
+    if (quote === -1) return line.length - 1;
+    let slashes = 0;
+    while (line[quote - 1 - slashes] === '\\') slashes++;
+    if (slashes % 2 === 0) return quote;
+    from = quote + 1;
+  }
 }
 
 function judgeUse(operation: string, sessionId: string, context: IsolationContext): Judgement {

@@ -1,11 +1,12 @@
 // Daemon mode: joins one browser connection to its own connection to a pi daemon's Unix socket
 // (pi-daemon protocol v2: one JSON record per NDJSON line, lines up to 1 MiB). Each text frame from
 // the browser becomes one line to the daemon and each line from the daemon one text frame back,
-// byte for byte; what the relay checks on the way is in daemonRecords.ts (frames, what a page may
-// open) and daemonIsolation.ts (which sessions a page may reach). Of the daemon's lines the relay
-// reads the responses, to know which requests are in flight: an open's answer makes the session
-// the page's (sessionOwners.ts), and a handshake's has its host snapshot cut down to the page's own
-// sessions. Events go on unread.
+// byte for byte but for the gateway's namespace, put in front of the session a command names and
+// taken out of what the daemon sends back; what the relay checks on the way is in daemonRecords.ts
+// (frames, what a page may open) and daemonIsolation.ts (which sessions a page may reach, the
+// namespace). Of the daemon's lines the relay reads the responses, to know which requests are in
+// flight: an open's answer makes the session the page's (sessionOwners.ts), and a handshake's has
+// its host snapshot cut down to the page's own sessions. Events go on unparsed.
 //
 // Memory stays bounded in both directions by backpressure rather than by dropping the slow side:
 // when more than `highWaterBytes` wait for the browser, the relay stops reading the daemon's socket
@@ -19,7 +20,7 @@ import type { Link } from '../../links/link.js';
 import { DEFAULT_MAX_LINE_BYTES, socketLink } from '../socketLink.js';
 import { CLOSE } from './access.js';
 import type { BrowserConnection } from './browser.js';
-import { echoedRequestId, filterHostSnapshot, judgeCommand, type IsolationContext } from './daemonIsolation.js';
+import { echoedRequestId, filterHostSnapshot, fromDaemon, inNamespace, judgeCommand, toDaemon, type IsolationContext } from './daemonIsolation.js';
 import { checkPolicy, gatewayError, GATEWAY_INSTANCE_ID, hostInstanceIdOf, readFrame, type CommandIds, type DaemonRelayErrorCode } from './daemonRecords.js';
 import type { SessionOwners } from './sessionOwners.js';
 
@@ -47,7 +48,7 @@ export interface DaemonRelayOptions {
 
 /** What the relays of one gateway share, and what the gateway knows that they need. */
 export interface DaemonRelayShared {
-  /** Who owns which session, across the gateway's pages. */
+  /** Who owns which session, across the gateway's pages, and the gateway's namespace on the daemon. */
   owners: SessionOwners;
   /** The largest WebSocket message the gateway takes (ws closes with 1009 past it). */
   maxMessageBytes: number;
@@ -95,6 +96,7 @@ export function relayDaemon(browser: BrowserConnection, options: DaemonRelayOpti
   const highWater = options.highWaterBytes ?? DAEMON_HIGH_WATER_BYTES;
   browser.role = 'pi-daemon relay';
   const { owners } = shared;
+  const { namespace } = owners;
   const isolation: IsolationContext = { page: browser.number, owners, admin: options.admin === true, redact: shared.redact };
   /**
    * The page's requests the daemon has not answered, by requestId (those the daemon echoes: see
@@ -132,11 +134,13 @@ export function relayDaemon(browser: BrowserConnection, options: DaemonRelayOpti
     browser.send(gatewayError(ids, hostInstanceId ?? GATEWAY_INSTANCE_ID, code, shared.redact(message), retryable, details));
   };
   /**
-   * A daemon line on its way to the page. A response (found by its `kind` before it is parsed: the
-   * events of a running turn, most of the traffic, are never parsed) ends its request's flight; an
-   * open's answer settles who owns the session, a handshake's has its host snapshot cut down.
+   * A daemon line on its way to the page, the gateway's namespace taken out. A response (found by
+   * its `kind` before it is parsed: the events of a running turn, most of the traffic, are never
+   * parsed) ends its request's flight; an open's answer settles who owns the session, a handshake's
+   * has its host snapshot cut down.
    */
-  const readLine = (line: string): string => {
+  const readLine = (line: string): string => fromDaemon(readResponseLine(line), namespace);
+  const readResponseLine = (line: string): string => {
     if (inFlight.size === 0 || !RESPONSE_KIND.test(line)) return line;
     const response = readResponse(line);
     if (response === undefined || !inFlight.has(response.requestId)) return line;
@@ -146,7 +150,8 @@ export function relayDaemon(browser: BrowserConnection, options: DaemonRelayOpti
     // more (its page left mid-turn): the page that asked gets it, so it can abort that wake and open
     // its next generation. It could have opened the free session anyway; no page loses by this.
     if (awaited?.kind === 'open') owners.opened(awaited.sessionId, browser.number, response.ok || response.code === 'session_busy');
-    if (awaited?.kind === 'handshake' && response.ok) return filterHostSnapshot(line, owners.owned(browser.number));
+    // Cut by the daemon's ids: a page's own id may spell another gateway's id of a session.
+    if (awaited?.kind === 'handshake' && response.ok) return filterHostSnapshot(line, inNamespace(owners.owned(browser.number), namespace));
     return line;
   };
 
@@ -181,6 +186,14 @@ export function relayDaemon(browser: BrowserConnection, options: DaemonRelayOpti
       const judgement = checkPolicy(read.record, { storedSessions: options.storedSessions === true }) ?? judgeCommand(read.record, isolation);
       if ('rule' in judgement) return answer(read.ids, 'denied_by_gateway', judgement.message, false, { rule: judgement.rule });
       if (judgement.verdict === 'refuse') return answer(read.ids, judgement.code, judgement.message, false, judgement.details);
+      const line = toDaemon(read.line, read.record, namespace);
+      if (line !== read.line && Buffer.byteLength(line) > maxLineBytes) {
+        // Like the daemon with a line that long: its error, then the close.
+        const bytes = Buffer.byteLength(line);
+        const message = `a record of ${bytes} bytes with the gateway's session namespace in front of its sessionId is over the daemon's line limit of ${maxLineBytes} bytes; send a shorter one`;
+        answer(read.ids, 'line_too_large', message, false, { maxLineBytes, actualBytes: bytes });
+        return finish(CLOSE.tooBig, `aicc gateway: ${message}`);
+      }
       const requestId = echoedRequestId(read.record);
       if (requestId !== undefined) {
         // The daemon's own answers, given here: it could not be told which request an answer is for.
@@ -197,15 +210,15 @@ export function relayDaemon(browser: BrowserConnection, options: DaemonRelayOpti
               : undefined,
         );
       }
-      if (stage === 'open') return forward(read.line);
-      backlogBytes += Buffer.byteLength(read.line);
+      if (stage === 'open') return forward(line);
+      backlogBytes += Buffer.byteLength(line);
       if (backlog.length >= DAEMON_MAX_BACKLOG || backlogBytes > DAEMON_MAX_BACKLOG_BYTES) {
         return finish(
           CLOSE.tryAgainLater,
           `more than ${DAEMON_MAX_BACKLOG} records or ${DAEMON_MAX_BACKLOG_BYTES} bytes before the daemon's socket opened; send fewer at once`,
         );
       }
-      backlog.push(read.line);
+      backlog.push(line);
     },
     close(code, reason) {
       if (stage === 'closed') return;

@@ -11,6 +11,14 @@
 // on the daemon) before it attaches. The key cannot tell pages apart (every page of a gateway has
 // the same one), and a page can carry nothing across a reload that another page could not copy;
 // the connection is the one identity a page cannot borrow.
+//
+// This ledger knows one gateway's pages only; another gateway on the same daemon keeps its own. So
+// the sessions of each gateway live on the daemon under a namespace of the gateway's own, drawn at
+// random when it starts: the daemon knows a page's session `cleo` as `gw-<16 hex digits>:cleo`, and
+// a page of another gateway — or of this one after a restart — cannot even name it: whatever id it
+// sends goes under its own gateway's namespace (daemonIsolation.ts puts it in and takes it out).
+
+import { randomBytes } from 'node:crypto';
 
 /** How one session id stands for one page. */
 export type Standing = 'owned' | 'opening' | 'free' | 'taken';
@@ -26,9 +34,29 @@ interface Claim {
 /** Most sessions one page connection may own or be opening at once. */
 export const MAX_SESSIONS_PER_PAGE = 1024;
 
+/**
+ * What a gateway's namespace looks like: `gw-`, letters and digits, `:`. It starts with a letter that
+ * is no hex digit and cannot follow a backslash in JSON, and holds nothing JSON escapes: so in a
+ * daemon's line it stands only where a string holds it, and taking it out leaves valid JSON
+ * (daemonIsolation.ts, fromDaemon).
+ */
+const NAMESPACE = /^gw-[0-9a-z]{1,32}:$/;
+
 export class SessionOwners {
   private readonly claims = new Map<string, Claim>();
   private readonly byPage = new Map<number, Set<string>>();
+
+  /**
+   * @param namespace what the daemon's ids of this gateway's sessions start with. Default: one drawn
+   * at random (`gw-` and 16 hex digits, then `:`), so that no other gateway on the daemon, nor this
+   * one once restarted, shares it.
+   */
+  constructor(readonly namespace: string = `gw-${randomBytes(8).toString('hex')}:`) {
+    if (!NAMESPACE.test(namespace))
+      throw new Error(
+        `SessionOwners: namespace ${JSON.stringify(namespace)} must be "gw-", 1 to 32 lowercase letters or digits, and ":"; leave it out for a random one`,
+      );
+  }
 
   /** How `sessionId` stands for `page`: its own, its open under way, nobody's, or another page's. */
   standing(sessionId: string, page: number): Standing {

@@ -1,7 +1,7 @@
 // The gateway's daemon relay in front of the real pi-daemon 0.3.3 (`aicc gateway --daemon`): pages
 // on WebSocket clients from 127.0.0.1, the daemon on its Unix socket, the stub model behind it.
 // The key and the Origin at the door; a session's life through the relay; two pages kept apart on
-// one daemon; drain and the host-wide status for admin gateways only; and each malformed frame
+// one daemon, on one gateway and on two; drain and the host-wide status for admin gateways only; and each malformed frame
 // answered as the daemon itself answers the same line on its socket — asked of the daemon here,
 // side by side, rather than written down from memory.
 
@@ -11,7 +11,7 @@ import { CLOSE } from '../../../src/node/gateway/access.js';
 import { startGateway, type Gateway } from '../../../src/node/gateway/server.js';
 import { command, connectDaemonBrowser, responseTo } from '../../node/gateway/daemonHelpers.js';
 import { KEY, ORIGIN, within, type BrowserClient, type Record_ } from '../../node/gateway/helpers.js';
-import { startStubModel, type StubModel } from '../stubModel.js';
+import { startStubModel, userTexts, type StubModel } from '../stubModel.js';
 import { describeWithRealDaemon, startRealDaemon, type RealDaemon } from './realDaemon.js';
 
 const NONE = { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools: 'none' };
@@ -182,6 +182,49 @@ describeWithRealDaemon('the gateway relaying to the real pi-daemon', () => {
     expect(await ask(first, 'status', {}, { sessionId: ref.sessionId })).toMatchObject({ ok: true, data: { generation: 1, state: 'idle' } });
   }, 60_000);
 
+  it("keeps the pages of two gateways on one daemon apart: the second page's open, reads, wakes and close of the first page's session id reach a session of its own", async () => {
+    const first = page();
+    const second = page({ on: await gatewayFor(daemon) });
+    const ref = { sessionId: 'e2e-gw-two', generation: 1 };
+    expect(await open(first, ref.sessionId)).toMatchObject({ ok: true, sessionId: ref.sessionId, data: { created: true } });
+    await ask(first, 'attach', {}, ref);
+    stub.script('the first page hears');
+    expect(await ask(first, 'wake', { prompt: 'FIRST PAGE SECRET' }, { ...ref, idempotencyKey: 'two-first-1' })).toMatchObject({
+      ok: true,
+      data: { result: { text: 'the first page hears' } },
+    });
+    const firstSequence = (await ask(first, 'status', {}, { sessionId: ref.sessionId })).data as { sequence: number };
+
+    // Open: the same id and generation from the other gateway is a new session, not the first page's "there already".
+    expect(await open(second, ref.sessionId)).toMatchObject({ ok: true, sessionId: ref.sessionId, data: { created: true, session: { generation: 1 } } });
+    // Read: its status is of that new session, which has run no turn.
+    const status = await ask(second, 'status', {}, { sessionId: ref.sessionId });
+    expect(status).toMatchObject({ ok: true, data: { sessionId: ref.sessionId, generation: 1, state: 'idle' } });
+    expect((status.data as { sequence: number }).sequence).toBeLessThan(firstSequence.sequence);
+    // Wake: the model sees the second page's prompt alone, none of the first page's conversation.
+    await ask(second, 'attach', {}, ref);
+    const asked = stub.requests.length;
+    stub.script('the second page hears');
+    expect(await ask(second, 'wake', { prompt: 'SECOND PAGE' }, { ...ref, idempotencyKey: 'two-second-1' })).toMatchObject({ ok: true });
+    expect(userTexts(stub.requests[asked]!)).toEqual(['SECOND PAGE']);
+    // A higher generation replaces its own session; close closes that.
+    expect(await open(second, ref.sessionId, 2)).toMatchObject({ ok: true, data: { created: true, session: { generation: 2 } } });
+    expect(await ask(second, 'close', {}, { sessionId: ref.sessionId, generation: 2 })).toMatchObject({ ok: true, data: { closed: true } });
+    expect(hostSessions(await ask(second, 'handshake'))).toEqual([]);
+
+    // The first page's session is as it was: generation 1, idle, its conversation whole.
+    expect(await ask(first, 'status', {}, { sessionId: ref.sessionId })).toMatchObject({ ok: true, data: { generation: 1, state: 'idle' } });
+    const again = stub.requests.length;
+    stub.script('the first page hears again');
+    expect(await ask(first, 'wake', { prompt: 'FIRST PAGE AGAIN' }, { ...ref, idempotencyKey: 'two-first-2' })).toMatchObject({ ok: true });
+    expect(userTexts(stub.requests[again]!)).toEqual(['FIRST PAGE SECRET', 'FIRST PAGE AGAIN']);
+    expect(hostSessions(await ask(first, 'handshake'))).toEqual([ref.sessionId]);
+    // Neither page saw the other's words, nor the namespace its session has on the daemon.
+    expect(second.frames.join('\n')).not.toContain('FIRST PAGE');
+    expect(first.frames.join('\n')).not.toContain('SECOND PAGE');
+    expect([...first.frames, ...second.frames].join('\n')).not.toMatch(/gw-[0-9a-f]{16}:/);
+  }, 60_000);
+
   it('frees the sessions of a page that leaves: a new connection opens one again, then uses it', async () => {
     const before = page();
     const ref = { sessionId: 'e2e-gw-return', generation: 1 };
@@ -216,7 +259,8 @@ describeWithRealDaemon('the gateway relaying to the real pi-daemon', () => {
       const admin = page({ on: await gatewayFor(own, true) });
       const status = await ask(admin, 'status');
       expect(status).toMatchObject({ ok: true, data: { draining: false } });
-      expect(hostSessions({ data: { host: status.data } })).toEqual(['e2e-gw-plain']);
+      // The session of a page on the other gateway, named as the daemon knows it: that gateway's namespace, then the page's id.
+      expect(hostSessions({ data: { host: status.data } })).toEqual([expect.stringMatching(/^gw-[0-9a-f]{16}:e2e-gw-plain$/)]);
       expect(await ask(admin, 'drain', { timeoutMs: 1000 })).toMatchObject({ ok: true, data: { draining: true } });
       expect(
         await ask(plain, 'open', { cwd: own.workDir, session: { mode: 'memory' }, resources: NONE }, { sessionId: 'e2e-gw-late', generation: 1 }),

@@ -1,7 +1,8 @@
 // The gateway in daemon mode under hostile pages (the run is in gatewayRun.ts): pi-daemon protocol v2
 // records relayed byte for byte to a fake daemon on a Unix socket (test/node/gateway/daemonHelpers.ts),
 // which answers every line. After each batch the daemon's lines are checked: each one a frame a
-// page sent (raw CR and LF turned to spaces, nothing split off, nothing added), none an `open`
+// page sent (raw CR and LF turned to spaces, nothing split off, nothing added but the gateway's
+// namespace in front of the sessionId of a command naming a session, which always has it), none an `open`
 // the gateway's policy refuses (filesystem tools, stored sessions), and none a drain, a host-wide
 // status or an operation the gateway does not know (for admin gateways only). Now and then the daemon goes
 // away: a page must then get daemon_unavailable and a 4502, and the next daemon must be served.
@@ -11,6 +12,7 @@ import fc from 'fast-check';
 import type { FuzzContext, FuzzTarget } from '../harness/context.js';
 import { DAEMON_WIRE_ERROR_CODES } from '../../../src/pi/daemonError.js';
 import { DAEMON_SUBPROTOCOL, KEY_PREFIX, SUBPROTOCOL } from '../../../src/node/gateway/access.js';
+import { toDaemon } from '../../../src/node/gateway/daemonIsolation.js';
 import { startGateway } from '../../../src/node/gateway/server.js';
 import { startFakeDaemon, type FakeDaemon } from '../../node/gateway/daemonHelpers.js';
 import { KEY, ORIGIN, tempDir, type Record_ } from '../../node/gateway/helpers.js';
@@ -42,6 +44,12 @@ const KNOWN_OPERATIONS: ReadonlySet<string> = new Set(['handshake', 'open', 'wak
 function reachesPastSessions(record: Record_): boolean {
   const operation = record['operation'];
   return typeof operation === 'string' && (!KNOWN_OPERATIONS.has(operation) || (operation === 'status' && !('sessionId' in record)));
+}
+
+/** A command the gateway lets through naming one session (its sessionId a string): it reaches the daemon in the gateway's namespace. */
+function namesSession(record: Record_): boolean {
+  const operation = record['operation'];
+  return typeof record['sessionId'] === 'string' && typeof operation === 'string' && KNOWN_OPERATIONS.has(operation) && operation !== 'handshake';
 }
 
 const isObject = (value: unknown): value is Record_ => value !== null && typeof value === 'object';
@@ -214,11 +222,30 @@ export const target: FuzzTarget = async (context) => {
     log: checkedLog(context, 'daemon'),
   });
 
+  /** The gateway's namespace on the daemon, once a line has shown it. */
+  let namespace: string | undefined;
+  /** Whether `line` is a frame a page sent, the namespace put in front of its sessionId where it names a session. */
+  const sent = (line: string): boolean => {
+    if (expected.has(line)) return true;
+    const found = /gw-[0-9a-f]{16}:/.exec(line)?.[0];
+    if (found === undefined) return false;
+    if (namespace !== undefined && found !== namespace) context.problem(`daemon: a second namespace ${found} after ${namespace}`);
+    namespace ??= found;
+    for (const frame of expected) {
+      try {
+        if (toDaemon(frame, JSON.parse(frame) as Record_, namespace) === line) return true;
+      } catch {
+        // Not JSON: it went as it came, or not at all.
+      }
+    }
+    return false;
+  };
+
   /** Every line the daemon got is a frame a page sent, whole, and none breaks the policy. */
   const checkLines = (): void => {
     for (const line of daemon.lines) {
       if (line.includes('\r')) context.problem('daemon: a line reached the daemon with a raw CR');
-      if (!expected.has(line)) context.problem(`daemon: the daemon got a line no page sent: ${line.slice(0, 80)}`);
+      if (!sent(line)) context.problem(`daemon: the daemon got a line no page sent: ${line.slice(0, 80)}`);
       let record: unknown;
       try {
         record = JSON.parse(line);
@@ -230,6 +257,8 @@ export const target: FuzzTarget = async (context) => {
       else if (breaksPolicy(record)) context.problem(`daemon: an open the policy refuses reached the daemon: ${line.slice(0, 120)}`);
       else if (reachesPastSessions(record))
         context.problem(`daemon: a drain, a host-wide status or an unknown operation reached the daemon: ${line.slice(0, 120)}`);
+      else if (namesSession(record) && (namespace === undefined || !(record['sessionId'] as string).startsWith(namespace)))
+        context.problem(`daemon: a command naming a session reached the daemon outside the gateway's namespace: ${line.slice(0, 120)}`);
     }
     daemon.lines.splice(0);
   };

@@ -110,10 +110,26 @@ describe('DaemonClient through the gateway', () => {
     expect(report).toMatchObject({ hostChanged: false, reattached: [CHAR], lost: [] });
     const opens = sim.received.filter((record) => record.operation === 'open');
     expect(opens).toHaveLength(2);
-    expect(opens[1]).toMatchObject({ sessionId: CHAR.sessionId, generation: CHAR.generation, payload: opens[0]!['payload'] as object });
+    // The same session (named on the daemon with the gateway's namespace in front), generation and payload.
+    expect(opens[0]!['sessionId']).toMatch(new RegExp(`^gw-[0-9a-f]{16}:${CHAR.sessionId}$`));
+    expect(opens[1]).toMatchObject({ sessionId: opens[0]!['sessionId'], generation: CHAR.generation, payload: opens[0]!['payload'] as object });
     sim.scriptTurns(() => 'still here');
     const answer = await client.wake(CHAR, { prompt: 'Are you there?' });
     expect(answer.terminal && answer.result.text).toBe('still here');
+  });
+
+  it('reports a session lost when the page reconnects through a restarted gateway: there it comes back empty', async () => {
+    const socket = join(dir.path, 'daemon.sock');
+    client = await DaemonClient.connect(await pageLink(), { reconnect: { connect: pageLink, baseDelayMs: 1 } });
+    await openAttached(client);
+    const reconnected = new Promise<ReconnectReport>((resolve) => client!.on('reconnect', resolve));
+    // The gateway restarts on the same port: a new namespace on the daemon, where the page's session is new and empty.
+    const port = Number(new URL(gateway.url).port);
+    await gateway.close();
+    gateway = await startGateway({ target: { kind: 'daemon', socketPath: socket }, origins: [ORIGIN], key: KEY, port, log: (line) => logs.push(line) });
+    const report = await within(reconnected, 'the reconnect');
+    expect(report).toMatchObject({ hostChanged: false, reattached: [] });
+    expect(report.lost.map((lost) => lost.error.code)).toEqual(['session_not_found']);
   });
 
   it('fails to connect with a closed link when no daemon listens, and the gateway stays up', async () => {

@@ -1,13 +1,16 @@
 // Pages on one gateway share a pi daemon; each reaches only the sessions its own connection opened
-// (src/node/gateway/daemonIsolation.ts, sessionOwners.ts). Against the fake daemon here, which
-// answers everything; test/e2e/daemon/gatewayRelay.test.ts runs the same rules against the real one.
+// (src/node/gateway/daemonIsolation.ts, sessionOwners.ts), and the pages of two gateways on one
+// daemon stay apart by each gateway's namespace. Against the fake daemon here, which answers
+// everything, and the daemon simulator for two gateways; test/e2e/daemon/gatewayRelay.test.ts runs
+// the same rules against the real one.
 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { filterHostSnapshot } from '../../../src/node/gateway/daemonIsolation.js';
+import { filterHostSnapshot, fromDaemon, toDaemon } from '../../../src/node/gateway/daemonIsolation.js';
 import { DAEMON_MAX_IN_FLIGHT, type DaemonRelayOptions } from '../../../src/node/gateway/daemonRelay.js';
 import { startGateway, type Gateway } from '../../../src/node/gateway/server.js';
 import { MAX_SESSIONS_PER_PAGE, SessionOwners } from '../../../src/node/gateway/sessionOwners.js';
+import { DaemonSimulator } from '../../pi/daemonSimulator.js';
 import { command, connectDaemonBrowser, openCommand, refusal, responseTo, startFakeDaemon, type FakeDaemon } from './daemonHelpers.js';
 import { KEY, ORIGIN, tempDir, within, type BrowserClient, type Record_ } from './helpers.js';
 
@@ -38,6 +41,14 @@ describe('SessionOwners', () => {
     owners.opening('t', 1);
     owners.opened('t', 1, false);
     expect(owners.standing('t', 1)).toBe('owned');
+  });
+
+  it('draws a namespace of its own for each gateway, and takes only one shaped as the relay needs it', () => {
+    const namespaces = new Set(Array.from({ length: 8 }, () => new SessionOwners().namespace));
+    expect(namespaces.size).toBe(8);
+    for (const namespace of namespaces) expect(namespace).toMatch(/^gw-[0-9a-f]{16}:$/);
+    expect(new SessionOwners('gw-test:').namespace).toBe('gw-test:');
+    for (const bad of ['', 'gw-:', 'gw-Test:', 'aicc:', 'gw-a"b:', 'gw-test']) expect(() => new SessionOwners(bad)).toThrow(/^SessionOwners: namespace /);
   });
 
   it("will not hand one page's session to another", () => {
@@ -84,6 +95,57 @@ describe('filterHostSnapshot', () => {
   });
 });
 
+describe('the namespace on the way to the daemon and back', () => {
+  const NS = 'gw-test:';
+  const to = (line: string): string => toDaemon(line, JSON.parse(line) as Record_, NS);
+
+  it("puts it in front of the sessionId of a command that names a session, and changes nothing else of the page's bytes", () => {
+    const odd =
+      '{ "requestId":"r1" , "note":"\\"sessionId\\":\\"n\\" \\\\", "sessionId" :  "cl\\"eo\\u00e9", "operation":"wake","payload":{"sessionId":"inner","prompt":"say \\"sessionId\\":\\"x\\""},"generation":1}';
+    expect(to(odd)).toBe(odd.replace('"sessionId" :  "cl', `"sessionId" :  "${NS}cl`));
+    for (const operation of ['open', 'status', 'wake', 'steer', 'followUp', 'abort', 'attach', 'detach', 'close']) {
+      expect(to(JSON.stringify(command('r', operation, {}, { sessionId: 's' })))).toContain(`"sessionId":"${NS}s"`);
+    }
+  });
+
+  it('reaches every top-level sessionId member, as JSON reads it: a duplicate, or a name written with escapes', () => {
+    expect(to('{"operation":"attach","sessionId":"a","generation":1,"sessionId":"b"}')).toBe(
+      `{"operation":"attach","sessionId":"${NS}a","generation":1,"sessionId":"${NS}b"}`,
+    );
+    expect(to('{"operation":"attach","session\\u0049d":"a"}')).toBe(`{"operation":"attach","session\\u0049d":"${NS}a"}`);
+    // Names in nested objects, arrays or string values are no member of the command.
+    const nested = '{"operation":"open","payload":{"x":[{"sessionId":"n"}],"sessionId":"p"},"sessionId":"s","tail":{"sessionId":"t"}}';
+    expect(to(nested)).toBe(nested.replace('"sessionId":"s"', `"sessionId":"${NS}s"`));
+  });
+
+  it('leaves a command that names no session, or no string one, byte for byte', () => {
+    for (const line of [
+      '{"operation":"handshake","sessionId":"s"}',
+      '{"operation":"drain","sessionId":"s"}',
+      '{"operation":"subscribeAll","sessionId":"s"}',
+      '{"operation":"status"}',
+      '{"operation":"attach","sessionId":42}',
+      '{"operation":"attach","sessionId":null}',
+      '{"sessionId":"s"}',
+    ])
+      expect(to(line)).toBe(line);
+  });
+
+  it('takes it out of whatever the daemon sends back, and leaves a line without it byte for byte', () => {
+    const event = `{"kind":"event","sessionId":"${NS}s","data":{"session":{"sessionId":"${NS}s"},"message":"session ${NS}s is busy"}}`;
+    expect(fromDaemon(event, NS)).toBe('{"kind":"event","sessionId":"s","data":{"session":{"sessionId":"s"},"message":"session s is busy"}}');
+    const other = '{"kind":"response" ,"data":{"sessions":[{"sessionId":"gw-other:s"}]}}';
+    expect(fromDaemon(other, NS)).toBe(other);
+    // Whatever stands around it in a string, what is left is the same JSON but for it.
+    for (const around of ['\\\\', '\\u00e9', '\\u001f', '\\"', 'é']) {
+      const line = JSON.stringify({ text: `${JSON.parse(`"${around}"`) as string}${NS}x${JSON.parse(`"${around}"`) as string}` });
+      expect(JSON.parse(fromDaemon(line, NS))).toEqual({ text: `${JSON.parse(`"${around}"`) as string}x${JSON.parse(`"${around}"`) as string}` });
+    }
+  });
+});
+
+const NONE = { extensions: 'none', skills: 'none', promptTemplates: 'none', themes: 'none', contextFiles: 'none', tools: 'none' };
+
 let dir: ReturnType<typeof tempDir>;
 let daemon: FakeDaemon;
 let gateway: Gateway;
@@ -107,6 +169,15 @@ async function ask(client: BrowserClient, record: Record_ & { requestId: string 
 
 /** The requestIds that reached the daemon, in order. */
 const forwarded = (): string[] => daemon.lines.map((line) => (JSON.parse(line) as { requestId: string }).requestId);
+
+/** The gateway's namespace, read off the sessionId that request `requestId` (naming `sessionId`) had at the daemon. */
+function namespaceOf(requestId: string, sessionId: string): string {
+  const line = daemon.lines.map((each) => JSON.parse(each) as Record_).find((record) => record.requestId === requestId);
+  const id = String(line?.sessionId);
+  expect(id).toMatch(/^gw-[0-9a-f]{16}:/);
+  expect(id.endsWith(`:${sessionId}`)).toBe(true);
+  return id.slice(0, id.length - sessionId.length);
+}
 
 /** A denied_by_gateway answer (under the gateway's hostInstanceId until the page has had a record from the daemon). */
 const denied = (requestId: string, rule: string, message: string, hostInstanceId = 'aicc-gateway'): Record_ =>
@@ -397,20 +468,22 @@ describe('daemon mode: what reaches past one session', () => {
     expect(await ask(page(), use('abort', {}, 'a1'))).toMatchObject({ error: { details: { rule: 'other_page' } } });
   });
 
-  it("cuts a handshake's host snapshot down to the page's own sessions; an admin gateway passes it whole", async () => {
-    const snapshot = (requestId: string): string =>
+  it("cuts a handshake's host snapshot down to the page's own sessions, by the daemon's ids; an admin gateway passes it whole", async () => {
+    const snapshot = (requestId: string, namespace: string): string =>
       JSON.stringify({
         protocolVersion: '2.0',
         kind: 'response',
         requestId,
         hostInstanceId: 'fake-host',
         ok: true,
-        data: { host: { hostInstanceId: 'fake-host', sessions: [{ sessionId: 'mine' }, { sessionId: 'theirs' }] } },
+        // The page's own session; another gateway's; one opened on the daemon's socket, whose id is the page's without the namespace.
+        data: { host: { hostInstanceId: 'fake-host', sessions: [{ sessionId: `${namespace}mine` }, { sessionId: 'gw-other:theirs' }, { sessionId: 'mine' }] } },
       });
     for (const admin of [false, true]) {
       await start({ admin });
       const client = page();
       await ask(client, openCommand(`o-${admin}`, 'mine'));
+      const namespace = namespaceOf(`o-${admin}`, 'mine');
       daemon.answer = false;
       client.send(command(`h-${admin}`, 'handshake'));
       await within(
@@ -419,10 +492,164 @@ describe('daemon mode: what reaches past one session', () => {
         })(),
         'the handshake at the daemon',
       );
-      daemon.push(snapshot(`h-${admin}`));
+      daemon.push(snapshot(`h-${admin}`, namespace));
       await responseTo(client, `h-${admin}`);
       daemon.answer = true;
-      expect(client.frames.at(-1)).toBe(admin ? snapshot(`h-${admin}`) : snapshot(`h-${admin}`).replace(',{"sessionId":"theirs"}', ''));
+      const whole = snapshot(`h-${admin}`, namespace).replace(namespace, '');
+      expect(client.frames.at(-1)).toBe(admin ? whole : whole.replace(',{"sessionId":"gw-other:theirs"},{"sessionId":"mine"}', ''));
     }
+  });
+});
+
+describe("daemon mode: the gateway's namespace on the daemon", () => {
+  it("names a page's session to the daemon under the namespace, and gives it back to the page as the page named it", async () => {
+    const client = page();
+    expect(await ask(client, openCommand('o1', 'cleo'))).toMatchObject({ ok: true });
+    const namespace = namespaceOf('o1', 'cleo');
+    await ask(client, use('attach', {}, 'a1', 'cleo'));
+    expect((JSON.parse(daemon.lines.at(-1)!) as Record_).sessionId).toBe(`${namespace}cleo`);
+    const event = (sequence: number): string =>
+      JSON.stringify({
+        protocolVersion: '2.0',
+        kind: 'event',
+        event: 'messageUpdate',
+        hostInstanceId: 'fake-host',
+        sessionId: `${namespace}cleo`,
+        generation: 1,
+        sequence,
+      });
+    daemon.push(event(1));
+    await client.waitFor((record) => record.kind === 'event', 'the event');
+    expect(client.frames.at(-1)).toBe(event(1).replace(namespace, ''));
+    expect(client.frames.join('\n')).not.toContain(namespace);
+  });
+
+  it("refuses an open of a sessionId the namespace would push past the daemon's 256 characters, or an empty one, as the daemon refuses such ids", async () => {
+    const client = page();
+    expect(await ask(client, openCommand('o0', 'probe'))).toMatchObject({ ok: true });
+    const max = 256 - namespaceOf('o0', 'probe').length;
+    expect(await ask(client, openCommand('o1', 's'.repeat(max)))).toMatchObject({ ok: true });
+    for (const [requestId, sessionId] of [
+      ['o2', 's'.repeat(max + 1)],
+      ['o3', ''],
+    ] as const) {
+      expect(await ask(client, openCommand(requestId, sessionId))).toEqual(
+        refusal('invalid_field', `sessionId length must be between 1 and ${max}`, {
+          requestId,
+          hostInstanceId: 'fake-host',
+          details: { field: 'sessionId', length: sessionId.length, min: 1, max },
+        }),
+      );
+    }
+    expect(forwarded()).toEqual(['o0', 'o1']);
+  });
+
+  it('answers a record the namespace pushes past the line limit with line_too_large, and closes, as the daemon does with such a line', async () => {
+    await start({ maxLineBytes: 4096 });
+    const client = page();
+    await ask(client, openCommand('o1', 's'));
+    const empty = JSON.stringify(use('wake', { prompt: '' }, 'w1'));
+    const record = JSON.stringify(use('wake', { prompt: 'y'.repeat(4096 - empty.length) }, 'w1'));
+    expect(Buffer.byteLength(record)).toBe(4096);
+    client.send(record);
+    expect(await within(client.closed, 'the close')).toMatchObject({ code: 1009 });
+    expect(client.records.at(-1)).toMatchObject({
+      requestId: 'w1',
+      ok: false,
+      error: { code: 'line_too_large', details: { maxLineBytes: 4096, actualBytes: 4096 + 20 } },
+    });
+    expect(forwarded()).toEqual(['o1']);
+  });
+});
+
+describe('daemon mode: two gateways on one daemon', () => {
+  let sim: DaemonSimulator;
+  let served: { close(): Promise<void> };
+  const gateways: Gateway[] = [];
+
+  beforeEach(async () => {
+    sim = new DaemonSimulator();
+    sim.scriptTurns(...Array.from({ length: 8 }, () => (turn: { prompt: string }) => `heard: ${turn.prompt}`));
+    served = await sim.listen(join(dir.path, 'sim.sock'));
+    for (let i = 0; i < 2; i++)
+      gateways.push(await startGateway({ target: { kind: 'daemon', socketPath: join(dir.path, 'sim.sock') }, origins: [ORIGIN], key: KEY }));
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => (client.close(), within(client.closed, 'a client to close'))));
+    for (const each of gateways.splice(0)) await each.close();
+    await served.close();
+  });
+
+  const pageOn = (on: Gateway): BrowserClient => {
+    const client = connectDaemonBrowser(`${on.url}/`);
+    clients.push(client);
+    return client;
+  };
+  /** An open as the daemon (and the simulator, which checks the schema) takes it: every resource named. */
+  const openOnSim = (requestId: string, sessionId: string, generation = 1): Record_ & { requestId: string } =>
+    command(requestId, 'open', { cwd: '/', session: { mode: 'memory' }, resources: NONE }, { sessionId, generation });
+  const wake = (requestId: string, prompt: string, generation = 1): Record_ & { requestId: string } =>
+    command(requestId, 'wake', { prompt }, { sessionId: 'cleo', generation, idempotencyKey: `k-${requestId}` });
+
+  it("keeps a page on the second from the first's session: its open makes a session of its own, and its reads, wakes and close reach that one", async () => {
+    const first = pageOn(gateways[0]!);
+    const second = pageOn(gateways[1]!);
+    expect(await ask(first, openOnSim('f-open', 'cleo'))).toMatchObject({ ok: true, sessionId: 'cleo', data: { created: true } });
+    await ask(first, use('attach', {}, 'f-attach', 'cleo'));
+    expect(await ask(first, wake('f-wake', 'the first page speaks'))).toMatchObject({ ok: true, data: { result: { text: 'heard: the first page speaks' } } });
+
+    // The same id from the other gateway: not the first page's session, "there already", but one of its own.
+    expect(await ask(second, openOnSim('s-open', 'cleo'))).toMatchObject({ ok: true, sessionId: 'cleo', data: { created: true } });
+    expect(await ask(second, use('status', {}, 's-status', 'cleo'))).toMatchObject({ ok: true, data: { sessionId: 'cleo', generation: 1 } });
+    await ask(second, use('attach', {}, 's-attach', 'cleo'));
+    expect(await ask(second, wake('s-wake', 'the second page speaks'))).toMatchObject({ ok: true });
+    // A higher generation replaces its own session, not the first page's; and it closes its own.
+    expect(await ask(second, openOnSim('s-open-2', 'cleo', 2))).toMatchObject({ ok: true, data: { created: true } });
+    expect(await ask(second, use('close', {}, 's-close', 'cleo'))).toMatchObject({ ok: false, error: { code: 'stale_generation' } });
+    expect(await ask(second, command('s-close-2', 'close', {}, { sessionId: 'cleo', generation: 2 }))).toMatchObject({ ok: true, data: { closed: true } });
+    // The second page's handshake shows no session of the first's.
+    const handshake = await ask(second, command('s-hello', 'handshake'));
+    expect((handshake.data as { host: { sessions: unknown[] } }).host.sessions).toEqual([]);
+
+    // Two sessions on the daemon, one under each gateway's namespace; the first is as its page left it.
+    const ids = [...new Set(sim.turns.map((turn) => turn.sessionId))];
+    expect(ids).toHaveLength(2);
+    for (const id of ids) expect(id).toMatch(/^gw-[0-9a-f]{16}:cleo$/);
+    expect(sim.turns.map((turn) => turn.prompt)).toEqual(['the first page speaks', 'the second page speaks']);
+    expect(sim.session(ids[0]!)).toMatchObject({ generation: 1, running: false, attached: 1 });
+    expect(await ask(first, use('status', {}, 'f-status', 'cleo'))).toMatchObject({ ok: true, data: { sessionId: 'cleo', generation: 1, state: 'idle' } });
+    // No record of the first page's session reached the second page: its events are its own wake's.
+    const events = second.records.filter((record) => record.kind === 'event');
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.every((event) => event.requestId === 's-wake' || event.requestId === undefined)).toBe(true);
+    expect(second.frames.join('\n')).not.toContain('the first page speaks');
+    expect(first.frames.join('\n')).not.toMatch(/gw-[0-9a-f]{16}:/);
+    expect(second.frames.join('\n')).not.toMatch(/gw-[0-9a-f]{16}:/);
+  });
+
+  it("keeps a restarted gateway's pages from the sessions of the gateway before it: an open starts a session of its own", async () => {
+    const before = pageOn(gateways[0]!);
+    await ask(before, openOnSim('b-open', 'cleo'));
+    await ask(before, use('attach', {}, 'b-attach', 'cleo'));
+    expect(await ask(before, wake('b-wake', 'before the restart'))).toMatchObject({ ok: true });
+    await gateways[0]!.close();
+    gateways[0] = await startGateway({ target: { kind: 'daemon', socketPath: join(dir.path, 'sim.sock') }, origins: [ORIGIN], key: KEY });
+    const after = pageOn(gateways[0]);
+    expect(await ask(after, openOnSim('a-open', 'cleo'))).toMatchObject({ ok: true, sessionId: 'cleo', data: { created: true } });
+    const [old, fresh] = ['b-open', 'a-open'].map((requestId) => String(sim.received.find((record) => record.requestId === requestId)?.sessionId));
+    expect(fresh).not.toBe(old);
+    // The session of the gateway before stays on the daemon (until the daemon evicts it), out of every page's reach.
+    expect(sim.session(old!)).toMatchObject({ generation: 1, running: false, attached: 0 });
+  });
+
+  it("cannot reach another gateway's session by naming the daemon's id of it", async () => {
+    const first = pageOn(gateways[0]!);
+    const second = pageOn(gateways[1]!);
+    await ask(first, openOnSim('f-open', 'cleo'));
+    const daemonId = String(sim.received.find((record) => record.requestId === 'f-open')?.sessionId);
+    expect(await ask(second, openOnSim('s-open', daemonId))).toMatchObject({ ok: true, sessionId: daemonId, data: { created: true } });
+    const at = String(sim.received.find((record) => record.requestId === 's-open')?.sessionId);
+    expect(at).not.toBe(daemonId);
+    expect(at.endsWith(daemonId)).toBe(true);
   });
 });
