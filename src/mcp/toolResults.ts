@@ -4,6 +4,7 @@
 // code, says whether a retry can succeed and what to do, so a model can correct itself.
 
 import type { CallOutcome } from '../agent/agentClient.js';
+import { refusalText } from '../agent/refusalAdvice.js';
 import { clip } from '../base/clip.js';
 import { compact } from '../runtime/compact.js';
 import type { ErrorCode, JsonObject, ToolDescriptor } from '../protocol/messages.js';
@@ -28,24 +29,6 @@ export interface McpToolResult {
 
 /** Longest text rendering of an output in `content` (the whole output is in structuredContent). */
 export const MAX_RESULT_TEXT = 1_000;
-
-/** What a model should do after each refusal: the retry advice the `retryable` flag alone cannot give. */
-const ADVICE: Record<ErrorCode, { retry: string; stop: string }> = {
-  invalid_input: { retry: 'fix the arguments and call again', stop: "fix the arguments to match the tool's inputSchema, then call again" },
-  tool_unknown: { retry: 'list the tools again', stop: 'this character has no such tool now: list the tools (they change with the game) and pick another' },
-  tool_unavailable: {
-    retry: 'wait a moment (a limit or a busy game), then call again',
-    stop: 'this tool is not available to this character now (a missing capability or a used-up quota): do something else',
-  },
-  timeout: { retry: 'the game did not answer in time: call again', stop: 'the game did not answer in time: do something else' },
-  execution_failed: {
-    retry: 'the game could not do it just now: call again',
-    stop: 'the game could not do it (see why): change the arguments or do something else',
-  },
-  session_expired: { retry: 'the session is reconnecting: call again shortly', stop: "the character's session is over: stop calling its tools" },
-  internal_error: { retry: 'the game failed: call again', stop: 'the game failed on this call: do something else' },
-  protocol_mismatch: { retry: 'call again', stop: 'the game and this bridge do not speak the same protocol: stop' },
-};
 
 /** A manifest tool as MCP lists it: a sensor is read-only; nothing an agent does here is destructive. */
 export function mcpTool(tool: ToolDescriptor): McpTool {
@@ -81,7 +64,5 @@ export function mcpResult(tool: string, outcome: CallOutcome): McpToolResult {
 
 /** A refusal as an `isError` result: `refused (CODE, retryable): why. What to do: …`. */
 export function refusedResult(tool: string, code: ErrorCode, message: string, retryable: boolean): McpToolResult {
-  const advice = ADVICE[code] ?? ADVICE.internal_error;
-  const text = `${tool} refused (${code}${retryable ? ', retryable' : ''}): ${message}. What to do: ${retryable ? advice.retry : advice.stop}.`;
-  return { content: [{ type: 'text', text }], isError: true };
+  return { content: [{ type: 'text', text: refusalText(tool, code, message, retryable) }], isError: true };
 }

@@ -6,6 +6,8 @@ export { runSweep } from './sweep/runSweep.js';
 
 export { startGateway, PiHost, PiProcess, discoverAgents, findAgent, SUBPROTOCOL, DAEMON_SUBPROTOCOL, KEY_PREFIX } from './gateway/index.js';
 export { connectSocketLink, socketLink, streamLink } from './socketLink.js';
+export { piAiModel } from './model/piAi.js';
 
 export type { ThreadSweepOptions } from './sweep/runSweep.js';
+export type { PiAiModelOptions, PiAiModel } from './model/piAi.js';
 export type { SweepOptions, SweepResult } from './sweep/sweepResult.js';

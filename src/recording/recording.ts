@@ -97,7 +97,9 @@ const DECISION_FIGURES: Readonly<Record<string, 'number' | 'integer'>> = {
   firstToolCallMs: 'number',
   inputTokens: 'integer',
   outputTokens: 'integer',
+  cachedInputTokens: 'integer',
   costUsd: 'number',
+  retries: 'integer',
 };
 const DECISION_FIELDS: ReadonlySet<string> = new Set(['decision', 'startedAt', 'totalMs', 'calls', 'ended', ...Object.keys(DECISION_FIGURES)]);
 

@@ -27,9 +27,13 @@ export interface DecisionCost {
   inputTokens?: number;
   /** Output tokens, likewise. */
   outputTokens?: number;
+  /** Of the prompt tokens, those the provider read from its prompt cache; undefined when not reported. */
+  cachedInputTokens?: number;
   /** Cost in US dollars as pi reported it, summed; undefined when none was reported. */
   costUsd?: number;
   /** Calls sent to the capsule. */
   calls: number;
+  /** Model requests tried again after a rate limit, a server error or a timeout; absent when none. */
+  retries?: number;
   ended: DecisionEnd;
 }

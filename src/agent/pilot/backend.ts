@@ -15,10 +15,16 @@ export type SendKind = 'prompt' | 'follow_up' | 'steer';
  */
 export type ChatSignal =
   | { type: 'token' }
+  /** The backend itself sent one of the model's native tool calls to the capsule (the direct model backend). */
+  | { type: 'tool_call' }
+  /** The backend tried a model request again (a rate limit, a server error, a timeout), and why. */
+  | { type: 'retry'; why: string }
   | {
       type: 'usage';
       /** Prompt tokens, cached or not (pi's `input + cacheRead + cacheWrite`). */
       inputTokens?: number;
+      /** Of those, the ones read from the provider's prompt cache (pi's `cacheRead`). */
+      cachedInputTokens?: number;
       /** pi's `output`. */
       outputTokens?: number;
       /** pi's `cost.total`, in US dollars, as pi computes it from its model catalog (0 for a model with no prices). */

@@ -75,6 +75,12 @@ export class DecisionMeter {
       open.firstTokenMs ??= now - open.startedAt;
       return;
     }
+    if (signal.type === 'tool_call') return this.callSent(now);
+    if (signal.type === 'retry') {
+      open.retries = (open.retries ?? 0) + 1;
+      return;
+    }
+    if (count(signal.cachedInputTokens)) open.cachedInputTokens = (open.cachedInputTokens ?? 0) + signal.cachedInputTokens;
     // A run can hold several model messages (a steer or a follow-up adds one): their counts add up.
     if (count(signal.inputTokens)) open.inputTokens = (open.inputTokens ?? 0) + signal.inputTokens;
     if (count(signal.outputTokens)) open.outputTokens = (open.outputTokens ?? 0) + signal.outputTokens;
@@ -109,8 +115,10 @@ export class DecisionMeter {
       totalMs: now - open.startedAt,
       ...(open.inputTokens !== undefined && { inputTokens: open.inputTokens }),
       ...(open.outputTokens !== undefined && { outputTokens: open.outputTokens }),
+      ...(open.cachedInputTokens !== undefined && { cachedInputTokens: open.cachedInputTokens }),
       ...(open.costUsd !== undefined && { costUsd: open.costUsd }),
       calls: open.calls,
+      ...(open.retries !== undefined && { retries: open.retries }),
       ended,
     };
     const usage = open.usage;

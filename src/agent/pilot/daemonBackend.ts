@@ -187,9 +187,7 @@ export class DaemonBackend implements ChatBackend {
 
   /** The client closed for good (it gave up reconnecting, or has no reconnect), not by this backend's close(). */
   onGone(listener: (reason: string) => void): () => void {
-    return this.client.on('close', ({ reason }) => {
-      if (!this.closed) listener(reason);
-    });
+    return this.client.on('close', ({ reason }) => this.closed || listener(reason));
   }
 
   async abort(): Promise<void> {
@@ -275,9 +273,7 @@ export class DaemonBackend implements ChatBackend {
       .then((answer) => (answer.terminal ? answer.result.text : ''));
     const wake: Outstanding = { promise, accepted: accept, done: false };
     this.wake = wake;
-    const finished = (): void => {
-      wake.done = true;
-    };
+    const finished = (): boolean => (wake.done = true);
     promise.then(finished, finished);
     try {
       // Accepted when the promptAccepted event arrives, or the answer itself (whichever is first).

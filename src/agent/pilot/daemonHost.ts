@@ -43,7 +43,6 @@ export function retryable(error: unknown): boolean {
   return (error as { retryable?: unknown } | null)?.retryable === true;
 }
 
-
 /** Aborts another incarnation's wake and waits (a little) until the host has no turn of it left. */
 export async function stopIncarnation(client: DaemonClientLike, ref: SessionRef): Promise<void> {
   await client.abort(ref).catch(() => undefined);

@@ -33,6 +33,9 @@ export interface AskedCall {
 /** A line of news; a state change keeps its chain of values so later changes extend it. */
 type NewsLine = { text: string } | { entity: string; field: string; values: unknown[] };
 
+/** The mark on words other players or characters wrote (briefing.ts's UNTRUSTED_NOTE says what it means). */
+export const UNTRUSTED = '[untrusted]';
+
 /** Values shown per state-change chain: the first, then the last few. */
 const MAX_CHAIN = 4;
 
@@ -95,7 +98,8 @@ export class Digest {
       }
       case 'agent_message': {
         const to = typeof p['to'] === 'string' ? ` to ${this.name(p['to'])}` : '';
-        this.news.push({ text: `${this.name(p['from'])}${to}: ${JSON.stringify(clip(String(p['text']), 280))}` });
+        // Words another player or character wrote: quoted, with who wrote them, and marked (the briefing says what the mark means).
+        this.news.push({ text: `${this.name(p['from'])}${to} ${UNTRUSTED}: ${JSON.stringify(clip(String(p['text']), 280))}` });
         return;
       }
       case 'audio':

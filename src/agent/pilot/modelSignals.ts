@@ -42,6 +42,8 @@ export function usageSignal(usage: unknown): ChatSignal | undefined {
   const cost = field(field(usage, 'cost'), 'total');
   const signal: ChatSignal = { type: 'usage' };
   if (input.length > 0) signal.inputTokens = input.reduce((a, b) => a + b, 0);
+  const cached = field(usage, 'cacheRead');
+  if (isCount(cached)) signal.cachedInputTokens = cached;
   if (isCount(output)) signal.outputTokens = output;
   if (isCount(cost)) signal.costUsd = cost;
   return Object.keys(signal).length > 1 ? signal : undefined;

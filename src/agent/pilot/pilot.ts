@@ -91,7 +91,7 @@ export class Pilot {
   /** Listens to the session and sends the briefing; the pilot runs on its own from then on. */
   start(): void {
     if (this.statusNow !== 'new') return;
-    const { client } = this.options;
+    const { client, backend } = this.options;
     // The session may have changed its declarations since construction: read them as they are now.
     this.manifest = client.manifest;
     this.quotas.setTools(this.manifest.tools);
@@ -101,12 +101,11 @@ export class Pilot {
       client.on('manifest', (manifest) => this.manifestChanged(manifest)),
       client.on('close', ({ reason }) => this.stop(`session closed: ${reason}`)),
     );
-    const { backend } = this.options;
-    for (const off of [
+    const offs = [
       backend.observe?.((signal) => this.meter.signal(signal, this.clock.now())),
       backend.onGone?.((reason) => this.stop(`the agent is gone: ${reason}`)),
-    ])
-      if (off !== undefined) this.unsubscribe.push(off);
+    ];
+    this.unsubscribe.push(...offs.filter((off) => off !== undefined));
     this.setStatus('idle');
     void this.decide();
   }

@@ -43,6 +43,13 @@ why it stopped, calls by tool, refusals by code, decision latency, wall time.
                     socket drops the demo connects again (8 attempts over about 90 s); a daemon
                     gone longer is said on stderr and in the summary, and the run exits 1.
   --cwd DIR         the session's folder on the daemon's host (default: this folder)
+  --agent model:PROVIDER/MODEL
+                    let a model drive Cleo directly, through pi's provider library (pi-ai,
+                    installed beside this package): the villager's tools are its own tools.
+                    The key comes from the provider's environment variable or pi's stored
+                    login, and goes nowhere else. A model at an OpenAI-compatible server
+                    (Ollama, llama.cpp, vLLM, LM Studio):
+  --base-url URL      that server, e.g. http://127.0.0.1:11434/v1 (PROVIDER is then any name)
   --agent mcp[:NAME]
                     serve a villager (default cleo) to an MCP client over standard input and
                     output, in real time: the client starts this command as its stdio server and
@@ -67,6 +74,8 @@ interface DemoArgs {
   daemonSocket?: string;
   /** With --agent pi-daemon:SOCKET: the session's folder (--cwd). */
   cwd?: string;
+  /** With --agent model:PROVIDER/MODEL: the model, and --base-url. */
+  model?: { provider: string; model: string; baseUrl?: string };
   /** With --agent mcp[:NAME]: the villager an MCP client plays over stdio. */
   mcp?: string;
   pi: PiAgentOptions;
@@ -81,7 +90,8 @@ export function parseDemoArgs(argv: string[]): DemoArgs | string {
       json: { type: 'boolean' },
       record: { type: 'string', expects: 'a file name' },
       play: { type: 'string', bare: 'cleo', expects: 'a villager' },
-      agent: { type: 'string', multiple: true, expects: 'pi, pi:NAME, pi-daemon:SOCKET or mcp:NAME' },
+      agent: { type: 'string', multiple: true, expects: 'pi, pi:NAME, pi-daemon:SOCKET, model:PROVIDER/MODEL or mcp:NAME' },
+      'base-url': { type: 'string', expects: 'a URL' },
       cwd: { type: 'string', expects: 'a folder' },
       'pi-bin': { type: 'string' },
       provider: { type: 'string' },
@@ -107,12 +117,16 @@ export function parseDemoArgs(argv: string[]): DemoArgs | string {
   // Each --agent in turn, as given: --agent mcp with a second --agent is refused below.
   for (const spec of values.agent ?? []) {
     const daemon = /^pi-daemon:(.+)$/.exec(spec);
-    const agent = daemon === null ? /^(pi|mcp)(?::([a-z]+))?$/.exec(spec) : null;
-    if (daemon !== null) {
+    const model = /^model:([^/\s]+)\/(\S+)$/.exec(spec);
+    const agent = daemon === null && model === null ? /^(pi|mcp)(?::([a-z]+))?$/.exec(spec) : null;
+    if (model !== null) {
+      args.agent = 'cleo';
+      args.model = { provider: model[1]!, model: model[2]! };
+    } else if (daemon !== null) {
       args.agent = 'cleo';
       args.daemonSocket = daemon[1]!;
     } else if (agent === null) {
-      return `--agent expects pi, pi:NAME, pi-daemon:SOCKET or mcp:NAME, got ${JSON.stringify(spec)}`;
+      return `--agent expects pi, pi:NAME, pi-daemon:SOCKET, model:PROVIDER/MODEL or mcp:NAME, got ${JSON.stringify(spec)}`;
     } else {
       const name = agent[2] ?? 'cleo';
       if (!(VILLAGERS as readonly string[]).includes(name)) return `--agent: no villager called "${name}"; choose ${VILLAGERS.join(', ')}`;
@@ -121,6 +135,11 @@ export function parseDemoArgs(argv: string[]): DemoArgs | string {
     }
   }
   if (values.cwd !== undefined) args.cwd = values.cwd;
+  if (values['base-url'] !== undefined) {
+    if (args.model === undefined) return '--base-url goes with --agent model:PROVIDER/MODEL';
+    if (!/^https?:\/\/\S+$/.test(values['base-url'])) return `--base-url expects an http(s) URL, got ${JSON.stringify(values['base-url'])}`;
+    args.model.baseUrl = values['base-url'];
+  }
   const piFlags = { '--pi-bin': 'piBin', '--provider': 'provider', '--model': 'model', '--pi-agent-dir': 'agentDir' } as const;
   for (const [flag, field] of Object.entries(piFlags)) {
     const text = values[flag.slice(2)];
@@ -128,7 +147,7 @@ export function parseDemoArgs(argv: string[]): DemoArgs | string {
   }
   if (args.cwd !== undefined && args.daemonSocket === undefined) return '--cwd goes with --agent pi-daemon:SOCKET';
   const piFlag = (Object.keys(piFlags) as Array<keyof typeof piFlags>).find((flag) => args.pi[piFlags[flag]] !== undefined);
-  if (piFlag !== undefined && args.agent === undefined) return `${piFlag} goes with --agent pi or --agent pi-daemon:SOCKET`;
+  if (piFlag !== undefined && (args.agent === undefined || args.model !== undefined)) return `${piFlag} goes with --agent pi or --agent pi-daemon:SOCKET`;
   if (args.daemonSocket !== undefined) {
     const hostOnly = (['--pi-bin', '--pi-agent-dir'] as const).find((flag) => args.pi[piFlags[flag]] !== undefined);
     if (hostOnly !== undefined) return `${hostOnly} is for --agent pi; a pi-daemon runs its own pi`;
@@ -199,19 +218,24 @@ async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal, daemonRec
   const pi =
     args.agent === undefined
       ? undefined
-      : args.daemonSocket !== undefined
-        ? await agents!.startDaemonAgent({
-            socketPath: args.daemonSocket,
-            label: args.agent,
-            ...(args.cwd !== undefined && { cwd: args.cwd }),
-            ...(daemonReconnect !== undefined && { reconnect: daemonReconnect }),
-            ...(args.pi.provider !== undefined && { provider: args.pi.provider }),
-            ...(args.pi.model !== undefined && { model: args.pi.model }),
-          })
-        : await agents!.startPiAgent({ ...args.pi, label: args.agent });
+      : args.model !== undefined
+        ? await (await import('./modelAgent.js')).startModelAgent(args.model)
+        : args.daemonSocket !== undefined
+          ? await agents!.startDaemonAgent({
+              socketPath: args.daemonSocket,
+              label: args.agent,
+              ...(args.cwd !== undefined && { cwd: args.cwd }),
+              ...(daemonReconnect !== undefined && { reconnect: daemonReconnect }),
+              ...(args.pi.provider !== undefined && { provider: args.pi.provider }),
+              ...(args.pi.model !== undefined && { model: args.pi.model }),
+            })
+          : await agents!.startPiAgent({ ...args.pi, label: args.agent });
   if (pi !== undefined) options.pilot = { character: args.agent!, backend: pi.backend };
   // Said at once, not only in the summary: a person watching the story sees why the villager went quiet.
-  pi?.backend.onGone?.((reason) => io.stderr.write(`aicc demo: the agent driving ${args.agent} is gone for good (${reason}); it idles for the rest of the day\n`));
+  if (pi !== undefined && typeof pi.backend !== 'function')
+    pi.backend.onGone?.((reason) =>
+      io.stderr.write(`aicc demo: the agent driving ${args.agent} is gone for good (${reason}); it idles for the rest of the day\n`),
+    );
   // With --agent mcp standard output is the MCP channel: everything for people goes to stderr.
   const out = args.mcp === undefined ? io.stdout : io.stderr;
   if (args.mcp !== undefined) {

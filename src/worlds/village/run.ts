@@ -27,8 +27,11 @@ export interface VillageOptions {
   record?: (line: string) => void;
   /** A person plays this villager through `io`. */
   play?: { character: string; io: PlayerIo };
-  /** A chat agent (pi, through the pilot) drives this villager; the day then runs in real time. */
-  pilot?: { character: string; backend: ChatBackend };
+  /**
+   * A chat agent drives this villager through the pilot; the day then runs in real time. `backend`
+   * may be made from the villager's session (a model backend calls its tools through it).
+   */
+  pilot?: { character: string; backend: ChatBackend | ((client: AgentClient) => ChatBackend) };
   /**
    * A program outside the village plays this villager (an MCP client, through serveMcp): `join`
    * opens its session on the capsule; the day then runs in real time and ends early when it leaves.
@@ -114,7 +117,13 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
     if (options.play?.character === id) player = new Player(client, world, id, options.play.io);
     else if (options.pilot?.character === id) {
       const who = world.character(id)!;
-      pilot = new Pilot({ client, backend: options.pilot.backend, character: { id, name: who.name, description: who.description, goal: GOALS[id] }, clock });
+      const { backend } = options.pilot;
+      pilot = new Pilot({
+        client,
+        backend: typeof backend === 'function' ? backend(client) : backend,
+        character: { id, name: who.name, description: who.description, goal: GOALS[id] },
+        clock,
+      });
       // Each decision's cost goes into the recording as a line of its own, as the decision ends.
       if (recorder) pilot.on('cost', (cost) => recorder.decision(id, cost));
       pilot.on('stop', ({ reason }) => {
@@ -156,7 +165,8 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   const summaryLines = summary.format(result, STOP_WORDS[stop]);
   // The model's timings vary from run to run: the pilot's line goes last, under the wall-time heading.
   if (pilot !== undefined) summaryLines.push(decisionCostLine(pilot.stats.costs));
-  if (pilotLost !== undefined) summaryLines.push(`chat agent: stopped at tick ${pilotLost.tick}, its villager idle for the rest of the day (${pilotLost.reason})`);
+  if (pilotLost !== undefined)
+    summaryLines.push(`chat agent: stopped at tick ${pilotLost.tick}, its villager idle for the rest of the day (${pilotLost.reason})`);
   return {
     seed,
     maxTicks: ticks,

@@ -170,7 +170,11 @@ describe('the pi-daemon backend', () => {
     const reply = backend.reply().then((text) => seen.push(`reply ${text}`));
     sim.finishTurn();
     await reply;
-    expect(seen).toEqual(['{"type":"token"}', '{"type":"usage","inputTokens":1000,"outputTokens":14,"costUsd":0.0011}', 'reply I look around.']);
+    expect(seen).toEqual([
+      '{"type":"token"}',
+      '{"type":"usage","inputTokens":1000,"cachedInputTokens":100,"outputTokens":14,"costUsd":0.0011}',
+      'reply I look around.',
+    ]);
     // A turn whose message carries no usage reports none; an unsubscribed listener hears nothing.
     sim.scriptTurns('again');
     await backend.send('prompt', 'more');

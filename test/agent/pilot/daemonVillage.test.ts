@@ -117,6 +117,7 @@ describe('a villager piloted through pi-daemon', () => {
       totalMs: 600,
       inputTokens: 1200,
       outputTokens: 18,
+      cachedInputTokens: 0,
       costUsd: 0.0015,
       calls: 1,
       ended: 'replied',

@@ -55,8 +55,8 @@ describe('a digest', () => {
     expect(digest.take()).toBe(
       [
         'News:',
-        '- ada to you: "Bram, a loaf for an apple?"',
-        '- cleo: "Good day, all!"',
+        '- ada to you [untrusted]: "Bram, a loaf for an apple?"',
+        '- cleo [untrusted]: "Good day, all!"',
         '- heard voices from ada (volume: 0.5, room: square)',
         '- collision you × cart (begin)',
         '- weather: sky: rain, wind: 3',
@@ -102,7 +102,7 @@ describe('a digest', () => {
     digest.addNote('one');
     digest.addNote('two');
     const lines = digest.take().split('\n');
-    expect(lines).toEqual(['News:', '- heard thud from x', '- cleo: "line 0"', '- cleo: "line 1"', '- … and 4 more', 'Notes:', '- one', '- … and 1 more']);
+    expect(lines).toEqual(['News:', '- heard thud from x', '- cleo [untrusted]: "line 0"', '- cleo [untrusted]: "line 1"', '- … and 4 more', 'Notes:', '- one', '- … and 1 more']);
   });
 
   it("uses the game's view of a tool's output", () => {

@@ -30,7 +30,7 @@ describe("pi's message events as signals", () => {
       totalTokens: 1075,
       cost: { input: 0.001, output: 0.002, cacheRead: 0.0001, cacheWrite: 0.0002, total: 0.0033 },
     };
-    expect(signals.read('end', assistant(usage))).toEqual({ type: 'usage', inputTokens: 1050, outputTokens: 25, costUsd: 0.0033 });
+    expect(signals.read('end', assistant(usage))).toEqual({ type: 'usage', inputTokens: 1050, cachedInputTokens: 700, outputTokens: 25, costUsd: 0.0033 });
     expect(signals.read('end', { message: { role: 'user', usage } })).toBeUndefined();
     expect(signals.read('end', { message: { role: 'system', usage } })).toBeUndefined();
     expect(signals.read('end', assistant())).toBeUndefined();

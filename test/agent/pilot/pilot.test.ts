@@ -102,20 +102,20 @@ describe('a piloted villager', () => {
     await run(5, () => backend.sent.some((s) => s.kind === 'steer'));
     const steer = backend.sent.find((s) => s.kind === 'steer')!;
     expect(steer.text).toMatch(/^Urgent news while you answer:\n/);
-    expect(steer.text).toContain('- ada to you: "Bram, a fresh loaf for one of your apples?"');
+    expect(steer.text).toContain('- ada to you [untrusted]: "Bram, a fresh loaf for one of your apples?"');
     // Ordinary news while still busy: a follow-up, once per run however much comes.
     void ada.call('say', { text: 'Lovely weather.' });
     await run(5);
     void ada.call('say', { text: 'Still lovely.' });
     await run(5);
     expect(backend.texts('follow_up')).toHaveLength(1);
-    expect(backend.texts('follow_up')[0]).toMatch(/^More news while you answer:\n[\s\S]*- ada: "Lovely weather\."/);
+    expect(backend.texts('follow_up')[0]).toMatch(/^More news while you answer:\n[\s\S]*- ada \[untrusted\]: "Lovely weather\."/);
     release();
     await run(10, () => backend.sent.length >= 5);
     // The reply answered all of it; what came after the follow-up goes in the next prompt.
     expect(backend.sent.map((s) => s.kind)).toEqual(['prompt', 'steer', 'follow_up', 'prompt']);
     expect(last(backend.sent)).toContain('- ok say {text: "Hello, Ada.", to: ada}');
-    expect(last(backend.sent)).toContain('- ada: "Still lovely."');
+    expect(last(backend.sent)).toContain('- ada [untrusted]: "Still lovely."');
     expect(pilot.stats).toMatchObject({ steers: 1, followUps: 1, decisions: 2 });
   });
 

@@ -85,9 +85,13 @@ describeWithRealDaemon('aicc demo --agent pi-daemon:SOCKET through a daemon cras
     const record = join(dir, 'day.ndjson');
     // The second decision is slow: the daemon is killed while the model answers it.
     stub.script(aicc({ tool: 'go', input: { direction: 'south' } }), { text: aicc({ tool: 'look' }), chunkChars: 4, chunkDelayMs: 400 });
-    const child = spawn(process.execPath, [CLI, 'demo', '--agent', `pi-daemon:${daemon.socket}`, '--cwd', daemon.workDir, '--ticks', '150', '--record', record], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'demo', '--agent', `pi-daemon:${daemon.socket}`, '--cwd', daemon.workDir, '--ticks', '150', '--record', record],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -101,8 +105,13 @@ describeWithRealDaemon('aicc demo --agent pi-daemon:SOCKET through a daemon cras
       expect(stderr).not.toMatch(/gone|Error/);
       expect(stub.requests.length).toBeGreaterThan(afterCrash);
       expect(stdout).toContain('Cleo says: "Morning!"');
-      const lines = readFileSync(record, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-      const cleo = lines.filter((line) => line['character'] === 'cleo' && line['message'] !== undefined).map((line) => line['message'] as Record<string, unknown>);
+      const lines = readFileSync(record, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const cleo = lines
+        .filter((line) => line['character'] === 'cleo' && line['message'] !== undefined)
+        .map((line) => line['message'] as Record<string, unknown>);
       const calls = cleo.filter((m) => m['type'] === 'tool_call').map((m) => m['call_id']);
       const results = cleo.filter((m) => m['type'] === 'tool_result').map((m) => m['call_id']);
       // Every call ran once and was answered once; the one the crash cut off never ran.

@@ -87,13 +87,18 @@ describe('aicc demo --agent pi-daemon:SOCKET', () => {
     const opens = sim.received.filter((r) => r['operation'] === 'open').map((r) => r['generation']);
     expect(opens).toEqual([1, 2]);
     expect(sim.turns.filter((turn) => turn.prompt.includes('You are Cleo in Millbrook'))).toHaveLength(2);
-    const lines = readFileSync(record, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = readFileSync(record, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const ends = lines.filter((line) => 'decision' in line && line['character'] === 'cleo').map((line) => (line['decision'] as { ended: string }).ended);
     expect(ends[0]).toBe('replied');
     expect(ends[1]).toBe('reply_failed');
     expect(ends.slice(2)).toContain('replied');
     // Cleo's calls: each answered exactly once, and the held turn's (look) never ran — its reply went with the host.
-    const cleo = lines.filter((line) => line['character'] === 'cleo' && line['message'] !== undefined).map((line) => line['message'] as Record<string, unknown>);
+    const cleo = lines
+      .filter((line) => line['character'] === 'cleo' && line['message'] !== undefined)
+      .map((line) => line['message'] as Record<string, unknown>);
     const calls = cleo.filter((m) => m['type'] === 'tool_call');
     const results = cleo.filter((m) => m['type'] === 'tool_result').map((m) => m['call_id']);
     expect(calls.map((call) => call['tool'])).not.toContain('look');
@@ -118,7 +123,11 @@ describe('aicc demo --agent pi-daemon:SOCKET', () => {
     server = undefined;
     sim.restart();
     expect(await day).toBe(1);
-    expect(out.stderr).toMatch(/^aicc demo: the agent driving cleo is gone for good \(DaemonClient: gave up reconnecting after 2 attempts .*\); it idles for the rest of the day\n$/);
-    expect(out.stdout).toMatch(/\nchat agent: stopped at tick \d+, its villager idle for the rest of the day \(the agent is gone: DaemonClient: gave up reconnecting/);
+    expect(out.stderr).toMatch(
+      /^aicc demo: the agent driving cleo is gone for good \(DaemonClient: gave up reconnecting after 2 attempts .*\); it idles for the rest of the day\n$/,
+    );
+    expect(out.stdout).toMatch(
+      /\nchat agent: stopped at tick \d+, its villager idle for the rest of the day \(the agent is gone: DaemonClient: gave up reconnecting/,
+    );
   }, 30_000);
 });

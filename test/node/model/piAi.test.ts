@@ -1,0 +1,102 @@
+// The direct model backend on the real pi-ai (0.73 on this Node) against a scripted
+// OpenAI-compatible server: `aicc demo --agent model:PROVIDER/MODEL --base-url URL` drives Cleo
+// with native tool calls, refusals come back to the model as tool errors, and the key stays out of
+// everything the run shows.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../../src/node/cli/main.js';
+import { piAiModel } from '../../../src/node/model/piAi.js';
+import { startStubModel, type StubModel } from '../../e2e/stubModel.js';
+import { tempDir } from '../gateway/helpers.js';
+
+function io() {
+  const out = { stdout: '', stderr: '' };
+  return { out, io: { stdout: { write: (t: string) => (out.stdout += t) }, stderr: { write: (t: string) => (out.stderr += t) } } };
+}
+
+describe('the direct model backend through pi-ai', () => {
+  let stub: StubModel | undefined;
+  let dir: ReturnType<typeof tempDir> | undefined;
+  afterEach(async () => {
+    await stub?.close();
+    dir?.remove();
+  });
+
+  it('drives Cleo with native tool calls; a refused call reaches the model as a tool error with what to do', async () => {
+    stub = await startStubModel({ fallbackReply: 'I wait.' });
+    stub.script(
+      // Going north from the Tavern is refused by the game: the model is told so, and tries another way.
+      { text: '', toolCalls: [{ name: 'go', arguments: { direction: 'north' } }], usage: { promptTokens: 900, completionTokens: 12 } },
+      { text: '', toolCalls: [{ name: 'go', arguments: { direction: 'south' } }] },
+      { text: '', toolCalls: [{ name: 'say', arguments: { text: 'Hello, market!' } }] },
+      'Done for now.',
+    );
+    dir = tempDir('aicc-model-demo-');
+    const record = join(dir.path, 'day.ndjson');
+    const { out, io: cli } = io();
+    const code = await main(['demo', '--agent', 'model:local/stub-model', '--base-url', stub.baseUrl, '--ticks', '40', '--record', record], cli);
+    expect(out.stderr).toBe('');
+    expect(code).toBe(0);
+    expect(out.stdout).toContain('Cleo walks south from the Tavern to the Market.');
+    expect(out.stdout).toContain('Cleo says: "Hello, market!"');
+    // The first request: the briefing for native tools, and the villager's tools as the model's own.
+    const first = stub.requests[0]!.body as unknown as {
+      messages: Array<{ role: string; content: unknown }>;
+      tools: Array<{ function: { name: string; parameters: object } }>;
+    };
+    expect(first.tools.map((tool) => tool.function.name)).toEqual(expect.arrayContaining(['look', 'go', 'say']));
+    expect(JSON.stringify(first.messages)).toContain('These tools are your own tools');
+    // The refusal went back as the tool's result, with what to do.
+    const second = stub.requests[1]!.body as { messages: Array<{ role: string; content: unknown }> };
+    const toolResult = second.messages.find((m) => m.role === 'tool');
+    expect(JSON.stringify(toolResult?.content)).toMatch(/go refused \(invalid_input|execution_failed/);
+    // Append-only between folds: each request starts with the one before it.
+    const asText = (i: number) => (stub!.requests[i]!.body as { messages: unknown[] }).messages.map((m) => JSON.stringify(m));
+    expect(asText(2).slice(0, asText(1).length)).toEqual(asText(1));
+    // Decisions are recorded with their calls and tokens.
+    const lines = readFileSync(record, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const decisions = lines.filter((line) => 'decision' in line).map((line) => line['decision'] as Record<string, number | string>);
+    expect(decisions[0]).toMatchObject({ decision: 1, calls: 3, ended: 'replied', inputTokens: 900, outputTokens: 12 });
+  }, 30_000);
+
+  it('keeps the key out of errors, even one that echoes it', async () => {
+    const secret = 'sk-echo-0a1b2c3d4e5f';
+    // A server that answers 401 quoting the key it got, as some proxies do.
+    const { createServer } = await import('node:http');
+    const server = createServer((req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `bad key ${String(req.headers.authorization)}` } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const model = await piAiModel({ provider: 'local', model: 'm', baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: secret });
+      const reply = await model.turn(
+        { systemPrompt: 's', messages: [{ role: 'user', content: 'hi', timestamp: 0 }], tools: [] },
+        { signal: new AbortController().signal, onToken: () => {} },
+      );
+      expect(reply.stopReason).toBe('error');
+      // The server's words came through, the key in them replaced.
+      expect(reply.errorMessage).toContain('bad key Bearer [key]');
+      expect(JSON.stringify(reply)).not.toContain(secret);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('says what to install or set when the model cannot be reached', async () => {
+    await expect(piAiModel({ provider: 'anthropic', model: 'no-such-model-id' })).rejects.toThrow(/has no model anthropic\/no-such-model-id in its catalog/);
+    const saved = process.env['OPENAI_API_KEY'];
+    delete process.env['OPENAI_API_KEY'];
+    try {
+      await expect(piAiModel({ provider: 'openai', model: 'gpt-4o-mini', agentDir: '/nonexistent' })).rejects.toThrow(/no key for openai/);
+    } finally {
+      if (saved !== undefined) process.env['OPENAI_API_KEY'] = saved;
+    }
+  });
+});
