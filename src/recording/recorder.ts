@@ -13,6 +13,7 @@ import {
   type RecordingEntry,
   type RecordingHeader,
 } from './recording.js';
+import { exchangeProblem, hashProblem, type RecordedExchange, type RecordedHash } from './cassetteLines.js';
 
 export class Recorder {
   /** Lines that failed their check: a bug in the bridge, reported rather than written silently. */
@@ -47,6 +48,24 @@ export class Recorder {
     this.emit(line);
   }
 
+  /** Writes an exchange line (a model turn that settled now: the cassette). Ignored once stopped. */
+  exchange(character: string, exchange: RecordedExchange['exchange']): void {
+    if (this.stopped) return;
+    this.check({ tick: this.capsule.tick, at: this.capsule.clock.now(), character, exchange }, exchangeProblem);
+  }
+
+  /** Writes a hash line: the world's state hash at the tick now. Ignored once stopped. */
+  hash(hash: string): void {
+    if (this.stopped) return;
+    this.check({ tick: this.capsule.tick, at: this.capsule.clock.now(), hash }, hashProblem);
+  }
+
+  private check<T extends RecordedExchange | RecordedHash>(line: T, problem: (line: unknown) => string | undefined): void {
+    const issue = problem(line);
+    if (issue !== undefined) this.problems.push(`line ${this.lines + 1}: ${issue}`);
+    this.emit(line);
+  }
+
   /** Stops listening and writes the end line: until then the recording reads as cut short. */
   stop(): void {
     if (this.stopped) return;
@@ -55,7 +74,7 @@ export class Recorder {
     this.emit({ end: true, tick: this.capsule.tick, entries: this.lines - 1 });
   }
 
-  private emit(value: RecordingHeader | RecordingEntry | RecordedDecision | RecordingEnd): void {
+  private emit(value: RecordingHeader | RecordingEntry | RecordedDecision | RecordedExchange | RecordedHash | RecordingEnd): void {
     this.lines++;
     this.write(formatLine(value));
   }

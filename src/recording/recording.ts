@@ -6,6 +6,7 @@
 import type { DecisionCost } from '../runtime/decisionCost.js';
 import { checkMessage } from '../protocol/messageCheck.js';
 import type { AiccMessage, JsonObject } from '../protocol/messages.js';
+import { exchangeProblem, hashProblem, type RecordedExchange, type RecordedHash } from './cassetteLines.js';
 
 // 2: the end line. A recording of format 1 had none, so nothing told a truncated one from a whole one.
 export const RECORDING_FORMAT = 'aicc-recording/2';
@@ -53,7 +54,7 @@ export interface RecordingEnd {
   end: true;
   /** The capsule's tick when the recording stopped. */
   tick: number;
-  /** The lines between the header and this line: messages and decision lines. */
+  /** The lines between the header and this line: messages, decision, exchange and hash lines. */
   entries: number;
 }
 
@@ -63,6 +64,10 @@ export interface Recording {
   entries: RecordingEntry[];
   /** The decision lines, in order (none for a run without a pilot): replay passes over them. */
   decisions: RecordedDecision[];
+  /** The model exchanges (the cassette), in order, each with its line number; none for a run without a model backend. */
+  exchanges: Array<RecordedExchange & { line: number }>;
+  /** The state hashes, in order; none unless the run wrote them. */
+  hashes: RecordedHash[];
   end: RecordingEnd;
 }
 
@@ -173,22 +178,35 @@ export function parseRecording(text: string): Recording {
   if (headerIssue !== undefined) throw new RecordingError(1, headerIssue);
   const entries: RecordingEntry[] = [];
   const decisions: RecordedDecision[] = [];
+  const exchanges: Recording['exchanges'] = [];
+  const hashes: RecordedHash[] = [];
   const sessions = new Map<string, string>();
   let lastTick = 0;
   let end: RecordingEnd | undefined;
   for (let i = 1; i < lines.length; i++) {
     const entry = parseLine(lines[i]!, i + 1);
     if (end !== undefined) throw new RecordingError(i + 1, `a line after the end line (line ${i}): two recordings joined, or lines added`);
-    const isEnd = entry !== null && typeof entry === 'object' && 'end' in entry;
-    const isDecision = !isEnd && entry !== null && typeof entry === 'object' && 'decision' in entry;
-    const issue = isEnd
-      ? endProblem(entry as Record<string, unknown>, entries.length + decisions.length, lastTick)
-      : isDecision
-        ? (decisionProblem(entry) ?? decisionOrderProblem(entry as RecordedDecision, lastTick, sessions))
-        : (entryProblem(entry) ?? orderProblem(entry as RecordingEntry, lastTick, sessions));
+    const kind = lineKind(entry);
+    const issue =
+      kind === 'end'
+        ? endProblem(entry as Record<string, unknown>, entries.length + decisions.length + exchanges.length + hashes.length, lastTick)
+        : kind === 'decision'
+          ? (decisionProblem(entry) ?? decisionOrderProblem(entry as RecordedDecision, lastTick, sessions))
+          : kind === 'exchange'
+            ? (exchangeProblem(entry) ?? decisionOrderProblem(entry as RecordedExchange, lastTick, sessions))
+            : kind === 'hash'
+              ? (hashProblem(entry) ??
+                ((entry as RecordedHash).tick < lastTick ? `tick ${(entry as RecordedHash).tick} comes after tick ${lastTick}` : undefined))
+              : (entryProblem(entry) ?? orderProblem(entry as RecordingEntry, lastTick, sessions));
     if (issue !== undefined) throw new RecordingError(i + 1, issue);
-    if (isEnd) end = entry as RecordingEnd;
-    else if (isDecision) {
+    if (kind === 'end') end = entry as RecordingEnd;
+    else if (kind === 'exchange') {
+      lastTick = (entry as RecordedExchange).tick;
+      exchanges.push({ ...(entry as RecordedExchange), line: i + 1 });
+    } else if (kind === 'hash') {
+      lastTick = (entry as RecordedHash).tick;
+      hashes.push(entry as RecordedHash);
+    } else if (kind === 'decision') {
       lastTick = (entry as RecordedDecision).tick;
       decisions.push(entry as RecordedDecision);
     } else {
@@ -202,7 +220,17 @@ export function parseRecording(text: string): Recording {
       lines.length + 1,
       `no end line: the recording stops after line ${lines.length}, cut short (a run that was killed, or a truncated copy)`,
     );
-  return { header: header as RecordingHeader, entries, decisions, end };
+  return { header: header as RecordingHeader, entries, decisions, exchanges, hashes, end };
+}
+
+/** Which kind of line a parsed line is, by the field only it has. */
+function lineKind(line: unknown): 'end' | 'decision' | 'exchange' | 'hash' | 'message' {
+  if (line === null || typeof line !== 'object' || Array.isArray(line)) return 'message';
+  if ('end' in line) return 'end';
+  if ('decision' in line) return 'decision';
+  if ('exchange' in line) return 'exchange';
+  if ('hash' in line && !('message' in line)) return 'hash';
+  return 'message';
 }
 
 /** Ticks never go back, and a character keeps the session its session_init opened. */
@@ -218,7 +246,7 @@ function orderProblem(entry: RecordingEntry, lastTick: number, sessions: Map<str
 }
 
 /** A decision line keeps the ticks in order too, and belongs to a character whose session has opened. */
-function decisionOrderProblem(line: RecordedDecision, lastTick: number, sessions: Map<string, string>): string | undefined {
+function decisionOrderProblem(line: { tick: number; character: string }, lastTick: number, sessions: Map<string, string>): string | undefined {
   if (line.tick < lastTick) return `tick ${line.tick} comes after tick ${lastTick}`;
   if (!sessions.has(line.character)) return `a decision of ${line.character} before its session_init`;
   return undefined;
@@ -232,6 +260,6 @@ function parseLine(line: string, number: number): unknown {
   }
 }
 
-export function formatLine(value: RecordingHeader | RecordingEntry | RecordedDecision | RecordingEnd): string {
+export function formatLine(value: RecordingHeader | RecordingEntry | RecordedDecision | RecordedExchange | RecordedHash | RecordingEnd): string {
   return `${JSON.stringify(value)}\n`;
 }

@@ -164,6 +164,9 @@ export function parseDemoArgs(argv: string[]): DemoArgs | string {
   return args;
 }
 
+/** With a model agent, a state hash goes into the recording every this many ticks. */
+const HASH_EVERY = 50;
+
 /** What the command reads from its surroundings; tests pass their own. */
 export interface DemoRuntime {
   /** Ends the day early, story and summary still printed (default: the first Ctrl-C, SIGINT). */
@@ -231,6 +234,11 @@ async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal, daemonRec
             })
           : await agents!.startPiAgent({ ...args.pi, label: args.agent });
   if (pi !== undefined) options.pilot = { character: args.agent!, backend: pi.backend };
+  if (args.model !== undefined) {
+    // The recording names the model and keeps its cassette and the world's state hashes: `aicc replay` re-runs the day from them.
+    options.recordOptions = { pilot: { character: args.agent!, agent: `model:${args.model.provider}/${args.model.model}` }, hashEvery: HASH_EVERY };
+    options.hashEvery = HASH_EVERY;
+  }
   // Said at once, not only in the summary: a person watching the story sees why the villager went quiet.
   if (pi !== undefined && typeof pi.backend !== 'function')
     pi.backend.onGone?.((reason) =>

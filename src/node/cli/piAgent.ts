@@ -53,10 +53,12 @@ export async function startPiAgent(options: PiAgentOptions = {}): Promise<PiAgen
       connectWebSocket(`${gateway.url}/`, { WebSocket: WebSocket as unknown as WebSocketConstructor, protocols: [SUBPROTOCOL, KEY_PREFIX + key] });
     // The gateway is in this process, but its socket can still drop: the client connects again, as a page's does.
     const peers = await PeersClient.connect(await connect(), { from: { id: 'aicc-demo', label: 'Millbrook', host: 'localhost' }, reconnect: { connect } });
+    const backend = new PeersBackend(peers);
     return {
-      backend: new PeersBackend(peers),
+      backend,
       close: async () => {
-        peers.close();
+        // Through the backend, so its own close is not taken for the agent going away (onGone).
+        backend.close();
         await gateway.close();
         await host.close();
       },

@@ -7,7 +7,7 @@ import type { AgentClient } from '../../agent/agentClient.js';
 import type { Capsule } from '../../runtime/capsule.js';
 import { connectInProcess } from '../../agent/inProcess.js';
 import { Recorder } from '../../recording/recorder.js';
-import { RECORDING_FORMAT } from '../../recording/recording.js';
+import { RECORDING_FORMAT, type RecordingHeader } from '../../recording/recording.js';
 import type { ChatBackend } from '../../agent/pilot/backend.js';
 import { decisionCostLine } from '../../agent/pilot/costs.js';
 import { Pilot } from '../../agent/pilot/pilot.js';
@@ -16,7 +16,11 @@ import { Player, type PlayerEnd, type PlayerIo } from './play.js';
 import { Bard, Baker, Farmer } from './roles.js';
 import { Narrator } from './story.js';
 import type { Villager } from './villager.js';
-import { buildVillage, VILLAGER_SESSION, VILLAGERS } from './world.js';
+import { buildVillage, VILLAGER_SESSION, VILLAGERS, type Village } from './world.js';
+import type { ModelExchange } from '../../agent/model/cassette.js';
+import type { JsonObject } from '../../protocol/messages.js';
+import type { ManualClock } from '../../runtime/clock.js';
+import { stateHash } from '../../research/stateHash.js';
 
 export interface VillageOptions {
   /** Default 7. */
@@ -31,7 +35,18 @@ export interface VillageOptions {
    * A chat agent drives this villager through the pilot; the day then runs in real time. `backend`
    * may be made from the villager's session (a model backend calls its tools through it).
    */
-  pilot?: { character: string; backend: ChatBackend | ((client: AgentClient) => ChatBackend) };
+  pilot?: { character: string; backend: ChatBackend | ((client: AgentClient, context: PilotContext) => ChatBackend) };
+  /** What the recording's header says besides world, seed and ticks (the agent that drove the pilot, for a replay). */
+  recordOptions?: JsonObject;
+  /** With a recording: a hash line (the world's state hash) every this many ticks, and one at the end. Default: none. */
+  hashEvery?: number;
+  /**
+   * Waits after each tick: by default, with a pilot or a guest, the tick's 100 ms of wall time (a
+   * model thinks in real time); a cassette replay passes its own (release the answers due, settle).
+   */
+  pace?: (tick: number) => Promise<void>;
+  /** Ends the day at this tick (a replay ends where the recording did). */
+  stopAt?: number;
   /**
    * A program outside the village plays this villager (an MCP client, through serveMcp): `join`
    * opens its session on the capsule; the day then runs in real time and ends early when it leaves.
@@ -40,6 +55,19 @@ export interface VillageOptions {
   progress?: (done: number, total: number) => void;
   /** Ends the day early when aborted (Ctrl-C at the command line); the story and summary still come. */
   signal?: AbortSignal;
+}
+
+/** What a pilot's backend may use of the run: the village's clock and tick, and the recording's cassette. */
+export interface PilotContext {
+  clock: ManualClock;
+  tick(): number;
+  /** Writes a model exchange into the recording; absent when the run is not recorded. */
+  exchange?: (exchange: ModelExchange) => void;
+}
+
+/** The village's state hash now: the tick and where every character and item is. */
+export function villageHash(village: Village): string {
+  return stateHash({ tick: village.capsule.tick, ...village.world.snapshot() });
 }
 
 /** A villager's outside player, once joined: `gone` turns true when it leaves. */
@@ -95,7 +123,17 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   const ticks = options.ticks ?? DEFAULT_TICKS;
   const village = buildVillage(seed);
   const { capsule, clock, world, random } = village;
-  const recorder = options.record && new Recorder(capsule, { format: RECORDING_FORMAT, world: 'village', seed, ticks }, options.record);
+  const header: RecordingHeader = {
+    format: RECORDING_FORMAT,
+    world: 'village',
+    seed,
+    ticks,
+    ...(options.recordOptions !== undefined && { options: options.recordOptions }),
+  };
+  const recorder = options.record && new Recorder(capsule, header, options.record);
+  const hashEvery = options.hashEvery;
+  const offHashes =
+    recorder && hashEvery !== undefined ? capsule.on('tick', ({ tick }) => tick % hashEvery === 0 && recorder.hash(villageHash(village))) : undefined;
   const narrator = new Narrator(capsule, world);
   const summary = new RunSummary(capsule);
 
@@ -120,7 +158,14 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
       const { backend } = options.pilot;
       pilot = new Pilot({
         client,
-        backend: typeof backend === 'function' ? backend(client) : backend,
+        backend:
+          typeof backend === 'function'
+            ? backend(client, {
+                clock,
+                tick: () => capsule.tick,
+                ...(recorder && { exchange: ({ character, ...exchange }: ModelExchange) => recorder.exchange(character, exchange as never) }),
+              })
+            : backend,
         character: { id, name: who.name, description: who.description, goal: GOALS[id] },
         clock,
       });
@@ -143,8 +188,13 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   const everyoneDone = () => agents.every((agent) => agent.done) && (player === undefined || player.done);
   // A model thinks in real time: with a pilot or a guest, each tick waits for its 100 ms of wall time.
   const live = pilot !== undefined || guest !== undefined;
-  const realTime = live ? { onTick: () => new Promise<void>((resolve) => setTimeout(resolve, 1000 / capsule.tickRateHz)) } : {};
-  const interrupted = (): boolean => options.signal?.aborted === true;
+  const realTime =
+    options.pace !== undefined
+      ? { onTick: () => options.pace!(capsule.tick) }
+      : live
+        ? { onTick: () => new Promise<void>((resolve) => setTimeout(resolve, 1000 / capsule.tickRateHz)) }
+        : {};
+  const interrupted = (): boolean => options.signal?.aborted === true || (options.stopAt !== undefined && capsule.tick >= options.stopAt);
   const stopWhen = !live ? () => everyoneDone() || interrupted() : () => interrupted() || guest?.gone === true;
   const result =
     player === undefined
@@ -160,6 +210,8 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   for (const client of clients) await client.close('the day is over');
   narrator.stop();
   summary.detach();
+  offHashes?.();
+  if (recorder && hashEvery !== undefined) recorder.hash(villageHash(village));
   recorder?.stop();
   capsule.dispose();
   const summaryLines = summary.format(result, STOP_WORDS[stop]);

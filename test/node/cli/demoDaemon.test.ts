@@ -27,7 +27,7 @@ describe('aicc demo --agent pi-daemon:SOCKET', () => {
 
   it('parses the socket path, and refuses an empty one', () => {
     expect(parseDemoArgs(['--agent', 'pi-daemon:/run/pi.sock'])).toMatchObject({ agent: 'cleo', daemonSocket: '/run/pi.sock' });
-    expect(parseDemoArgs(['--agent', 'pi-daemon:'])).toBe('--agent expects pi, pi:NAME, pi-daemon:SOCKET or mcp:NAME, got "pi-daemon:"');
+    expect(parseDemoArgs(['--agent', 'pi-daemon:'])).toBe('--agent expects pi, pi:NAME, pi-daemon:SOCKET, model:PROVIDER/MODEL or mcp:NAME, got "pi-daemon:"');
   });
 
   it('lets the daemon drive Cleo among the scripted villagers, then closes its session', async () => {

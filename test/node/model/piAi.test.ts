@@ -3,10 +3,12 @@
 // with native tool calls, refusals come back to the model as tool errors, and the key stays out of
 // everything the run shows.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/node/cli/main.js';
+import { requestHash } from '../../../src/agent/model/cassette.js';
+import type { ModelRequest } from '../../../src/agent/model/modelPort.js';
 import { piAiModel } from '../../../src/node/model/piAi.js';
 import { startStubModel, type StubModel } from '../../e2e/stubModel.js';
 import { tempDir } from '../gateway/helpers.js';
@@ -63,6 +65,54 @@ describe('the direct model backend through pi-ai', () => {
     const decisions = lines.filter((line) => 'decision' in line).map((line) => line['decision'] as Record<string, number | string>);
     expect(decisions[0]).toMatchObject({ decision: 1, calls: 3, ended: 'replied', inputTokens: 900, outputTokens: 12 });
   }, 30_000);
+
+  it('records a cassette: the replay re-runs world and pilot with zero model calls, line for line, story for story', async () => {
+    stub = await startStubModel({ fallbackReply: 'I wait.' });
+    stub.script(
+      { text: '', toolCalls: [{ name: 'go', arguments: { direction: 'north' } }] },
+      { text: '', toolCalls: [{ name: 'go', arguments: { direction: 'south' } }] },
+      { text: '', toolCalls: [{ name: 'say', arguments: { text: 'Hello, market!' } }] },
+      'Done for now.',
+      { text: '', toolCalls: [{ name: 'look', arguments: {} }] },
+    );
+    dir = tempDir('aicc-model-cassette-');
+    const record = join(dir.path, 'day.ndjson');
+    const day = io();
+    expect(await main(['demo', '--agent', 'model:local/stub-model', '--base-url', stub.baseUrl, '--ticks', '60', '--record', record], day.io)).toBe(0);
+    const calls = stub.requests.length;
+    expect(calls).toBeGreaterThanOrEqual(5);
+    const valid = io();
+    expect(await main(['validate', record], valid.io)).toBe(0);
+    expect(valid.out.stdout).toMatch(new RegExp(`${calls} model exchanges, 2 state hashes`));
+    await stub.close();
+    stub = undefined;
+    // No model anywhere now: the replay answers every turn from the cassette.
+    const again = io();
+    expect(await main(['replay', record], again.io)).toBe(0);
+    expect(again.out.stdout).toContain(`model turns: ${calls} answered from the cassette, 0 model calls`);
+    expect(again.out.stdout).toMatch(/replay: every line matched \(\d+ lines, 2 state hashes equal\)/);
+    const story = day.out.stdout.slice(0, day.out.stdout.indexOf('\n\n'));
+    expect(again.out.stdout.startsWith(`${story}\n\n`)).toBe(true);
+
+    // A cassette recorded with another version of the briefing ("Your aim:" where this one says
+    // "Your goal:"), its hashes true to what it sent: the replay names the first divergence.
+    const older = readFileSync(record, 'utf8')
+      .split('\n')
+      .map((line) => {
+        if (!line.includes('"exchange"')) return line;
+        const parsed = JSON.parse(line) as { exchange: { hash: string; request: ModelRequest } };
+        parsed.exchange.request = JSON.parse(JSON.stringify(parsed.exchange.request).replaceAll('Your goal: ', 'Your aim: ')) as ModelRequest;
+        parsed.exchange.hash = requestHash(parsed.exchange.request);
+        return JSON.stringify(parsed);
+      });
+    writeFileSync(record, older.join('\n'));
+    const changed = io();
+    const code = await main(['replay', record], changed.io);
+    expect(changed.out.stdout).toMatch(
+      /first divergence: tick \d+, cleo, model turn 1 \(recording line \d+\): message 1 \(user\) differs\n {2}recorded: .*Your aim: .*\n {2}replayed: .*Your goal: /,
+    );
+    expect(code).toBe(1);
+  }, 60_000);
 
   it('keeps the key out of errors, even one that echoes it', async () => {
     const secret = 'sk-echo-0a1b2c3d4e5f';
