@@ -109,6 +109,9 @@ Options
                       aicc.v0.1 and aicc-key.<key>); MCP clients on this machine drive it over
                       Streamable HTTP at http://127.0.0.1:PORT/mcp/<id>, with the header
                       Authorization: Bearer <key>. Needs @modelcontextprotocol/sdk installed
+  --mcp-idle-s N      with --mcp: an MCP session with no request waiting and no event stream
+                      open is closed after N seconds (default 600), so clients that vanished
+                      without DELETE do not hold the 16 session places
   --mcp-character ID  host, with --mcp: the hosted pi calls character ID's tools natively, as
                       mcp__aicc__<tool> (pi 1.x only; pi 0.73 is refused at start). pi gets a
                       private agent dir: links to the --agent-dir entries, and an mcp.json (mode
@@ -147,6 +150,8 @@ export interface GatewayArgs {
   mcp?: boolean;
   /** host mode with --mcp: the hosted pi calls this character's tools natively. */
   mcpCharacter?: string;
+  /** --mcp-idle-s: idle MCP sessions close after this many ms. */
+  mcpIdleMs?: number;
   origins: string[];
   key?: string;
   port: number;
@@ -198,6 +203,7 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
       origin: { type: 'string', multiple: true },
       port: { type: 'string' },
       'max-frame': { type: 'string' },
+      'mcp-idle-s': { type: 'string' },
       host: { type: 'string' },
       'daemon-stored-sessions': { type: 'boolean' },
       'daemon-admin': { type: 'boolean' },
@@ -218,14 +224,17 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
   for (const [flag, max, min] of [
     ['port', 65535, 0],
     ['max-frame', 64 * 1024 * 1024, 1],
+    ['mcp-idle-s', 86_400, 1],
   ] as const) {
     const text = values[flag];
     if (text === undefined) continue;
     const n = wholeNumber(`--${flag}`, text, min, max);
     if (typeof n === 'string') return n;
     if (flag === 'port') args.port = n;
+    else if (flag === 'mcp-idle-s') args.mcpIdleMs = n * 1000;
     else args.maxFrame = n;
   }
+  if (args.mcpIdleMs !== undefined && values.mcp !== true) return '--mcp-idle-s goes with --mcp';
   if (values.host !== undefined && values.host !== GATEWAY_HOST) return `--host: the gateway listens on ${GATEWAY_HOST} only`;
   for (const [flag, field] of Object.entries(VALUE_FLAGS)) {
     const text = values[flag];
@@ -300,6 +309,7 @@ export async function gatewayCommand(argv: string[], io: CliIo, runtime: Gateway
       log,
       ...maxPayload,
       ...(args.mcp === true && { mcp: true }),
+      ...(args.mcpIdleMs !== undefined && { mcpIdleMs: args.mcpIdleMs }),
     });
     host ??= gateway.host;
     io.stdout.write(`aicc gateway: listening on ${gateway.url}/\n`);

@@ -96,6 +96,8 @@ export interface GatewayOptions {
    * @modelcontextprotocol/sdk.
    */
   mcp?: boolean;
+  /** With mcp: an MCP session with no request waiting and no event stream open is closed after this long. Default MCP_IDLE_MS (10 minutes). */
+  mcpIdleMs?: number;
 }
 
 export interface Gateway {
@@ -142,7 +144,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let host: PiHost | undefined = target.kind === 'host' && typeof target.host !== 'function' ? target.host : undefined;
   const characterPolicy = policy.withSubprotocol(CHARACTER_SUBPROTOCOL);
   let port = 0;
-  const mcp = characters === undefined ? undefined : await loadMcpEndpoint({ characters, policy, port: () => port, log });
+  const mcp =
+    characters === undefined
+      ? undefined
+      : await loadMcpEndpoint({ characters, policy, port: () => port, log, ...(options.mcpIdleMs !== undefined && { idleMs: options.mcpIdleMs }) });
   const http = createServer((request, response) => {
     if (mcp !== undefined && (request.url ?? '').startsWith(MCP_PATH)) return mcp.handle(request, response);
     response.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' });

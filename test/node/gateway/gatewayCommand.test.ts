@@ -105,6 +105,13 @@ describe('aicc gateway', () => {
     ).toMatchObject({ piBin: 'pi1/dist/cli.js', piNode: '/opt/node22/bin/node' });
   });
 
+  it('takes --mcp-idle-s with --mcp only, in seconds', () => {
+    const env = { AICC_GATEWAY_KEY: KEY };
+    expect(parseGatewayArgs(['host', '--origin', ORIGIN, '--mcp', '--mcp-idle-s', '90'], env)).toMatchObject({ mcp: true, mcpIdleMs: 90_000 });
+    expect(parseGatewayArgs(['host', '--origin', ORIGIN, '--mcp-idle-s', '90'], env)).toBe('--mcp-idle-s goes with --mcp');
+    expect(parseGatewayArgs(['host', '--origin', ORIGIN, '--mcp', '--mcp-idle-s', '0'], env)).toMatch(/^--mcp-idle-s /);
+  });
+
   it('takes --mcp-character for host mode with --mcp only', () => {
     const env = { AICC_GATEWAY_KEY: KEY };
     expect(parseGatewayArgs(['host', '--origin', ORIGIN, '--mcp', '--mcp-character', 'cleo'], env)).toMatchObject({

@@ -2,23 +2,33 @@
 // Streamable HTTP. The page here is a capsule in this process behind a real WebSocket (the `ws`
 // package, as a page's WebSocket would connect), the client the MCP SDK's own. Foreign Hosts and
 // Origins, missing and wrong keys are refused, and the key never appears in an answer or a log line.
+// Then the endpoint alone, on a ManualClock, with a character lent in this process: sessions left
+// idle end, a refused initialize costs nothing, and every POST is answered.
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
+import type { AgentClient } from '../../../src/agent/agentClient.js';
+import { connectInProcess } from '../../../src/agent/inProcess.js';
 import { createCapsule, realClock, startIntervalDriver } from '../../../src/index.js';
 import { connectWebSocket } from '../../../src/links/websocket.js';
+import { AccessPolicy } from '../../../src/node/gateway/access.js';
 import { startGateway, type Gateway } from '../../../src/node/gateway/index.js';
+import { MAX_MCP_SESSIONS, mcpEndpoint, type McpEndpoint } from '../../../src/node/gateway/mcpEndpoint.js';
+import { ManualClock, type Clock, type TimerOptions } from '../../../src/runtime/clock.js';
 import { bindTextWorld } from '../../../src/adapters/text/bind.js';
 import { TextWorld } from '../../../src/adapters/text/world.js';
 import type { Capsule } from '../../../src/runtime/capsule.js';
 import { VILLAGE_SPEC, VILLAGER_SESSION } from '../../../src/worlds/village/world.js';
+import { within } from './helpers.js';
 
 const KEY = 'test-key-0123456789abcdef';
 const ORIGIN = 'http://localhost:5173';
@@ -28,27 +38,6 @@ let peers: string;
 let capsule: Capsule;
 let stopDriver: () => void;
 let clients: Client[];
-
-beforeEach(async () => {
-  lines = [];
-  clients = [];
-  peers = mkdtempSync(join(tmpdir(), 'aicc-peers-'));
-  gateway = await startGateway({ target: { kind: 'relay', peersHome: peers }, origins: [ORIGIN], key: KEY, mcp: true, log: (line) => lines.push(line) });
-  // The game page: the village on the wall clock, in event mode so calls run at once.
-  capsule = createCapsule({ world: { name: 'Millbrook', kind: 'text' }, clock: realClock(), tickMode: 'hybrid', tickRateHz: 10 });
-  bindTextWorld(capsule, new TextWorld(VILLAGE_SPEC));
-  stopDriver = startIntervalDriver(capsule);
-});
-
-afterEach(async () => {
-  for (const client of clients) await client.close().catch(() => {});
-  stopDriver();
-  capsule.dispose();
-  await gateway.close();
-  rmSync(peers, { recursive: true, force: true });
-  // The key never reached a log line.
-  expect(lines.join('\n')).not.toContain(KEY);
-});
 
 /** The page lends a character: its capsule's session over a WebSocket to /characters/<id>. */
 async function lend(character: string, protocols = ['aicc.v0.1', `aicc-key.${KEY}`]): Promise<void> {
@@ -79,27 +68,32 @@ async function connectWithRetry(client: Client, url: URL, headers: Record<string
   }
 }
 
-/** A raw POST, to see exactly what the gateway answers. */
-function post(path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; text: string }> {
+type Answer = { status: number; headers: IncomingHttpHeaders; text: string };
+
+/** A raw request, to see exactly what the gateway answers. */
+function exchange(port: number, method: string, path: string, headers: Record<string, string>, body?: unknown, agent?: Agent): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       {
         host: '127.0.0.1',
-        port: gateway.port,
+        port,
         path,
-        method: 'POST',
+        method,
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        ...(agent !== undefined && { agent }),
       },
       (response) => {
         let text = '';
         response.on('data', (chunk: Buffer) => (text += String(chunk)));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text }));
       },
     );
     request.once('error', reject);
-    request.end(JSON.stringify(body));
+    request.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }
+
+const post = (path: string, headers: Record<string, string>, body: unknown): Promise<Answer> => exchange(gateway.port, 'POST', path, headers, body);
 
 const initialize = {
   jsonrpc: '2.0',
@@ -110,6 +104,27 @@ const initialize = {
 const text = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text;
 
 describe('the gateway serving MCP', () => {
+  beforeEach(async () => {
+    lines = [];
+    clients = [];
+    peers = mkdtempSync(join(tmpdir(), 'aicc-peers-'));
+    gateway = await startGateway({ target: { kind: 'relay', peersHome: peers }, origins: [ORIGIN], key: KEY, mcp: true, log: (line) => lines.push(line) });
+    // The game page: the village on the wall clock, in event mode so calls run at once.
+    capsule = createCapsule({ world: { name: 'Millbrook', kind: 'text' }, clock: realClock(), tickMode: 'hybrid', tickRateHz: 10 });
+    bindTextWorld(capsule, new TextWorld(VILLAGE_SPEC));
+    stopDriver = startIntervalDriver(capsule);
+  });
+
+  afterEach(async () => {
+    for (const client of clients) await client.close().catch(() => {});
+    stopDriver();
+    capsule.dispose();
+    await gateway.close();
+    rmSync(peers, { recursive: true, force: true });
+    // The key never reached a log line.
+    expect(lines.join('\n')).not.toContain(KEY);
+  });
+
   it('lets an MCP client drive the character a page lent: tools, calls, refusals, news', async () => {
     await lend('cleo');
     const client = await mcpClient('cleo');
@@ -200,5 +215,249 @@ describe('the gateway serving MCP', () => {
     for (const session of capsule.sessions()) session.close('page closed');
     for (let i = 0; i < 100 && !lines.some((line) => /MCP session for cleo closed/.test(line)); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(lines.some((line) => /MCP session for cleo closed/.test(line))).toBe(true);
+  });
+});
+
+describe('the MCP endpoint on a clock of its own: idle sessions, refusals, every POST answered', () => {
+  const IDLE_MS = 60_000;
+  const MCP = { authorization: `Bearer ${KEY}` };
+  let clock: ManualClock;
+  let timerOptions: Array<TimerOptions | undefined>;
+  let village: Capsule;
+  let agent: AgentClient;
+  let endpoint: McpEndpoint;
+  let server: Server;
+  let port: number;
+  let log: string[];
+  /** The methods of the exchanges whose response the server saw close, in order. */
+  let ended: string[];
+
+  beforeEach(async () => {
+    clock = new ManualClock();
+    timerOptions = [];
+    // The endpoint's clock, telling which options each timer was set with.
+    const timers: Clock = {
+      now: () => clock.now(),
+      setTimeout: (callback, delayMs, options) => {
+        timerOptions.push(options);
+        return clock.setTimeout(callback, delayMs);
+      },
+      clearTimeout: (id) => clock.clearTimeout(id),
+    };
+    village = createCapsule({ world: { name: 'Millbrook', kind: 'text' }, clock: new ManualClock(), tickMode: 'hybrid', tickRateHz: 10 });
+    bindTextWorld(village, new TextWorld(VILLAGE_SPEC));
+    agent = await connectInProcess(village, { character: 'cleo', ...VILLAGER_SESSION });
+    log = [];
+    ended = [];
+    endpoint = mcpEndpoint({
+      characters: { get: (character) => (character === 'cleo' ? agent : undefined), news: () => undefined, onChange: () => () => {} },
+      policy: new AccessPolicy([ORIGIN], KEY),
+      port: () => port,
+      log: (line) => log.push(line),
+      clock: timers,
+      idleMs: IDLE_MS,
+    });
+    server = createServer((request, response) => {
+      response.once('close', () => ended.push(request.method ?? ''));
+      endpoint.handle(request, response);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  });
+
+  afterEach(async () => {
+    await endpoint.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await agent.close();
+    village.dispose();
+  });
+
+  const ask = (method: string, headers: Record<string, string>, body?: unknown, keepAlive?: Agent): Promise<Answer> =>
+    exchange(port, method, '/mcp/cleo', { ...MCP, ...headers }, body, keepAlive);
+  /** A new session's id. */
+  async function open(): Promise<string> {
+    const answer = await ask('POST', {}, initialize);
+    expect(answer.status).toBe(200);
+    return answer.headers['mcp-session-id'] as string;
+  }
+  const ping = (session: string): Promise<Answer> => ask('POST', { 'mcp-session-id': session }, { jsonrpc: '2.0', id: 9, method: 'ping' });
+  /** The session's event stream, open. */
+  const openStream = (session: string): Promise<IncomingMessage> =>
+    new Promise((resolve, reject) => {
+      const request = httpRequest(
+        { host: '127.0.0.1', port, path: '/mcp/cleo', method: 'GET', headers: { ...MCP, accept: 'text/event-stream', 'mcp-session-id': session } },
+        resolve,
+      );
+      request.once('error', reject);
+      request.end();
+    });
+
+  it(`frees the sessions clients left without DELETE once idle for idleMs: the next client is not locked out`, async () => {
+    const abandoned: string[] = [];
+    for (let i = 0; i < MAX_MCP_SESSIONS; i++) abandoned.push(await open());
+    expect((await ask('POST', {}, initialize)).status).toBe(503);
+    clock.advance(IDLE_MS - 1);
+    expect(endpoint.sessions).toBe(MAX_MCP_SESSIONS);
+    clock.advance(1);
+    expect(endpoint.sessions).toBe(0);
+    expect(log.filter((line) => /MCP session for cleo closed after 60 s idle/.test(line))).toHaveLength(MAX_MCP_SESSIONS);
+    expect((await ping(abandoned[0]!)).status).toBe(404);
+    expect(await open()).toMatch(/^[0-9a-f-]{36}$/);
+    // Upkeep: no idle timer keeps Node alive.
+    expect(timerOptions.length).toBeGreaterThan(0);
+    expect(timerOptions.every((options) => options?.background === true)).toBe(true);
+  });
+
+  it('counts each request as activity', async () => {
+    const session = await open();
+    clock.advance(IDLE_MS - 1);
+    expect((await ping(session)).status).toBe(200);
+    clock.advance(IDLE_MS - 1);
+    expect(endpoint.sessions).toBe(1);
+    clock.advance(1);
+    expect(endpoint.sessions).toBe(0);
+  });
+
+  it('takes a session whose event stream is open as busy however long, and idle from when the stream closed', async () => {
+    const streamed = await open();
+    const quiet = await open();
+    const stream = await openStream(streamed);
+    expect(stream.statusCode).toBe(200);
+    clock.advance(3 * IDLE_MS);
+    expect(endpoint.sessions).toBe(1);
+    expect((await ping(quiet)).status).toBe(404);
+    expect((await ping(streamed)).status).toBe(200);
+    stream.destroy();
+    // Once the server saw the stream close (the endpoint hears it on the same event).
+    await vi.waitFor(() => expect(ended).toContain('GET'));
+    clock.advance(IDLE_MS - 1);
+    expect(endpoint.sessions).toBe(1);
+    clock.advance(1);
+    expect(endpoint.sessions).toBe(0);
+  });
+
+  it('refuses an initialize it will not serve before it builds a server for it: the heap does not grow with refusals', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const heap = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const keepAlive = new Agent({ keepAlive: true, maxSockets: 8 });
+    const statuses = new Map<number, number>();
+    const refuse = async (count: number): Promise<void> => {
+      for (let i = 0; i < count; i += 8) {
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, (_, j) =>
+            ask('POST', (i + j) % 2 === 0 ? { accept: 'application/json' } : { 'content-type': 'text/plain' }, initialize, keepAlive),
+          ),
+        );
+        for (const { status } of answers) statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    };
+    await refuse(200);
+    const before = heap();
+    const REFUSALS = 2_000;
+    await refuse(REFUSALS);
+    const perRefusal = (heap() - before) / REFUSALS;
+    keepAlive.destroy();
+    expect(Object.fromEntries(statuses)).toEqual({ 406: 1_100, 415: 1_100 });
+    expect(endpoint.sessions).toBe(0);
+    // Each refusal used to keep its server, ~25 KB of it, for as long as the page lent the character.
+    expect(perRefusal, `${perRefusal.toFixed(0)} bytes a refusal`).toBeLessThan(2_048);
+  });
+
+  it('never quotes the key a client put in the path or a header', async () => {
+    const session = await open();
+    const answers = [
+      await ask('POST', { 'mcp-session-id': KEY }, { jsonrpc: '2.0', id: 1, method: 'ping' }),
+      await exchange(port, 'POST', `/mcp/${KEY}`, MCP, initialize),
+      await ask('POST', { 'mcp-session-id': session, 'mcp-protocol-version': KEY }, { jsonrpc: '2.0', id: 1, method: 'ping' }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([404, 404, 400]);
+    for (const answer of answers) {
+      expect(answer.text).not.toContain(KEY);
+      expect(answer.text).toContain('<key>');
+    }
+  });
+
+  it('answers every POST to a session, however malformed, within a bound', async () => {
+    const session = await open();
+    const to = { 'mcp-session-id': session };
+    const cases: Array<[string, unknown, number, (answer: unknown) => void]> = [
+      [
+        'a batch that repeats a request id',
+        [
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+        ],
+        400,
+        (answer) => expect(answer).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/repeats the request id 1/) } }),
+      ],
+      [
+        'a request that is also a result',
+        { jsonrpc: '2.0', id: 2, method: 'ping', result: {} },
+        400,
+        (answer) => expect(answer).toMatchObject({ error: { code: -32700 } }),
+      ],
+      [
+        'a request that is also an error',
+        { jsonrpc: '2.0', id: 3, method: 'ping', error: { code: 1, message: 'no' } },
+        400,
+        (answer) => expect(answer).toMatchObject({ error: { code: -32700 } }),
+      ],
+      [
+        'a request with a member JSON-RPC has not',
+        { jsonrpc: '2.0', id: 4, method: 'ping', extra: true },
+        400,
+        (answer) => expect(answer).toMatchObject({ error: { code: -32700 } }),
+      ],
+      [
+        'params null',
+        { jsonrpc: '2.0', id: 5, method: 'tools/list', params: null },
+        400,
+        (answer) => expect(answer).toMatchObject({ error: { code: -32700 } }),
+      ],
+      [
+        'params an array',
+        { jsonrpc: '2.0', id: 6, method: 'tools/list', params: [1] },
+        400,
+        (answer) => expect(answer).toMatchObject({ error: { code: -32700 } }),
+      ],
+      [
+        'params._meta not an object',
+        { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: 5 } },
+        400,
+        (answer) => expect(answer).toMatchObject({ error: { code: -32700 } }),
+      ],
+      [
+        'a request cancelled in its own batch',
+        [
+          { jsonrpc: '2.0', id: 8, method: 'tools/list' },
+          { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 8, reason: 'changed my mind' } },
+        ],
+        200,
+        (answer) => expect(answer).toMatchObject({ jsonrpc: '2.0', id: 8, error: { code: -32800, message: expect.stringMatching(/cancelled/) } }),
+      ],
+      ['a response nobody asked for', { jsonrpc: '2.0', id: 10, result: {} }, 202, (answer) => expect(answer).toBeUndefined()],
+      [
+        'a batch of a request and a notification',
+        [
+          { jsonrpc: '2.0', id: 11, method: 'ping' },
+          { jsonrpc: '2.0', method: 'notifications/initialized' },
+        ],
+        200,
+        (answer) => expect(answer).toEqual({ jsonrpc: '2.0', id: 11, result: {} }),
+      ],
+    ];
+    for (const [what, body, status, check] of cases) {
+      const answer = await within(ask('POST', to, body), `an answer to ${what}`, 2_000);
+      expect(answer.status, what).toBe(status);
+      check(answer.text === '' ? undefined : JSON.parse(answer.text));
+    }
+    // The session still answers.
+    expect((await ping(session)).status).toBe(200);
   });
 });

@@ -5,7 +5,10 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_MCP_BATCH, MAX_MCP_PENDING_REQUESTS, McpHttpSession } from '../../../src/node/gateway/mcpHttpSession.js';
+import { MAX_MCP_BATCH, MAX_MCP_PENDING_REQUESTS, McpHttpSession, REQUEST_CANCELLED } from '../../../src/node/gateway/mcpHttpSession.js';
+import { within } from './helpers.js';
+
+const KEY = 'test-key-0123456789abcdef';
 
 let server: Server;
 let port: number;
@@ -18,7 +21,10 @@ beforeEach(async () => {
   heard = [];
   opened = [];
   closed = 0;
-  session = new McpHttpSession((id) => opened.push(id));
+  session = new McpHttpSession(
+    (text) => text.replaceAll(KEY, '<key>'),
+    (id) => opened.push(id),
+  );
   session.onmessage = (message) => void heard.push(message);
   session.onclose = () => void closed++;
   server = createServer((request, response) => {
@@ -128,6 +134,64 @@ describe('an MCP session over Streamable HTTP', () => {
     expect(errorOf(version).message).toMatch(/unsupported MCP protocol version 1999-01-01 \(supported: .*2025-06-18/);
     // Nothing refused reached the server.
     expect(heard).toEqual([]);
+  });
+
+  it('refuses, and so answers, a message the MCP SDK would drop unanswered, and a batch that repeats a request id', async () => {
+    await open();
+    const refused: Array<[unknown, number]> = [
+      [[request(1), request(1)], -32600],
+      [{ jsonrpc: '2.0', id: 2, method: 'ping', result: {} }, -32700],
+      [{ jsonrpc: '2.0', id: 3, method: 'ping', error: { code: 1, message: 'no' } }, -32700],
+      [{ jsonrpc: '2.0', id: 4, method: 'ping', extra: true }, -32700],
+      [{ jsonrpc: '2.0', id: 5, method: 'tools/list', params: null }, -32700],
+      [{ jsonrpc: '2.0', id: 6, method: 'tools/list', params: 'all' }, -32700],
+      [{ jsonrpc: '2.0', method: 'notifications/initialized', params: [] }, -32700],
+      [{ jsonrpc: '2.0', id: 7, result: [] }, -32700],
+    ];
+    for (const [body, code] of refused) {
+      const answer = await within(post(body), JSON.stringify(body), 2_000);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(errorOf(answer).code, JSON.stringify(body)).toBe(code);
+    }
+    expect(errorOf(await post([request(1), request(1)])).message).toMatch(/the batch repeats the request id 1/);
+    expect(heard).toEqual([]);
+  });
+
+  it(`answers a request its client cancelled ${REQUEST_CANCELLED}, which the SDK's server will not answer`, async () => {
+    await open();
+    // In one batch: the server hears both, and says nothing of 8.
+    const batch = within(
+      post([request(8), request(9), { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 8, reason: 'no' } }]),
+      'the batch',
+      2_000,
+    );
+    for (let i = 0; i < 100 && heard.length < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+    await session.send({ jsonrpc: '2.0', id: 9, result: { n: 9 } });
+    expect(JSON.parse((await batch).text)).toEqual([
+      { jsonrpc: '2.0', id: 8, error: { code: REQUEST_CANCELLED, message: 'Request cancelled: the client cancelled request 8' } },
+      { jsonrpc: '2.0', id: 9, result: { n: 9 } },
+    ]);
+    // In another POST, while the first waits; a late answer to it goes nowhere.
+    const waiting = within(post(request(10)), 'the cancelled request', 2_000);
+    for (let i = 0; i < 100 && heard.length < 4; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 10 } })).toMatchObject({ status: 202 });
+    expect(JSON.parse((await waiting).text)).toMatchObject({ id: 10, error: { code: REQUEST_CANCELLED } });
+    await session.send({ jsonrpc: '2.0', id: 10, result: {} });
+    expect(heard.map((message) => ('method' in message ? message.method : ''))).toEqual([
+      'tools/list',
+      'tools/list',
+      'notifications/cancelled',
+      'tools/list',
+      'notifications/cancelled',
+    ]);
+  });
+
+  it('never quotes the gateway key from a header', async () => {
+    await open();
+    const answer = await post(request(1), { 'mcp-protocol-version': KEY });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer).message).toMatch(/unsupported MCP protocol version <key>/);
+    expect(answer.text).not.toContain(KEY);
   });
 
   it(`holds at most ${MAX_MCP_PENDING_REQUESTS} requests waiting for responses, and refuses an id already waiting`, async () => {
