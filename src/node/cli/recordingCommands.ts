@@ -1,9 +1,12 @@
 // `aicc validate FILE` and `aicc replay FILE`: check a recording, and re-run its world from it.
 
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { parseRecording, RecordingError, type Recording } from '../../recording/recording.js';
 import { replay } from '../../recording/replay.js';
-import { readArgs } from './args.js';
+import { readArgs, wholeNumber } from './args.js';
+import { startModelAgent } from './modelAgent.js';
 import type { CliIo } from './main.js';
 import { worldBuilders } from './replayWorlds.js';
 import { hasCassette, replayFromCassette } from './cassetteReplay.js';
@@ -31,12 +34,30 @@ each model turn answered from the cassette at the recorded tick, with zero model
 the story, and compares every line of the new recording with the original (messages, decisions,
 exchanges, state hashes); a request that differs from the recorded one (a changed briefing or
 digest) is named: tick, character, model turn, the recording's line, and a short diff.
+
+Fork a model run at a tick:
+  --until N         rebuild the day to tick N from the cassette (its state hash there is checked
+                    against the recording's, when it has one at N), then hand the villager over:
+  --then SPEC       scripted (the villager's own role), or model:PROVIDER/MODEL (a live model
+                    through pi-ai, in real time; --base-url URL for an OpenAI-compatible server)
+  --record FILE     the fork's own recording; its header names its parent and the tick
 Exit codes: 0 everything matched, 1 a mismatch or a bad recording, 2 bad usage or unreadable file.
 `;
 
 /** Reads and parses the one file argument; prints the problem and returns an exit code if it can't. */
-function load(command: string, argv: string[], help: string, io: CliIo): { recording: Recording; text: string } | number {
-  const read = readArgs(argv, { options: { help: { type: 'boolean', short: 'h' } }, positionals: true });
+function load(command: string, argv: string[], help: string, io: CliIo): { recording: Recording; text: string; values: Record<string, unknown> } | number {
+  const read = readArgs(argv, {
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      ...(command === 'replay' && {
+        until: { type: 'string', expects: 'a tick' },
+        then: { type: 'string', expects: 'scripted or model:PROVIDER/MODEL' },
+        'base-url': { type: 'string', expects: 'a URL' },
+        record: { type: 'string', expects: 'a file name' },
+      }),
+    },
+    positionals: true,
+  });
   if (typeof read !== 'string' && read.values.help === true) {
     io.stdout.write(help);
     return 0;
@@ -55,7 +76,7 @@ function load(command: string, argv: string[], help: string, io: CliIo): { recor
     return 2;
   }
   try {
-    return { recording: parseRecording(text), text };
+    return { recording: parseRecording(text), text, values: typeof read === 'string' ? {} : read.values };
   } catch (error) {
     if (!(error instanceof RecordingError)) throw error;
     io.stderr.write(`aicc ${command}: ${file}:${error.line}: ${error.reason}\n`);
@@ -78,12 +99,13 @@ export async function validateCommand(argv: string[], io: CliIo): Promise<number
 export async function replayCommand(argv: string[], io: CliIo): Promise<number> {
   const loaded = load('replay', argv, REPLAY_HELP, io);
   if (typeof loaded === 'number') return loaded;
-  const { recording, text } = loaded;
+  const { recording, text, values } = loaded;
   const build = worldBuilders[recording.header.world];
   if (build === undefined) {
     io.stderr.write(`aicc replay: no world called "${recording.header.world}" to rebuild; known: ${Object.keys(worldBuilders).join(', ')}\n`);
     return 1;
   }
+  if (values['until'] !== undefined || values['then'] !== undefined) return forkCommand(recording, text, values, argv[0]!, io);
   if (hasCassette(recording)) return cassetteReplayCommand(recording, text, io);
   const report = await replay(recording, build);
   for (const type of Object.keys(report.compared).sort() as Array<keyof typeof report.compared>) {
@@ -125,4 +147,51 @@ async function cassetteReplayCommand(recording: Recording, text: string, io: Cli
 function clipLine(line: string | undefined): string {
   if (line === undefined) return '(nothing)';
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+/** `--until N --then SPEC`: the day to tick N from the cassette, then another agent. */
+async function forkCommand(recording: Recording, text: string, values: Record<string, unknown>, file: string, io: CliIo): Promise<number> {
+  const usage = (problem: string): number => {
+    io.stderr.write(`aicc replay: ${problem}; run \`aicc replay --help\`\n`);
+    return 2;
+  };
+  if (typeof values['until'] !== 'string' || typeof values['then'] !== 'string') return usage('--until and --then go together');
+  const until = wholeNumber('--until', values['until'], 1, recording.end.tick);
+  if (typeof until === 'string') return usage(until);
+  if (!hasCassette(recording)) return usage('a fork needs a recording made with a model agent (aicc demo --agent model:… --record): this one has no cassette');
+  const spec = values['then'];
+  const model = /^model:([^/\s]+)\/(\S+)$/.exec(spec);
+  if (spec !== 'scripted' && model === null) return usage(`--then expects scripted or model:PROVIDER/MODEL, got ${JSON.stringify(spec)}`);
+  const baseUrl = typeof values['base-url'] === 'string' ? values['base-url'] : undefined;
+  const live = model === null ? undefined : await startModelAgent({ provider: model[1]!, model: model[2]!, ...(baseUrl !== undefined && { baseUrl }) });
+  const original = text.split('\n').filter((line, i, all) => i < all.length - 1 || line !== '');
+  let result: Awaited<ReturnType<typeof replayFromCassette>>;
+  try {
+    result = await replayFromCassette(recording, original, {
+      until,
+      then: live?.backend ?? 'scripted',
+      agent: spec,
+      parent: `${basename(file)} sha256:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`,
+      live: live !== undefined,
+    });
+  } finally {
+    await live?.close();
+  }
+  io.stdout.write(`${result.story.join('\n')}\n\n`);
+  if (typeof values['record'] === 'string') writeFileSync(values['record'], `${result.lines.join('\n')}\n`);
+  if (result.divergence !== undefined || result.firstDifference !== undefined) {
+    io.stdout.write(
+      `fork: the day did not replay the same up to tick ${until}${result.divergence ? ` (${result.divergence.where} differs at tick ${result.divergence.tick})` : ` (line ${result.firstDifference!.line} differs)`}\n`,
+    );
+    return 1;
+  }
+  const hash = result.hashAtFork;
+  if (hash !== undefined && hash.recorded !== hash.forked) {
+    io.stdout.write(`fork: the state hash at tick ${until} is ${hash.forked ?? '(none)'}, the recording's ${hash.recorded}\n`);
+    return 1;
+  }
+  io.stdout.write(
+    `fork: tick ${until} rebuilt from the cassette (${result.served} model turns, 0 model calls)${hash !== undefined ? `, state hash ${hash.recorded} as recorded` : ', every line before it as recorded'}; then ${spec}\n`,
+  );
+  return 0;
 }

@@ -35,7 +35,12 @@ export interface VillageOptions {
    * A chat agent drives this villager through the pilot; the day then runs in real time. `backend`
    * may be made from the villager's session (a model backend calls its tools through it).
    */
-  pilot?: { character: string; backend: ChatBackend | ((client: AgentClient, context: PilotContext) => ChatBackend) };
+  pilot?: { character: string; backend: PilotBackend };
+  /**
+   * At this tick the piloted villager is handed over (a fork): its pilot stops, and a new one on
+   * `backend` — or the villager's own scripted role, 'scripted' — plays it from there.
+   */
+  handover?: { tick: number; backend: PilotBackend | 'scripted' };
   /** What the recording's header says besides world, seed and ticks (the agent that drove the pilot, for a replay). */
   recordOptions?: JsonObject;
   /** With a recording: a hash line (the world's state hash) every this many ticks, and one at the end. Default: none. */
@@ -56,6 +61,11 @@ export interface VillageOptions {
   /** Ends the day early when aborted (Ctrl-C at the command line); the story and summary still come. */
   signal?: AbortSignal;
 }
+
+type VillagerId = (typeof VILLAGERS)[number];
+
+/** A pilot's backend, or how to make one from the villager's session and the run. */
+export type PilotBackend = ChatBackend | ((client: AgentClient, context: PilotContext) => ChatBackend);
 
 /** What a pilot's backend may use of the run: the village's clock and tick, and the recording's cassette. */
 export interface PilotContext {
@@ -144,6 +154,29 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   let guest: Guest | undefined;
   let pilotLost: { tick: number; reason: string } | undefined;
   let dayOver = false;
+  let pilotClient: AgentClient | undefined;
+  /** A pilot for `client`'s villager on `backend`, started; its costs recorded, its going away noted. */
+  const startPilot = (client: AgentClient, id: VillagerId, backend: PilotBackend): Pilot => {
+    const who = world.character(id)!;
+    const context: PilotContext = {
+      clock,
+      tick: () => capsule.tick,
+      ...(recorder && { exchange: ({ character, ...exchange }: ModelExchange) => recorder.exchange(character, exchange as never) }),
+    };
+    const started = new Pilot({
+      client,
+      backend: typeof backend === 'function' ? backend(client, context) : backend,
+      character: { id, name: who.name, description: who.description, goal: GOALS[id] },
+      clock,
+    });
+    // Each decision's cost goes into the recording as a line of its own, as the decision ends.
+    if (recorder) started.on('cost', (cost) => recorder.decision(id, cost));
+    started.on('stop', ({ reason }) => {
+      if (!dayOver && started === pilot) pilotLost = { tick: capsule.tick, reason };
+    });
+    started.start();
+    return started;
+  };
   for (const id of VILLAGERS) {
     if (options.guest?.character === id) {
       guest = await options.guest.join(capsule);
@@ -154,27 +187,8 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
     clients.push(client);
     if (options.play?.character === id) player = new Player(client, world, id, options.play.io);
     else if (options.pilot?.character === id) {
-      const who = world.character(id)!;
-      const { backend } = options.pilot;
-      pilot = new Pilot({
-        client,
-        backend:
-          typeof backend === 'function'
-            ? backend(client, {
-                clock,
-                tick: () => capsule.tick,
-                ...(recorder && { exchange: ({ character, ...exchange }: ModelExchange) => recorder.exchange(character, exchange as never) }),
-              })
-            : backend,
-        character: { id, name: who.name, description: who.description, goal: GOALS[id] },
-        clock,
-      });
-      // Each decision's cost goes into the recording as a line of its own, as the decision ends.
-      if (recorder) pilot.on('cost', (cost) => recorder.decision(id, cost));
-      pilot.on('stop', ({ reason }) => {
-        if (!dayOver) pilotLost = { tick: capsule.tick, reason };
-      });
-      pilot.start();
+      pilotClient = client;
+      pilot = startPilot(client, id, options.pilot.backend);
     } else agents.push(new ROLES[id](client, id, random.fork(`mind:${id}`)));
   }
   narrator.tell(
@@ -188,9 +202,26 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   const everyoneDone = () => agents.every((agent) => agent.done) && (player === undefined || player.done);
   // A model thinks in real time: with a pilot or a guest, each tick waits for its 100 ms of wall time.
   const live = pilot !== undefined || guest !== undefined;
+  const handover = options.handover;
+  const handOver = (): void => {
+    if (handover === undefined || capsule.tick !== handover.tick || pilotClient === undefined) return;
+    const id = options.pilot!.character as VillagerId;
+    const previous = pilot!;
+    if (handover.backend === 'scripted') {
+      pilot = undefined;
+      agents.push(new ROLES[id](pilotClient, id, random.fork(`mind:${id}:fork`)));
+    } else pilot = startPilot(pilotClient, id, handover.backend);
+    previous.stop(`handed over at tick ${handover.tick}`);
+    narrator.tell(`${world.character(id)!.name} is handed over to ${handover.backend === 'scripted' ? 'the scripted role' : 'another agent'}.`);
+  };
   const realTime =
     options.pace !== undefined
-      ? { onTick: () => options.pace!(capsule.tick) }
+      ? {
+          onTick: () => {
+            handOver();
+            return options.pace!(capsule.tick);
+          },
+        }
       : live
         ? { onTick: () => new Promise<void>((resolve) => setTimeout(resolve, 1000 / capsule.tickRateHz)) }
         : {};

@@ -94,6 +94,34 @@ describe('the direct model backend through pi-ai', () => {
     const story = day.out.stdout.slice(0, day.out.stdout.indexOf('\n\n'));
     expect(again.out.stdout.startsWith(`${story}\n\n`)).toBe(true);
 
+    // A fork at tick 50: rebuilt from the cassette (its hash there as recorded), then Cleo's scripted role, then another model.
+    const fork = join(dir.path, 'fork.ndjson');
+    const forked = io();
+    expect(await main(['replay', record, '--until', '50', '--then', 'scripted', '--record', fork], forked.io)).toBe(0);
+    const hashAt50 = readFileSync(record, 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('{"tick":50,') && line.includes('"hash"'))!;
+    expect(forked.out.stdout).toContain(
+      `fork: tick 50 rebuilt from the cassette (${calls} model turns, 0 model calls), state hash ${(JSON.parse(hashAt50) as { hash: string }).hash} as recorded; then scripted`,
+    );
+    expect(forked.out.stdout).toContain('Cleo is handed over to the scripted role.');
+    const forkHeader = JSON.parse(readFileSync(fork, 'utf8').split('\n')[0]!) as {
+      options: { parent: { recording: string; tick: number }; pilot: { agent: string } };
+    };
+    expect(forkHeader.options).toMatchObject({
+      parent: { recording: expect.stringMatching(/^day\.ndjson sha256:[0-9a-f]{16}$/), tick: 50 },
+      pilot: { agent: 'scripted' },
+    });
+    expect(await main(['validate', fork], io().io)).toBe(0);
+    stub = await startStubModel({ fallbackReply: 'I wait.' });
+    stub.script({ text: '', toolCalls: [{ name: 'say', arguments: { text: 'A new voice.' } }] });
+    const other = io();
+    expect(await main(['replay', record, '--until', '50', '--then', 'model:local/other', '--base-url', stub.baseUrl], other.io)).toBe(0);
+    expect(other.out.stdout).toContain('Cleo says: "A new voice."');
+    expect(stub.requests[0]!.body.model).toBe('other');
+    await stub.close();
+    stub = undefined;
+
     // A cassette recorded with another version of the briefing ("Your aim:" where this one says
     // "Your goal:"), its hashes true to what it sent: the replay names the first divergence.
     const older = readFileSync(record, 'utf8')
