@@ -71,7 +71,14 @@ describe.skipIf(packedSkip)('the code blocks, as a user runs them against the pa
   beforeAll(async () => {
     // Each engine a block imports is linked from this project, with its @types when it has some.
     const engines = [...new Set(programs.flatMap(importedPackages))];
-    const link = ['typescript', ...engines, ...engines.map((name) => `@types/${name}`).filter((name) => existsSync(join(ROOT, 'node_modules', name)))];
+    // A block on the Node-only entry is Node code: its project has Node's types, as a Node user's has.
+    const forNode = programs.some((block) => /from ['"]aicc-capsule\/(node|queue)['"]/.test(block.code));
+    const link = [
+      'typescript',
+      ...engines,
+      ...engines.map((name) => `@types/${name}`).filter((name) => existsSync(join(ROOT, 'node_modules', name))),
+      ...(forNode ? ['@types/node'] : []),
+    ];
     project = consumerProject({ name: 'docs', link });
     rmSync(join(project, 'blocks'), { recursive: true, force: true });
     rmSync(join(project, 'out'), { recursive: true, force: true });
@@ -85,7 +92,7 @@ describe.skipIf(packedSkip)('the code blocks, as a user runs them against the pa
           strict: true,
           target: 'es2022',
           lib: ['es2022', 'dom'],
-          types: [],
+          types: forNode ? ['node'] : [],
           esModuleInterop: true,
           skipLibCheck: false,
           ...RESOLUTIONS[resolution],
