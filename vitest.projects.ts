@@ -38,6 +38,9 @@ export const CLAIMING_PROJECTS: TestProject[] = [
   { name: 'types', include: ['test/**/*.types.test.ts'], build: false },
   // The real pi (0.73 on Node 20, 1.x on Node 22) against the stub model: each file starts pi.
   { name: 'pi', include: ['test/e2e/*.test.ts'], build: false },
+  // A real small language model (SmolLM2-135M on node-llama-cpp, one thread) behind an OpenAI-compatible
+  // endpoint (test/support/localModel/): installed once into the tests' cache, seconds of CPU a request.
+  { name: 'model', include: ['test/e2e/localModel/**/*.test.ts'], build: false },
 
   // The real pi-daemon, installed from its vendored tarball; demo.test.ts runs the built `aicc demo`.
   { name: 'daemon', include: ['test/e2e/daemon/**/*.test.ts'], build: true },

@@ -32,7 +32,7 @@ export function hasCassette(recording: Recording): boolean {
 export interface ForkOptions {
   until: number;
   /** The agent from there: a pilot backend (another model), or the villager's scripted role. */
-  then: PilotBackend | 'scripted';
+  handTo: PilotBackend | 'scripted';
   /** What the fork's header says of its agent and its parent. */
   agent: string;
   parent: string;
@@ -84,7 +84,7 @@ export async function replayFromCassette(recording: Recording, originalLines: re
       cassette.release(tick);
       for (let i = 0; i < 4; i++) await new Promise((resolve) => setImmediate(resolve));
     },
-    ...(fork === undefined ? { stopAt: recording.end.tick } : { handover: { tick: fork.until, backend: fork.then } }),
+    ...(fork === undefined ? { stopAt: recording.end.tick } : { handover: { tick: fork.until, backend: fork.handTo } }),
   });
   await agent.close();
   if (fork !== undefined) {

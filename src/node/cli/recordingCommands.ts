@@ -51,6 +51,7 @@ function load(command: string, argv: string[], help: string, io: CliIo): { recor
       help: { type: 'boolean', short: 'h' },
       ...(command === 'replay' && {
         until: { type: 'string', expects: 'a tick' },
+        // biome-ignore lint/suspicious/noThenProperty: the --then flag's spec, never awaited
         then: { type: 'string', expects: 'scripted or model:PROVIDER/MODEL' },
         'base-url': { type: 'string', expects: 'a URL' },
         record: { type: 'string', expects: 'a file name' },
@@ -169,7 +170,7 @@ async function forkCommand(recording: Recording, text: string, values: Record<st
   try {
     result = await replayFromCassette(recording, original, {
       until,
-      then: live?.backend ?? 'scripted',
+      handTo: live?.backend ?? 'scripted',
       agent: spec,
       parent: `${basename(file)} sha256:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`,
       live: live !== undefined,

@@ -102,7 +102,16 @@ describe('a digest', () => {
     digest.addNote('one');
     digest.addNote('two');
     const lines = digest.take().split('\n');
-    expect(lines).toEqual(['News:', '- heard thud from x', '- cleo [untrusted]: "line 0"', '- cleo [untrusted]: "line 1"', '- … and 4 more', 'Notes:', '- one', '- … and 1 more']);
+    expect(lines).toEqual([
+      'News:',
+      '- heard thud from x',
+      '- cleo [untrusted]: "line 0"',
+      '- cleo [untrusted]: "line 1"',
+      '- … and 4 more',
+      'Notes:',
+      '- one',
+      '- … and 1 more',
+    ]);
   });
 
   it("uses the game's view of a tool's output", () => {
