@@ -21,14 +21,25 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { installLocalModel, LOCAL_MODELS, type LocalModelKey, localModelPaths, localModelUnsupported, selectedLocalModel } from './install.mjs';
 
 export { LOCAL_MODELS, type LocalModelKey } from './install.mjs';
 
-const SERVER = fileURLToPath(new URL('./server.mjs', import.meta.url));
+/** The server beside this file — or, from a bundled copy of it (the bench bundles its modules), the repository's. */
+const SERVER = serverPath();
+
+function serverPath(): string {
+  const beside = fileURLToPath(new URL('./server.mjs', import.meta.url));
+  if (existsSync(beside)) return beside;
+  for (let dir = dirname(beside); dir !== dirname(dir); dir = dirname(dir)) {
+    const candidate = join(dir, 'test', 'support', 'localModel', 'server.mjs');
+    if (existsSync(candidate)) return candidate;
+  }
+  return beside;
+}
 /** The provider name the models.json block and localPiAiModel use. */
 export const LOCAL_PROVIDER = 'local';
 /** What the models.json block and localPiAiModel announce as the output limit: small keeps a run short. */
