@@ -5,6 +5,7 @@
 
 import type { CallOutcome } from '../agent/agentClient.js';
 import { refusalText } from '../agent/refusalAdvice.js';
+import { toolDescription } from '../agent/toolDescription.js';
 import { clip } from '../base/clip.js';
 import { compact } from '../runtime/compact.js';
 import type { ErrorCode, JsonObject, ToolDescriptor } from '../protocol/messages.js';
@@ -33,15 +34,9 @@ export const MAX_RESULT_TEXT = 1_000;
 /** A manifest tool as MCP lists it: a sensor is read-only; nothing an agent does here is destructive. */
 export function mcpTool(tool: ToolDescriptor): McpTool {
   const sensor = tool.class === 'sensor';
-  const limits =
-    tool.limits === undefined
-      ? ''
-      : ` Limits: ${Object.entries(tool.limits)
-          .map(([name, value]) => `${name.replace(/_/g, ' ')} ${String(value)}`)
-          .join(', ')}.`;
   return {
     name: tool.id,
-    description: `${tool.description}${limits}`,
+    description: toolDescription(tool),
     inputSchema: { ...(tool.input_schema as object), type: 'object' },
     ...(isObjectSchema(tool.output_schema) && { outputSchema: { ...tool.output_schema, type: 'object' as const } }),
     annotations: { readOnlyHint: sensor, destructiveHint: false, idempotentHint: sensor, openWorldHint: false },

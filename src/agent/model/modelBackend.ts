@@ -13,6 +13,7 @@ import { CapsuleError, messageOf } from '../../base/errors.js';
 import type { JsonObject, Manifest, ToolDescriptor } from '../../protocol/messages.js';
 import { compact } from '../../runtime/compact.js';
 import { refusalText } from '../refusalAdvice.js';
+import { toolDescription } from '../toolDescription.js';
 import type { ChatBackend, ChatSignal, SendKind } from '../pilot/backend.js';
 import { usable } from '../pilot/catalog.js';
 import { Conversation, type ConversationOptions } from './conversation.js';
@@ -230,13 +231,7 @@ export class ModelBackend implements ChatBackend {
 
 /** A manifest tool as a model tool: its id, its description with the limits, its input schema. */
 export function modelTool(tool: ToolDescriptor): ModelTool {
-  const limits =
-    tool.limits === undefined
-      ? ''
-      : ` Limits: ${Object.entries(tool.limits)
-          .map(([name, value]) => `${name.replace(/_/g, ' ')} ${String(value)}`)
-          .join(', ')}.`;
-  return { name: tool.id, description: `${tool.description}${limits}`, parameters: { ...(tool.input_schema as object), type: 'object' } };
+  return { name: tool.id, description: toolDescription(tool), parameters: { ...(tool.input_schema as object), type: 'object' } };
 }
 
 function positive(name: string, value: number): number {

@@ -15,7 +15,7 @@ import { Pilot } from '../../../src/agent/pilot/pilot.js';
 import { piAiModel } from '../../../src/node/model/piAi.js';
 import type { DecisionCost } from '../../../src/runtime/decisionCost.js';
 import { buildVillage, VILLAGER_SESSION } from '../../../src/worlds/village/world.js';
-import { describeWithLocalModel, type LocalModel, startLocalModel } from '../../support/localModel/index.js';
+import { describeWithLocalModel, type LocalModel, startLocalModel, waitingForModel } from '../../support/localModel/index.js';
 
 const DECISIONS = 10;
 const BUDGET = 1_600;
@@ -32,13 +32,11 @@ await describeWithLocalModel('a real local model drives Cleo through the direct 
     const client = await connectInProcess(village.capsule, { character: 'cleo', ...VILLAGER_SESSION, agent: { clock: village.clock } });
     const { turn } = await piAiModel({ provider: 'local', model: model.modelId, baseUrl: model.baseUrl, maxTokens: 128, temperature: 0 });
     const requests: ModelRequest[] = [];
-    let inFlight: Promise<unknown> | undefined;
-    const watched: ModelTurn = (request, options) => {
+    const pace = waitingForModel((request, options) => {
       requests.push({ ...request, messages: [...request.messages] });
-      const answer = turn(request, options);
-      inFlight = answer.catch(() => undefined);
-      return answer;
-    };
+      return turn(request, options);
+    });
+    const watched: ModelTurn = pace.turn;
     // A wide deadline: one thread on a busy 2-core machine.
     const gate = new ProviderGate({ clock: village.clock, timeoutMs: 600_000 });
     const backend = new ModelBackend({ client, turn: watched, gate, contextBudgetTokens: BUDGET, maxStepsPerDecision: 3, now: () => village.clock.now() });
@@ -63,15 +61,7 @@ await describeWithLocalModel('a real local model drives Cleo through the direct 
       capsule: village.capsule,
       ticks: 20_000,
       stopWhen: () => costs.length >= DECISIONS,
-      onTick: async () => {
-        await new Promise((resolve) => setImmediate(resolve));
-        while (inFlight !== undefined) {
-          const waiting = inFlight;
-          await waiting;
-          if (inFlight === waiting) inFlight = undefined;
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      },
+      onTick: pace.onTick,
     });
     pilot.stop();
 

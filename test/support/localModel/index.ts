@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import type { ModelTurn } from '../../../src/agent/model/modelPort.js';
 import { installLocalModel, LOCAL_MODELS, type LocalModelKey, localModelPaths, localModelUnsupported, selectedLocalModel } from './install.mjs';
 
 export { LOCAL_MODELS, type LocalModelKey } from './install.mjs';
@@ -308,4 +309,30 @@ export function writeLocalModelAgentDir(agentDir: string, model: LocalModelRef):
   const settingsFile = join(agentDir, 'settings.json');
   const settings = existsSync(settingsFile) ? (JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>) : {};
   writeFileSync(settingsFile, `${JSON.stringify({ ...settings, ...LOCAL_PI_SETTINGS }, null, 2)}\n`);
+}
+
+/**
+ * A model turn that notes each request while it is out, and a tick hook (runHeadless's onTick) that
+ * waits while one is: the world waits for the model's answers, not for whole decisions — the calls
+ * a model makes still need ticks to run.
+ */
+export function waitingForModel(turn: ModelTurn): { turn: ModelTurn; onTick(): Promise<void> } {
+  let inFlight: Promise<unknown> | undefined;
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  return {
+    turn: (request, options) => {
+      const answer = turn(request, options);
+      inFlight = answer.catch(() => undefined);
+      return answer;
+    },
+    onTick: async () => {
+      await settle();
+      while (inFlight !== undefined) {
+        const waiting = inFlight;
+        await waiting;
+        if (inFlight === waiting) inFlight = undefined;
+        await settle();
+      }
+    },
+  };
 }
