@@ -42,8 +42,15 @@ export function briefing(options: BriefingOptions): string {
   lines.push(`You are ${name} in ${manifest.world.name}, a ${manifest.world.kind} world. Your id is "${character.id}"; others see you by it.`);
   if (character.description !== undefined) lines.push(character.description);
   if (character.goal !== undefined) lines.push(`Your goal: ${character.goal}`);
-  lines.push('', 'You act only through tools. Each line: id [class] {input fields, * = required} limits — what it does.');
-  lines.push(...tools.map(toolLine));
+  if (options.nativeTools === true) {
+    // The model has each tool's JSON schema as its own: the compact field notation would only be
+    // read as values to copy (a small model sent `"1..80"` as a direction).
+    lines.push('', 'You act only through your tools. Each line: id [class] limits — what it does.');
+    lines.push(...tools.map((tool) => toolLine(tool, { fields: false })));
+  } else {
+    lines.push('', 'You act only through tools. Each line: id [class] {input fields, * = required} limits — what it does.');
+    lines.push(...tools.map((tool) => toolLine(tool)));
+  }
   lines.push(
     '',
     'Quotas: the limits above are calls per minute (/min) or per session; only calls that reach the tool count, a refused call costs nothing. I tell you what is left after you use a tool, and when it runs low.',

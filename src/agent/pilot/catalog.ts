@@ -21,10 +21,11 @@ export function usable(tool: ToolDescriptor, capabilities: Capabilities): boolea
 }
 
 /** `go [actuator] {direction*: string 1..32} 30/min — Walk through one of the exits…` */
-export function toolLine(tool: ToolDescriptor): string {
+export function toolLine(tool: ToolDescriptor, options: { fields?: boolean } = {}): string {
   const limits = limitsText(tool);
   const description = shorten(tool.description.replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION);
-  return `${tool.id} [${tool.class}] ${fieldsText(tool.input_schema, 0)}${limits === '' ? '' : ` ${limits}`}${description === '' ? '' : ` — ${description}`}`;
+  const fields = options.fields === false ? '' : ` ${fieldsText(tool.input_schema, 0)}`;
+  return `${tool.id} [${tool.class}]${fields}${limits === '' ? '' : ` ${limits}`}${description === '' ? '' : ` — ${description}`}`;
 }
 
 /** `text` within `max` characters: whole sentences when at least half survives, else clipped. */

@@ -35,8 +35,19 @@ describe('the briefing', () => {
     const manifest = await villageManifest();
     const text = briefing({ character: BRAM, manifest, maxCallsPerReply: 8 });
     for (const fragment of ['"type"', 'input_schema', 'output_schema', 'minLength', '"properties"']) expect(text).not.toContain(fragment);
-    const catalog = manifest.tools.map(toolLine).join('\n');
+    const catalog = manifest.tools.map((tool) => toolLine(tool)).join('\n');
     expect(catalog.length).toBeLessThan(JSON.stringify(manifest.tools).length / 3);
+  });
+
+  it('for native tools, lists each tool without its field notation (the model has the schemas), and says what untrusted words are', async () => {
+    const manifest = await villageManifest();
+    const text = briefing({ character: BRAM, manifest, maxCallsPerReply: 8, nativeTools: true });
+    const go = text.split('\n').find((line) => line.startsWith('go '))!;
+    expect(go).toMatch(/^go \[actuator\] \d+\/min — /);
+    expect(text).not.toMatch(/\{direction\*/);
+    expect(text).toContain('These tools are your own tools');
+    expect(text).toContain('Words marked [untrusted] were written by other players or characters');
+    expect(text.length).toBeLessThan(briefing({ character: BRAM, manifest, maxCallsPerReply: 8 }).length);
   });
 
   it('explains quotas and time', async () => {
