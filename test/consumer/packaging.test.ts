@@ -85,6 +85,13 @@ describe.skipIf(packedSkip)('the packed tarball', () => {
     expect(unresolved).toEqual([]);
   }, 120_000);
 
+  it("prints its own version from a project that installed it, not the project's (aicc -v)", () => {
+    const project = consumerProject({ name: 'version', manifest: { version: '9.9.9' } });
+    const printed = spawnSync(process.execPath, [join(project, 'node_modules', 'aicc-capsule', 'dist', 'cli.js'), '-v'], { cwd: project, encoding: 'utf8' });
+    const ours = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(printed.stdout).toBe(`${ours}\n`);
+  });
+
   it('ships its licence, README, docs and the CommonJS forwarders; no sources or tests', () => {
     expect(files).toEqual(
       expect.arrayContaining([

@@ -71,10 +71,12 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+/** This package's version: the first package.json above this file that is ours (installed, the host project's sits further up). */
 function version(): string {
-  for (const path of ['../../../package.json', '../package.json']) {
+  for (const path of ['../package.json', '../../../package.json']) {
     try {
-      return (JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { version: string }).version;
+      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'aicc-capsule' && typeof pkg.version === 'string') return pkg.version;
     } catch {
       // Try the next location: the source tree and the built dist/ sit at different depths.
     }
