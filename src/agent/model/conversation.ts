@@ -60,8 +60,8 @@ export class Conversation {
   fold(): boolean {
     if (this.tokens <= this.budget) return false;
     const starts = this.list.flatMap((message, at) => (message.role === 'user' && at > 0 ? [at] : []));
-    // Turn boundaries after the briefing (and after a summary line already there), newest turn kept.
-    const first = this.foldedTurns > 0 ? 2 : 1;
+    // Turn boundaries after the briefing (and after the summary line of an earlier fold), newest turn kept.
+    const first = this.folds > 0 ? 2 : 1;
     const boundaries = starts.filter((at) => at > first);
     if (boundaries.length === 0) return false;
     const target = this.budget * this.foldTo;
