@@ -8,13 +8,9 @@
 // Prints one JSON line per seed and one for all; the bench notebook (bench/README.md) keeps them.
 
 import { runHeadless } from '../src/adapters/headless/runner.js';
-import { connectInProcess } from '../src/agent/inProcess.js';
-import { ModelBackend } from '../src/agent/model/modelBackend.js';
-import { ProviderGate } from '../src/agent/model/providerGate.js';
-import { Pilot } from '../src/agent/pilot/pilot.js';
 import { piAiModel } from '../src/node/model/piAi.js';
-import { buildVillage, VILLAGER_SESSION } from '../src/worlds/village/world.js';
-import { startLocalModel, waitingForModel } from '../test/support/localModel/index.js';
+import type { ModelTurn } from '../src/agent/model/modelPort.js';
+import { modelDrivenCleo, startLocalModel } from '../test/support/localModel/index.js';
 
 const perSeed = Number(process.argv[2] ?? 10);
 const seeds = (process.argv[3] ?? '1,2,3').split(',').map(Number);
@@ -24,28 +20,12 @@ const totals = { calls: 0, wellFormed: 0, refused: 0, followedByDifferent: 0, de
 try {
   const { turn } = await piAiModel({ provider: 'local', model: model.modelId, baseUrl: model.baseUrl, maxTokens: 128, temperature: 0 });
   for (const seed of seeds) {
-    const village = buildVillage(seed);
-    const client = await connectInProcess(village.capsule, { character: 'cleo', ...VILLAGER_SESSION, agent: { clock: village.clock } });
     let requests = 0;
-    const pace = waitingForModel((request, options) => {
+    const counted: ModelTurn = (request, options) => {
       requests++;
       return turn(request, options);
-    });
-    const backend = new ModelBackend({
-      client,
-      turn: pace.turn,
-      gate: new ProviderGate({ clock: village.clock, timeoutMs: 600_000 }),
-      contextBudgetTokens: 1_600,
-      maxStepsPerDecision: 3,
-      now: () => village.clock.now(),
-    });
-    const pilot = new Pilot({
-      client,
-      backend,
-      clock: village.clock,
-      quietWakeMs: 2_000,
-      character: { id: 'cleo', name: 'Cleo', goal: 'visit every room, greet whoever you meet, and leave a ballad in the Village Square' },
-    });
+    };
+    const { village, client, pilot, onTick } = await modelDrivenCleo(counted, { seed, contextBudgetTokens: 1_600 });
     let decisions = 0;
     pilot.on('cost', () => decisions++);
     // Every call the model made, in order, as the capsule judged it (or the backend, for an unknown tool).
@@ -61,7 +41,7 @@ try {
       capsule: village.capsule,
       ticks: 50_000,
       stopWhen: () => decisions >= perSeed,
-      onTick: pace.onTick,
+      onTick,
     });
     pilot.stop();
     const ms = performance.now() - started;

@@ -123,7 +123,7 @@ async function cassetteReplay(options: BenchOptions): Promise<BenchRow> {
     ticks,
     record: (line) => lines.push(line),
     pilot: { character: 'cleo', backend: agent.backend },
-    recordOptions: { pilot: { character: 'cleo', agent: 'model:bench/instant' }, hashEvery: 50 },
+    recordOptions: { pilot: { character: 'cleo', agent: 'model:bench/instant' } },
     hashEvery: 50,
     pace: async () => {
       for (let i = 0; i < 4; i++) await new Promise((resolve) => setImmediate(resolve));

@@ -236,7 +236,7 @@ async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal, daemonRec
   if (pi !== undefined) options.pilot = { character: args.agent!, backend: pi.backend };
   if (args.model !== undefined) {
     // The recording names the model and keeps its cassette and the world's state hashes: `aicc replay` re-runs the day from them.
-    options.recordOptions = { pilot: { character: args.agent!, agent: `model:${args.model.provider}/${args.model.model}` }, hashEvery: HASH_EVERY };
+    options.recordOptions = { pilot: { character: args.agent!, agent: `model:${args.model.provider}/${args.model.model}` } };
     options.hashEvery = HASH_EVERY;
   }
   // Said at once, not only in the summary: a person watching the story sees why the villager went quiet.

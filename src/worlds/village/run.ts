@@ -43,7 +43,7 @@ export interface VillageOptions {
   handover?: { tick: number; backend: PilotBackend | 'scripted' };
   /** What the recording's header says besides world, seed and ticks (the agent that drove the pilot, for a replay). */
   recordOptions?: JsonObject;
-  /** With a recording: a hash line (the world's state hash) every this many ticks, and one at the end. Default: none. */
+  /** With a recording: a hash line (the world's state hash) every this many ticks, and one at the end; the header's options say so. Default: none. */
   hashEvery?: number;
   /**
    * Waits after each tick: by default, with a pilot or a guest, the tick's 100 ms of wall time (a
@@ -138,7 +138,10 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
     world: 'village',
     seed,
     ticks,
-    ...(options.recordOptions !== undefined && { options: options.recordOptions }),
+    // The header says how often hashes were written, so a replay writes them at the same ticks.
+    ...((options.recordOptions !== undefined || options.hashEvery !== undefined) && {
+      options: { ...options.recordOptions, ...(options.hashEvery !== undefined && { hashEvery: options.hashEvery }) },
+    }),
   };
   const recorder = options.record && new Recorder(capsule, header, options.record);
   const hashEvery = options.hashEvery;

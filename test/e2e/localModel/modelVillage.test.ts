@@ -1,21 +1,16 @@
 // A real language model drives Cleo through the village: the direct model backend on pi-ai, against a
-// small instruct model served on 127.0.0.1 (test/support/localModel). The world steps only while the
-// pilot is idle, so the run takes the model's time and nothing else. What is asserted is the
+// small instruct model served on 127.0.0.1 (test/support/localModel). The world does not step while a
+// model request is out, so the run takes the model's time and little else. What is asserted is the
 // protocol — the calls reach the capsule well-formed or come back refused, every refusal reaches the
 // model as a tool error and the model is asked again, the context stays inside its budget, usage is
 // counted — never what a small model chooses. The shares it gets right are measured (bench notebook).
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runHeadless } from '../../../src/adapters/headless/runner.js';
-import { connectInProcess } from '../../../src/agent/inProcess.js';
-import { ModelBackend } from '../../../src/agent/model/modelBackend.js';
 import type { ModelRequest, ModelTurn } from '../../../src/agent/model/modelPort.js';
-import { ProviderGate } from '../../../src/agent/model/providerGate.js';
-import { Pilot } from '../../../src/agent/pilot/pilot.js';
 import { piAiModel } from '../../../src/node/model/piAi.js';
 import type { DecisionCost } from '../../../src/runtime/decisionCost.js';
-import { buildVillage, VILLAGER_SESSION } from '../../../src/worlds/village/world.js';
-import { describeWithLocalModel, type LocalModel, startLocalModel, waitingForModel } from '../../support/localModel/index.js';
+import { describeWithLocalModel, type LocalModel, modelDrivenCleo, startLocalModel } from '../../support/localModel/index.js';
 
 const DECISIONS = 10;
 const BUDGET = 1_600;
@@ -28,25 +23,13 @@ await describeWithLocalModel('a real local model drives Cleo through the direct 
   afterAll(() => model?.stop());
 
   it(`makes ${DECISIONS} decisions: its calls are well-formed or refused, refusals go back to it, the context stays in budget, usage is counted`, async () => {
-    const village = buildVillage(7);
-    const client = await connectInProcess(village.capsule, { character: 'cleo', ...VILLAGER_SESSION, agent: { clock: village.clock } });
     const { turn } = await piAiModel({ provider: 'local', model: model.modelId, baseUrl: model.baseUrl, maxTokens: 128, temperature: 0 });
     const requests: ModelRequest[] = [];
-    const pace = waitingForModel((request, options) => {
+    const watched: ModelTurn = (request, options) => {
       requests.push({ ...request, messages: [...request.messages] });
       return turn(request, options);
-    });
-    const watched: ModelTurn = pace.turn;
-    // A wide deadline: one thread on a busy 2-core machine.
-    const gate = new ProviderGate({ clock: village.clock, timeoutMs: 600_000 });
-    const backend = new ModelBackend({ client, turn: watched, gate, contextBudgetTokens: BUDGET, maxStepsPerDecision: 3, now: () => village.clock.now() });
-    const pilot = new Pilot({
-      client,
-      backend,
-      clock: village.clock,
-      quietWakeMs: 2_000,
-      character: { id: 'cleo', name: 'Cleo', goal: 'visit every room, greet whoever you meet, and leave a ballad in the Village Square' },
-    });
+    };
+    const { village, client, backend, pilot, onTick } = await modelDrivenCleo(watched, { seed: 7, contextBudgetTokens: BUDGET });
     const costs: DecisionCost[] = [];
     pilot.on('cost', (cost) => costs.push(cost));
     const calls: Array<{ tool: string; ok: boolean; input: unknown; code?: string | undefined }> = [];
@@ -61,7 +44,7 @@ await describeWithLocalModel('a real local model drives Cleo through the direct 
       capsule: village.capsule,
       ticks: 20_000,
       stopWhen: () => costs.length >= DECISIONS,
-      onTick: pace.onTick,
+      onTick,
     });
     pilot.stop();
 

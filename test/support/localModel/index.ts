@@ -24,7 +24,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { connectInProcess } from '../../../src/agent/inProcess.js';
+import { ModelBackend } from '../../../src/agent/model/modelBackend.js';
 import type { ModelTurn } from '../../../src/agent/model/modelPort.js';
+import { ProviderGate } from '../../../src/agent/model/providerGate.js';
+import { Pilot } from '../../../src/agent/pilot/pilot.js';
+import { buildVillage, VILLAGER_SESSION } from '../../../src/worlds/village/world.js';
 import { installLocalModel, LOCAL_MODELS, type LocalModelKey, localModelPaths, localModelUnsupported, selectedLocalModel } from './install.mjs';
 
 export { LOCAL_MODELS, type LocalModelKey } from './install.mjs';
@@ -312,27 +317,45 @@ export function writeLocalModelAgentDir(agentDir: string, model: LocalModelRef):
 }
 
 /**
- * A model turn that notes each request while it is out, and a tick hook (runHeadless's onTick) that
- * waits while one is: the world waits for the model's answers, not for whole decisions — the calls
- * a model makes still need ticks to run.
+ * Cleo of Millbrook piloted over a ModelBackend on `turn` (the local model's, watched by the
+ * caller), on the village's clock, and `onTick` for runHeadless: it waits while a model request is
+ * out, so the world waits for the model's answers but not for whole decisions (the calls a model
+ * makes still need ticks to run).
  */
-export function waitingForModel(turn: ModelTurn): { turn: ModelTurn; onTick(): Promise<void> } {
+export async function modelDrivenCleo(turn: ModelTurn, options: { seed: number; contextBudgetTokens: number }) {
+  const village = buildVillage(options.seed);
+  const client = await connectInProcess(village.capsule, { character: 'cleo', ...VILLAGER_SESSION, agent: { clock: village.clock } });
   let inFlight: Promise<unknown> | undefined;
-  const settle = () => new Promise((resolve) => setImmediate(resolve));
-  return {
-    turn: (request, options) => {
-      const answer = turn(request, options);
-      inFlight = answer.catch(() => undefined);
-      return answer;
-    },
-    onTick: async () => {
-      await settle();
-      while (inFlight !== undefined) {
-        const waiting = inFlight;
-        await waiting;
-        if (inFlight === waiting) inFlight = undefined;
-        await settle();
-      }
-    },
+  const paced: ModelTurn = (request, turnOptions) => {
+    const answer = turn(request, turnOptions);
+    inFlight = answer.catch(() => undefined);
+    return answer;
   };
+  const backend = new ModelBackend({
+    client,
+    turn: paced,
+    // A wide deadline: one thread on a busy 2-core machine.
+    gate: new ProviderGate({ clock: village.clock, timeoutMs: 600_000 }),
+    contextBudgetTokens: options.contextBudgetTokens,
+    maxStepsPerDecision: 3,
+    now: () => village.clock.now(),
+  });
+  const pilot = new Pilot({
+    client,
+    backend,
+    clock: village.clock,
+    quietWakeMs: 2_000,
+    character: { id: 'cleo', name: 'Cleo', goal: 'visit every room, greet whoever you meet, and leave a ballad in the Village Square' },
+  });
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  const onTick = async (): Promise<void> => {
+    await settle();
+    while (inFlight !== undefined) {
+      const waiting = inFlight;
+      await waiting;
+      if (inFlight === waiting) inFlight = undefined;
+      await settle();
+    }
+  };
+  return { village, client, backend, pilot, onTick };
 }
