@@ -68,7 +68,22 @@ export interface Recording {
   exchanges: Array<RecordedExchange & { line: number }>;
   /** The state hashes, in order; none unless the run wrote them. */
   hashes: RecordedHash[];
+  /**
+   * The end line; for a recording read with `{ cutShort: 'up-to-last-whole-line' }` that had none,
+   * one made for its last whole line (its tick and count), and `cutShort` says so.
+   */
   end: RecordingEnd;
+  /** Set when the file was cut short and read up to its last whole line: where it stops, and how. */
+  cutShort?: { line: number; reason: string };
+}
+
+export interface ParseRecordingOptions {
+  /**
+   * `'refuse'` (the default): a recording cut short is a RecordingError. `'up-to-last-whole-line'`:
+   * a killed run's recording (no end line, or a last line cut off mid-way) is read up to its last
+   * whole line, and `cutShort` names where it stops — every whole line is still checked.
+   */
+  cutShort?: 'refuse' | 'up-to-last-whole-line';
 }
 
 /** A recording that breaks the format, with the line (1-based) where it first does. */
@@ -77,6 +92,8 @@ export class RecordingError extends Error {
   constructor(
     readonly line: number,
     readonly reason: string,
+    /** The file is sound up to this line but stops there: a killed run or a truncated copy (parseRecording's `cutShort` option reads it). */
+    readonly cutShort = false,
   ) {
     super(`line ${line}: ${reason}`);
   }
@@ -163,16 +180,23 @@ function endProblem(end: Record<string, unknown>, entries: number, lastTick: num
 
 /**
  * Parses and checks a whole recording; throws RecordingError naming the first bad line. A recording
- * cut short (no newline after its last line, or no end line) is one.
+ * cut short (no newline after its last line, or no end line) is one, unless `options.cutShort` asks
+ * for it up to its last whole line.
  */
-export function parseRecording(text: string): Recording {
+export function parseRecording(text: string, options: ParseRecordingOptions = {}): Recording {
   const lines = text.split('\n');
   // The recorder ends every line with a newline: text after the last one is a line cut off.
   const cut = lines.pop()!;
   if (lines.length === 0 && cut === '') throw new RecordingError(1, 'the recording is empty; expected a header line');
   const cutOff = (): RecordingError =>
-    new RecordingError(lines.length + 1, `cut off mid-line: the file ends inside line ${lines.length + 1}, with no newline; the recording was truncated`);
-  if (lines.length === 0) throw cutOff();
+    new RecordingError(lines.length + 1, `cut off mid-line: the file ends inside line ${lines.length + 1}, with no newline; the recording was truncated`, true);
+  const noEnd = (): RecordingError =>
+    new RecordingError(
+      lines.length + 1,
+      `no end line: the recording stops after line ${lines.length}, cut short (a run that was killed, or a truncated copy)`,
+      true,
+    );
+  if (lines.length === 0) throw new RecordingError(1, 'cut off mid-line: the file ends inside its header line; nothing to read');
   const header = parseLine(lines[0]!, 1);
   const headerIssue = headerProblem(header);
   if (headerIssue !== undefined) throw new RecordingError(1, headerIssue);
@@ -214,13 +238,18 @@ export function parseRecording(text: string): Recording {
       entries.push(entry as RecordingEntry);
     }
   }
-  if (cut !== '') throw cutOff();
-  if (end === undefined)
-    throw new RecordingError(
-      lines.length + 1,
-      `no end line: the recording stops after line ${lines.length}, cut short (a run that was killed, or a truncated copy)`,
-    );
-  return { header: header as RecordingHeader, entries, decisions, exchanges, hashes, end };
+  const short = cut !== '' ? cutOff() : end === undefined ? noEnd() : undefined;
+  if (short !== undefined && options.cutShort !== 'up-to-last-whole-line') throw short;
+  const counted = entries.length + decisions.length + exchanges.length + hashes.length;
+  return {
+    header: header as RecordingHeader,
+    entries,
+    decisions,
+    exchanges,
+    hashes,
+    end: end ?? { end: true, tick: lastTick, entries: counted },
+    ...(short !== undefined && { cutShort: { line: short.line, reason: short.reason } }),
+  };
 }
 
 /** Which kind of line a parsed line is, by the field only it has. */

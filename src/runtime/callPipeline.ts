@@ -218,8 +218,7 @@ class CallRun implements ToolContext, FinishedCall {
   run(now: number): void {
     const { host, calls, call } = this;
     const tool = (this.tool = host.tool(call.tool));
-    if (tool === undefined)
-      return this.refuse('tool_unknown', `no tool "${clip(call.tool, MAX_QUOTED_NAME)}" in this world; request the manifest for the current catalog`);
+    if (tool === undefined) return this.refuse('tool_unknown', `no tool "${clip(call.tool, MAX_QUOTED_NAME)}" in this world's tool catalog now`);
     if (!tool.enabled) return this.refuse('tool_disabled', `${call.tool} is disabled for now`);
     const { descriptor } = tool;
     const capability = descriptor.requires_capability;

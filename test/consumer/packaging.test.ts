@@ -17,6 +17,7 @@ interface Manifest {
   license: string;
   exports: Record<string, string | { types?: string; default?: string; require?: { types: string; default: string } }>;
   typesVersions?: Record<string, Record<string, string[]>>;
+  scripts: Record<string, string>;
 }
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Manifest;
 /** Every export with code: `.`, `./core`, …, `./node` (not `./schemas/*` nor `./package.json`). */
@@ -26,6 +27,10 @@ const entries = Object.entries(manifest.exports).filter(
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
 describe('package.json', () => {
+  it('builds dist/ before it is packed: `npm pack` or `npm publish` in a fresh clone (no dist/) ships the build', () => {
+    expect(manifest.scripts['prepack'], 'package.json scripts.prepack').toBe('npm run build');
+  });
+
   it('maps every subpath entry for moduleResolution node10 (typesVersions) to the declarations its exports name', () => {
     const mapped = manifest.typesVersions?.['*'] ?? {};
     const expected = Object.fromEntries(entries.filter(([subpath]) => subpath !== '.').map(([subpath, target]) => [subpath.slice(2), [target.types]]));

@@ -27,7 +27,8 @@ export function packTarball(): string {
   mkdirSync(CACHE, { recursive: true });
   const staging = mkdtempSync(join(CACHE, 'pack-'));
   try {
-    const npm = run('npm', ['pack', '--silent', '--pack-destination', staging], ROOT);
+    // --ignore-scripts: the tests pack the dist/ `npm test` built; prepack would build it again.
+    const npm = run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', staging], ROOT);
     const packed = join(staging, npm.trim().split('\n').at(-1)!);
     const sum = createHash('sha256').update(readFileSync(packed)).digest('hex').slice(0, 16);
     const named = join(CACHE, `aicc-capsule-${sum}.tgz`);

@@ -78,7 +78,7 @@ describe('malformed frames', () => {
     const messages = peer.received.slice(1).map((m) => ('error' in m && m.error ? m.error.message : ''));
     expect(messages).toHaveLength(3);
     for (const message of messages) expect(message.length).toBeLessThanOrEqual(512);
-    expect(messages[0]).toBe(`no tool "${'a'.repeat(63)}…" in this world; request the manifest for the current catalog`);
+    expect(messages[0]).toBe(`no tool "${'a'.repeat(63)}…" in this world's tool catalog now`);
     expect(messages[1]).toBe(`echo: input.${'a'.repeat(63)}… is not a declared field`);
     expect(messages[2]).toMatch(/^manifest_request\.a+… is not a declared field$/);
   });

@@ -108,8 +108,10 @@ export async function replayFromCassette(recording: Recording, originalLines: re
       hashes: recording.hashes.length,
     };
   }
-  const at = lines.findIndex((line, i) => line !== originalLines[i]);
-  const differs = at >= 0 ? at : lines.length !== originalLines.length ? lines.length : -1;
+  // A recording cut short is compared up to its last whole line: what the replay wrote after it has nothing to match.
+  const compared = recording.cutShort === undefined ? lines : lines.slice(0, originalLines.length);
+  const at = compared.findIndex((line, i) => line !== originalLines[i]);
+  const differs = at >= 0 ? at : compared.length !== originalLines.length ? compared.length : -1;
   return {
     lines,
     ...(differs >= 0 && { firstDifference: { line: differs + 1, recorded: originalLines[differs], replayed: lines[differs] } }),

@@ -17,7 +17,7 @@ Usage: aicc validate <recording.ndjson>
 
 Checks the header, every line's shape, every AICC message against schemas/aicc.schema.json, and
 that the recording is whole: a file cut off mid-line or without its end line (a run that was
-killed, a truncated copy) is invalid.
+killed, a truncated copy) is invalid (\`aicc replay\` still replays it up to its last whole line).
 Exit codes: 0 valid, 1 invalid (the first bad line is named), 2 bad usage or unreadable file.
 `;
 
@@ -27,6 +27,8 @@ Usage: aicc replay <recording.ndjson>
 
 Builds the recorded world again from its header (world, seed), feeds it the recorded agent messages
 at the recorded ticks, and compares every message the bridge sends with the recording.
+A recording cut short (a run that was killed: no end line, or a last line cut off) is replayed up
+to its last whole line; stderr says where it stops.
 
 A recording made with a model agent (aicc demo --agent model:… --record) holds its model's
 exchanges (a cassette): then the day itself runs again — world, villagers, pilot and model backend —
@@ -77,13 +79,23 @@ function load(command: string, argv: string[], help: string, io: CliIo): { recor
     return 2;
   }
   try {
-    return { recording: parseRecording(text), text, values: typeof read === 'string' ? {} : read.values };
+    // Replay takes a killed run's recording up to its last whole line (the run a user most wants to see); validate does not.
+    const recording = parseRecording(text, { cutShort: command === 'replay' ? 'up-to-last-whole-line' : 'refuse' });
+    if (recording.cutShort !== undefined) {
+      const { line, reason } = recording.cutShort;
+      io.stderr.write(`aicc replay: ${file}:${line}: ${reason}; replaying it up to its last whole line (line ${line - 1}, tick ${recording.end.tick})\n`);
+    }
+    return { recording, text, values: typeof read === 'string' ? {} : read.values };
   } catch (error) {
     if (!(error instanceof RecordingError)) throw error;
-    io.stderr.write(`aicc ${command}: ${file}:${error.line}: ${error.reason}\n`);
+    const cutShort = error.cutShort ? '; `aicc replay` replays it up to its last whole line' : '';
+    io.stderr.write(`aicc ${command}: ${file}:${error.line}: ${error.reason}${cutShort}\n`);
     return 1;
   }
 }
+
+/** The file's whole lines: every line a newline ends (a line cut off after the last one is not one). */
+const wholeLines = (text: string): string[] => text.split('\n').slice(0, -1);
 
 export async function validateCommand(argv: string[], io: CliIo): Promise<number> {
   const loaded = load('validate', argv, VALIDATE_HELP, io);
@@ -123,8 +135,7 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
 
 /** A model run: the day again from its cassette, with no model; every line compared. */
 async function cassetteReplayCommand(recording: Recording, text: string, io: CliIo): Promise<number> {
-  const original = text.split('\n').filter((line, i, all) => i < all.length - 1 || line !== '');
-  const result = await replayFromCassette(recording, original);
+  const result = await replayFromCassette(recording, wholeLines(text));
   io.stdout.write(`${result.story.join('\n')}\n\n`);
   io.stdout.write(
     `model turns: ${result.served} answered from the cassette, 0 model calls${result.unused > 0 ? `, ${result.unused} recorded turns never asked for` : ''}\n`,
@@ -165,7 +176,7 @@ async function forkCommand(recording: Recording, text: string, values: Record<st
   if (spec !== 'scripted' && model === null) return usage(`--then expects scripted or model:PROVIDER/MODEL, got ${JSON.stringify(spec)}`);
   const baseUrl = typeof values['base-url'] === 'string' ? values['base-url'] : undefined;
   const live = model === null ? undefined : await startModelAgent({ provider: model[1]!, model: model[2]!, ...(baseUrl !== undefined && { baseUrl }) });
-  const original = text.split('\n').filter((line, i, all) => i < all.length - 1 || line !== '');
+  const original = wholeLines(text);
   let result: Awaited<ReturnType<typeof replayFromCassette>>;
   try {
     result = await replayFromCassette(recording, original, {

@@ -47,7 +47,9 @@ describe('aicc validate', () => {
     const { code, out, err } = await run('validate', cut);
     expect(out).toBe('');
     expect(code).toBe(1);
-    expect(err).toBe(`aicc validate: ${cut}:${line}: cut off mid-line: the file ends inside line ${line}, with no newline; the recording was truncated\n`);
+    expect(err).toBe(
+      `aicc validate: ${cut}:${line}: cut off mid-line: the file ends inside line ${line}, with no newline; the recording was truncated; \`aicc replay\` replays it up to its last whole line\n`,
+    );
   });
 
   it('calls a recording that stops at a line end, without its end line, invalid', async () => {
@@ -56,15 +58,44 @@ describe('aicc validate', () => {
     const { code, err } = await run('validate', killed);
     expect(code).toBe(1);
     expect(err).toBe(
-      `aicc validate: ${killed}:${lines.length + 1}: no end line: the recording stops after line ${lines.length}, cut short (a run that was killed, or a truncated copy)\n`,
+      `aicc validate: ${killed}:${lines.length + 1}: no end line: the recording stops after line ${lines.length}, cut short (a run that was killed, or a truncated copy); \`aicc replay\` replays it up to its last whole line\n`,
     );
   });
 
-  it('and replay refuses the same recording, before running anything', async () => {
-    const cut = file('cut-replay.ndjson', text.slice(0, text.length - 40));
+  it('replays a recording cut off mid-line up to its last whole line, saying where it stops', async () => {
+    // A killed run: its end line and half of the line before it never written.
+    const lines = text.split('\n');
+    const cutAt = text.lastIndexOf('\n', text.length - 2) - 20;
+    const cut = file('cut-replay.ndjson', text.slice(0, cutAt));
+    const line = lineCount() - 1;
+    const lastTick = (JSON.parse(lines[line - 2]!) as { tick: number }).tick;
     const { code, out, err } = await run('replay', cut);
-    expect(out).toBe('');
+    expect(err).toBe(
+      `aicc replay: ${cut}:${line}: cut off mid-line: the file ends inside line ${line}, with no newline; the recording was truncated; replaying it up to its last whole line (line ${line - 1}, tick ${lastTick})\n`,
+    );
+    expect(out).toMatch(/replay: every message matched\n$/);
+    expect(code).toBe(0);
+  });
+
+  it('replays a recording with no end line, and still finds a line that was changed before the cut', async () => {
+    const lines = text.split('\n').slice(0, -3);
+    const killed = file('killed-replay.ndjson', `${lines.join('\n')}\n`);
+    const whole = await run('replay', killed);
+    expect(whole.err).toMatch(/no end line: .*; replaying it up to its last whole line \(line \d+, tick \d+\)\n$/);
+    expect(whole.code).toBe(0);
+    // The same cut recording with one answer the bridge sent edited: the replay must still tell.
+    const at = lines.findIndex((line) => line.includes('"dir":"out"') && line.includes('"latency_ms":100'));
+    expect(at).toBeGreaterThan(0);
+    const edited = [...lines];
+    edited[at] = edited[at]!.replace('"latency_ms":100', '"latency_ms":101');
+    const changed = await run('replay', file('edited-replay.ndjson', `${edited.join('\n')}\n`));
+    expect(changed.out).toMatch(/replay: MISMATCH\n$/);
+    expect(changed.code).toBe(1);
+  });
+
+  it('refuses a file cut inside its header line: there is nothing to replay', async () => {
+    const { code, err } = await run('replay', file('header-cut.ndjson', text.slice(0, 30)));
     expect(code).toBe(1);
-    expect(err).toMatch(/^aicc replay: .*cut off mid-line/);
+    expect(err).toMatch(/:1: cut off mid-line: the file ends inside its header line; nothing to read\n$/);
   });
 });

@@ -94,6 +94,16 @@ describe('the direct model backend through pi-ai', () => {
     const story = day.out.stdout.slice(0, day.out.stdout.indexOf('\n\n'));
     expect(again.out.stdout.startsWith(`${story}\n\n`)).toBe(true);
 
+    // The run killed: its last lines never written, the one before cut mid-way. Replayed up to the last whole line.
+    const text = readFileSync(record, 'utf8');
+    const whole = text.split('\n').slice(0, -6);
+    const killed = join(dir.path, 'killed.ndjson');
+    writeFileSync(killed, `${whole.join('\n')}\n${text.split('\n').at(-6)!.slice(0, 25)}`);
+    const cut = io();
+    expect(await main(['replay', killed], cut.io)).toBe(0);
+    expect(cut.out.stderr).toMatch(new RegExp(`cut off mid-line: .*; replaying it up to its last whole line \\(line ${whole.length}, tick \\d+\\)\n$`));
+    expect(cut.out.stdout).toMatch(/replay: every line matched/);
+
     // A fork at tick 50: rebuilt from the cassette (its hash there as recorded), then Cleo's scripted role, then another model.
     const fork = join(dir.path, 'fork.ndjson');
     const forked = io();
