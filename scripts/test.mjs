@@ -57,6 +57,27 @@ async function needsBuild(args) {
   }
 }
 
+/**
+ * Which tests were skipped and why, one line a reason: the helpers that skip what npm cannot bring
+ * title their suite `NAME (skipped: WHY)` (test/node/queue/redisServer.ts, test/e2e/daemon/realDaemon.ts,
+ * test/support/localModel), so the reason is read from the report, with the files it covers.
+ */
+function skippedSummary(json) {
+  const byReason = new Map();
+  for (const file of json.testResults ?? []) {
+    for (const test of file.assertionResults ?? []) {
+      if (test.status === 'passed' || test.status === 'failed') continue;
+      const titled = [...(test.ancestorTitles ?? []), test.title].map((title) => /\(skipped: (.*)\)$/.exec(title)?.[1]).find(Boolean);
+      const reason = titled ?? `${test.status}, no reason given`;
+      const entry = byReason.get(reason) ?? { count: 0, files: new Set() };
+      entry.count++;
+      entry.files.add(file.name.startsWith(root) ? file.name.slice(root.length) : file.name);
+      byReason.set(reason, entry);
+    }
+  }
+  return [...byReason].map(([reason, { count, files }]) => `skipped ${count}: ${reason} — ${[...files].sort().join(', ')}`);
+}
+
 const vitestArgs = process.argv.slice(2);
 // A failed build or type check still runs the tests (the unit tests count), but the run fails.
 const build = process.env.AICC_SKIP_BUILD !== '1' && (await needsBuild(vitestArgs));
@@ -104,6 +125,7 @@ try {
   // A test file that cannot load (or a failed build or style check) fails the run but counts no failed test:
   // never let a failing run read as "0 failed".
   failed = status !== 0 && json.numFailedTests === 0 ? Math.max(1, json.numFailedTestSuites) : json.numFailedTests;
+  for (const line of skippedSummary(json)) console.log(line);
 } catch {}
 console.log(`vitest: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(status);
