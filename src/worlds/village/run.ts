@@ -99,6 +99,16 @@ const STOP_WORDS: Record<VillageStop, string> = {
   interrupted: 'interrupted',
 };
 
+/** The story's last line: evening only when the day ran its course; a day someone ended says who ended it, and when. */
+function closingLine(stop: VillageStop, tick: number, done: boolean, aborted: boolean): string {
+  if (stop === 'player_quit') return `The player quits at tick ${tick}; the day ends there.`;
+  if (stop === 'input_ended') return `The player's input runs out at tick ${tick}; the day ends there.`;
+  if (stop === 'guest_left') return `The guest leaves at tick ${tick}; the day ends there.`;
+  // A replay's stopAt also reads as interrupted: it ends where the recorded day did, and says what that day said.
+  if (stop === 'interrupted' && aborted) return `The day is interrupted at tick ${tick}.`;
+  return done ? 'Evening falls; everyone has done what they set out to do.' : 'Evening falls before everyone is done.';
+}
+
 export interface VillageRun {
   seed: number;
   /** The most ticks the day was given; `result.ticks` is how many it ran. */
@@ -240,7 +250,7 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   pilot?.stop('the day is over');
   await guest?.close('the day is over');
 
-  narrator.tell(everyoneDone() ? 'Evening falls; everyone has done what they set out to do.' : 'Evening falls before everyone is done.');
+  narrator.tell(closingLine(stop, capsule.tick, everyoneDone(), options.signal?.aborted === true));
   for (const client of clients) await client.close('the day is over');
   narrator.stop();
   summary.detach();

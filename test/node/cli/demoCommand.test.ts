@@ -79,11 +79,16 @@ describe('aicc demo --play', () => {
     expect(code).toBe(0);
     expect(out).toMatch(/\nticks: \d+ \(the player quit\)\n/);
     expect(out).not.toContain('condition');
+    // The story ends where the player left it, not with an evening that never came.
+    const ticks = /\nticks: (\d+) /.exec(out)![1];
+    expect(out).toContain(`The player quits at tick ${ticks}; the day ends there.\n`);
+    expect(out).not.toContain('Evening falls');
   });
 
   it("says the player's input ended when it does", async () => {
     const { out } = await demo(['--play', 'ada'], ['wait']);
     expect(out).toMatch(/\nticks: \d+ \(the player's input ended\)\n/);
+    expect(out).toMatch(/The player's input runs out at tick \d+; the day ends there\.\n/);
   });
 });
 
@@ -99,6 +104,7 @@ describe('aicc demo, interrupted', () => {
     expect(err).toBe('');
     expect(out).toContain('The day in Millbrook, as it happened:');
     expect(out).toMatch(/\nticks: 1 \(interrupted\)\ncalls: \d+/);
+    expect(out).toContain('The day is interrupted at tick 1.\n');
   });
 
   it('prints the --json output of a day interrupted before its first tick was out', async () => {
