@@ -96,6 +96,18 @@ export function matchesOutput(printed: string, expected: string): boolean {
   return match(0, 0);
 }
 
+/** The first code block under the heading `heading` (e.g. `## Wire an NPC`) of `doc` in `root`: the program a reader copies first. */
+export function sectionBlock(root: string, doc: string, heading: string): CodeBlock {
+  const text = readFileSync(join(root, doc), 'utf8');
+  const lines = text.split('\n');
+  const at = lines.indexOf(heading);
+  if (at === -1) throw new Error(`${doc} has no heading "${heading}"`);
+  const next = lines.findIndex((line, index) => index > at && /^#{1,2} /.test(line));
+  const block = codeBlocks(doc, text).find((candidate) => candidate.line > at + 1 && (next === -1 || candidate.line < next + 1));
+  if (block === undefined) throw new Error(`${doc} has no code block under "${heading}"`);
+  return block;
+}
+
 /** Every block of every document of `root`. */
 export function allCodeBlocks(root: string): CodeBlock[] {
   return documents(root).flatMap((doc) => codeBlocks(doc, readFileSync(join(root, doc), 'utf8')));

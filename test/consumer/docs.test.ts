@@ -1,15 +1,19 @@
 // README.md and docs/*.md as a user follows them: every block marked `run` or `compile` is written
 // into a consumer project that installed the packed package, and type-checked by tsc --strict under
 // each module resolution a user may have (bundler for Vite and friends, nodenext for Node, node10
-// for older setups); every `run` block is then run in Node and must end by itself and print what
-// the doc says it prints. The marking convention is codeBlocks.ts's (and README's "Development").
+// for older setups), and by the TypeScript of the app `npm create vite` makes (vanilla-ts) under
+// that template's own tsconfig.json — noUnusedLocals, noUnusedParameters, erasableSyntaxOnly,
+// verbatimModuleSyntax and the rest, read from the create-vite dev dependency (viteTemplate.ts);
+// every `run` block is then run in Node and must end by itself and print what the doc says it
+// prints. The marking convention is codeBlocks.ts's (and README's "Development").
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allCodeBlocks, blockFile, type CodeBlock, importedPackages, matchesOutput } from './codeBlocks.js';
 import { consumerProject, packedSkip, ROOT } from './packed.js';
+import { createViteVersion, satisfies, TEMPLATE, templateTsc, templateTsconfig } from './viteTemplate.js';
 
 const blocks = allCodeBlocks(ROOT);
 const programs = blocks.filter((block) => block.mark === 'run' || block.mark === 'compile');
@@ -24,6 +28,9 @@ const RESOLUTIONS = {
   node10: { module: 'esnext', moduleResolution: 'node10' },
 } as const;
 type Resolution = keyof typeof RESOLUTIONS;
+/** The configs the blocks are compiled under: the three resolutions, and Vite's vanilla-ts template. */
+type Config = Resolution | 'vite-template';
+const TEMPLATE_NAME = `create-vite ${createViteVersion()} vanilla-ts`;
 
 describe('the code blocks of README.md and docs/*.md', () => {
   it('each says what it is: exactly one of run, compile, output or norun after its language', () => {
@@ -51,6 +58,12 @@ describe('the code blocks of README.md and docs/*.md', () => {
     expect(programs.some((block) => block.mark === 'run') && programs.some((block) => block.mark === 'compile')).toBe(true);
   });
 
+  it(`${TEMPLATE_NAME} is compiled by the TypeScript its package.json asks for, with this project's Vite`, () => {
+    expect(satisfies('7.0.2', '~7.0.2') && satisfies('7.0.9', '~7.0.2') && satisfies('8.3.8', '^8.3.4')).toBe(true);
+    expect(satisfies('7.1.0', '~7.0.2') || satisfies('7.0.1', '~7.0.2') || satisfies('9.0.0', '^8.3.4') || satisfies('8.3.3', '^8.3.4')).toBe(false);
+    expect(() => templateTsc()).not.toThrow();
+  });
+
   it('README starts with the two set-up commands', () => {
     const first = blocks.find((block) => block.doc === 'README.md')!;
     expect(first.code).toContain('npm ci && npm run demo');
@@ -66,7 +79,7 @@ describe('the code blocks of README.md and docs/*.md', () => {
 
 describe.skipIf(packedSkip)('the code blocks, as a user runs them against the packed package', () => {
   let project = '';
-  const diagnostics = {} as Record<Resolution, string[]>;
+  const diagnostics = {} as Record<Config, string[]>;
 
   beforeAll(async () => {
     // Each engine a block imports is linked from this project, with its @types when it has some.
@@ -75,6 +88,7 @@ describe.skipIf(packedSkip)('the code blocks, as a user runs them against the pa
     const forNode = programs.some((block) => /from ['"]aicc-capsule\/(node|queue)['"]/.test(block.code));
     const link = [
       'typescript',
+      'vite', // the template's tsconfig asks for vite/client's types
       ...engines,
       ...engines.map((name) => `@types/${name}`).filter((name) => existsSync(join(ROOT, 'node_modules', name))),
       ...(forNode ? ['@types/node'] : []),
@@ -84,9 +98,9 @@ describe.skipIf(packedSkip)('the code blocks, as a user runs them against the pa
     rmSync(join(project, 'out'), { recursive: true, force: true });
     mkdirSync(join(project, 'blocks'));
     for (const block of programs) writeFileSync(join(project, 'blocks', blockFile(block)), block.code);
-    // All three at once: each tsc is single-threaded.
-    await Promise.all(
-      (Object.keys(RESOLUTIONS) as Resolution[]).map(async (resolution) => {
+    // All at once: each tsc 5.9 is single-threaded.
+    await Promise.all([
+      ...(Object.keys(RESOLUTIONS) as Resolution[]).map(async (resolution) => {
         const emit = resolution === 'nodenext'; // the runs use nodenext's JavaScript, as Node runs it
         const options = {
           strict: true,
@@ -103,11 +117,24 @@ describe.skipIf(packedSkip)('the code blocks, as a user runs them against the pa
         const output = await tsc(project, config);
         diagnostics[resolution] = output.split('\n').filter((line) => /error TS\d+/.test(line));
       }),
-    );
+      (async () => {
+        // The template's tsconfig.json as the app has it, its include and types aside: the blocks, and
+        // Node's types for a Node block (a Node program's project has them, as the others here do).
+        copyFileSync(join(TEMPLATE, 'tsconfig.json'), join(project, 'tsconfig.template.json'));
+        const types = [...((templateTsconfig().compilerOptions.types as string[] | undefined) ?? []), ...(forNode ? ['node'] : [])];
+        const config = 'tsconfig.vite-template.json';
+        writeFileSync(
+          join(project, config),
+          JSON.stringify({ extends: './tsconfig.template.json', compilerOptions: { types }, include: ['blocks/*.ts'] }, null, 2),
+        );
+        const output = await tsc(project, config, templateTsc());
+        diagnostics['vite-template'] = output.split('\n').filter((line) => /error TS\d+/.test(line));
+      })(),
+    ]);
   }, 600_000);
 
   for (const block of programs) {
-    it(`${where(block)} (${block.mark}) compiles under tsc --strict with moduleResolution bundler, nodenext and node10`, () => {
+    it(`${where(block)} (${block.mark}) compiles under tsc --strict with moduleResolution bundler, nodenext and node10, and as ${TEMPLATE_NAME} checks it`, () => {
       const file = `blocks/${blockFile(block)}(`;
       const errors = Object.entries(diagnostics).flatMap(([resolution, lines]) =>
         lines.filter((line) => line.startsWith(file)).map((line) => `${resolution}: ${line}`),
@@ -144,10 +171,10 @@ describe.skipIf(packedSkip)('the code blocks, as a user runs them against the pa
   }
 });
 
-/** Runs the project's tsc on one config; its output, whether or not it found errors. */
-function tsc(project: string, config: string): Promise<string> {
+/** Runs a tsc (the project's, unless given) on one config; its output, whether or not it found errors. */
+function tsc(project: string, config: string, compiler = join(project, 'node_modules', 'typescript', 'bin', 'tsc')): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config, '--pretty', 'false'], { cwd: project });
+    const child = spawn(process.execPath, [compiler, '-p', config, '--pretty', 'false'], { cwd: project });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

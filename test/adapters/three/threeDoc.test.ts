@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import * as threeCore from 'three';
 import { expect, it } from 'vitest';
 import * as aicc from '../../../src/index.js';
+import * as core from '../../../src/core.js';
 import * as three from '../../../src/adapters/three/index.js';
 import { settle } from '../../helpers.js';
 
@@ -30,7 +31,7 @@ it('the NPC example walks Wren to (4, −2) on the animation loop', async () => 
       rendered++;
     }
   }
-  const modules = { three: { ...threeCore, WebGLRenderer }, 'aicc-capsule': aicc, 'aicc-capsule/three': three };
+  const modules = { three: { ...threeCore, WebGLRenderer }, 'aicc-capsule': aicc, 'aicc-capsule/core': core, 'aicc-capsule/three': three };
   const page = { innerWidth: 800, innerHeight: 600, document: { body: { append: () => {} } } };
 
   const run = new Function(
