@@ -7,6 +7,12 @@
 // page. The arrow keys move the blue square.
 // `?characters=N` (default 6, at most 100), `?inspector=0`, `?seed=S`, `?renderer=webgl`.
 //
+// The inspector is mounted once, on the scene's plugin (`this.aicc`), so it follows the scene into
+// each restart with its dock, filters and open state. It opens docked on the right and the game
+// scales to fit the room beside it (index.html reads the room the inspector publishes); closed, the
+// game takes the whole width again. What goes wrong (pi or the gateway unreachable, an error) is
+// said on the page, over the game.
+//
 // The page draws with Canvas 2D unless asked for WebGL: a few dozen shapes need no GPU, and where
 // WebGL is emulated in software (headless Chromium, the browser tests and the frame benchmark) it
 // runs the page at a few frames a second instead of 60, each frame then holding many frames' worth
@@ -24,7 +30,8 @@ import { objectCodec } from '../../src/protocol/objectCodec.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { demoParams, lendOnPage, okCalls, pageErrors, pilotOnPage, type AiccDemo } from '../shared/page.js';
 import { Forager } from './forager.js';
-import { HEIGHT, villageScene, WIDTH, type VillageScene } from './village.js';
+import { pageStatus } from '../shared/status.js';
+import { HEIGHT, villageBubbles, villageScene, WIDTH, type VillageScene } from './village.js';
 
 declare global {
   interface Window {
@@ -38,26 +45,45 @@ const GARDENER_EVERY = 5;
 const { errors, report } = pageErrors();
 const { agent: agentKind, ids, seed, inspector, character: lent, params } = demoParams({ characters: 6, seed: 'village' });
 const random = new SeededRandom(seed);
+/** The scene's next starts find the inspector already following the plugin. */
+let inspectorMounted = false;
 document.getElementById('who')!.textContent =
   agentKind === 'pi' ? `pi drives ${ids[0]}, scripts the rest` : agentKind === 'mcp' ? `an MCP client drives ${lent}, scripts the rest` : 'scripted';
 
-new Phaser.Game({
+const game = new Phaser.Game({
   type: params.get('renderer') === 'webgl' ? Phaser.WEBGL : Phaser.CANVAS,
   parent: 'game',
   width: WIDTH,
   height: HEIGHT,
   backgroundColor: '#7cb66a',
+  // The game scales to the room #game has: beside the inspector while it is open.
+  scale: { mode: Phaser.Scale.FIT, autoCenter: Phaser.Scale.CENTER_HORIZONTALLY },
   physics: { default: 'arcade', arcade: { gravity: { x: 0, y: 0 } } },
-  // perceptionRadius: how far villagers see and hear, px.
-  plugins: { scene: [{ key: 'AiccScenePlugin', plugin: aiccScenePlugin({ perceptionRadius: 220 }), mapping: 'aicc' }] },
+  // perceptionRadius: how far villagers see and hear, px; bubbles small in a crowd.
+  plugins: {
+    scene: [{ key: 'AiccScenePlugin', plugin: aiccScenePlugin({ perceptionRadius: 220, bubbles: villageBubbles(ids.length) }), mapping: 'aicc' }],
+  },
   scene: villageScene({ villagers: ids, random, ready: (scene) => void connectAgents(scene).catch(report) }),
 });
+
+// #game changes size when the inspector opens, closes or moves (the room it takes): scale to it at
+// once. Phaser's own check, every half second, misses a change made while it was scaling (its
+// refresh reads the parent's size after scaling); so read the size, then scale, as its check does.
+new ResizeObserver(() => {
+  if (!game.isBooted) return;
+  game.scale.getParentBounds();
+  game.scale.refresh();
+}).observe(document.getElementById('game')!);
 
 async function connectAgents(scene: VillageScene): Promise<void> {
   const plugin = scene.aicc;
   const capsule = plugin.capsule;
   const calls = okCalls(capsule, errors);
-  if (inspector) mountInspector(capsule, { parent: document.body });
+  // Once, on the plugin: it moves to the capsule of each later start by itself.
+  if (inspector && !inspectorMounted) {
+    mountInspector(plugin, { parent: document.body, dock: 'right' });
+    inspectorMounted = true;
+  }
 
   window.aiccDemo = {
     ready: false,
@@ -71,6 +97,7 @@ async function connectAgents(scene: VillageScene): Promise<void> {
     calls,
     errors,
     frameStats: () => plugin.frameStats(),
+    restart: () => scene.scene.restart(),
   };
 
   if (agentKind === 'mcp' && !ids.includes(lent))
@@ -93,8 +120,11 @@ async function connectAgents(scene: VillageScene): Promise<void> {
         const session = plugin.connect(await lendOnPage(id), { character: id, capabilities, agentModel: { class: 'cloud_large' } });
         // The gateway's refusals (a wrong key, the character already lent) end the session: say why.
         capsule.on('session', (change) => {
-          if (change.session === session && change.change !== 'open' && change.change !== 'resumed')
-            console.warn(`aicc demo: ${id} is no longer lent to the gateway (${change.change}): ${change.reason}`);
+          if (change.session !== session) return;
+          const lent = change.change === 'open' || change.change === 'resumed';
+          const text = `${id} is no longer lent to the gateway (${change.change}): ${change.reason}`;
+          pageStatus(`mcp: ${id}`, lent ? undefined : text);
+          if (!lent) console.warn(`aicc demo: ${text}`);
         });
         return;
       }

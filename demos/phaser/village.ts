@@ -3,10 +3,12 @@
 // asset files). Everything agents may know of goes through the scene's AICC plugin (`this.aicc`):
 // villagers are characters, apples and the player objects, fences and the pond obstacles; eating
 // an apple is a Data Manager change (`apples`) the plugin forwards as state_change; `wave` is an
-// animation villagers can play.
+// animation villagers can play. Each villager wears its name, until the green gets crowded (more
+// than LABELS_UP_TO villagers): then names would pile up over each other, and speech bubbles turn
+// small and see-through (villageBubbles); the inspector still names everyone.
 
 import type Phaser from 'phaser';
-import type { AiccScenePlugin } from '../../src/adapters/phaser/index.js';
+import type { AiccScenePlugin, BubbleStyle } from '../../src/adapters/phaser/index.js';
 import type { SeededRandom } from '../../src/adapters/headless/random.js';
 
 export const WIDTH = 800;
@@ -16,6 +18,24 @@ const VILLAGER_SPEED = 90;
 const PLAYER_SPEED = 180;
 const START_APPLES = 10;
 const COLOURS = [0xe4572e, 0xf3a712, 0x8e44ad, 0x29335c, 0xdb2b39, 0x17bebb, 0xff70a6, 0x6a4c93];
+/** Up to this many villagers, each wears its name and speaks in full-size bubbles. */
+export const LABELS_UP_TO = 12;
+
+/** The plugin's speech bubbles for `villagers` on the green: the plugin's own, or small and see-through in a crowd. */
+export function villageBubbles(villagers: number): BubbleStyle {
+  if (villagers <= LABELS_UP_TO) return {};
+  return {
+    text: {
+      fontFamily: 'sans-serif',
+      fontSize: '9px',
+      color: '#1b1b1b',
+      backgroundColor: 'rgba(255, 255, 255, 0.7)',
+      padding: { x: 2, y: 1 },
+      wordWrap: { width: 90 },
+    },
+    gap: 2,
+  };
+}
 
 export type VillageScene = Phaser.Scene & { aicc: AiccScenePlugin };
 
@@ -36,6 +56,8 @@ export function villageScene(options: VillageOptions): Phaser.Types.Scenes.Creat
     key: 'village',
     create(this: Phaser.Scene) {
       const scene = this as VillageScene;
+      // A restart made new villagers and labels: the last start's are gone with its game objects.
+      labels.length = 0;
       const aicc = scene.aicc;
       const random = options.random.fork('village');
       makeTextures(scene);
@@ -74,7 +96,8 @@ export function villageScene(options: VillageOptions): Phaser.Types.Scenes.Creat
         const own = body.texture.key;
         body.on('animationcomplete', () => body.setTexture(own));
         aicc.addCharacter(id, body, { kind: 'villager', speed: VILLAGER_SPEED });
-        labels.push({ label: scene.add.text(at.x, at.y + 12, id, { fontFamily: 'sans-serif', fontSize: '10px', color: '#10320c' }).setOrigin(0.5, 0), body });
+        if (options.villagers.length <= LABELS_UP_TO)
+          labels.push({ label: scene.add.text(at.x, at.y + 12, id, { fontFamily: 'sans-serif', fontSize: '10px', color: '#10320c' }).setOrigin(0.5, 0), body });
       });
 
       const eat = (eater: unknown, apple: unknown): void => {

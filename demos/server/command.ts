@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CliIo } from '../../src/node/cli/main.js';
 import { bundleDemos, findDemos } from './bundle.js';
-import { startDemoServer } from './server.js';
+import { DEMO_CSP, startDemoServer } from './server.js';
 import { checkKeyFormat } from '../../src/node/gateway/access.js';
 
 export const DEFAULT_DEMO_PORT = 5173;
@@ -23,7 +23,9 @@ that has an index.html, runs \`npm run build\` first when dist/ lacks a bundle a
 
 Served: /<name>/ (the folder: index.html, script.html, assets, and the bundled main.js),
         /dist/* (the built library), /vendor/phaser.min.js, and the WebSockets /pi and
-        /characters/<id>.
+        /characters/<id>. Every page is served with Content-Security-Policy:
+        script-src 'self' (no eval, no inline script), as the package promises it works.
+        A page says on itself what is wrong (pi or the gateway unreachable, an error).
 
 Page parameters: ?agent=scripted (default), ?agent=pi, or (the Phaser demo)
 ?agent=mcp[&character=<id>]: the page lends that villager (default cleo) to the MCP clients of a
@@ -144,6 +146,8 @@ export async function demoWebCommand(argv: string[], io: CliIo, runtime: DemoWeb
       root,
       demos: bundles,
       port: args.port,
+      // The pages run as the package promises they can: no eval, no inline script.
+      csp: DEMO_CSP,
       ...(args.gateway !== undefined && { gateway: args.gateway }),
       log: (line) => void io.stderr.write(`${line}\n`),
     });

@@ -2,6 +2,8 @@
 // (/<name>/), the built library (/dist/*), Phaser's prebuilt script (/vendor/phaser.min.js), and the
 // WebSocket proxy to a gateway: `/pi` and `/characters/<id>` (proxy.ts). Files are served
 // only from those roots, only as the content types listed below, never as a directory listing.
+// `npm run demo:web` serves every page under DEMO_CSP (the `csp` option), the strict policy the
+// package promises to work under: a demo that needed eval or an inline script fails there first.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { existsSync, realpathSync, statSync } from 'node:fs';
@@ -12,6 +14,8 @@ import type { DemoBundle } from './bundle.js';
 import { createGatewayProxy, proxyRoute, type GatewayProxyOptions } from './proxy.js';
 
 export const DEMO_HOST = '127.0.0.1';
+/** The Content-Security-Policy of every HTML page served: scripts from the page's own origin only, no eval. */
+export const DEMO_CSP = "script-src 'self'";
 
 /** The types served; a file with any other extension (.ts among them) is not served. */
 export const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -46,6 +50,8 @@ export interface DemoServerOptions {
   gateway?: GatewayProxyOptions['gateway'];
   /** One line per proxied connection. Never the key. */
   log?: (line: string) => void;
+  /** A Content-Security-Policy sent with every HTML page (`npm run demo:web` sends DEMO_CSP). Default: none. */
+  csp?: string;
   /** The proxy's bounds (defaults in proxy.ts). */
   proxyLimits?: Pick<GatewayProxyOptions, 'maxConnections' | 'maxPending' | 'maxPayload'>;
 }
@@ -106,9 +112,9 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
       case 'status':
         return send(response, found.status, 'text/plain; charset=utf-8', found.status === 204 ? '' : `demo:web: ${found.text}\n`);
       case 'bytes':
-        return send(response, 200, found.type, found.bytes, head);
+        return send(response, 200, found.type, found.bytes, head, options.csp);
       case 'file':
-        return send(response, 200, CONTENT_TYPES[extname(found.path).toLowerCase()]!, await readFile(found.path), head);
+        return send(response, 200, CONTENT_TYPES[extname(found.path).toLowerCase()]!, await readFile(found.path), head, options.csp);
     }
   }
 
@@ -209,7 +215,7 @@ export function staticFile(base: string, relative: string): Resolved {
   return { kind: 'file', path: real };
 }
 
-function send(response: ServerResponse, status: number, type: string, body: string | Uint8Array, head = false): void {
+function send(response: ServerResponse, status: number, type: string, body: string | Uint8Array, head = false, csp?: string): void {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   response.writeHead(status, {
     'content-type': type,
@@ -221,6 +227,7 @@ function send(response: ServerResponse, status: number, type: string, body: stri
     // meter needs; the demos load nothing from other origins.
     'cross-origin-opener-policy': 'same-origin',
     'cross-origin-embedder-policy': 'require-corp',
+    ...(csp !== undefined && type.startsWith('text/html') && { 'content-security-policy': csp }),
   });
   response.end(head ? undefined : bytes);
 }

@@ -1,16 +1,19 @@
 // What the browser demo pages share: their URL parameters, the villagers' names, the page errors
-// they keep, the `window.aiccDemo` contract the browser tests and the frame benchmark read, and the
-// two ways a character leaves the page's scripts — pi driving it through the pilot over the page's
-// own origin (/pi), or the page lending it to the MCP clients of a gateway (/characters/<id>). The
-// demo server proxies both to the gateway and adds the key there: it never reaches the page.
+// they keep (and show on the page: status.ts), the `window.aiccDemo` contract the browser tests and
+// the frame benchmark read, and the two ways a character leaves the page's scripts — pi driving it
+// through the pilot over the page's own origin (/pi), or the page lending it to the MCP clients of
+// a gateway (/characters/<id>). The demo server proxies both to the gateway and adds the key there:
+// it never reaches the page. When either cannot connect, the page says which character stands idle
+// and why (the demo server's reason, such as "no gateway: start npm run demo:web with --gateway …").
 
 import type { AgentClient } from '../../src/agent/agentClient.js';
 import { PeersBackend } from '../../src/agent/pilot/peersBackend.js';
 import { Pilot } from '../../src/agent/pilot/pilot.js';
 import type { Link } from '../../src/links/link.js';
-import { connectWebSocket } from '../../src/links/websocket.js';
+import { webSocketLink, type WebSocketConstructor } from '../../src/links/websocket.js';
 import { PeersClient } from '../../src/pi/peersClient.js';
 import type { Capsule } from '../../src/runtime/capsule.js';
+import { pageStatus } from './status.js';
 
 /** What a demo page puts on `window.aiccDemo`. */
 export interface AiccDemo {
@@ -26,6 +29,8 @@ export interface AiccDemo {
   errors: string[];
   /** Frames run and the ms spent in the capsule in them. */
   frameStats(): { frames: number; capsuleMs: number };
+  /** Starts the game's scene again, as a game does between levels (a page with a Phaser scene). */
+  restart?(): void;
 }
 
 /** The most characters a page will make, whatever the URL asks (the benchmark uses 50). */
@@ -62,16 +67,20 @@ export function demoParams(defaults: { characters: number; seed: string }): Demo
   };
 }
 
-/** The page's errors, from the window and from what the page reports itself. */
+/** The page's errors, from the window and from what the page reports itself; each is shown on the page too. */
 export function pageErrors(): { errors: string[]; report(error: unknown): void } {
   const errors: string[] = [];
   const message = (error: unknown): string => String((error as Error | undefined)?.message ?? error);
-  window.addEventListener('error', (event) => errors.push(String(event.message)));
-  window.addEventListener('unhandledrejection', (event) => errors.push(message(event.reason)));
+  const keep = (text: string): void => {
+    errors.push(text);
+    pageStatus(`error: ${text}`, text);
+  };
+  window.addEventListener('error', (event) => keep(String(event.message)));
+  window.addEventListener('unhandledrejection', (event) => keep(message(event.reason)));
   return {
     errors,
     report(error) {
-      errors.push(message(error));
+      keep(message(error));
       console.error(error);
     },
   };
@@ -95,15 +104,29 @@ export interface PagePilot {
   goal: string;
 }
 
-/** pi drives the character `id`: pi-peers over a WebSocket to this page's own origin at /pi. */
+/**
+ * pi drives the character `id`: pi-peers over a WebSocket to this page's own origin at /pi. When pi
+ * cannot be reached it rejects naming the character and the reason; while it drives, the page shows
+ * what stops it (the pilot paused, stopped, or its backend failing) until it decides again.
+ */
 export async function pilotOnPage(client: AgentClient, id: string, options: PagePilot): Promise<Pilot> {
-  const link = await connectWebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/pi`, { protocols: ['pi-peers.v1'] });
-  const peers = await PeersClient.connect(link, { from: { ...options.page, host: location.host } });
+  let peers: PeersClient;
+  try {
+    peers = await PeersClient.connect(await ownSocket('/pi', ['pi-peers.v1']), { from: { ...options.page, host: location.host } });
+  } catch (error) {
+    throw new Error(`${id} stands idle: pi could not connect — ${(error as Error).message}`);
+  }
   const pilot = new Pilot({
     client,
     backend: new PeersBackend(peers),
     character: { id, name: id[0]!.toUpperCase() + id.slice(1), description: options.description, goal: options.goal },
   });
+  const key = `pi: ${id}`;
+  pilot.on('error', ({ message }) => pageStatus(key, `pi (${id}): ${message}`));
+  pilot.on('pause', ({ message }) => pageStatus(key, `pi (${id}) paused: ${message}`));
+  pilot.on('stop', ({ reason }) => pageStatus(key, `pi (${id}) stopped: ${reason}; ${id} stands idle`));
+  pilot.on('resume', () => pageStatus(key, undefined));
+  pilot.on('decision', () => pageStatus(key, undefined));
   pilot.start();
   return pilot;
 }
@@ -114,7 +137,31 @@ export async function pilotOnPage(client: AgentClient, id: string, options: Page
  * offers only `aicc.v0.1`; the caller connects its capsule's session for `id` over the link.
  */
 export async function lendOnPage(id: string): Promise<Link> {
-  return connectWebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/characters/${encodeURIComponent(id)}`, {
-    protocols: ['aicc.v0.1'],
+  try {
+    return await ownSocket(`/characters/${encodeURIComponent(id)}`, ['aicc.v0.1']);
+  } catch (error) {
+    throw new Error(`${id} stands idle: the gateway could not take ${id} — ${(error as Error).message}`);
+  }
+}
+
+/**
+ * A WebSocket to `path` on this page's own origin, as a Link once open. A socket refused before it
+ * opened rejects with the server's reason (the demo server says what is missing and how to start it).
+ */
+async function ownSocket(path: string, protocols: string[]): Promise<Link> {
+  // The DOM's WebSocket, seen as the part of it a link uses.
+  const Socket = WebSocket as unknown as WebSocketConstructor;
+  const socket = new Socket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${path}`, protocols);
+  socket.binaryType = 'arraybuffer';
+  await new Promise<void>((resolve, reject) => {
+    let opened = false;
+    socket.addEventListener('open', () => {
+      opened = true;
+      resolve();
+    });
+    socket.addEventListener('close', (event: CloseEvent) => {
+      if (!opened) reject(new Error(event.reason === '' ? `the demo server's ${path} closed (code ${event.code})` : event.reason));
+    });
   });
+  return webSocketLink(socket);
 }

@@ -4,14 +4,20 @@
 // adds the key there, so it never reaches this page). The player moves the blue cube with WASD or
 // the arrows. `?characters=N` (default 4), `?inspector=0`, `?seed=S`.
 //
+// The capsule checks the binding's tools with their precompiled validators (threeValidators, from
+// aicc-capsule/core's createCapsule): no schema is compiled at run time, so the page runs under
+// Content-Security-Policy: script-src 'self'. The inspector opens docked on the right and the meadow
+// is drawn in the room beside it (index.html reads the room the inspector publishes); closed, or
+// docked left, the stage follows. What goes wrong (pi unreachable, an error) is said on the page.
+//
 // `window.aiccDemo` is what the browser tests and the benchmark read (see the #6 contract).
 
 import { WebGLRenderer } from 'three';
-import { createCapsule } from '../../src/index.js';
+import { createCapsule } from '../../src/core.js';
 import { AgentClient } from '../../src/agent/agentClient.js';
 import { connectInProcess } from '../../src/agent/inProcess.js';
 import { SeededRandom } from '../../src/adapters/headless/random.js';
-import { CapsuleBinding } from '../../src/adapters/three/index.js';
+import { CapsuleBinding, threeValidators } from '../../src/adapters/three/index.js';
 import { mountInspector } from '../../src/inspector/index.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { objectCodec } from '../../src/protocol/objectCodec.js';
@@ -21,6 +27,8 @@ import { Wanderer } from './wanderer.js';
 
 /** How fast the player's cube goes, units/s. */
 const PLAYER_SPEED = 5;
+/** The narrowest stage (width / height) the meadow's camera shows whole at its own field of view. */
+const WIDE_ASPECT = 1.5;
 
 const { errors, report } = pageErrors();
 void start().catch(report);
@@ -38,18 +46,22 @@ async function start(): Promise<void> {
   renderer.setSize(host.clientWidth, host.clientHeight);
   host.appendChild(renderer.domElement);
   const meadow = buildMeadow(host.clientWidth / host.clientHeight);
+  // The stage is the room the inspector leaves (index.html): the meadow is drawn in it, whole — on a
+  // stage narrower than WIDE_ASPECT the camera widens its view so the fence still fits across.
+  const baseFov = meadow.camera.fov;
   const fit = (): void => {
     const [width, height] = [host.clientWidth, host.clientHeight];
+    if (width === 0 || height === 0) return;
     renderer.setSize(width, height);
-    meadow.camera.aspect = width / height;
-    // The inspector covers the right of the page: draw the meadow left of centre while it is shown.
-    if (showInspector) meadow.camera.setViewOffset(width, height, width * 0.16, 0, width, height);
+    const aspect = width / height;
+    meadow.camera.aspect = aspect;
+    meadow.camera.fov = aspect >= WIDE_ASPECT ? baseFov : (2 * Math.atan(Math.tan((baseFov * Math.PI) / 360) * (WIDE_ASPECT / aspect)) * 180) / Math.PI;
     meadow.camera.updateProjectionMatrix();
   };
   fit();
-  window.addEventListener('resize', fit);
+  new ResizeObserver(fit).observe(host);
 
-  const capsule = createCapsule({ world: { name: 'The Meadow', kind: '3d' }, tickMode: 'fixed', tickRateHz: 10 });
+  const capsule = createCapsule({ world: { name: 'The Meadow', kind: '3d' }, tickMode: 'fixed', tickRateHz: 10, validators: threeValidators() });
   const calls = okCalls(capsule, errors);
 
   const binding = new CapsuleBinding(capsule, meadow.scene, { eyeHeight: 0.8, tools: { overrides: { move_to: { area: AREA, speed: 3 } } } });
@@ -79,7 +91,7 @@ async function start(): Promise<void> {
     },
   });
 
-  if (showInspector) mountInspector(capsule, { parent: document.body });
+  if (showInspector) mountInspector(capsule, { parent: document.body, dock: 'right' });
 
   const demo: AiccDemo = {
     ready: false,

@@ -1,6 +1,7 @@
 // mountInspector: a toggleable overlay that shows what a capsule's agents are doing. It listens to
-// the capsule's public events only, records into bounded lists, and redraws at most once a frame,
-// and only while open. It lives as long as its capsule: a disposed capsule takes its inspector
+// the capsule's public events only, records into bounded lists (each character's recent calls in a
+// ring of its own), and redraws at most once a frame, and only while open. It tells the page the
+// room its open panel takes on its side (room.ts), so a page can keep its game beside it. It lives as long as its capsule: a disposed capsule takes its inspector
 // with it. Mounted on a holder of capsules instead (the Phaser plugin, whose scene makes a new
 // capsule at each start), it shows the holder's live capsule, stays out of view while there is
 // none, and keeps its place, filters and open state across the change. dispose() takes back
@@ -12,10 +13,13 @@ import { animationFrames, FrameBatch, type FrameScheduler } from './frames.js';
 import { DOCKS, Overlay, type Dock, type FilterName, type InspectorFilter } from './overlay.js';
 import { Panel } from './panel.js';
 import { InspectorRecord, type DecisionShown } from './record.js';
-import { addStyle } from './style.js';
+import { measureRoom, sameRoom } from './room.js';
+import { addStyle, type Room } from './style.js';
 
 /** Rows kept per list (calls, events, sessions, quota) unless `maxRows` says otherwise. */
 export const DEFAULT_MAX_ROWS = 200;
+/** Calls kept per character (the character filter shows them) unless `callsPerCharacter` says otherwise. */
+export const DEFAULT_CALLS_PER_CHARACTER = 50;
 /** The most `maxRows` may be: beyond it the panel itself would slow the page down. */
 export const MAX_ROWS_LIMIT = 5000;
 /** The key that opens and closes the panel, unless `key` says otherwise. */
@@ -39,8 +43,13 @@ export interface InspectorOptions {
   open?: boolean;
   /** Where it sits: a corner or a side (DOCKS). Default DEFAULT_DOCK, 'bottom-right'. */
   dock?: Dock;
-  /** Rows kept per list; older ones are dropped. Default DEFAULT_MAX_ROWS (200), at most MAX_ROWS_LIMIT. */
+  /**
+   * Rows kept per list — the newest calls of everyone, events, sessions, quota rows — and the most
+   * characters whose own calls are kept; older ones are dropped. Default DEFAULT_MAX_ROWS (200), at most MAX_ROWS_LIMIT.
+   */
   maxRows?: number;
+  /** Each character's own recent calls kept, which its filter shows. Default DEFAULT_CALLS_PER_CHARACTER (50), at most MAX_ROWS_LIMIT. */
+  callsPerCharacter?: number;
   /** The KeyboardEvent.key that toggles the panel; null for none. Default "`" (backquote). */
   key?: string | null;
   /** The clock call latency is measured on. Default: the capsule's clock. */
@@ -103,10 +112,13 @@ export function mountInspector(target: Capsule | CapsuleHolder, options: Inspect
     frames.cancel();
     const live = capsule !== undefined && !capsule.disposed;
     overlay.showBound(live);
-    if (!live) return panel.show(undefined);
+    if (!live) {
+      panel.show(undefined);
+      return measure();
+    }
     const now = options.now ?? (() => capsule.clock.now());
     // Redraw requests are dropped while closed: opening draws at once.
-    const record = new InspectorRecord(capsule, settings.maxRows, now, () => {
+    const record = new InspectorRecord(capsule, settings, now, () => {
       if (isOpen) frames.request();
     });
     // Sessions closed first, then this: the record has their end, and the panel goes.
@@ -121,9 +133,19 @@ export function mountInspector(target: Capsule | CapsuleHolder, options: Inspect
     };
     panel.show({ capsule, record, now });
     if (isOpen) draw();
+    measure();
   };
 
-  const removeStyle = addStyle(doc);
+  const style = addStyle(doc);
+  let room: Room = { left: 0, right: 0 };
+  /** Publishes the room the panel takes now, when it changed. */
+  const measure = (): void => {
+    if (disposed) return;
+    const next = measureRoom(overlay.body, dock, isOpen && bound !== undefined);
+    if (sameRoom(next, room)) return;
+    room = next;
+    style.setRoom(room);
+  };
 
   const setOpen = (open: boolean): void => {
     if (disposed) return;
@@ -131,11 +153,13 @@ export function mountInspector(target: Capsule | CapsuleHolder, options: Inspect
     overlay.showOpen(open);
     frames.cancel();
     if (open && bound !== undefined) draw();
+    measure();
   };
   const dockTo = (to: Dock): void => {
     if (!DOCKS.includes(to)) throw new CapsuleError('AICC_INVALID_OPTION', `inspector.dockTo: expected one of ${DOCKS.join(', ')}, got ${String(to)}`);
     dock = to;
     overlay.showDock(to);
+    measure();
   };
   const setFilter = (next: Partial<InspectorFilter>): void => {
     for (const name of ['character', 'tool'] as const) {
@@ -163,6 +187,8 @@ export function mountInspector(target: Capsule | CapsuleHolder, options: Inspect
   overlay.filters.tool.addEventListener('change', onTool);
   overlay.dock.addEventListener('change', onDock);
   if (settings.key !== null) doc.addEventListener('keydown', onKey);
+  const view = doc.defaultView;
+  view?.addEventListener('resize', measure);
 
   overlay.showOpen(isOpen);
   overlay.showDock(dock);
@@ -203,20 +229,23 @@ export function mountInspector(target: Capsule | CapsuleHolder, options: Inspect
       overlay.filters.tool.removeEventListener('change', onTool);
       overlay.dock.removeEventListener('change', onDock);
       doc.removeEventListener('keydown', onKey);
+      view?.removeEventListener('resize', measure);
       overlay.root.remove();
-      removeStyle();
+      style.remove();
     },
   };
 
   const holder = isHolder(target) ? target : undefined;
   // A holder calls back at once with the capsule it holds: everything above is ready for it.
   const unfollow = holder === undefined ? (bind(target as Capsule), undefined) : (overlay.showBound(false), holder.onCapsule(bind));
+  measure();
   return inspector;
 }
 
 interface Settings {
   parent: HTMLElement;
   maxRows: number;
+  callsPerCharacter: number;
   key: string | null;
   dock: Dock;
   schedule: FrameScheduler;
@@ -239,15 +268,21 @@ function checkOptions(target: Capsule | CapsuleHolder, options: InspectorOptions
   if (parent === undefined || parent === null) fail('no document body to mount in; pass options.parent, or mount in a browser page once <body> exists');
   if (typeof parent!.append !== 'function' || parent!.ownerDocument === null) fail('options.parent must be an element of a document');
   const maxRows = options.maxRows ?? DEFAULT_MAX_ROWS;
-  if (!Number.isInteger(maxRows) || maxRows < 1 || maxRows > MAX_ROWS_LIMIT)
-    fail(`expected maxRows to be an integer from 1 to ${MAX_ROWS_LIMIT}, got ${String(maxRows)}`);
+  const callsPerCharacter = options.callsPerCharacter ?? DEFAULT_CALLS_PER_CHARACTER;
+  for (const [name, value] of [
+    ['maxRows', maxRows],
+    ['callsPerCharacter', callsPerCharacter],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1 || value > MAX_ROWS_LIMIT)
+      fail(`expected ${name} to be an integer from 1 to ${MAX_ROWS_LIMIT}, got ${String(value)}`);
+  }
   const key = options.key === undefined ? DEFAULT_TOGGLE_KEY : options.key;
   if (key !== null && (typeof key !== 'string' || key.length === 0)) fail(`expected key to be a KeyboardEvent.key string or null, got ${String(key)}`);
   const dock = options.dock ?? DEFAULT_DOCK;
   if (!DOCKS.includes(dock)) fail(`expected dock to be one of ${DOCKS.join(', ')}, got ${String(dock)}`);
   if (options.now !== undefined && typeof options.now !== 'function') fail('options.now must be a function returning milliseconds');
   if (options.schedule !== undefined && typeof options.schedule !== 'function') fail('options.schedule must be a function (callback) => cancel');
-  return { parent: parent!, maxRows, key, dock, schedule: options.schedule ?? animationFrames() };
+  return { parent: parent!, maxRows, callsPerCharacter, key, dock, schedule: options.schedule ?? animationFrames() };
 }
 
 /** Typing a backquote into a field must not toggle the panel. */

@@ -3,14 +3,15 @@
 // tool. Rows are keyed (calls and events by their sequence number, sessions and quota by id), so a
 // redraw touches only rows that are new, changed or dropped; the manifest is rebuilt only when the
 // catalog changed, and the call and event lists when the filter did. A call row opens (click, Enter)
-// to show its input, output and error at the length the record kept them.
+// to show its input, output and error at the length the record kept them. With a character chosen,
+// the calls come from that character's own ring; a list that stops at its bound says "200 of N".
 
 import { clip } from '../base/clip.js';
 import type { Capsule } from '../runtime/capsule.js';
-import type { Limits } from '../protocol/messages.js';
 import { el } from './dom.js';
 import type { InspectorFilter } from './overlay.js';
-import { MAX_NAME_CHARS, MAX_VALUE_CHARS, type CallRow, type EventRow, type InspectorRecord } from './record.js';
+import { count, describeLimits, drawCall, drawEvent, matches, outOf } from './cells.js';
+import { MAX_NAME_CHARS, type CallRow, type InspectorRecord } from './record.js';
 
 type Section = 'sessions' | 'manifest' | 'calls' | 'quota' | 'events';
 
@@ -37,6 +38,7 @@ interface KeyedRow {
 
 interface Shown {
   el: HTMLElement;
+  row: CallRow;
   version: number;
 }
 
@@ -136,10 +138,8 @@ export class Panel {
     if (this.source !== undefined) {
       for (const session of this.source.record.sessions.values()) characters.add(clip(session.character, MAX_NAME_CHARS));
       for (const tool of this.source.capsule.tools()) tools.add(tool.id);
-      for (const call of this.source.record.calls) {
-        characters.add(call.character);
-        if (call.tool !== '?') tools.add(call.tool);
-      }
+      for (const character of this.source.record.callers()) characters.add(character);
+      for (const call of this.source.record.calls) if (call.tool !== '?') tools.add(call.tool);
     }
     return { character: [...characters].sort(), tool: [...tools].sort() };
   }
@@ -163,7 +163,9 @@ export class Panel {
         ],
       });
     }
-    this.sync('sessions', rows, `sessions (${rows.length})`, 'no sessions yet');
+    // Unfiltered, the list says when sessions were dropped for the bound.
+    const seen = filter.character === null ? record.sessionsSeen : rows.length;
+    this.sync('sessions', rows, `sessions (${outOf(rows.length, seen)})`, 'no sessions yet');
   }
 
   private renderManifest({ capsule }: Source, filter: InspectorFilter): void {
@@ -188,12 +190,14 @@ export class Panel {
 
   private renderCalls({ record }: Source, filter: InspectorFilter): void {
     const held = new Set<number>();
-    for (const row of record.calls) {
+    // A character's own ring keeps its calls when the crowd's push them out of the shared list.
+    const kept = filter.character === null ? { rows: record.calls, total: record.totals.calls } : (record.callsOf(filter.character) ?? { rows: [], total: 0 });
+    for (const row of kept.rows) {
       if (!matches(filter, [row.character], row.tool)) continue;
       held.add(row.seq);
       let shown = this.calls.get(row.seq);
       if (shown === undefined) {
-        shown = { el: this.el('div', { 'data-aicc-call': row.callId, tabindex: '0' }), version: -1 };
+        shown = { el: this.el('div', { 'data-aicc-call': row.callId, tabindex: '0' }), row, version: -1 };
         this.calls.set(row.seq, shown);
         // Rows arrive in order, so prepending keeps the newest on top.
         this.lists.calls.prepend(shown.el);
@@ -206,7 +210,7 @@ export class Panel {
     this.prune(this.calls, held, (shown) => shown.el);
     this.title(
       'calls',
-      `calls (${count(held.size, record.calls.length, record.totals.calls)})`,
+      `calls (${count(held.size, kept.rows.length, kept.total)})`,
       held.size === 0 ? (record.calls.length === 0 ? 'no calls yet' : 'no call matches the filter') : undefined,
     );
   }
@@ -236,12 +240,14 @@ export class Panel {
     const limits = new Map(capsule.tools().map((tool) => [tool.id, tool.limits]));
     const at = now();
     const rows: KeyedRow[] = [];
-    outer: for (const session of record.sessions.values()) {
+    // The list stops at maxRows rows; the rest are counted, so its title can say "200 of 340".
+    let all = 0;
+    for (const session of record.sessions.values()) {
       const character = clip(session.character, MAX_NAME_CHARS);
       if (session.state === 'closed' || (filter.character !== null && character !== filter.character)) continue;
       for (const usage of session.toolUsage(at)) {
         if (filter.tool !== null && usage.tool !== filter.tool) continue;
-        if (rows.length >= this.maxRows) break outer;
+        if (++all > this.maxRows) continue;
         const limit = limits.get(usage.tool);
         const perMinute = limit?.calls_per_minute;
         const perSession = limit?.calls_per_session;
@@ -257,7 +263,7 @@ export class Panel {
         });
       }
     }
-    this.sync('quota', rows, `quota (${rows.length})`, 'no tool used yet');
+    this.sync('quota', rows, `quota (${outOf(rows.length, all)})`, 'no tool used yet');
   }
 
   /** Opens or closes the call row an event happened in (not inside its opened part, where text is selected). */
@@ -267,11 +273,9 @@ export class Panel {
     const rowElement = element.closest('[data-aicc-call]');
     for (const [seq, shown] of this.calls) {
       if (shown.el !== rowElement) continue;
-      const row = this.source?.record.calls.find((call) => call.seq === seq);
-      if (row === undefined) return;
       if (!this.expanded.delete(seq)) this.expanded.add(seq);
-      drawCall(this, shown.el, row, this.expanded.has(seq));
-      shown.version = row.version;
+      drawCall(this, shown.el, shown.row, this.expanded.has(seq));
+      shown.version = shown.row.version;
       return;
     }
   }
@@ -340,59 +344,4 @@ export class Panel {
   el(tag: string, attributes: Record<string, string> = {}, text?: string): HTMLElement {
     return el(this.doc, tag, attributes, text);
   }
-}
-
-/** Whether a row naming these characters (none: about no one in particular) and this tool (none: no tool) passes. */
-function matches(filter: InspectorFilter, names: readonly string[], tool: string | undefined): boolean {
-  if (filter.character !== null && names.length > 0 && !names.includes(filter.character)) return false;
-  return filter.tool === null || tool === undefined || tool === filter.tool;
-}
-
-function count(shown: number, held: number, total: number): string {
-  return shown === held ? `last ${held} of ${total}` : `${shown} shown of the last ${held} of ${total}`;
-}
-
-function drawCall(panel: Panel, element: HTMLElement, row: CallRow, expanded: boolean): void {
-  if (row.state === 'ok' || row.state === 'error') element.setAttribute('data-ok', String(row.state === 'ok'));
-  const result =
-    row.state === 'ok' ? 'ok' : row.state === 'error' ? (row.errorCode ?? 'error') : row.state === 'running' ? 'running' : 'no result: session closed';
-  const output = row.output ?? row.errorMessage ?? '';
-  panel.draw(element, { 'data-state': row.state, 'aria-expanded': String(expanded) }, [
-    ['character', row.character],
-    ['tool', row.tool, `call_id ${row.callId}`],
-    ['result', result, row.errorMessage ?? ''],
-    ['latency', row.latencyMs === undefined ? '' : `${formatMs(row.latencyMs)} ms`],
-    ['input', row.input],
-    ['output', clip(output, MAX_VALUE_CHARS)],
-  ]);
-  if (!expanded) return;
-  const fields: Array<[string, string]> = [
-    ['call_id', row.callId],
-    ['input', row.inputDetail],
-  ];
-  if (row.output !== undefined) fields.push(['output', row.output]);
-  if (row.errorCode !== undefined) fields.push(['error', `${row.errorCode}${row.retryable === true ? ' (retryable)' : ''}: ${row.errorMessage ?? ''}`]);
-  if (row.state === 'running' || row.state === 'unanswered') fields.push(['result', result]);
-  const detail = panel.el('dl', { 'data-aicc-detail': '' });
-  for (const [name, text] of fields) detail.append(panel.el('dt', {}, name), panel.el('dd', { 'data-field': name }, text));
-  element.append(detail);
-}
-
-function drawEvent(panel: Panel, row: EventRow): HTMLElement {
-  return panel.row({ 'data-aicc-event': row.label, 'data-kind': row.kind }, [
-    ['tick', `#${row.tick}`],
-    ['event', row.label],
-    ['detail', row.detail, row.detail],
-  ]);
-}
-
-function describeLimits(limits: Limits | undefined): string {
-  const parts: string[] = [];
-  if (limits?.calls_per_minute !== undefined) parts.push(`${limits.calls_per_minute}/min`);
-  if (limits?.calls_per_session !== undefined) parts.push(`${limits.calls_per_session}/session`);
-  return parts.length === 0 ? 'no limits' : parts.join(', ');
-}
-
-function formatMs(ms: number): string {
-  return ms >= 100 ? String(Math.round(ms)) : ms.toFixed(1).replace(/\.0$/, '');
 }

@@ -1,5 +1,5 @@
 // What the inspector has seen of a capsule: the sessions, the last tool calls with their outputs and
-// latency, the last events and errors. Filled from the capsule's public events only, kept as short
+// latency (everyone's newest, and each character's own in a ring: callStore.ts), the last events and errors. Filled from the capsule's public events only, kept as short
 // strings (peer values are abridged when they arrive, so no large payload is held), and bounded.
 // The one thing from outside the capsule: what a chat model's decisions cost, which the host hands
 // over from its pilot (the pilot lives on the agent's side, where the capsule cannot see it).
@@ -11,16 +11,14 @@ import type { Capsule, SessionChange, TappedMessage } from '../runtime/capsule.j
 import type { HostError } from '../runtime/calls.js';
 import type { SessionView } from '../runtime/sessionTypes.js';
 import type { AiccMessage, Topic } from '../protocol/messages.js';
+import { CallStore, type CharacterCalls, type HeldCall } from './callStore.js';
+import { ABRIDGE, DETAIL, describeDecision, MAX_DETAIL_CHARS, MAX_NAME_CHARS, MAX_VALUE_CHARS, namesIn } from './describe.js';
+
+export { MAX_DETAIL_CHARS, MAX_NAME_CHARS, MAX_VALUE_CHARS } from './describe.js';
 
 /** World topics listed as events. `tick` is not: it would push everything else out; the header shows it. */
 export const LISTED_TOPICS: readonly Exclude<Topic, 'tick'>[] = ['collision', 'audio', 'state_change', 'agent_message'];
 
-/** Longest abridged argument or payload, in characters. */
-export const MAX_VALUE_CHARS = 160;
-/** Longest input, output or error message a call keeps for its expanded view, in characters. */
-export const MAX_DETAIL_CHARS = 800;
-/** Longest name (tool, character, topic) or message shown. */
-export const MAX_NAME_CHARS = 64;
 /** The tool of a result whose call the inspector did not see. */
 const UNKNOWN_TOOL = '?';
 
@@ -84,25 +82,41 @@ export interface Totals {
   failures: number;
 }
 
-/** Keeps the last `maxRows` calls and events and up to `maxRows` sessions, and says when it changed. */
+/** The bounds of what a record keeps. */
+export interface RecordBounds {
+  /** Calls in the shared list, events, sessions, and characters whose calls are kept. */
+  maxRows: number;
+  /** Calls kept per character. */
+  callsPerCharacter: number;
+}
+
+/**
+ * Keeps the last `maxRows` calls and events, each character's last `callsPerCharacter` calls (for
+ * `maxRows` characters), and up to `maxRows` sessions, and says when it changed.
+ */
 export class InspectorRecord {
-  readonly calls: CallRow[] = [];
   readonly events: EventRow[] = [];
   /** Sessions seen, in the order they appeared; closed ones are dropped first when over the bound. */
   readonly sessions = new Map<string, SessionView>();
+  /** Sessions seen in all, those dropped from `sessions` included. */
+  sessionsSeen = 0;
   readonly totals: Totals = { calls: 0, ok: 0, errors: 0, events: 0, failures: 0 };
   /** Calls waiting for their result, by session and call_id (only rows still held). */
   private readonly running = new Map<string, HeldCall[]>();
+  private readonly store: CallStore;
   private seq = 0;
   private readonly unsubscribers: Array<() => void> = [];
+  private readonly maxRows: number;
 
   constructor(
     private readonly capsule: Capsule,
-    private readonly maxRows: number,
+    bounds: RecordBounds,
     private readonly now: () => number,
     private readonly changed: () => void,
   ) {
-    for (const session of capsule.sessions()) this.addSession(session);
+    this.maxRows = bounds.maxRows;
+    this.store = new CallStore(bounds.maxRows, bounds.callsPerCharacter, (row) => this.forget(row));
+    for (const session of capsule.sessions()) this.addSession(session, true);
     this.unsubscribers.push(
       capsule.on(
         'message',
@@ -149,6 +163,21 @@ export class InspectorRecord {
     this.event('decision', 'decision', clip(`${name} ${describeDecision(cost)}`, MAX_VALUE_CHARS), [name]);
   });
 
+  /** The newest calls of every character, oldest first. */
+  get calls(): readonly CallRow[] {
+    return this.store.recent;
+  }
+
+  /** `character`'s own recent calls (a name as shown, clipped), oldest first; undefined when none are kept. */
+  callsOf(character: string): CharacterCalls | undefined {
+    return this.store.of(character);
+  }
+
+  /** The characters whose calls are kept. */
+  callers(): IterableIterator<string> {
+    return this.store.characters();
+  }
+
   /** Stops listening to the capsule; what was recorded stays readable. */
   stop(): void {
     for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
@@ -186,10 +215,10 @@ export class InspectorRecord {
       startedAt: this.now(),
       state: 'running',
       version: 0,
+      holders: 0,
     };
     this.totals.calls++;
-    this.calls.push(row);
-    if (this.calls.length > this.maxRows) this.forget(this.calls.shift() as HeldCall);
+    this.store.add(row);
     return row;
   }
 
@@ -222,7 +251,8 @@ export class InspectorRecord {
   }
 
   private session({ session, change }: SessionChange): void {
-    this.addSession(session);
+    // Counted once, when it opens: a session dropped and heard of again is not a new one.
+    this.addSession(session, change === 'open');
     if (change === 'closed') {
       // A closed session answers nothing more: its running calls end here, unanswered.
       for (const [key, rows] of this.running) {
@@ -237,7 +267,8 @@ export class InspectorRecord {
     this.changed();
   }
 
-  private addSession(session: SessionView): void {
+  private addSession(session: SessionView, opened: boolean): void {
+    if (opened && !this.sessions.has(session.id)) this.sessionsSeen++;
     this.sessions.set(session.id, session);
     if (this.sessions.size <= this.maxRows) return;
     let drop: string | undefined;
@@ -266,7 +297,7 @@ export class InspectorRecord {
     this.changed();
   }
 
-  /** A dropped call row no longer waits for its result, so `running` stays within the bound too. */
+  /** A call row no list holds no longer waits for its result, so `running` stays within the bound too. */
   private forget(row: HeldCall): void {
     const waiting = this.running.get(row.key);
     if (waiting === undefined) return;
@@ -274,40 +305,6 @@ export class InspectorRecord {
     if (left.length === 0) this.running.delete(row.key);
     else this.running.set(row.key, left);
   }
-}
-
-interface HeldCall extends CallRow {
-  readonly key: string;
-}
-
-const ABRIDGE = { maxString: 48, maxItems: 6, maxDepth: 3, maxLength: MAX_VALUE_CHARS } as const;
-const DETAIL = { maxString: MAX_DETAIL_CHARS, maxItems: 20, maxDepth: 4, maxLength: MAX_DETAIL_CHARS } as const;
-
-/** The payload fields of the reserved topics that name a character or entity. */
-const NAME_FIELDS = ['a', 'b', 'source', 'entity', 'from', 'to'] as const;
-
-function namesIn(payload: Readonly<Record<string, unknown>>): string[] {
-  const names: string[] = [];
-  for (const field of NAME_FIELDS) {
-    const value = payload[field];
-    if (typeof value === 'string') names.push(clip(value, MAX_NAME_CHARS));
-  }
-  return names;
-}
-
-/** `#3: first token 320 ms, first call 900 ms, total 1000 ms, 2 calls, tokens 1800/40, $0.00120`; what was not measured is left out. */
-function describeDecision(cost: DecisionShown): string {
-  const ms = (value: number | undefined): string | undefined => (typeof value === 'number' ? `${Math.round(value)} ms` : undefined);
-  const parts = [
-    ms(cost.firstTokenMs) && `first token ${ms(cost.firstTokenMs)}`,
-    ms(cost.firstToolCallMs) && `first call ${ms(cost.firstToolCallMs)}`,
-    `total ${ms(cost.totalMs) ?? '?'}`,
-    `${cost.calls} call${cost.calls === 1 ? '' : 's'}`,
-    cost.inputTokens !== undefined || cost.outputTokens !== undefined ? `tokens ${cost.inputTokens ?? '?'}/${cost.outputTokens ?? '?'}` : undefined,
-    typeof cost.costUsd === 'number' ? `$${cost.costUsd.toPrecision(3)}` : undefined,
-    cost.ended === 'replied' ? undefined : clip(String(cost.ended), MAX_NAME_CHARS),
-  ];
-  return `#${cost.decision}: ${parts.filter((part) => part !== undefined).join(', ')}`;
 }
 
 function callKey(sessionId: string, callId: string): string {

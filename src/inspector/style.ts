@@ -7,7 +7,8 @@
 // redraw cheap on a busy page: each list scrolls on its own and is its own layout root, rows have a
 // fixed height and strict containment (an opened call row grows), and rows scrolled out of view are
 // skipped by the browser (content-visibility). Columns are one grid template per section, shared
-// by its header row and its rows.
+// by its header row and its rows. The sheet also carries the room the open panel takes
+// (ROOM_PROPERTIES on :root, room.ts), for a page that lays its game out beside the panel.
 
 export const ROOT_ATTRIBUTE = 'data-aicc-inspector';
 
@@ -58,24 +59,52 @@ ${S} [data-state="running"] [data-cell="result"],${S} [data-state="unanswered"] 
 ${S} [data-aicc-list] [data-cell="tick"],${S} [data-aicc-list] [data-cell="calls"],${S} [data-aicc-list] [data-cell="limits"]{color:#888}
 `;
 
+/** The custom properties on the document's root that say how wide the open panel covers each side. */
+export const ROOM_PROPERTIES = { left: '--aicc-inspector-left', right: '--aicc-inspector-right' } as const;
+
+/** Px from each edge of the viewport that the open panel covers (0: none). */
+export interface Room {
+  left: number;
+  right: number;
+}
+
+export interface InspectorStyle {
+  /** Publishes the room the panel takes, as ROOM_PROPERTIES on `:root` (a side of 0 is left unset). */
+  setRoom(room: Room): void;
+  remove(): void;
+}
+
 /**
- * Puts the sheet in `doc`; returns what takes it out again. Where the browser has constructable
- * stylesheets, an adopted one: CSP does not govern those, so a page whose policy allows no inline
- * style (`style-src 'self'`) still shows the panel styled. Elsewhere one <style data-aicc-inspector-style>.
+ * Puts the sheet in `doc`; returns what changes the room it publishes and takes it out again. Where
+ * the browser has constructable stylesheets, an adopted one: CSP does not govern those, so a page
+ * whose policy allows no inline style (`style-src 'self'`) still shows the panel styled. Elsewhere
+ * one <style data-aicc-inspector-style>.
  */
-export function addStyle(doc: Document): () => void {
+export function addStyle(doc: Document): InspectorStyle {
+  const css = (room: Room): string => {
+    const sides = (['left', 'right'] as const).filter((side) => room[side] > 0).map((side) => `${ROOM_PROPERTIES[side]}:${room[side]}px`);
+    return sides.length === 0 ? INSPECTOR_CSS : `${INSPECTOR_CSS}:root{${sides.join(';')}}\n`;
+  };
   const Sheet = doc.defaultView?.CSSStyleSheet;
   if (typeof Sheet === 'function' && Array.isArray(doc.adoptedStyleSheets)) {
     const sheet = new Sheet();
     sheet.replaceSync(INSPECTOR_CSS);
     doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
-    return () => {
-      doc.adoptedStyleSheets = doc.adoptedStyleSheets.filter((adopted) => adopted !== sheet);
+    return {
+      setRoom: (room) => sheet.replaceSync(css(room)),
+      remove: () => {
+        doc.adoptedStyleSheets = doc.adoptedStyleSheets.filter((adopted) => adopted !== sheet);
+      },
     };
   }
   const style = doc.createElement('style');
   style.setAttribute('data-aicc-inspector-style', '');
   style.textContent = INSPECTOR_CSS;
   (doc.head ?? doc.documentElement).append(style);
-  return () => style.remove();
+  return {
+    setRoom: (room) => {
+      style.textContent = css(room);
+    },
+    remove: () => style.remove(),
+  };
 }

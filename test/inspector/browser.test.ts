@@ -1,6 +1,7 @@
 // The inspector in real (headless) Chromium, on a page whose policy is `default-src 'self'` (no
 // inline script, no inline style, no eval) with a 960×640 canvas as the game: styled all the same,
-// no policy violation, out of the game's way in its corner, columns lined up, a call opened.
+// no policy violation, out of the game's way in its corner, columns lined up, a call opened, and
+// the room its open panel takes told to the page.
 // The page is this test's own: the inspector and the core bundled by esbuild, served on 127.0.0.1.
 
 import { createServer, type Server } from 'node:http';
@@ -157,6 +158,24 @@ describe(`the inspector on a page with ${POLICY}`, () => {
     // Closed on the left: the root still spans the side, but a click under the button reaches the game.
     expect(await hit(12, 600)).toBe('game');
     await inspector("inspector.dockTo('bottom-right'); inspector.open()");
+    expect(problems).toEqual([]);
+  });
+
+  it('tells the page the room its open panel takes on its side (--aicc-inspector-left / -right), and none when closed', async () => {
+    const room = (): Promise<string[]> =>
+      page.evaluate(() => {
+        const style = getComputedStyle(document.documentElement);
+        return [style.getPropertyValue('--aicc-inspector-left'), style.getPropertyValue('--aicc-inspector-right')];
+      });
+    const right = await box('[data-aicc-panel]');
+    expect(await room()).toEqual(['', `${Math.ceil(960 - right.x + 8)}px`]);
+    await inspector("inspector.dockTo('left')");
+    const left = await box('[data-aicc-panel]');
+    expect(await room()).toEqual([`${Math.ceil(left.x + left.width + 8)}px`, '']);
+    await inspector('inspector.close()');
+    expect(await room()).toEqual(['', '']);
+    await inspector("inspector.dockTo('bottom-right'); inspector.open()");
+    expect(await room()).toEqual(['', `${Math.ceil(960 - right.x + 8)}px`]);
     expect(problems).toEqual([]);
   });
 });

@@ -63,7 +63,8 @@ describe('filters', () => {
     expect(rows(root, '[data-aicc-quota]').map((row) => cell(row, 'character'))).toEqual(['wren', 'wren', 'wren']);
     const events = () => rows(root, '[data-aicc-event]').map((row) => `${cell(row, 'event')} ${cell(row, 'detail').split(',')[0]}`);
     expect(events()).toEqual(['state_change entity: door', 'state_change entity: wren', 'handler_threw fail · wren: tool "fail" threw: boom']);
-    expect(summary(root, 'calls')).toBe('calls (3 shown of the last 5 of 5)');
+    // The count is the character's own: wren's calls kept, of all wren made.
+    expect(summary(root, 'calls')).toBe('calls (last 3 of 3)');
     choose(root.querySelector<HTMLSelectElement>('[data-aicc-filter="character"]')!, '');
     expect(calls(root)).toHaveLength(5);
     expect(summary(root, 'calls')).toBe('calls (last 5 of 5)');

@@ -1,11 +1,13 @@
 // `npm run demo:web` as a user runs it: the arguments it refuses and why, --help, and a run on a
-// copy of the repository's layout that bundles a demo, prints its URLs, serves it and stops.
+// copy of the repository's layout that bundles a demo, prints its URLs, serves it (its pages under
+// the strict Content-Security-Policy) and stops.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { demoWebCommand, missingDistFiles, parseDemoWebArgs } from '../../../demos/server/command.js';
+import { DEMO_CSP } from '../../../demos/server/server.js';
 
 const KEY = 'command-test-key-0123456789abcdef';
 const repo = join(import.meta.dirname, '..', '..', '..');
@@ -111,6 +113,9 @@ describe('demoWebCommand', () => {
     expect(text).toBe(
       `demo:web: serving on ${base}\n  fixture  ${base}fixture/\npages opened with ?agent=pi reach pi at ws://127.0.0.1:9/ through ${base.replace('http', 'ws')}pi\n`,
     );
+    // Its pages run under the strict policy the package promises to work under.
+    const page = await fetch(`${base}fixture/`, { signal: AbortSignal.timeout(5000) });
+    expect(page.headers.get('content-security-policy')).toBe(DEMO_CSP);
     const script = await fetch(`${base}fixture/main.js`, { signal: AbortSignal.timeout(5000) });
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(await script.text()).toContain('the harness must see');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoBundle } from '../../../demos/server/bundle.js';
-import { startDemoServer, type DemoServer } from '../../../demos/server/server.js';
+import { DEMO_CSP, startDemoServer, type DemoServer } from '../../../demos/server/server.js';
 
 let root: string;
 let server: DemoServer;
@@ -60,7 +60,7 @@ beforeAll(async () => {
   // A link inside a served folder that points out of it must not be followed.
   symlinkSync(join(root, 'secret.txt'), join(dir, 'assets', 'link.txt'));
   const game: DemoBundle = { name: 'game', dir, pages: ['index.html', 'script.html'], files: new Map([['main.js', Buffer.from('console.log("bundled");')]]) };
-  server = await startDemoServer({ root, demos: [game], port: 0 });
+  server = await startDemoServer({ root, demos: [game], port: 0, csp: DEMO_CSP });
 });
 
 afterAll(async () => {
@@ -107,6 +107,13 @@ describe('demo server', () => {
     expect(await get('/vendor/phaser.min.js')).toMatchObject({ status: 200, body: 'var Phaser = {};' });
     const page = await get('/game/');
     expect(page.headers).toMatchObject({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  });
+
+  it(`serves every page, and only pages, under the Content-Security-Policy it is given: ${DEMO_CSP}`, async () => {
+    expect(DEMO_CSP).toBe("script-src 'self'");
+    for (const path of ['/', '/game/', '/game/script.html']) expect((await get(path)).headers['content-security-policy'], path).toBe(DEMO_CSP);
+    for (const path of ['/game/main.js', '/dist/aicc.iife.js', '/game/assets/sprite.png'])
+      expect((await get(path)).headers['content-security-policy'], path).toBeUndefined();
   });
 
   it('links every page from /, and sends /game to /game/', async () => {

@@ -1,10 +1,12 @@
-// The browser tests' view of a demo page in Chromium: every error it logs, the capsule's state it
-// exposes as `window.aiccDemo` (the contract all demo pages keep), the inspector's rows, and
-// screenshots. Every wait is bounded and says, when it runs out, what it last saw.
+// The browser tests' view of a demo page in Chromium: every error it logs (a Content-Security-Policy
+// violation among them), the capsule's state it exposes as `window.aiccDemo` (the contract all demo
+// pages keep), the inspector's rows, where things sit on the page, and screenshots. A page can be
+// opened with a policy of the test's own added to its document's response. Every wait is bounded and
+// says, when it runs out, what it last saw.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page, Response } from 'playwright-core';
 import { decodePng, type Pixels } from './png.js';
 
 export const SCREENSHOT_DIR = join(import.meta.dirname, '.screenshots');
@@ -17,8 +19,23 @@ export interface DemoState {
   errors: string[];
 }
 
+/** A box on the page, in CSS pixels of the viewport. */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface OpenOptions {
+  /** Bound on the page's load, ms. Default 20 s. */
+  timeoutMs?: number;
+  /** A Content-Security-Policy header added to the document's response (the demo server's own, if any, stays). */
+  csp?: string;
+}
+
 export class DemoPage {
-  /** Console errors and uncaught page errors, in order. */
+  /** Console errors, uncaught page errors and policy violations, in order. */
   private readonly logged: string[] = [];
 
   private constructor(readonly page: Page) {
@@ -32,12 +49,50 @@ export class DemoPage {
     });
   }
 
-  /** Opens `url` in a new tab, listening for errors from the first byte. */
-  static async open(context: BrowserContext, url: string, timeoutMs = 20_000): Promise<DemoPage> {
+  /**
+   * Opens `url` in a new tab, listening for errors from the first byte; a number is the load's
+   * bound (ms). A violation of the page's Content-Security-Policy is logged as a console error.
+   */
+  static async open(context: BrowserContext, url: string, options: number | OpenOptions = {}): Promise<DemoPage> {
+    const { timeoutMs = 20_000, csp } = typeof options === 'number' ? { timeoutMs: options } : options;
     const page = await context.newPage();
     const demo = new DemoPage(page);
-    await page.goto(url, { timeout: timeoutMs, waitUntil: 'load' });
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (event) =>
+        console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || 'inline code'} (${event.sourceFile}:${event.lineNumber})`),
+      );
+    });
+    if (csp !== undefined) {
+      await page.route(
+        (target) => target.href === new URL(url).href,
+        async (route) => {
+          if (route.request().resourceType() !== 'document') return route.continue();
+          const response = await route.fetch();
+          await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': csp } });
+        },
+      );
+    }
+    demo.documentResponse = await page.goto(url, { timeout: timeoutMs, waitUntil: 'load' });
     return demo;
+  }
+
+  /** The response to the document's request, as the page got it. */
+  private documentResponse: Response | null = null;
+
+  /** The headers of the document's response (names in lower case). */
+  documentHeaders(): Record<string, string> {
+    return this.documentResponse?.headers() ?? {};
+  }
+
+  /** Where `selector`'s first element sits, or undefined when there is none or it is not rendered. */
+  async box(selector: string): Promise<Box | undefined> {
+    return this.page.evaluate((s) => {
+      const element = document.querySelector(s);
+      if (element === null) return undefined;
+      const rect = element.getBoundingClientRect();
+      if (rect.width === 0 && rect.height === 0) return undefined;
+      return { x: rect.x, y: rect.y, width: rect.width, height: rect.height };
+    }, selector);
   }
 
   /** What the page logged as errors and what it caught itself (aiccDemo.errors). */
