@@ -43,7 +43,29 @@ describe('aicc compile-schemas', () => {
       expect(result.code, argv.join(' ')).toBe(2);
       expect(result.stderr, argv.join(' ')).toMatch(/^aicc compile-schemas: [^\n]+\n$/);
     }
-    expect((await run(join(dir, 'absent.json'))).stderr).toContain('ENOENT');
+  });
+
+  it('says in words what is wrong with a file it cannot read or write, naming it and what to do (#25.11)', async () => {
+    const absent = join(dir, 'absent.json');
+    expect(await run(absent)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `aicc compile-schemas: cannot read ${absent}: there is no such file; give the path of a JSON array of tool descriptors (see --help)\n`,
+    });
+    expect((await run(dir)).stderr).toBe(
+      `aicc compile-schemas: cannot read ${dir}: it is a folder, not a file; give the path of a JSON array of tool descriptors (see --help)\n`,
+    );
+    const tools = file('tools.json', '[]');
+    const blocker = file('blocker', '');
+    expect(await run(tools, '-o', join(blocker, 'v.js'))).toMatchObject({
+      code: 1,
+      stderr: `aicc compile-schemas: cannot write ${join(blocker, 'v.js')}: ${blocker} is a file, not a folder; choose another --out\n`,
+    });
+    expect(await run(tools, '-o', dir)).toMatchObject({
+      code: 1,
+      stderr: `aicc compile-schemas: cannot write ${dir}: it is a folder; give --out a file name, like ${join(dir, 'tool-validators.js')}\n`,
+    });
+    for (const argv of [[absent], [dir], [tools, '-o', dir]]) expect((await run(...argv)).stderr).not.toMatch(/E[A-Z]{3,}/);
   });
 
   it('exits 1 for invalid JSON, a bad descriptor or a schema that does not compile', async () => {

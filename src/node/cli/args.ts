@@ -33,7 +33,7 @@ export interface Args<O extends Record<string, OptionSpec>> {
 
 /** The arguments read by `spec`, or the one-line complaint about them. */
 export function readArgs<const O extends Record<string, OptionSpec>>(argv: readonly string[], spec: ArgsSpec<O>): Args<O> | string {
-  const args = withBareValues(argv, spec.options);
+  const args = joinedValues(argv, spec.options);
   const options = Object.fromEntries(
     Object.entries(spec.options).map(([name, option]) => [
       name,
@@ -56,16 +56,42 @@ export function wholeNumber(flag: string, text: string, min: number, max = Numbe
   return `${flag} expects a whole number${range}, got ${JSON.stringify(text)}`;
 }
 
-/** `--play` alone (at the end, or before another option) becomes `--play=<bare>`. */
-function withBareValues(argv: readonly string[], options: Record<string, OptionSpec>): string[] {
+/**
+ * A negative number: the only word starting with a dash that is never an option (no option's name
+ * starts with a digit), so after a string option it is that option's value (`--seeds -5..3`).
+ */
+const NEGATIVE_NUMBER = /^-[\d.]/;
+
+/**
+ * argv with the value of each string option joined to it wherever parseArgs would read it another
+ * way than its `=` form: a negative number after the option becomes `--name=-5..3`, and an option
+ * that may go bare, left bare (at the end, or before another option), becomes `--play=<bare>`.
+ */
+function joinedValues(argv: readonly string[], options: Record<string, OptionSpec>): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const bare = arg.startsWith('--') ? options[arg.slice(2)]?.bare : undefined;
+    if (arg === '--') {
+      out.push(...argv.slice(i)); // everything after `--` is a word, as parseArgs reads it
+      break;
+    }
+    const name = optionName(arg, options);
+    const option = name === undefined ? undefined : options[name];
     const next = argv[i + 1];
-    out.push(bare !== undefined && (next === undefined || next.startsWith('-')) ? `${arg}=${bare}` : arg);
+    if (option?.type === 'string' && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      out.push(`--${name}=${next}`);
+      i++;
+    } else if (option?.bare !== undefined && (next === undefined || next.startsWith('-'))) out.push(`--${name}=${option.bare}`);
+    else out.push(arg);
   }
   return out;
+}
+
+/** The option `arg` names on its own (`--out` or `-o`, with no value joined to it), if any. */
+function optionName(arg: string, options: Record<string, OptionSpec>): string | undefined {
+  if (arg.startsWith('--')) return Object.hasOwn(options, arg.slice(2)) ? arg.slice(2) : undefined;
+  if (/^-\w$/.test(arg)) return Object.keys(options).find((name) => options[name]!.short === arg.slice(1));
+  return undefined;
 }
 
 /** parseArgs' errors, said the way the commands say them. */
@@ -80,8 +106,14 @@ function complaint(error: unknown, args: readonly string[], options: Record<stri
     return `unexpected "${word ?? args.find((arg) => !arg.startsWith('-')) ?? ''}"; every option is --NAME VALUE`;
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && named !== undefined) {
-    const option = options[named.replace(/^-+/, '')] ?? Object.values(options).find((each) => `-${each.short}` === named);
-    return option?.type === 'boolean' ? `${named} takes no value` : `${named} expects ${option?.expects ?? 'a value'}`;
+    const name = optionName(named, options);
+    const option = name === undefined ? undefined : options[name];
+    if (option?.type === 'boolean') return `${named} takes no value`;
+    const missing = `${named} expects ${option?.expects ?? 'a value'}`;
+    // A dashed word that is no option of ours was meant as the value: say how to give it.
+    const next = args[args.indexOf(named) + 1];
+    const dashedValue = next?.startsWith('-') === true && next !== '--' && optionName(next.split('=', 1)[0]!, options) === undefined;
+    return dashedValue ? `${missing}; a value that starts with "-" is written --${name}=${next}` : missing;
   }
   return message;
 }

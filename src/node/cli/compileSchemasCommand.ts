@@ -1,8 +1,9 @@
 // `aicc compile-schemas FILE [--out FILE]`: reads tool descriptors (a JSON array), writes the ES
 // module of standalone validators compileToolSchemas makes, and its declaration beside it.
 
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { JsonObject } from '../../protocol/messages.js';
 import { compileToolSchemas, DECLARATION, type ToolSchemas } from '../compileSchemas.js';
 import { readArgs } from './args.js';
@@ -56,7 +57,7 @@ export async function compileSchemasCommand(argv: readonly string[], io: Command
   try {
     text = await readFile(input, 'utf8');
   } catch (err) {
-    return fail(2, `cannot read ${input}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    return fail(2, `cannot read ${input}: ${fileProblem(err, input, 'read')}`);
   }
   let parsed: unknown;
   try {
@@ -82,10 +83,41 @@ export async function compileSchemasCommand(argv: readonly string[], io: Command
     const types = out.replace(/\.(m?)js$/, '.d.$1ts');
     if (types !== out) await writeFile(types, DECLARATION);
   } catch (err) {
-    return fail(1, `cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    return fail(1, `cannot write ${out}: ${fileProblem(err, out, 'write')}`);
   }
   io.stdout.write(`wrote ${out} (${tools.length} tools)\n`);
   return 0;
+}
+
+/** What a failed read or write of `path` means, in words (never a bare ENOENT), and what to do. */
+function fileProblem(error: unknown, path: string, access: 'read' | 'write'): string {
+  const todo = access === 'read' ? 'give the path of a JSON array of tool descriptors (see --help)' : 'choose another --out';
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+      return access === 'read' ? `there is no such file; ${todo}` : `its folder cannot be made; ${todo}`;
+    case 'EISDIR':
+      return access === 'read' ? `it is a folder, not a file; ${todo}` : `it is a folder; give --out a file name, like ${join(path, 'tool-validators.js')}`;
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return `${fileOnTheWay(path) ?? 'a part of the path'} is a file, not a folder; ${todo}`;
+    case 'EACCES':
+    case 'EPERM':
+      return `no permission to ${access} it; ${todo}`;
+    case 'EROFS':
+      return `the file system is read-only; ${todo}`;
+    case 'ENOSPC':
+      return 'the disk is full; free some space and run it again';
+    default:
+      return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** The nearest existing folder on `path`'s way, when it is a file instead. */
+function fileOnTheWay(path: string): string | undefined {
+  for (let folder = dirname(path); folder !== dirname(folder); folder = dirname(folder)) {
+    if (existsSync(folder)) return statSync(folder).isDirectory() ? undefined : folder;
+  }
+  return undefined;
 }
 
 /** The descriptors, or what is wrong with them (one line). */

@@ -31,8 +31,9 @@ Options:
   --json              print the report as JSON
   -h, --help          this help
 
-Exit codes: 0 every applicable check passed, 1 a check failed, 2 bad usage or a target that
-cannot be loaded.
+Exit codes: 0 no check failed (the last line says whether that is a verdict: "conformant at
+L1, L2…", or "no verdict for L2…" when checks could not run against this target), 1 a check failed, 2 bad usage or a target that
+cannot be loaded or reached (a ws:// target is connected to once before any check).
 `;
 
 export async function conformanceCommand(argv: string[], io: CliIo): Promise<number> {
@@ -73,13 +74,32 @@ export async function conformanceCommand(argv: string[], io: CliIo): Promise<num
     return 2;
   }
   const target = positionals[0]!;
+  const remote = /^wss?:\/\//.test(target);
+  const wsOnly = (['resume-url', 'binary'] as const).find((name) => values[name] !== undefined);
+  if (!remote && wsOnly !== undefined) {
+    io.stderr.write(`aicc conformance: --${wsOnly} is for ws:// targets; a module's bridge says these itself\n`);
+    return 2;
+  }
+  if (values['resume-url'] !== undefined && !/^wss?:\/\//.test(values['resume-url'])) {
+    io.stderr.write(`aicc conformance: --resume-url takes a ws:// or wss:// URL; got ${JSON.stringify(values['resume-url'])}\n`);
+    return 2;
+  }
   let factory: BridgeFactory;
-  if (/^wss?:\/\//.test(target)) {
+  if (remote) {
     const options = {
       WebSocket: WebSocket as unknown as WebSocketConstructor,
       ...(values['resume-url'] ? { resumeUrl: values['resume-url'] } : {}),
       ...(values.binary ? { codec: binaryCodec } : {}),
     };
+    // Every check opens its own session: against a target nobody answers, each would fail alike.
+    // One connection first says so once.
+    const unreachable = await reachable(target, Math.max(waitMs, PROBE_MS));
+    if (unreachable !== undefined) {
+      io.stderr.write(
+        `aicc conformance: could not connect to ${target} (${unreachable}); is the bridge running and listening there? Start it, or fix the host, port or path\n`,
+      );
+      return 2;
+    }
     factory = () => webSocketBridge(target, options);
   } else {
     const loaded = await loadModule(target, io);
@@ -105,4 +125,29 @@ async function loadModule(path: string, io: CliIo): Promise<BridgeFactory | numb
     return 2;
   }
   return factory as BridgeFactory;
+}
+
+/** How long the first connection to a ws:// target may take at least. */
+const PROBE_MS = 5000;
+
+/**
+ * Why a WebSocket to `url` does not open (the socket's own words: ECONNREFUSED, a 404, a timeout),
+ * or undefined once it opened (then it is closed again at once).
+ */
+function reachable(url: string, timeoutMs: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(url, { handshakeTimeout: timeoutMs });
+    } catch (error) {
+      resolve((error as Error).message);
+      return;
+    }
+    socket.once('open', () => {
+      socket.close(1000, 'conformance: reachable');
+      resolve(undefined);
+    });
+    // `on`, not `once`: an error after the close must find a listener too (a later one changes nothing).
+    socket.on('error', (error: Error) => resolve(error.message || (error as NodeJS.ErrnoException).code || String(error)));
+  });
 }

@@ -3,6 +3,7 @@
 // pi-daemon protocol v2 in daemon mode (a pi daemon's Unix socket).
 
 import { readArgs, wholeNumber } from './args.js';
+import { reportDaemonSocket } from './daemonSocket.js';
 import type { CliIo } from './main.js';
 import { checkKeyFormat, DAEMON_SUBPROTOCOL, MIN_KEY_LENGTH, normalizeOrigin } from '../gateway/access.js';
 import { DAEMON_HIGH_WATER_BYTES } from '../gateway/daemonRelay.js';
@@ -64,7 +65,8 @@ Modes
           sessionDir or agentDir), so a page cannot reach the host's stored sessions
           (stored_sessions). Commands are otherwise checked by the daemon, not the gateway.
           A daemon that is not there gets the page a daemon_unavailable response (retryable)
-          and a close. When a page stops reading, the gateway stops reading the daemon once
+          and a close; at start a warning says so, and a SOCKET that is a file or a folder is
+          refused. When a page stops reading, the gateway stops reading the daemon once
           ${DAEMON_HIGH_WATER_BYTES} bytes wait for the page (and the other way round), so
           memory stays bounded.
 
@@ -191,7 +193,7 @@ const VALUE_FLAGS = {
 /** Parses the arguments; a string is the one-line complaint about them. */
 export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): GatewayArgs | string {
   // Daemon mode is chosen by its flag, `aicc gateway --daemon SOCKET`, so it has no mode word.
-  const daemon = argv.includes('--daemon');
+  const daemon = argv.some((arg) => arg === '--daemon' || arg.startsWith('--daemon='));
   const [mode, ...rest] = daemon && argv[0]?.startsWith('--') === true ? ['daemon' as const, ...argv] : argv;
   if (mode !== 'relay' && mode !== 'host' && mode !== 'daemon') {
     return mode === undefined ? 'choose a mode: relay, host or --daemon SOCKET' : `unknown mode "${mode}"; choose relay, host or --daemon SOCKET`;
@@ -275,6 +277,8 @@ export async function gatewayCommand(argv: string[], io: CliIo, runtime: Gateway
     io.stderr.write(`aicc gateway: ${args}; run \`aicc gateway --help\`\n`);
     return 2;
   }
+  // A socket no daemon could listen on is refused; one not listened on yet is a warning (daemonSocket.ts says why).
+  if (args.mode === 'daemon' && (await reportDaemonSocket(args.daemonSocket!, io.stderr)) !== undefined) return 2;
   const log = (line: string): void => void io.stderr.write(`${line}\n`);
   let host: PiHost | undefined;
   try {

@@ -4,15 +4,16 @@
 // episode runs (exit 2), so a typo never costs a half-finished sweep.
 
 import { formatAggregate } from '../../research/aggregate.js';
-import { parseSeeds } from '../../research/sweepPlan.js';
+import { MAX_SEEDS } from '../../research/sweepPlan.js';
 import type { ParamValue } from '../../research/world.js';
 import { readArgs } from './args.js';
 import type { CliIo } from './main.js';
 import { progressBar, type ProgressBar, type ProgressStream } from './progress.js';
-import { prepareSweep } from '../sweep/prepareSweep.js';
-import { MAX_WORKERS, runSweep } from '../sweep/runSweep.js';
+import { type PreparedSweep, prepareSweep } from '../sweep/prepareSweep.js';
+import { MAX_WORKERS, runPreparedSweep } from '../sweep/runSweep.js';
 import type { SweepOptions, SweepResult } from '../sweep/sweepResult.js';
 import { BUILT_IN_WORLDS } from '../sweep/loadWorld.js';
+import { SeedList } from '../sweep/seedList.js';
 import { userMessage } from './userMessage.js';
 
 const HELP = `aicc sweep — episodes of a world over seeds and parameters, on worker threads
@@ -27,9 +28,11 @@ flight. At the end the aggregate (mean, sd, min, max per metric and params) is p
 same, byte for byte, whatever the number of workers.
 
 Options:
-  --seeds LIST         seeds to run: 1..200, 1,5,9 or both (1..10,20)
+  --seeds LIST         seeds to run: 1..200, 1,5,9 or both (1..10,20); whole numbers within
+                       ±(2^53 - 1), negative ones too (--seeds -5..3), at most ${MAX_SEEDS}
   --param NAME=V1,V2   values to try for one of the world's parameters; repeat for more
-                       parameters (default: the world's defaults)
+                       parameters (default: the world's defaults). Each combination is set up
+                       once before the sweep starts, so a value the world refuses stops it at once
   --out FILE           the results file (JSON lines); refused if it holds episodes, unless --resume
   --resume             keep the episodes already in --out and run only the missing ones
   --workers K          worker threads (default: the machine's available parallelism, at most ${MAX_WORKERS})
@@ -119,18 +122,22 @@ export async function sweepCommand(argv: string[], io: CliIo, runtime: SweepRunt
   }
 
   let options: SweepOptions;
+  let prepared: PreparedSweep;
   try {
+    // Read here too, for complaints that name --seeds; the sweep reads the same text as ranges.
+    SeedList.parse(values.seeds, '--seeds');
     options = {
       world: positionals[0]!,
-      seeds: parseSeeds(values.seeds),
+      seeds: values.seeds,
       grid,
       out: values.out,
       ...(values.resume === true && { resume: true }),
       ...(numbers['max-ticks'] !== undefined && { maxTicks: numbers['max-ticks'] }),
       ...(numbers['hash-every'] !== undefined && { hashEvery: numbers['hash-every'] }),
     };
-    // Every mistake in WORLD, --seeds, --param or --out shows up here, before anything runs.
-    await prepareSweep(options);
+    // Every mistake in WORLD, --seeds, --param or --out shows up here, before any episode runs and
+    // before the results file is made or cut (a value the world's setup refuses, too).
+    prepared = await prepareSweep(options, 'runSweep', { setUpOnce: true });
   } catch (error) {
     return usage(userMessage(error));
   }
@@ -160,11 +167,14 @@ export async function sweepCommand(argv: string[], io: CliIo, runtime: SweepRunt
     result =
       queue !== undefined
         ? await queue.runQueueSweep({ ...common, queue: values.queue!, ...(values['queue-name'] !== undefined && { queueName: values['queue-name'] }) })
-        : await runSweep({
-            ...common,
-            ...(numbers.workers !== undefined && { workers: numbers.workers }),
-            ...(runtime.workerUrl !== undefined && { workerUrl: runtime.workerUrl }),
-          });
+        : await runPreparedSweep(
+            {
+              ...common,
+              ...(numbers.workers !== undefined && { workers: numbers.workers }),
+              ...(runtime.workerUrl !== undefined && { workerUrl: runtime.workerUrl }),
+            },
+            prepared,
+          );
   } finally {
     bar?.finish();
     interrupt.release();

@@ -38,3 +38,9 @@ function cachedWorld(spec: string): ReturnType<typeof loadWorld> {
   }
   return world;
 }
+
+/** A job as a user reads it in a message: `village seed 7 (apples=3, dayTicks=600)`. */
+export function jobLabel(job: Pick<JobSpec, 'world' | 'seed' | 'params'>): string {
+  const params = Object.entries(job.params).map(([name, value]) => `${name}=${String(value)}`);
+  return `${job.world} seed ${job.seed}${params.length > 0 ? ` (${params.join(', ')})` : ''}`;
+}

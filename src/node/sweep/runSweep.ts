@@ -7,8 +7,8 @@ import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { CapsuleError } from '../../base/errors.js';
 import { jobKey, type SweepJob } from '../../research/sweepPlan.js';
-import type { JobSpec } from './job.js';
-import { prepareSweep, workerWorld } from './prepareSweep.js';
+import { jobLabel, type JobSpec } from './job.js';
+import { type PreparedSweep, prepareSweep, workerWorld } from './prepareSweep.js';
 import { readResults, ResultsWriter } from './resultsFile.js';
 import { sweepResult, type SweepOptions, type SweepResult } from './sweepResult.js';
 import { ThreadPool } from './threadPool.js';
@@ -27,45 +27,49 @@ export const MAX_WORKERS = 256;
 
 /** Runs a sweep on worker threads; resolves once every job ran (or `signal` stopped it and the jobs in flight were written). */
 export async function runSweep(options: ThreadSweepOptions): Promise<SweepResult> {
-  const workers = options.workers ?? availableParallelism();
-  if (!(Number.isInteger(workers) && workers >= 1 && workers <= MAX_WORKERS))
-    throw new CapsuleError('AICC_INVALID_OPTION', `runSweep: workers must be a whole number from 1 to ${MAX_WORKERS}, got ${workers}`);
-  const { plan, held } = await prepareSweep(options);
-  const todo = plan.filter((job) => !held.keys.has(job.key));
-  let done = plan.length - todo.length;
-  options.progress?.(done, plan.length);
-  let writer: ResultsWriter;
-  try {
-    // Opening cuts a torn last line off, so the next line starts whole.
-    writer = new ResultsWriter(options.out, held.wholeBytes);
-  } catch (error) {
-    throw new CapsuleError('AICC_INVALID_OPTION', `runSweep: cannot write the results file ${options.out} (${(error as Error).message})`);
-  }
+  checkWorkers(options);
+  return runPreparedSweep(options, await prepareSweep(options, 'runSweep', { setUpOnce: true }));
+}
+
+/** runSweep for a sweep its caller prepared (checked) already: `aicc sweep` does, to tell a usage mistake from a failure. */
+export async function runPreparedSweep(options: ThreadSweepOptions, prepared: PreparedSweep): Promise<SweepResult> {
+  const workers = checkWorkers(options);
+  const { plan, held, todo } = prepared;
+  let done = plan.size - todo;
+  options.progress?.(done, plan.size);
+  // Made, or cut back to its whole lines, at the first episode: a sweep that fails before leaves it as it was.
+  const writer = new ResultsWriter(options.out, held.wholeBytes);
   let ran = 0;
   try {
-    if (todo.length > 0 && options.signal?.aborted !== true) {
+    if (todo > 0 && options.signal?.aborted !== true) {
       const pool = new ThreadPool({
-        size: Math.min(workers, todo.length),
+        size: Math.min(workers, todo),
         ...(options.workerUrl !== undefined && { workerUrl: options.workerUrl }),
         ...(options.onThread !== undefined && { onThread: options.onThread }),
       });
       const world = workerWorld(options.world);
-      let next = 0;
+      // The plan's jobs the file lacks, made one at a time as the runners take them.
+      const jobs = plan.without(held.keys);
       let failure: { error: unknown } | undefined;
       // One runner per thread, each taking the plan's next job: the plan is the only queue.
       const runner = async (): Promise<void> => {
-        while (failure === undefined && options.signal?.aborted !== true && next < todo.length) {
-          const job = todo[next++]!;
+        while (failure === undefined && options.signal?.aborted !== true) {
+          const next = jobs.next();
+          if (next.done === true) return;
+          const job = next.value;
           try {
             const episode = await pool.run(job, jobSpec(world, job, options));
             // A worker that loaded some other world (a module changed under the sweep) must not pass as this job.
             const key = jobKey(episode.world, episode.params, episode.seed);
             if (key !== job.key)
-              throw new CapsuleError('AICC_INVALID_OPTION', `runSweep: job ${job.key} came back as ${key}; did the world module change during the sweep?`);
+              throw new CapsuleError(
+                'AICC_INVALID_OPTION',
+                `runSweep: the episode of ${jobLabel(job)} came back as ${jobLabel(episode)}; did the world module change during the sweep?`,
+              );
             writer.append(episode);
             ran++;
             done++;
-            options.progress?.(done, plan.length);
+            options.progress?.(done, plan.size);
           } catch (error) {
             // The other runners finish their episode in flight (it is written), then stop.
             failure ??= { error };
@@ -83,6 +87,13 @@ export async function runSweep(options: ThreadSweepOptions): Promise<SweepResult
     writer.close();
   }
   return sweepResult(plan, readResults(options.out).episodes, ran);
+}
+
+function checkWorkers(options: ThreadSweepOptions): number {
+  const workers = options.workers ?? availableParallelism();
+  if (!(Number.isInteger(workers) && workers >= 1 && workers <= MAX_WORKERS))
+    throw new CapsuleError('AICC_INVALID_OPTION', `runSweep: workers must be a whole number from 1 to ${MAX_WORKERS}, got ${workers}`);
+  return workers;
 }
 
 function jobSpec(world: string, job: SweepJob, options: SweepOptions): JobSpec {

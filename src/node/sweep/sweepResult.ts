@@ -10,7 +10,11 @@ import type { ParamValue } from '../../research/world.js';
 export interface SweepOptions {
   /** A built-in world's name (village, swarm) or the path of a compiled world module. */
   world: string;
-  seeds: readonly number[];
+  /**
+   * The seeds: a list of whole numbers, or text as `aicc sweep --seeds` takes it (`1..1000000`,
+   * `1,5,9`, `1..10,20`), kept as ranges so a big sweep is never listed out.
+   */
+  seeds: readonly number[] | string;
   /** Values to try per parameter; every combination runs with every seed. Default: the world's defaults only. */
   grid?: Readonly<Record<string, readonly ParamValue[]>>;
   /** The results file: one JSON line per episode, appended as each finishes. */
@@ -43,14 +47,16 @@ export interface SweepResult {
 }
 
 /** The plan's episodes from what the results file holds, in a fixed order, and their aggregate. */
-export function sweepResult(plan: readonly SweepJob[], held: readonly EpisodeSummary[], ran: number): SweepResult {
+export function sweepResult(plan: Iterable<SweepJob>, held: readonly EpisodeSummary[], ran: number): SweepResult {
   const byKey = new Map(held.map((episode) => [jobKey(episode.world, episode.params, episode.seed), episode]));
   const episodes: EpisodeSummary[] = [];
   const missing: SweepJob[] = [];
+  let jobs = 0;
   for (const job of plan) {
+    jobs++;
     const episode = byKey.get(job.key);
     if (episode === undefined) missing.push(job);
     else episodes.push(episode);
   }
-  return { jobs: plan.length, ran, episodes, missing, aggregate: aggregate(episodes) };
+  return { jobs, ran, episodes, missing, aggregate: aggregate(episodes) };
 }

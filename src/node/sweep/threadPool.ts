@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import { CapsuleError } from '../../base/errors.js';
 import type { EpisodeSummary } from '../../research/episode.js';
 import type { SweepJob } from '../../research/sweepPlan.js';
-import type { JobSpec } from './job.js';
+import { jobLabel, type JobSpec } from './job.js';
 import type { JobMessage, JobReply } from './sweepWorker.js';
 
 /** What the pool tells its owner about its threads (tests kill a thread through it). */
@@ -96,7 +96,7 @@ export class ThreadPool {
     const threads = [...this.threads];
     this.threads.clear();
     for (const thread of threads) {
-      thread.task?.reject(new CapsuleError('AICC_INVALID_OPTION', `ThreadPool: closed while job ${thread.task.job.key} was in flight`));
+      thread.task?.reject(new CapsuleError('AICC_INVALID_OPTION', `ThreadPool: closed while the episode ${jobLabel(thread.task.job)} was in flight`));
       thread.task = undefined;
     }
     await Promise.all(threads.map((thread) => thread.worker.terminate()));
@@ -129,7 +129,13 @@ export class ThreadPool {
     if (task === undefined || reply.id !== thread.messageId) return;
     thread.task = undefined;
     if (reply.type === 'done') task.resolve(reply.episode);
-    else task.reject(new CapsuleError('AICC_INVALID_OPTION', `runSweep: job ${task.job.key} failed: ${reply.message}`));
+    else
+      task.reject(
+        new CapsuleError(
+          'AICC_INVALID_OPTION',
+          `runSweep: the episode ${jobLabel(task.job)} failed: ${reply.message}; the sweep stops, the episodes written so far are kept (once it is fixed, --resume runs the rest)`,
+        ),
+      );
   }
 
   private died(thread: Thread, code: number): void {
@@ -144,7 +150,7 @@ export class ThreadPool {
       task.reject(
         new CapsuleError(
           'AICC_INVALID_OPTION',
-          `runSweep: job ${task.job.key} killed its worker thread ${task.deaths} times (last: ${cause}); the sweep stops, the episodes written so far are kept (--resume runs the rest)`,
+          `runSweep: the episode ${jobLabel(task.job)} killed its worker thread ${task.deaths} times (last: ${cause}); the sweep stops, the episodes written so far are kept (--resume runs the rest)`,
         ),
       );
       return;

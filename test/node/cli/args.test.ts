@@ -34,6 +34,24 @@ describe('readArgs', () => {
     expect(readArgs(['stray'], spec)).toBe('unexpected "stray"; every option is --NAME VALUE');
   });
 
+  it('reads a value that starts with a dash the same in both forms: --seeds -5..3 is --seeds=-5..3 (#25.10)', () => {
+    const numbers = {
+      options: { seeds: { type: 'string' }, seed: { type: 'string', short: 's' }, play: { type: 'string', bare: 'cleo' }, json: { type: 'boolean' } },
+    } as const;
+    for (const value of ['-5..3', '-3', '-1,2', '-0']) {
+      expect(readArgs(['--seeds', value], numbers), value).toEqual(readArgs([`--seeds=${value}`], numbers));
+      expect(readArgs(['--seeds', value], numbers), value).toEqual({ values: { seeds: value }, positionals: [] });
+    }
+    expect(readArgs(['-s', '-7', '--json'], numbers)).toEqual({ values: { seed: '-7', json: true }, positionals: [] });
+    // An option that may go bare takes a negative number as its value, as its = form does.
+    expect(readArgs(['--play', '-2'], numbers)).toEqual(readArgs(['--play=-2'], numbers));
+    // Any other dashed word is an option, never a value: the complaint says how to give such a value.
+    expect(readArgs(['--seeds', '--json'], numbers)).toBe('--seeds expects a value');
+    expect(readArgs(['--out', '-weird'], spec)).toBe('--out expects a file name; a value that starts with "-" is written --out=-weird');
+    expect(readArgs(['-o', '-weird'], spec)).toBe('-o expects a file name; a value that starts with "-" is written --out=-weird');
+    expect(readArgs(['--out=-weird'], spec)).toMatchObject({ values: { out: '-weird' } });
+  });
+
   it('takes words that are not options only when told to', () => {
     expect(readArgs(['tools.json', '-o', 'v.js'], { ...spec, positionals: true })).toEqual({ values: { out: 'v.js' }, positionals: ['tools.json'] });
   });

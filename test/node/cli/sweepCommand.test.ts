@@ -1,11 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { aggregate, formatAggregate } from '../../../src/research/aggregate.js';
 import { readResults } from '../../../src/node/sweep/resultsFile.js';
 import type { SweepResult } from '../../../src/node/sweep/sweepResult.js';
 import { sweepCommand, type QueueModule } from '../../../src/node/cli/sweepCommand.js';
-import { keyCounts, requireBuiltWorker, tempFolder } from '../sweep/helpers.js';
+import { brokenWorldModule, keyCounts, requireBuiltWorker, tempFolder } from '../sweep/helpers.js';
 
 beforeAll(requireBuiltWorker);
 
@@ -58,7 +58,7 @@ describe('aicc sweep', () => {
       [['--seeds', '1..3', '--out', join(folder, 'a.jsonl')], /name one world/],
       [['village', '--out', join(folder, 'a.jsonl')], /--seeds is required/],
       [['village', '--seeds', '1..3'], /--out is required/],
-      [['village', '--seeds', '3..1', '--out', join(folder, 'a.jsonl')], /the range 3\.\.1 must go upwards/],
+      [['village', '--seeds', '3..1', '--out', join(folder, 'a.jsonl')], /--seeds has the range 3\.\.1, which goes downwards; write 1\.\.3/],
       [['village', '--seeds', '1..3', '--param', 'apple=1', '--out', join(folder, 'a.jsonl')], /no parameter "apple"; it takes apples, dayTicks/],
       [['village', '--seeds', '1..3', '--param', 'apples', '--out', join(folder, 'a.jsonl')], /--param takes NAME=V1,V2/],
       [['village', '--seeds', '1..3', '--param', 'apples=1', '--param', 'apples=2', '--out', join(folder, 'a.jsonl')], /--param apples is given twice/],
@@ -84,15 +84,26 @@ describe('aicc sweep', () => {
     expect(out.join('')).toMatch(/^aicc sweep — .*\n\nUsage: aicc sweep WORLD --seeds 1\.\.N --out results\.jsonl/);
   });
 
-  it('passes a failed episode, named by its job, to the CLI (which prints it and exits 1)', async () => {
+  it('passes an episode that fails at run time, named by its seed and params, to the CLI (which prints it and exits 1)', async () => {
     const { io, err } = fakeIo();
-    const code = await sweepCommand(['village', '--seeds', '1', '--param', 'apples=99', '--out', join(tempFolder(), 'r.jsonl')], io, runtime).catch(
-      (error: Error) => error,
-    );
+    const folder = tempFolder();
+    const out = join(folder, 'r.jsonl');
+    const code = await sweepCommand([brokenWorldModule(folder), '--seeds', '1', '--max-ticks', '5', '--out', out], io, runtime).catch((error: Error) => error);
     // Failures past usage are thrown to the CLI's main, which prints them and exits 1.
     expect(code).toBeInstanceOf(Error);
-    expect((code as Error).message).toMatch(/job village\/\{"apples":99,"dayTicks":600\}\/1 failed: village: apples must be/);
+    expect((code as Error).message).toMatch(/the episode broken seed 1 \(apples=3, dayTicks=600\) failed: the broken world cannot measure/);
     expect(err).toEqual([]);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('refuses a value the world refuses with exit 2 before any episode, and makes no results file', async () => {
+    const out = join(tempFolder(), 'r.jsonl');
+    const { io, err } = fakeIo();
+    expect(await sweepCommand(['village', '--seeds', '1', '--param', 'apples=99', '--out', out], io, runtime)).toBe(2);
+    expect(err.join('')).toMatch(
+      /^aicc sweep: the world "village" refuses apples=99 \(its setup with seed 1 threw: village: apples must be from 0 to 3, got 99\)/,
+    );
+    expect(existsSync(out)).toBe(false);
   });
 
   it('hands --queue to the BullMQ sweep, and says what to install when it cannot be loaded', async () => {
@@ -107,7 +118,7 @@ describe('aicc sweep', () => {
         loadQueue: async () => queue,
       }),
     ).toBe(0);
-    expect(calls).toEqual([expect.objectContaining({ world: 'village', seeds: [1, 2], grid: {}, out, maxTicks: 50, queue: 'redis://127.0.0.1:6390' })]);
+    expect(calls).toEqual([expect.objectContaining({ world: 'village', seeds: '1,2', grid: {}, out, maxTicks: 50, queue: 'redis://127.0.0.1:6390' })]);
     expect(stdout.join('')).toMatch(/ran 2 episodes/);
 
     const missing = fakeIo();

@@ -2,10 +2,10 @@
 // private folder per test for results files, and the raw lines of a results file — read without
 // readResults, which forgives a line written twice, so "exactly once" is really checked.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach } from 'vitest';
 import type { EpisodeSummary } from '../../../src/research/episode.js';
 import { jobKey } from '../../../src/research/sweepPlan.js';
@@ -52,4 +52,28 @@ export function keyCounts(path: string): Map<string, number> {
 /** Seeds first..last. */
 export function seedRange(first: number, last: number): number[] {
   return Array.from({ length: last - first + 1 }, (_, i) => first + i);
+}
+
+/**
+ * A world module (built on dist/) named `broken`: the village, set up as usual, but whose episodes
+ * throw when measured — a failure only running an episode finds, not the check of its setup.
+ */
+export function brokenWorldModule(folder: string): string {
+  const module = join(folder, 'broken.mjs');
+  const dist = (name: string): string => pathToFileURL(join(import.meta.dirname, '../../../dist', name)).href;
+  writeFileSync(
+    module,
+    `import { defineWorld } from ${JSON.stringify(dist('research.js'))};
+import { villageWorld } from ${JSON.stringify(dist('worlds.js'))};
+export default defineWorld({
+  ...villageWorld,
+  name: 'broken',
+  async setup(setup) {
+    const episode = await villageWorld.setup(setup);
+    return { ...episode, metrics: () => { throw new Error('the broken world cannot measure'); } };
+  },
+});
+`,
+  );
+  return module;
 }

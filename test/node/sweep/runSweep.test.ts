@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
@@ -10,7 +10,7 @@ import { workerWorld } from '../../../src/node/sweep/prepareSweep.js';
 import { runSweep } from '../../../src/node/sweep/runSweep.js';
 import type { SweepResult } from '../../../src/node/sweep/sweepResult.js';
 import { villageWorld } from '../../../src/worlds/village/villageWorld.js';
-import { keyCounts, rawEpisodes, requireBuiltWorker, seedRange, tempFolder } from './helpers.js';
+import { brokenWorldModule, keyCounts, rawEpisodes, requireBuiltWorker, seedRange, tempFolder } from './helpers.js';
 
 beforeAll(requireBuiltWorker);
 
@@ -68,27 +68,25 @@ describe('runSweep on worker threads', () => {
     expect(log.workers.size).toBe(3);
   });
 
-  it('fails on a job that throws, naming it, without retrying it; every thread is ended', async () => {
+  it('fails on an episode that throws, naming it, without retrying it; every thread is ended; nothing was in the results file', async () => {
     const log = threadLog();
-    // The village takes 0 to 3 apples: its setup throws in the worker for 99.
-    const sweep = runSweep({
-      world: 'village',
-      seeds: [1, 2, 3],
-      grid: { apples: [99] },
-      out: join(tempFolder(), 'r.jsonl'),
-      workers: 1,
-      onThread: log.onThread,
-    });
-    await expect(sweep).rejects.toThrow(/job village\/\{"apples":99,"dayTicks":600\}\/1 failed: .*apples must be from 0 to 3/);
+    const folder = tempFolder();
+    const out = join(folder, 'r.jsonl');
+    // The broken world sets up (the check before the sweep passes) but throws when its episode is measured.
+    const sweep = runSweep({ world: brokenWorldModule(folder), seeds: [1, 2, 3], maxTicks: 5, out, workers: 1, onThread: log.onThread });
+    await expect(sweep).rejects.toThrow(
+      /the episode broken seed 1 \(apples=3, dayTicks=600\) failed: the broken world cannot measure; the sweep stops, .*--resume runs the rest/,
+    );
     expect(log.started.map((job) => job.seed)).toEqual([1]);
     expect([...log.workers].map((worker) => worker.threadId)).toEqual([-1]);
+    expect(existsSync(out)).toBe(false); // made at the first episode, and none came
   });
 
   it('gives up on a job that kills its thread three times, naming it', async () => {
     const out = join(tempFolder(), 'r.jsonl');
     const log = threadLog((_start, job) => job.seed === 2);
     const sweep = runSweep({ world: 'village', seeds: [1, 2, 3, 4], grid: { dayTicks: [20] }, out, workers: 2, onThread: log.onThread });
-    await expect(sweep).rejects.toThrow(/job village\/\{"apples":3,"dayTicks":20\}\/2 killed its worker thread 3 times/);
+    await expect(sweep).rejects.toThrow(/the episode village seed 2 \(apples=3, dayTicks=20\) killed its worker thread 3 times/);
     expect(log.started.filter((job) => job.seed === 2)).toHaveLength(3);
     expect([...log.workers].every((worker) => worker.threadId === -1)).toBe(true);
     expect(keyCounts(out).size).toBeLessThan(4);
@@ -140,10 +138,23 @@ describe('runSweep on worker threads', () => {
     const base = { world: 'village', seeds: [1], out, onThread: log.onThread };
     await expect(runSweep({ ...base, workers: 0 })).rejects.toThrow(/workers must be a whole number from 1 to 256/);
     await expect(runSweep({ ...base, grid: { apple: [1] } })).rejects.toThrow(/no parameter "apple"/);
+    // A value the world's setup refuses is found by setting it up once here, not by a failed job.
+    await expect(runSweep({ ...base, grid: { apples: [1, 99] } })).rejects.toThrow(/the world "village" refuses apples=99 \(its setup with seed 1 threw: /);
+    await expect(runSweep({ ...base, seeds: '1..3,2' })).rejects.toThrow(/seeds lists seed 2 twice/);
+    await expect(runSweep({ ...base, seeds: [2 ** 53] })).rejects.toThrow(/seeds must be whole numbers from -9007199254740991 to 9007199254740991/);
     await expect(runSweep({ ...base, world: 'hamlet' })).rejects.toThrow(/no built-in world named "hamlet"/);
     await expect(runSweep({ ...base, hashEvery: 0 })).rejects.toThrow(/hashEvery must be a whole number >= 1/);
     await expect(runSweep({ ...base, workerUrl: pathToFileURL(join(tempFolder(), 'missing.js')) })).rejects.toThrow(/missing\.js does not exist/);
     expect(log.started).toEqual([]);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('takes its seeds as text, ranges included, and runs them in the order listed', async () => {
+    const out = join(tempFolder(), 'r.jsonl');
+    const log = threadLog();
+    const result = await runSweep({ world: 'village', seeds: '-2..0,7', grid: { dayTicks: [10] }, out, workers: 1, onThread: log.onThread });
+    expect(log.started.map((job) => job.seed)).toEqual([-2, -1, 0, 7]);
+    expect([result.jobs, result.ran, result.missing.length]).toEqual([4, 4, 0]);
   });
 });
 

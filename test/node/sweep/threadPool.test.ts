@@ -40,7 +40,9 @@ describe('ThreadPool', () => {
   it('keeps a thread up after its job throws, and runs the next job on it', async () => {
     const threads: number[] = [];
     pool = new ThreadPool({ size: 1, onThread: ({ worker }) => void threads.push(worker.threadId) });
-    await expect(pool.run(jobs[0]!, spec(0, { apples: 99, dayTicks: 10 }))).rejects.toThrow(/job village\/.*\/1 failed: village: apples must be/);
+    await expect(pool.run(jobs[0]!, spec(0, { apples: 99, dayTicks: 10 }))).rejects.toThrow(
+      /the episode village seed 1 \(apples=3, dayTicks=10\) failed: village: apples must be/,
+    );
     const episode = await pool.run(jobs[1]!, spec(1));
     expect([episode.seed, episode.params]).toEqual([2, { apples: 3, dayTicks: 10 }]);
     expect(new Set(threads).size).toBe(1);
@@ -56,7 +58,7 @@ describe('ThreadPool', () => {
 
   it('rejects the jobs in flight when closed, and runs nothing after', async () => {
     pool = new ThreadPool({ size: 1 });
-    const running = expect(pool.run(jobs[0]!, spec(0))).rejects.toThrow(/closed while job village\/.*\/1 was in flight/);
+    const running = expect(pool.run(jobs[0]!, spec(0))).rejects.toThrow(/closed while the episode village seed 1 \(apples=3, dayTicks=10\) was in flight/);
     await pool.close();
     await running;
     await expect(pool.run(jobs[1]!, spec(1))).rejects.toThrow(/the pool is closed/);
