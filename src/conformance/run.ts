@@ -27,7 +27,15 @@ export interface CheckResult {
 export interface ConformanceReport {
   bridge: string;
   results: CheckResult[];
+  /** No check failed. Not a verdict on its own: checks the bridge could not lend what they need are n/a. */
   passed: boolean;
+  /** Every check of the levels run ran (none n/a): only then is a pass a verdict for those levels. */
+  complete: boolean;
+  /**
+   * `conformant`: every check of the levels run passed. `not conformant`: a check failed.
+   * `incomplete`: none failed, but some could not run (n/a) — no verdict for the levels they belong to.
+   */
+  verdict: 'conformant' | 'not conformant' | 'incomplete';
 }
 
 export interface ConformanceOptions {
@@ -59,7 +67,9 @@ export async function runConformance(target: BridgeFactory, options: Conformance
   } finally {
     await bridge.close?.();
   }
-  return { bridge: bridge.name, results, passed: results.every((r) => r.outcome !== 'failed') };
+  const passed = results.every((r) => r.outcome !== 'failed');
+  const complete = results.every((r) => r.outcome !== 'n/a');
+  return { bridge: bridge.name, results, passed, complete, verdict: !passed ? 'not conformant' : complete ? 'conformant' : 'incomplete' };
 }
 
 async function runCheck(bridge: ConformanceBridge, factory: BridgeFactory, check: Check, prefix: string, waitMs: number): Promise<CheckResult> {
@@ -107,9 +117,21 @@ export function formatConformance(report: ConformanceReport): string {
     lines.push('', `${row.id} failed: ${row.detail}`);
     for (const exchange of row.transcript ?? []) lines.push(`    ${exchange.dir === 'sent' ? '→' : '←'} ${exchange.text}`);
   }
-  lines.push(
-    '',
-    report.passed ? 'conformant: every applicable check passed' : `not conformant: ${failed.length} check(s) failed; the first is ${failed[0]!.id}`,
-  );
+  lines.push('', verdictLine(report, failed));
   return lines.join('\n');
+}
+
+/** The last line: a verdict for a level only when every one of its checks ran. */
+function verdictLine(report: ConformanceReport, failed: readonly CheckResult[]): string {
+  if (failed.length > 0) return `not conformant: ${failed.length} check(s) failed; the first is ${failed[0]!.id}`;
+  const levels = [...new Set(report.results.map((r) => r.level))];
+  const named = (list: readonly Level[]): string => list.map((level) => `L${level}`).join(', ');
+  const open = levels.filter((level) => report.results.some((r) => r.level === level && r.outcome === 'n/a'));
+  const whole = levels.filter((level) => !open.includes(level));
+  if (open.length === 0) return `conformant at ${named(whole)}: every check passed`;
+  const skipped = report.results.filter((r) => r.outcome === 'n/a').length;
+  return (
+    `${whole.length > 0 ? `conformant at ${named(whole)}; ` : ''}no verdict for ${named(open)}: no check failed, but ${skipped} of ${report.results.length} ` +
+    'could not run (n/a) for want of what this bridge does not lend (a module target exporting a capsuleBridge lends it all)'
+  );
 }

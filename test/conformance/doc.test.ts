@@ -24,6 +24,6 @@ describe('docs/CONFORMANCE.md', () => {
     log.mockRestore();
     expect(report.passed).toBe(true);
     expect(report.results.every((r: { outcome: string }) => r.outcome === 'passed')).toBe(true);
-    expect(printed).toEqual([expect.stringMatching(/^aicc\/0\.1 conformance: my world\n[\s\S]*conformant: every applicable check passed$/)]);
+    expect(printed).toEqual([expect.stringMatching(/^aicc\/0\.1 conformance: my world\n[\s\S]*conformant at L1, L2, L3: every check passed$/)]);
   }, 60_000);
 });
