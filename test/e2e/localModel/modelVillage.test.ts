@@ -13,7 +13,9 @@ import type { DecisionCost } from '../../../src/runtime/decisionCost.js';
 import { describeWithLocalModel, type LocalModel, modelDrivenCleo, startLocalModel } from '../../support/localModel/index.js';
 
 const DECISIONS = 10;
-const BUDGET = 1_600;
+const BUDGET = 1_000;
+/** Short answers: a call fits in a few dozen tokens, and each token costs ~45 ms on one thread (the run is mostly generation). */
+const MAX_TOKENS = 48;
 
 await describeWithLocalModel('a real local model drives Cleo through the direct model backend', () => {
   let model: LocalModel;
@@ -23,7 +25,7 @@ await describeWithLocalModel('a real local model drives Cleo through the direct 
   afterAll(() => model?.stop());
 
   it(`makes ${DECISIONS} decisions: its calls are well-formed or refused, refusals go back to it, the context stays in budget, usage is counted`, async () => {
-    const { turn } = await piAiModel({ provider: 'local', model: model.modelId, baseUrl: model.baseUrl, maxTokens: 128, temperature: 0 });
+    const { turn } = await piAiModel({ provider: 'local', model: model.modelId, baseUrl: model.baseUrl, maxTokens: MAX_TOKENS, temperature: 0 });
     const requests: ModelRequest[] = [];
     const watched: ModelTurn = (request, options) => {
       requests.push({ ...request, messages: [...request.messages] });
