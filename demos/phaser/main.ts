@@ -3,7 +3,8 @@
 // the pilot over the page's own origin (`?agent=pi`; the demo server proxies /pi to a gateway), or
 // an MCP client (`?agent=mcp[&character=<id>]`, default cleo: the page lends that villager's
 // session over /characters/<id>, which the demo server proxies to a gateway started with --mcp,
-// whose MCP clients then drive it). The demo server adds the gateway key, so it never reaches this
+// whose MCP clients then drive it), or the gateway's model (`?agent=model`: the same lending, to a
+// gateway started as `aicc gateway model`). The demo server adds the gateway key, so it never reaches this
 // page. The arrow keys move the blue square.
 // `?characters=N` (default 6, at most 100), `?inspector=0`, `?seed=S`, `?renderer=webgl`.
 //
@@ -48,7 +49,13 @@ const random = new SeededRandom(seed);
 /** The scene's next starts find the inspector already following the plugin. */
 let inspectorMounted = false;
 document.getElementById('who')!.textContent =
-  agentKind === 'pi' ? `pi drives ${ids[0]}, scripts the rest` : agentKind === 'mcp' ? `an MCP client drives ${lent}, scripts the rest` : 'scripted';
+  agentKind === 'pi'
+    ? `pi drives ${ids[0]}, scripts the rest`
+    : agentKind === 'mcp'
+      ? `an MCP client drives ${lent}, scripts the rest`
+      : agentKind === 'model'
+        ? `the gateway's model drives ${lent}, scripts the rest`
+        : 'scripted';
 
 const game = new Phaser.Game({
   type: params.get('renderer') === 'webgl' ? Phaser.WEBGL : Phaser.CANVAS,
@@ -100,7 +107,8 @@ async function connectAgents(scene: VillageScene): Promise<void> {
     restart: () => scene.scene.restart(),
   };
 
-  if (agentKind === 'mcp' && !ids.includes(lent))
+  const lends = agentKind === 'mcp' || agentKind === 'model';
+  if (lends && !ids.includes(lent))
     throw new Error(`?character=${lent.slice(0, 40)} is not one of this page's villagers: ${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', …' : ''}`);
   await Promise.all(
     ids.map(async (id, i) => {
@@ -115,15 +123,15 @@ async function connectAgents(scene: VillageScene): Promise<void> {
         await pilotFor(await connecting, id);
         return;
       }
-      if (agentKind === 'mcp' && id === lent) {
-        // The capsule stays the bridge end; the gateway takes the agent's end for its MCP clients.
+      if (lends && id === lent) {
+        // The capsule stays the bridge end; the gateway takes the agent's end for its MCP clients or its model.
         const session = plugin.connect(await lendOnPage(id), { character: id, capabilities, agentModel: { class: 'cloud_large' } });
         // The gateway's refusals (a wrong key, the character already lent) end the session: say why.
         capsule.on('session', (change) => {
           if (change.session !== session) return;
           const lent = change.change === 'open' || change.change === 'resumed';
           const text = `${id} is no longer lent to the gateway (${change.change}): ${change.reason}`;
-          pageStatus(`mcp: ${id}`, lent ? undefined : text);
+          pageStatus(`${agentKind}: ${id}`, lent ? undefined : text);
           if (!lent) console.warn(`aicc demo: ${text}`);
         });
         return;

@@ -29,7 +29,8 @@ Served: /<name>/ (the folder: index.html, script.html, assets, and the bundled m
 
 Page parameters: ?agent=scripted (default), ?agent=pi, or (the Phaser demo)
 ?agent=mcp[&character=<id>]: the page lends that villager (default cleo) to the MCP clients of a
-gateway started with --mcp; ?characters=N, ?inspector=0.
+gateway started with --mcp, or ?agent=model[&character=<id>]: to the model of a gateway started
+as \`aicc gateway model\`; ?characters=N, ?inspector=0.
 
 Options
   --port N        the TCP port (default ${DEFAULT_DEMO_PORT}; 0 picks a free one)
@@ -42,7 +43,7 @@ Options
                   pi-peers.v1 (or pi-daemon.v2 for a gateway in --daemon mode), is passed on.
                   A page's /characters/<id> is joined to the gateway's /characters/<id> the
                   same way (aicc.v0.1 passed on); MCP clients then drive that character at
-                  http://127.0.0.1:PORT/mcp/<id>.
+                  http://127.0.0.1:PORT/mcp/<id>, or, in model mode, the gateway's model does.
   --demo NAME     serve only this demo (repeatable)
   -h, --help      this help
 

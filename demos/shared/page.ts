@@ -37,8 +37,12 @@ export interface AiccDemo {
 export const MAX_CHARACTERS = 100;
 const NAMES = ['ada', 'bram', 'cleo', 'dov', 'edda', 'finn', 'greta', 'hugo'];
 
-/** Who drives the page's agent character: scripts, pi (through the pilot), or an MCP client (through the gateway). */
-export type AgentKind = 'scripted' | 'pi' | 'mcp';
+/**
+ * Who drives the page's agent character: scripts, pi (through the pilot), or whoever the gateway
+ * hands the lent character to — an MCP client (`mcp`: a gateway with --mcp) or the gateway's own
+ * model (`model`: `aicc gateway model`). The page does the same for both: it lends the character.
+ */
+export type AgentKind = 'scripted' | 'pi' | 'mcp' | 'model';
 
 export interface DemoParams {
   agent: AgentKind;
@@ -46,19 +50,19 @@ export interface DemoParams {
   ids: string[];
   seed: string;
   inspector: boolean;
-  /** With `?agent=mcp`, the character lent: `?character=<id>`, else cleo when the page has her, else the first. */
+  /** With `?agent=mcp` or `?agent=model`, the character lent: `?character=<id>`, else cleo when the page has her, else the first. */
   character: string;
   params: URLSearchParams;
 }
 
-/** `?agent=scripted|pi|mcp`, `?character=<id>` (mcp), `?characters=N` (1 to MAX_CHARACTERS), `?seed=S`, `?inspector=0`. */
+/** `?agent=scripted|pi|mcp|model`, `?character=<id>` (mcp, model), `?characters=N` (1 to MAX_CHARACTERS), `?seed=S`, `?inspector=0`. */
 export function demoParams(defaults: { characters: number; seed: string }): DemoParams {
   const params = new URLSearchParams(location.search);
   const count = Math.max(1, Math.min(MAX_CHARACTERS, Number.parseInt(params.get('characters') ?? '', 10) || defaults.characters));
   const agent = params.get('agent');
   const ids = Array.from({ length: count }, (_, i) => (i < NAMES.length ? NAMES[i]! : `villager_${i + 1}`));
   return {
-    agent: agent === 'pi' || agent === 'mcp' ? agent : 'scripted',
+    agent: agent === 'pi' || agent === 'mcp' || agent === 'model' ? agent : 'scripted',
     ids,
     seed: params.get('seed') ?? defaults.seed,
     inspector: params.get('inspector') !== '0',

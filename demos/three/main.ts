@@ -35,8 +35,8 @@ void start().catch(report);
 
 async function start(): Promise<void> {
   const { agent: requested, ids, seed, inspector: showInspector } = demoParams({ characters: 4, seed: 'meadow' });
-  // Lending a character to MCP clients is the Phaser demo's; here ?agent=mcp plays as scripted.
-  const agentKind = requested === 'mcp' ? 'scripted' : requested;
+  // Lending a character (to MCP clients or the gateway's model) is the Phaser demo's; here it plays as scripted.
+  const agentKind = requested === 'mcp' || requested === 'model' ? 'scripted' : requested;
   const random = new SeededRandom(seed);
   document.getElementById('who')!.textContent = agentKind === 'pi' ? `pi drives ${ids[0]}, scripts the rest` : 'scripted';
 

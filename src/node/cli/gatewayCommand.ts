@@ -1,6 +1,7 @@
 // `aicc gateway`: joins browser pages to the pi coding agent over pi-peers 1.0, in relay mode
 // (pi agents that advertise themselves in $PI_PEERS_HOME) or host mode (a pi run here), or over
-// pi-daemon protocol v2 in daemon mode (a pi daemon's Unix socket).
+// pi-daemon protocol v2 in daemon mode (a pi daemon's Unix socket); or drives the characters pages
+// lend it with a model it reaches itself, in model mode (pi-ai: the key stays on this side).
 
 import { readArgs, wholeNumber } from './args.js';
 import { reportDaemonSocket } from './daemonSocket.js';
@@ -8,16 +9,20 @@ import type { CliIo } from './main.js';
 import { checkKeyFormat, DAEMON_SUBPROTOCOL, MIN_KEY_LENGTH, normalizeOrigin } from '../gateway/access.js';
 import { DAEMON_HIGH_WATER_BYTES } from '../gateway/daemonRelay.js';
 import { PiHost, type PiHostOptions } from '../gateway/piHost.js';
+import { MODEL_GATEWAY_CONCURRENCY } from '../gateway/modelDrivers.js';
 import { DEFAULT_MAX_PAYLOAD, GATEWAY_HOST, startGateway, type GatewayTarget } from '../gateway/server.js';
+import { piAiModel } from '../model/piAi.js';
 import { userMessage } from './userMessage.js';
 
-const HELP = `aicc gateway — join browser pages to the pi coding agent (pi-peers 1.0, pi-daemon v2)
+const HELP = `aicc gateway — join browser pages to the pi coding agent (pi-peers 1.0, pi-daemon v2) or a model
 
 Usage:
   aicc gateway relay --origin ORIGIN [options]   relay to the pi agents in $PI_PEERS_HOME
   aicc gateway host  --origin ORIGIN [options]   run pi --mode rpc here and serve it
   aicc gateway --daemon SOCKET --origin ORIGIN [options]
                                                  relay pi-daemon protocol v2 to a daemon's socket
+  aicc gateway model --provider P --model M --origin ORIGIN [options]
+                                                 drive the characters pages lend with a model
 Every mode needs a key, which pages present: put it in AICC_GATEWAY_KEY (or pass --key), e.g.
   AICC_GATEWAY_KEY=$(openssl rand -hex 24) aicc gateway host --origin http://localhost:5173
 
@@ -70,6 +75,17 @@ Modes
           ${DAEMON_HIGH_WATER_BYTES} bytes wait for the page (and the other way round), so
           memory stays bounded.
 
+  model   Pages lend characters: a page connects its capsule's session for one character to
+          ws://127.0.0.1:PORT/characters/<id> (subprotocols aicc.v0.1 and aicc-key.<key>), and
+          the gateway drives it with the model --provider/--model names, through pi's provider
+          library (@earendil-works/pi-ai, or @mariozechner/pi-ai 0.73 on Node 20, installed
+          beside aicc-capsule): the character's tools are the model's tools, its news the
+          model's messages. The provider's key is read here — its environment variable (e.g.
+          ANTHROPIC_API_KEY) or pi's credential store — and never reaches a page, a log line or
+          an error. --base-url points it at any OpenAI-compatible server (a local model). One
+          page per character; a page that leaves stops its character's model. Stderr gets a
+          line per decision: how it ended, its calls, time and tokens.
+
 Connecting from a page
   const ws = new WebSocket(url, ['pi-peers.v1', 'aicc-key.' + KEY]);
   The key travels as a WebSocket subprotocol, never in the URL, and is compared in constant
@@ -98,6 +114,14 @@ Options
   --system-prompt T   host: pi's system prompt (who the character is)
   --agent-dir DIR     host: PI_CODING_AGENT_DIR for pi (default ~/.pi/agent)
   --label TEXT        host: the agent label pages see (default pi)
+  --provider NAME     model: pi-ai's provider (anthropic, openai, openrouter, …; any name with
+                      --base-url)
+  --model ID          model: the model's id in the provider's catalog (or as the server names it)
+  --base-url URL      model: an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1
+  --max-tokens N      model: the longest answer, in tokens (default 512)
+  --max-concurrent N  model: requests in flight at once, over every character (default ${MODEL_GATEWAY_CONCURRENCY});
+                      rate limits and 5xx are retried with backoff
+  --system-prompt T   model: the system prompt (default: a short one; the briefing says the rest)
   --daemon-stored-sessions
                       daemon: let pages open sessions stored on the host (session modes new,
                       open and continue, session paths, agentDir); without it a page may open
@@ -141,7 +165,13 @@ Exit codes: 0 stopped by a signal, 1 failed (port taken, pi would not start or e
 `;
 
 export interface GatewayArgs {
-  mode: 'relay' | 'host' | 'daemon';
+  mode: 'relay' | 'host' | 'daemon' | 'model';
+  /** model mode: an OpenAI-compatible server. */
+  baseUrl?: string;
+  /** model mode: the longest answer. */
+  maxTokens?: number;
+  /** model mode: requests in flight at once. */
+  maxConcurrent?: number;
   /** daemon mode: the daemon's Unix socket. */
   daemonSocket?: string;
   /** daemon mode: pages may open sessions stored on the host. */
@@ -188,6 +218,7 @@ const VALUE_FLAGS = {
   'agent-dir': 'agentDir',
   label: 'label',
   'mcp-character': 'mcpCharacter',
+  'base-url': 'baseUrl',
 } as const;
 
 /** Parses the arguments; a string is the one-line complaint about them. */
@@ -195,8 +226,8 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
   // Daemon mode is chosen by its flag, `aicc gateway --daemon SOCKET`, so it has no mode word.
   const daemon = argv.some((arg) => arg === '--daemon' || arg.startsWith('--daemon='));
   const [mode, ...rest] = daemon && argv[0]?.startsWith('--') === true ? ['daemon' as const, ...argv] : argv;
-  if (mode !== 'relay' && mode !== 'host' && mode !== 'daemon') {
-    return mode === undefined ? 'choose a mode: relay, host or --daemon SOCKET' : `unknown mode "${mode}"; choose relay, host or --daemon SOCKET`;
+  if (mode !== 'relay' && mode !== 'host' && mode !== 'daemon' && mode !== 'model') {
+    return mode === undefined ? 'choose a mode: relay, host, model or --daemon SOCKET' : `unknown mode "${mode}"; choose relay, host, model or --daemon SOCKET`;
   }
   if (daemon && mode !== 'daemon') return `--daemon is a mode of its own: drop "${mode}"`;
   const read = readArgs(rest, {
@@ -206,6 +237,8 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
       port: { type: 'string' },
       'max-frame': { type: 'string' },
       'mcp-idle-s': { type: 'string' },
+      'max-tokens': { type: 'string' },
+      'max-concurrent': { type: 'string' },
       host: { type: 'string' },
       'daemon-stored-sessions': { type: 'boolean' },
       'daemon-admin': { type: 'boolean' },
@@ -227,13 +260,18 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
     ['port', 65535, 0],
     ['max-frame', 64 * 1024 * 1024, 1],
     ['mcp-idle-s', 86_400, 1],
+    ['max-tokens', 1_000_000, 1],
+    ['max-concurrent', 64, 1],
   ] as const) {
     const text = values[flag];
     if (text === undefined) continue;
+    if (mode !== 'model' && (flag === 'max-tokens' || flag === 'max-concurrent')) return `--${flag} is for model mode`;
     const n = wholeNumber(`--${flag}`, text, min, max);
     if (typeof n === 'string') return n;
     if (flag === 'port') args.port = n;
     else if (flag === 'mcp-idle-s') args.mcpIdleMs = n * 1000;
+    else if (flag === 'max-tokens') args.maxTokens = n;
+    else if (flag === 'max-concurrent') args.maxConcurrent = n;
     else args.maxFrame = n;
   }
   if (args.mcpIdleMs !== undefined && values.mcp !== true) return '--mcp-idle-s goes with --mcp';
@@ -260,10 +298,22 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): G
   if (mode === 'relay' && (args.peersHome === undefined || args.peersHome === ''))
     return "relay needs the agents' folder: set PI_PEERS_HOME or pass --peers-home";
   if (args.mcpCharacter !== undefined && args.mcp !== true) return '--mcp-character needs --mcp (the hosted pi reaches the character through the gateway)';
+  const flag = (name: string): string => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  if (mode === 'model') {
+    if (args.provider === undefined || args.model === undefined)
+      return 'model mode needs --provider and --model (e.g. --provider anthropic --model claude-haiku-4-5)';
+    if (args.mcp === true) return 'model mode drives the lent characters itself: MCP clients cannot drive them too (leave out --mcp)';
+    if (args.baseUrl !== undefined && !/^https?:\/\//.test(args.baseUrl))
+      return `--base-url takes an http:// or https:// URL; got ${JSON.stringify(args.baseUrl.slice(0, 80))}`;
+    const other = (['piBin', 'piNode', 'agentDir', 'label', 'mcpCharacter'] as const).find((name) => args[name] !== undefined);
+    if (other !== undefined) return `${flag(other)} is for host mode`;
+    return args;
+  }
+  if (args.baseUrl !== undefined) return '--base-url is for model mode';
   const hostOnly = (['piBin', 'piNode', 'provider', 'model', 'systemPrompt', 'agentDir', 'label', 'mcpCharacter'] as const).find(
     (name) => args[name] !== undefined,
   );
-  if (mode !== 'host' && hostOnly !== undefined) return `--${hostOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is for host mode`;
+  if (mode !== 'host' && hostOnly !== undefined) return `${flag(hostOnly)} is for host mode`;
   return args;
 }
 
@@ -286,23 +336,25 @@ export async function gatewayCommand(argv: string[], io: CliIo, runtime: Gateway
     // With --mcp-character the gateway starts pi itself, once its port (pi's MCP address) is known.
     if (args.mode === 'host' && args.mcpCharacter === undefined) host = await PiHost.start(piOptions);
     const target: GatewayTarget =
-      args.mcpCharacter !== undefined
-        ? {
-            kind: 'host',
-            host: (mcpServers) => PiHost.start({ ...piOptions, ...(mcpServers !== undefined && { mcpServers }) }),
-            mcpCharacter: args.mcpCharacter,
-          }
-        : host !== undefined
-          ? { kind: 'host', host }
-          : args.mode === 'daemon'
-            ? {
-                kind: 'daemon',
-                socketPath: args.daemonSocket!,
-                ...(args.maxFrame === undefined ? {} : { maxLineBytes: args.maxFrame }),
-                ...(args.storedSessions === true ? { storedSessions: true } : {}),
-                ...(args.admin === true ? { admin: true } : {}),
-              }
-            : { kind: 'relay', peersHome: args.peersHome! };
+      args.mode === 'model'
+        ? await modelTarget(args)
+        : args.mcpCharacter !== undefined
+          ? {
+              kind: 'host',
+              host: (mcpServers) => PiHost.start({ ...piOptions, ...(mcpServers !== undefined && { mcpServers }) }),
+              mcpCharacter: args.mcpCharacter,
+            }
+          : host !== undefined
+            ? { kind: 'host', host }
+            : args.mode === 'daemon'
+              ? {
+                  kind: 'daemon',
+                  socketPath: args.daemonSocket!,
+                  ...(args.maxFrame === undefined ? {} : { maxLineBytes: args.maxFrame }),
+                  ...(args.storedSessions === true ? { storedSessions: true } : {}),
+                  ...(args.admin === true ? { admin: true } : {}),
+                }
+              : { kind: 'relay', peersHome: args.peersHome! };
     // In daemon mode --max-frame is the line limit; the WebSocket limit follows from it.
     const maxPayload = args.maxFrame === undefined || args.mode === 'daemon' ? {} : { maxPayload: args.maxFrame };
     const gateway = await startGateway({
@@ -330,6 +382,23 @@ export async function gatewayCommand(argv: string[], io: CliIo, runtime: Gateway
     io.stderr.write(`aicc gateway: ${userMessage(error)}\n`);
     return error instanceof Error && 'code' in error && error.code === 'AICC_INVALID_OPTION' ? 2 : 1;
   }
+}
+
+/** Model mode's target: the model loaded (pi-ai, the key read here), shared by every lent character. */
+async function modelTarget(args: GatewayArgs): Promise<GatewayTarget> {
+  const model = await piAiModel({
+    provider: args.provider!,
+    model: args.model!,
+    ...(args.baseUrl !== undefined && { baseUrl: args.baseUrl }),
+    ...(args.maxTokens !== undefined && { maxTokens: args.maxTokens }),
+  });
+  return {
+    kind: 'model',
+    turn: model.turn,
+    name: `${model.name} (${model.library})`,
+    ...(args.maxConcurrent !== undefined && { gate: { maxConcurrent: args.maxConcurrent } }),
+    ...(args.systemPrompt !== undefined && { backend: { systemPrompt: args.systemPrompt } }),
+  };
 }
 
 function hostOptions(args: GatewayArgs): PiHostOptions {

@@ -86,6 +86,10 @@ export class CharacterSessions {
     this.clients.set(character, client);
     this.newsOf.set(character, new CharacterNews(client, character));
     for (const listener of this.listeners) listener(character, client);
+    // A page's link that drops is the page gone: a lend is never resumed (a page that comes back
+    // lends again, with a new session), so the session ends now and the character is free at once —
+    // left 'disconnected', it would stay lent and refuse the page's next lend.
+    client.on('disconnect', ({ reason }) => void client.close(`the page left: ${reason}`));
     client.on('close', () => {
       if (this.clients.get(character) !== client) return;
       this.clients.delete(character);

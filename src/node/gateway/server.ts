@@ -25,6 +25,7 @@ import { serveHost, type HostSessionOptions } from './hostSession.js';
 import type { PiHost } from './piHost.js';
 import { relayBrowser, type RelayOptions } from './relay.js';
 import { SessionOwners } from './sessionOwners.js';
+import { ModelDrivers, type ModelTarget } from './modelDrivers.js';
 import { characterOfPath, CharacterSessions, CHARACTER_SUBPROTOCOL, CHARACTERS_PATH, MCP_PATH } from './characters.js';
 import type { McpEndpoint, McpEndpointOptions } from './mcpEndpoint.js';
 
@@ -68,7 +69,7 @@ export interface HostTarget extends HostSessionOptions {
 /** The name of the hosted pi's MCP server for mcpCharacter: the model sees `mcp__aicc__<tool>`. */
 export const HOSTED_MCP_SERVER = 'aicc';
 
-export type GatewayTarget = ({ kind: 'relay' } & RelayOptions) | HostTarget | ({ kind: 'daemon' } & DaemonRelayOptions);
+export type GatewayTarget = ({ kind: 'relay' } & RelayOptions) | HostTarget | ({ kind: 'daemon' } & DaemonRelayOptions) | ModelTarget;
 
 export interface GatewayOptions {
   target: GatewayTarget;
@@ -130,7 +131,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const target = options.target;
   const targetProblem =
-    target.kind === 'daemon' ? checkDaemonRelayOptions(target) : target.kind === 'host' ? checkHostTarget(target, options.mcp === true) : undefined;
+    target.kind === 'daemon'
+      ? checkDaemonRelayOptions(target)
+      : target.kind === 'host'
+        ? checkHostTarget(target, options.mcp === true)
+        : target.kind === 'model'
+          ? checkModelTarget(target, options.mcp === true)
+          : undefined;
   if (targetProblem !== undefined) throw new CapsuleError('AICC_INVALID_OPTION', `startGateway: ${targetProblem}`);
   const subprotocol = target.kind === 'daemon' ? DAEMON_SUBPROTOCOL : SUBPROTOCOL;
   const policy = new AccessPolicy(origins, options.key, subprotocol);
@@ -139,20 +146,22 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const sockets = new Set<WebSocket>();
   let counter = 0;
 
-  const characters = options.mcp === true ? new CharacterSessions() : undefined;
+  // Pages lend characters to MCP clients, or to the gateway's own model.
+  const characters = options.mcp === true || target.kind === 'model' ? new CharacterSessions() : undefined;
+  const drivers = target.kind === 'model' ? new ModelDrivers(characters!, target, log) : undefined;
   // Host mode with a starter: undefined until pi has started (pages are asked to come back).
   let host: PiHost | undefined = target.kind === 'host' && typeof target.host !== 'function' ? target.host : undefined;
   const characterPolicy = policy.withSubprotocol(CHARACTER_SUBPROTOCOL);
   let port = 0;
   const mcp =
-    characters === undefined
+    characters === undefined || options.mcp !== true
       ? undefined
       : await loadMcpEndpoint({ characters, policy, port: () => port, log, ...(options.mcpIdleMs !== undefined && { idleMs: options.mcpIdleMs }) });
   const http = createServer((request, response) => {
     if (mcp !== undefined && (request.url ?? '').startsWith(MCP_PATH)) return mcp.handle(request, response);
     response.writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' });
     response.end(
-      `aicc gateway: this is a WebSocket endpoint for ${target.kind === 'daemon' ? 'pi-daemon protocol v2' : 'pi-peers 1.0'}; see \`aicc gateway --help\`\n`,
+      `aicc gateway: this is a WebSocket endpoint for ${target.kind === 'daemon' ? 'pi-daemon protocol v2' : target.kind === 'model' ? `capsule sessions lent at ${CHARACTERS_PATH}<id>` : 'pi-peers 1.0'}; see \`aicc gateway --help\`\n`,
     );
   });
   const maxPayload = options.maxPayload ?? (target.kind === 'daemon' ? 2 * (target.maxLineBytes ?? DEFAULT_MAX_PAYLOAD) : DEFAULT_MAX_PAYLOAD);
@@ -206,6 +215,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         void characters!.adopt(route as string, browser);
       } else if (target.kind === 'relay') relayBrowser(browser, route as string, target);
       else if (target.kind === 'daemon') relayDaemon(browser, target, daemonShared);
+      else if (target.kind === 'model') browser.close(CLOSE.notFound, MODEL_ROUTE);
       else if (host !== undefined) serveHost(browser, host, target);
       else browser.close(CLOSE.tryAgainLater, 'the hosted pi is starting; try again in a moment');
     });
@@ -226,8 +236,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ? 'relaying to the agents in PI_PEERS_HOME'
       : target.kind === 'daemon'
         ? `relaying pi-daemon protocol v2 to ${target.socketPath}${target.admin === true ? ' (admin: pages may drain it)' : ''}`
-        : 'hosting pi';
+        : target.kind === 'model'
+          ? `driving the characters pages lend with ${target.name}`
+          : 'hosting pi';
   log(`aicc gateway: ${serving} on ws://${GATEWAY_HOST}:${port}/ for ${origins.length === 1 ? 'origin' : 'origins'} ${origins.join(', ')}`);
+  if (drivers !== undefined) log(`aicc gateway: pages lend characters at ws://${GATEWAY_HOST}:${port}${CHARACTERS_PATH}<id>; the model drives each`);
   if (mcp !== undefined)
     log(
       `aicc gateway: pages lend characters at ws://${GATEWAY_HOST}:${port}${CHARACTERS_PATH}<id>; MCP clients drive them at http://${GATEWAY_HOST}:${port}${MCP_PATH}<id>`,
@@ -243,6 +256,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       for (const ws of sockets) ws.terminate();
     }, 1000);
     await mcp?.close();
+    drivers?.close('the gateway is shutting down');
     await characters?.closeAll('the gateway is shutting down');
     await Promise.all(closed);
     clearTimeout(cutoff);
@@ -266,6 +280,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     },
     close: closeAll,
   };
+}
+
+/** Where a page connects in model mode (anything else is refused with this). */
+const MODEL_ROUTE = `this gateway drives the characters pages lend it with its model: connect a capsule session to ${CHARACTERS_PATH}<id>`;
+
+/** What is wrong with a model target, if anything. */
+function checkModelTarget(target: ModelTarget, mcp: boolean): string | undefined {
+  if (typeof target.turn !== 'function') return 'a model target needs turn, a ModelTurn (piAiModel(…).turn)';
+  if (mcp) return 'a model target drives the lent characters itself: MCP clients cannot drive them too (leave mcp out)';
+  return undefined;
 }
 
 /** What is wrong with a host target's MCP option, if anything. */
@@ -344,6 +368,7 @@ function routeOf(url: string, target: GatewayTarget): string | Refusal {
   if (target.kind === 'daemon') {
     return parsed.pathname === '/' ? '' : { code: CLOSE.notFound, reason: 'this gateway relays one pi daemon: connect to /' };
   }
+  if (target.kind === 'model') return { code: CLOSE.notFound, reason: MODEL_ROUTE };
   const match = /^\/agents\/([^/]+)\/?$/.exec(parsed.pathname);
   let id: string | null = null;
   try {

@@ -58,7 +58,7 @@ describe('aicc gateway --daemon', () => {
     [['--daemon', '/s', '--origin', ORIGIN, '--pi-bin', 'pi'], '--pi-bin is for host mode'],
     [['--daemon', '/s'], 'name at least one --origin whose pages may connect, e.g. --origin http://localhost:5173'],
     [['--origin', ORIGIN, '--daemon'], '--daemon expects a value'],
-    [['--origin', ORIGIN], 'unknown mode "--origin"; choose relay, host or --daemon SOCKET'],
+    [['--origin', ORIGIN], 'unknown mode "--origin"; choose relay, host, model or --daemon SOCKET'],
     [['--daemon', '/s', 'relay', '--origin', ORIGIN], 'unexpected "relay"; a mode (relay, host) comes first, and every option is --NAME VALUE'],
     [['host', '--origin', ORIGIN, '--daemon-stored-sessions'], '--daemon-stored-sessions is for --daemon mode'],
     [['relay', '--origin', ORIGIN, '--daemon-admin'], '--daemon-admin is for --daemon mode'],

@@ -62,8 +62,8 @@ describe('aicc gateway', () => {
   });
 
   it.each([
-    [[], 'choose a mode: relay, host or --daemon SOCKET'],
-    [['serve'], 'unknown mode "serve"; choose relay, host or --daemon SOCKET'],
+    [[], 'choose a mode: relay, host, model or --daemon SOCKET'],
+    [['serve'], 'unknown mode "serve"; choose relay, host, model or --daemon SOCKET'],
     [['relay', '--peers-home', '/x'], 'name at least one --origin whose pages may connect, e.g. --origin http://localhost:5173'],
     [['relay', '--origin', ORIGIN], "relay needs the agents' folder: set PI_PEERS_HOME or pass --peers-home"],
     [['host', '--origin', ORIGIN, '--host', '0.0.0.0'], '--host: the gateway listens on 127.0.0.1 only'],
@@ -125,6 +125,33 @@ describe('aicc gateway', () => {
     expect(parseGatewayArgs(['relay', '--origin', ORIGIN, '--peers-home', '/peers', '--mcp', '--mcp-character', 'cleo'], env)).toBe(
       '--mcp-character is for host mode',
     );
+  });
+
+  it('takes model mode: --provider and --model required, --base-url, --max-tokens and --max-concurrent for it alone', () => {
+    const env = { AICC_GATEWAY_KEY: KEY };
+    const model = ['model', '--origin', ORIGIN, '--provider', 'local', '--model', 'smollm2'];
+    expect(parseGatewayArgs([...model, '--base-url', 'http://127.0.0.1:8080/v1', '--max-tokens', '64', '--max-concurrent', '3'], env)).toMatchObject({
+      mode: 'model',
+      provider: 'local',
+      model: 'smollm2',
+      baseUrl: 'http://127.0.0.1:8080/v1',
+      maxTokens: 64,
+      maxConcurrent: 3,
+    });
+    expect(parseGatewayArgs(['model', '--origin', ORIGIN, '--provider', 'local'], env)).toMatch(/^model mode needs --provider and --model/);
+    expect(parseGatewayArgs([...model, '--mcp'], env)).toMatch(/MCP clients cannot drive them too/);
+    expect(parseGatewayArgs([...model, '--base-url', '127.0.0.1:8080'], env)).toMatch(/^--base-url takes an http:\/\/ or https:\/\/ URL/);
+    expect(parseGatewayArgs([...model, '--pi-bin', 'pi'], env)).toBe('--pi-bin is for host mode');
+    expect(parseGatewayArgs(['host', '--origin', ORIGIN, '--max-tokens', '64'], env)).toBe('--max-tokens is for model mode');
+    expect(parseGatewayArgs(['host', '--origin', ORIGIN, '--base-url', 'http://127.0.0.1:1/v1'], env)).toBe('--base-url is for model mode');
+  });
+
+  it('in model mode, exits 1 naming what to install or configure when the model cannot be loaded, never the key', async () => {
+    // A provider pi-ai does not know, with no base URL: refused before listening.
+    const r = run(['model', '--origin', ORIGIN, '--provider', 'nowhere', '--model', 'nothing'], { AICC_GATEWAY_KEY: KEY });
+    expect(await r.code).toBe(1);
+    expect(r.err()).toMatch(/^aicc gateway: .*(no model nowhere\/nothing|no key for nowhere|not installed)/);
+    expect(r.out() + r.err()).not.toContain(KEY);
   });
 
   it('reads PI_PEERS_HOME and AICC_GATEWAY_KEY from the environment', () => {
