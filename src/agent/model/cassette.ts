@@ -203,12 +203,12 @@ function difference(entry: ModelExchange, request: ModelRequest): Omit<Divergenc
   return { where: 'the tools', ...aroundFirstDifference(JSON.stringify(recorded.tools), JSON.stringify(request.tools)) };
 }
 
-/** The two texts around their first differing character, ±40 characters. */
-function aroundFirstDifference(a: string, b: string): { recorded: string; replayed: string } {
+/** The two texts around their first differing character, ±`span` characters. */
+export function aroundFirstDifference(a: string, b: string, span = 40): { recorded: string; replayed: string } {
   let at = 0;
   while (at < a.length && at < b.length && a[at] === b[at]) at++;
-  const from = Math.max(0, at - 40);
-  const cut = (text: string): string => `${from > 0 ? '…' : ''}${text.slice(from, at + 40)}${text.length > at + 40 ? '…' : ''}`;
+  const from = Math.max(0, at - span);
+  const cut = (text: string): string => `${from > 0 ? '…' : ''}${text.slice(from, at + span)}${text.length > at + span ? '…' : ''}`;
   return { recorded: cut(a), replayed: cut(b) };
 }
 

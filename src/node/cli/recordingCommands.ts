@@ -1,6 +1,7 @@
 // `aicc validate FILE` and `aicc replay FILE`: check a recording, and re-run its world from it.
 
 import { createHash } from 'node:crypto';
+import { aroundFirstDifference } from '../../agent/model/cassette.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseRecording, RecordingError, type Recording } from '../../recording/recording.js';
@@ -148,7 +149,12 @@ async function cassetteReplayCommand(recording: Recording, text: string, io: Cli
   }
   if (result.firstDifference !== undefined) {
     const { line, recorded, replayed } = result.firstDifference;
-    io.stdout.write(`first line that differs: ${line}\n  recorded: ${clipLine(recorded)}\n  replayed: ${clipLine(replayed)}\n`);
+    // Around where the two lines part: their shared opening (a tick, a character, a long request) says nothing.
+    const shown =
+      recorded === undefined || replayed === undefined
+        ? { recorded: clipLine(recorded), replayed: clipLine(replayed) }
+        : aroundFirstDifference(recorded, replayed, 100);
+    io.stdout.write(`first line that differs: ${line}\n  recorded: ${shown.recorded}\n  replayed: ${shown.replayed}\n`);
     io.stdout.write('replay: MISMATCH\n');
     return 1;
   }

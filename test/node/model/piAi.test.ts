@@ -152,6 +152,59 @@ describe('the direct model backend through pi-ai', () => {
     expect(code).toBe(1);
   }, 60_000);
 
+  it('a cassette edited, from another seed or another world: refused or replayed to its first mismatch, naming the line', async () => {
+    stub = await startStubModel({ fallbackReply: 'I wait.' });
+    stub.script(
+      { text: '', toolCalls: [{ name: 'go', arguments: { direction: 'north' } }] },
+      { text: '', toolCalls: [{ name: 'say', arguments: { text: 'Hello, market!' } }] },
+      'Done for now.',
+    );
+    dir = tempDir('aicc-model-cassette-bad-');
+    const record = join(dir.path, 'day.ndjson');
+    expect(await main(['demo', '--agent', 'model:local/stub-model', '--base-url', stub.baseUrl, '--ticks', '60', '--record', record], io().io)).toBe(0);
+    await stub.close();
+    stub = undefined;
+    const lines = readFileSync(record, 'utf8').trimEnd().split('\n');
+    const variant = (name: string, edit: (line: string, index: number) => string): string => {
+      const path = join(dir!.path, `${name}.ndjson`);
+      writeFileSync(path, `${lines.map(edit).join('\n')}\n`);
+      return path;
+    };
+    const replay = async (path: string) => {
+      const run = io();
+      const code = await main(['replay', path], run.io);
+      return { code, text: run.out.stdout + run.out.stderr };
+    };
+    const firstExchange = lines.findIndex((line) => line.includes('"exchange"'));
+
+    // A request edited by hand, its hash left as it was: the line no longer holds what it claims.
+    const edited = variant('edited', (line, i) => (i === firstExchange ? line.replace('Your goal: ', 'Your goal (edited): ') : line));
+    const refusedEdit = await replay(edited);
+    expect(refusedEdit.code).not.toBe(0);
+    expect(refusedEdit.text).toMatch(
+      new RegExp(`first line that differs: ${firstExchange + 1}\n  recorded: .*Your goal \\(edited\\): .*\n  replayed: .*Your goal: `),
+    );
+
+    // A reply edited (the model "said" another thing): the world goes elsewhere; the first state hash that differs is named.
+    const reply = variant('reply', (line, i) => (i === firstExchange ? line.replace('"direction":"north"', '"direction":"south"') : line));
+    const diverged = await replay(reply);
+    expect(diverged.code).toBe(1);
+    expect(diverged.text).toMatch(/line \d+/);
+    expect(diverged.text).not.toMatch(/every line matched/);
+
+    // The header says another seed, or another world: the replay cannot be the recorded run.
+    const header = JSON.parse(lines[0]!) as { seed: number; world: string };
+    for (const [name, changed] of [
+      ['seed', { ...header, seed: header.seed + 1 }],
+      ['world', { ...header, world: 'nowhere' }],
+    ] as const) {
+      const other = await replay(variant(name, (line, i) => (i === 0 ? JSON.stringify(changed) : line)));
+      expect(other.code, `${name}: ${other.text}`).not.toBe(0);
+      expect(other.text, name).toMatch(/line \d+|world|seed/);
+      expect(other.text, name).not.toMatch(/every line matched/);
+    }
+  }, 60_000);
+
   it('keeps the key out of errors, even one that echoes it', async () => {
     const secret = 'sk-echo-0a1b2c3d4e5f';
     // A server that answers 401 quoting the key it got, as some proxies do.
