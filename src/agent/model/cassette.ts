@@ -153,13 +153,20 @@ export class Cassette {
     };
   }
 
-  /** Releases the answers due at `tick` or before. */
-  release(tick: number): void {
+  /**
+   * Releases the answers due at `tick` or before, in the order they were asked for, each in a task
+   * of its own — as a live model's answers arrive (each response its own I/O callback), so what
+   * one answer sets off runs before the next answer comes, and the replay writes its lines in the
+   * recorded order. Resolves once every due answer has been given.
+   */
+  async release(tick: number): Promise<void> {
     this.released = Math.max(this.released, tick);
-    for (const wait of [...this.waiting]) {
-      if (wait.tick > tick) continue;
+    for (;;) {
+      const wait = this.waiting.find((each) => each.tick <= tick);
+      if (wait === undefined) return;
       this.waiting.splice(this.waiting.indexOf(wait), 1);
       wait.release();
+      await nextTask();
     }
   }
 
@@ -180,6 +187,11 @@ export class Cassette {
       });
     });
   }
+}
+
+/** A macrotask later (setImmediate in Node; a zero timeout elsewhere). */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => (typeof globalThis.setImmediate === 'function' ? globalThis.setImmediate(resolve) : setTimeout(resolve, 0)));
 }
 
 function whenAborted(signal: AbortSignal, then: () => void): void {

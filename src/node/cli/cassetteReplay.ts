@@ -1,5 +1,5 @@
 // `aicc replay` of a recording made with a model backend: the day is run again — world, scripted
-// villagers, pilot and model backend — with every model turn answered from the recording's cassette
+// villagers, pilots and model backends (one villager's, or several: the header's `pilot` or `pilots`) — with every model turn answered from the recording's cassette
 // at the tick it was answered, and zero model calls. The replay writes its own recording; every
 // line of it must equal the original's (messages, decisions, exchanges, state hashes). A request
 // that differs from the recorded one (a new briefing, a new digest, another library version) stops
@@ -25,7 +25,7 @@ export interface CassetteReplay {
 
 /** Whether a recording holds a model run that replays from its cassette. */
 export function hasCassette(recording: Recording): boolean {
-  return recording.exchanges.length > 0 && typeof pilotOf(recording)?.character === 'string';
+  return recording.exchanges.length > 0 && pilotsOf(recording).length > 0;
 }
 
 /** A fork: the recorded day rebuilt to tick `until` from its cassette, then handed to `then`. */
@@ -46,7 +46,7 @@ export interface ForkResult extends CassetteReplay {
 }
 
 export async function replayFromCassette(recording: Recording, originalLines: readonly string[], fork?: ForkOptions): Promise<ForkResult> {
-  const pilot = pilotOf(recording)!;
+  const pilots = pilotsOf(recording);
   const { seed, ticks, options } = recording.header;
   const cassette = new Cassette(
     recording.exchanges.map(({ tick, line, character, exchange }) => ({
@@ -63,30 +63,40 @@ export async function replayFromCassette(recording: Recording, originalLines: re
       ...(exchange.aborted === true && { aborted: true as const }),
     })),
   );
-  const agent = modelAgentOf((context) => cassette.turn(pilot.character, context.tick), pilot.agent ?? 'cassette', pilot.character);
+  // A model agent per piloted villager, each answered from its own exchanges.
+  const agents = pilots.map((pilot) => modelAgentOf((context) => cassette.turn(pilot.character, context.tick), pilot.agent ?? 'cassette', pilot.character));
   const lines: string[] = [];
   const hashEvery = typeof options?.['hashEvery'] === 'number' ? options['hashEvery'] : undefined;
   const recordOptions =
     fork === undefined
       ? options
-      : { ...options, pilot: { character: pilot.character, agent: fork.agent }, parent: { recording: fork.parent, tick: fork.until } };
+      : {
+          ...options,
+          // The first piloted villager is the one handed over.
+          ...(Array.isArray(options?.['pilots'])
+            ? { pilots: pilots.map((pilot, i) => (i === 0 ? { character: pilot.character, agent: fork.agent } : pilot)) }
+            : { pilot: { character: pilots[0]!.character, agent: fork.agent } }),
+          parent: { recording: fork.parent, tick: fork.until },
+        };
+  // The day starts at tick 0: an answer the recording got before the first tick is due at once.
+  await cassette.release(0);
   const run = await runVillage({
     seed,
     ticks,
     record: (line) => lines.push(line.replace(/\n$/, '')),
-    pilot: { character: pilot.character, backend: agent.backend },
+    pilots: pilots.map((pilot, i) => ({ character: pilot.character, backend: agents[i]!.backend })),
     ...(recordOptions !== undefined && { recordOptions }),
     ...(hashEvery !== undefined && { hashEvery }),
     // Between ticks, the answers the recording got at this tick; then everything they set off settles before the next.
     // After a fork's handover, a live model's time again.
     pace: async (tick) => {
       if (fork?.live === true && tick > fork.until) return new Promise((resolve) => setTimeout(resolve, 100));
-      cassette.release(tick);
+      await cassette.release(tick);
       for (let i = 0; i < 4; i++) await new Promise((resolve) => setImmediate(resolve));
     },
     ...(fork === undefined ? { stopAt: recording.end.tick } : { handover: { tick: fork.until, backend: fork.handTo } }),
   });
-  await agent.close();
+  for (const agent of agents) await agent.close();
   if (fork !== undefined) {
     const recorded = recording.hashes.find((line) => line.tick === fork.until);
     const forked = lines
@@ -123,7 +133,14 @@ export async function replayFromCassette(recording: Recording, originalLines: re
   };
 }
 
-function pilotOf(recording: Recording): { character: string; agent?: string } | undefined {
-  const pilot = recording.header.options?.['pilot'];
-  return pilot !== null && typeof pilot === 'object' && !Array.isArray(pilot) ? (pilot as { character: string; agent?: string }) : undefined;
+type RecordedPilot = { character: string; agent?: string };
+
+/** The piloted villagers the header names: `pilots` (several), else `pilot` (one); those without a character id are left out. */
+function pilotsOf(recording: Recording): RecordedPilot[] {
+  const options = recording.header.options;
+  const listed = Array.isArray(options?.['pilots']) ? options['pilots'] : options?.['pilot'] !== undefined ? [options['pilot']] : [];
+  return listed.filter(
+    (pilot): pilot is RecordedPilot =>
+      pilot !== null && typeof pilot === 'object' && !Array.isArray(pilot) && typeof (pilot as { character?: unknown }).character === 'string',
+  );
 }

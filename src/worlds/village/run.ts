@@ -1,6 +1,7 @@
 // One run of the village, headless: three villagers driven by scripted agents (or one of them by a
 // person at the terminal), every action a real AICC tool call. Returns the story and the summary.
 
+import { CapsuleError } from '../../base/errors.js';
 import { runHeadless, type HeadlessResult } from '../../adapters/headless/runner.js';
 import { RunSummary, type RunSummaryJSON } from '../../adapters/headless/summary.js';
 import type { AgentClient } from '../../agent/agentClient.js';
@@ -35,7 +36,12 @@ export interface VillageOptions {
    * A chat agent drives this villager through the pilot; the day then runs in real time. `backend`
    * may be made from the villager's session (a model backend calls its tools through it).
    */
-  pilot?: { character: string; backend: PilotBackend };
+  pilot?: PilotSpec;
+  /**
+   * Several villagers driven by chat agents, a pilot each (a model-driven village): the first is
+   * the one `handover` hands over. Give `pilot` or `pilots`, not both.
+   */
+  pilots?: readonly PilotSpec[];
   /**
    * At this tick the piloted villager is handed over (a fork): its pilot stops, and a new one on
    * `backend` — or the villager's own scripted role, 'scripted' — plays it from there.
@@ -63,6 +69,12 @@ export interface VillageOptions {
 }
 
 type VillagerId = (typeof VILLAGERS)[number];
+
+/** A villager a chat agent drives, and its backend. */
+export interface PilotSpec {
+  character: string;
+  backend: PilotBackend;
+}
 
 /** A pilot's backend, or how to make one from the villager's session and the run. */
 export type PilotBackend = ChatBackend | ((client: AgentClient, context: PilotContext) => ChatBackend);
@@ -120,8 +132,10 @@ export interface VillageRun {
   result: HeadlessResult;
   /** Recording lines that failed their schema check (none, unless the bridge has a bug). */
   recordingProblems: string[];
-  /** What the pilot did and what its decisions cost, when a chat agent drove a villager. */
+  /** What the pilot did and what its decisions cost, when a chat agent drove a villager (the first, with several). */
   pilot?: PilotStats;
+  /** With several pilots: each one's, by villager. */
+  pilots?: Record<string, PilotStats>;
   /** The chat agent stopped before the day ended (its backend went away for good): when and why. */
   pilotLost?: { tick: number; reason: string };
 }
@@ -141,6 +155,15 @@ export const DEFAULT_TICKS = 600;
 export async function runVillage(options: VillageOptions = {}): Promise<VillageRun> {
   const seed = options.seed ?? DEFAULT_SEED;
   const ticks = options.ticks ?? DEFAULT_TICKS;
+  if (options.pilot !== undefined && options.pilots !== undefined)
+    throw new CapsuleError('AICC_INVALID_OPTION', 'runVillage: give pilot or pilots, not both (pilots: [pilot, …] drives several)');
+  const piloted = options.pilots ?? (options.pilot !== undefined ? [options.pilot] : []);
+  for (const spec of piloted) {
+    if (!(VILLAGERS as readonly string[]).includes(spec.character))
+      throw new CapsuleError('AICC_INVALID_OPTION', `runVillage: no villager ${JSON.stringify(spec.character)} to pilot; choose ${VILLAGERS.join(', ')}`);
+  }
+  if (new Set(piloted.map((spec) => spec.character)).size < piloted.length)
+    throw new CapsuleError('AICC_INVALID_OPTION', 'runVillage: a villager is piloted twice; give each one pilot');
   const village = buildVillage(seed);
   const { capsule, clock, world, random } = village;
   const header: RecordingHeader = {
@@ -168,6 +191,10 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   let pilotLost: { tick: number; reason: string } | undefined;
   let dayOver = false;
   let pilotClient: AgentClient | undefined;
+  /** The other piloted villagers' pilots, with several. */
+  const copilots = new Map<string, Pilot>();
+  /** Piloted villagers whose chat agent stopped before the day ended, besides the first (pilotLost). */
+  const copilotsLost = new Map<string, { tick: number; reason: string }>();
   /** A pilot for `client`'s villager on `backend`, started; its costs recorded, its going away noted. */
   const startPilot = (client: AgentClient, id: VillagerId, backend: PilotBackend): Pilot => {
     const who = world.character(id)!;
@@ -186,6 +213,7 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
     if (recorder) started.on('cost', (cost) => recorder.decision(id, cost));
     started.on('stop', ({ reason }) => {
       if (!dayOver && started === pilot) pilotLost = { tick: capsule.tick, reason };
+      if (!dayOver && copilots.get(id) === started) copilotsLost.set(id, { tick: capsule.tick, reason });
     });
     started.start();
     return started;
@@ -199,10 +227,11 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
     const client = await connectInProcess(capsule, { character: id, ...VILLAGER_SESSION, agent: { clock, randomBytes: random.fork(`agent:${id}`).bytes } });
     clients.push(client);
     if (options.play?.character === id) player = new Player(client, world, id, options.play.io);
-    else if (options.pilot?.character === id) {
+    else if (piloted[0]?.character === id) {
       pilotClient = client;
-      pilot = startPilot(client, id, options.pilot.backend);
-    } else agents.push(new ROLES[id](client, id, random.fork(`mind:${id}`)));
+      pilot = startPilot(client, id, piloted[0].backend);
+    } else if (piloted.some((spec) => spec.character === id)) copilots.set(id, startPilot(client, id, piloted.find((spec) => spec.character === id)!.backend));
+    else agents.push(new ROLES[id](client, id, random.fork(`mind:${id}`)));
   }
   narrator.tell(
     `Morning in ${capsule.world.name}. ${VILLAGERS.filter((id) => id !== player?.id)
@@ -210,15 +239,15 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
       .join(', ')} set about their day.`,
   );
 
-  if (pilot !== undefined) narrator.tell(`${world.character(options.pilot!.character)!.name} is driven by a chat agent, through the pilot.`);
+  for (const spec of piloted) narrator.tell(`${world.character(spec.character)!.name} is driven by a chat agent, through the pilot.`);
   if (guest !== undefined) narrator.tell(`${world.character(options.guest!.character)!.name} is played from outside the village.`);
   const everyoneDone = () => agents.every((agent) => agent.done) && (player === undefined || player.done);
   // A model thinks in real time: with a pilot or a guest, each tick waits for its 100 ms of wall time.
-  const live = pilot !== undefined || guest !== undefined;
+  const live = piloted.length > 0 || guest !== undefined;
   const handover = options.handover;
   const handOver = (): void => {
     if (handover === undefined || capsule.tick !== handover.tick || pilotClient === undefined) return;
-    const id = options.pilot!.character as VillagerId;
+    const id = piloted[0]!.character as VillagerId;
     const previous = pilot!;
     if (handover.backend === 'scripted') {
       pilot = undefined;
@@ -248,6 +277,7 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
     player?.end ?? (result.stoppedBy === 'ticks' ? 'tick_limit' : interrupted() ? 'interrupted' : guest?.gone === true ? 'guest_left' : 'goals_met');
   dayOver = true;
   pilot?.stop('the day is over');
+  for (const copilot of copilots.values()) copilot.stop('the day is over');
   await guest?.close('the day is over');
 
   narrator.tell(closingLine(stop, capsule.tick, everyoneDone(), options.signal?.aborted === true));
@@ -260,9 +290,15 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   capsule.dispose();
   const summaryLines = summary.format(result, STOP_WORDS[stop]);
   // The model's timings vary from run to run: the pilot's line goes last, under the wall-time heading.
-  if (pilot !== undefined) summaryLines.push(decisionCostLine(pilot.stats.costs));
+  if (copilots.size === 0) {
+    if (pilot !== undefined) summaryLines.push(decisionCostLine(pilot.stats.costs));
+  } else {
+    if (pilot !== undefined) summaryLines.push(`${piloted[0]!.character}: ${decisionCostLine(pilot.stats.costs)}`);
+    for (const [id, copilot] of copilots) summaryLines.push(`${id}: ${decisionCostLine(copilot.stats.costs)}`);
+  }
   if (pilotLost !== undefined)
     summaryLines.push(`chat agent: stopped at tick ${pilotLost.tick}, its villager idle for the rest of the day (${pilotLost.reason})`);
+  for (const [id, lost] of copilotsLost) summaryLines.push(`chat agent of ${id}: stopped at tick ${lost.tick}, idle for the rest of the day (${lost.reason})`);
   return {
     seed,
     maxTicks: ticks,
@@ -273,6 +309,12 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
     result,
     recordingProblems: recorder?.problems ?? [],
     ...(pilot !== undefined && { pilot: pilot.stats }),
+    ...(copilots.size > 0 && {
+      pilots: Object.fromEntries([
+        ...(pilot !== undefined ? [[piloted[0]!.character, pilot.stats] as const] : []),
+        ...[...copilots].map(([id, p]) => [id, p.stats] as const),
+      ]),
+    }),
     ...(pilotLost !== undefined && { pilotLost }),
   };
 }
