@@ -62,6 +62,7 @@ export const CLAIMING_PROJECTS: TestProject[] = [
       'test/mcp/inspectorCli.test.ts',
       'test/mcp/inspectorCliHttp.test.ts',
       'test/mcp/stdioDemo.test.ts',
+      'test/mcp/stdioFork.test.ts',
       'test/node/sweep/**/*.test.ts',
     ],
     exclude: ['test/consumer/researchCommands.test.ts'],

@@ -7,6 +7,10 @@
 //   gate and the calls through the capsule, per model request — against the real local model's own
 //   time for one request of the same conversation (test/support/localModel: SmolLM2-135M, one
 //   thread). Target: ours ≤ 2% of the model's. Without the local model the row says so in its note.
+// - "model briefing tokens", "model prompt tokens per request": what the direct backend sends the
+//   model, counted with the real local model's tokenizer (its server's /tokenize; gpt-tokenizer in a
+//   quick run or without the model) — the briefing against the manifest's raw tool JSON, and what
+//   each request adds against the raw AICC JSON of the news it carries. Target ≤ 50% for the latter.
 // - "cassette replay, 1,000-tick village": `aicc replay` of a 1,000-tick day with Cleo model-driven
 //   (recorded from a model that answers at once), world and pilot re-run from the cassette with no
 //   model, against recording that same day. Target: ≤ 2 s.
@@ -14,7 +18,12 @@
 import { runHeadless } from '../src/adapters/headless/runner.js';
 import { connectInProcess } from '../src/agent/inProcess.js';
 import { ModelBackend } from '../src/agent/model/modelBackend.js';
-import type { ModelReply, ModelRequest, ModelTurn } from '../src/agent/model/modelPort.js';
+import { encode } from 'gpt-tokenizer';
+import { AgentClient } from '../src/agent/agentClient.js';
+import type { ModelMessage, ModelReply, ModelRequest, ModelTurn } from '../src/agent/model/modelPort.js';
+import { usable } from '../src/agent/pilot/catalog.js';
+import { createMemoryLinkPair } from '../src/links/memory.js';
+import { tapLink } from '../src/links/wrapLink.js';
 import { ProviderGate } from '../src/agent/model/providerGate.js';
 import { Pilot } from '../src/agent/pilot/pilot.js';
 import { replayFromCassette } from '../src/node/cli/cassetteReplay.js';
@@ -46,7 +55,109 @@ function instantTurn(): ModelTurn {
 }
 
 export async function run(options: BenchOptions): Promise<BenchRow[]> {
-  return [await decisionShare(options), await cassetteReplay(options)];
+  return [await decisionShare(options), ...(await promptTokens(options)), await cassetteReplay(options)];
+}
+
+/** Counts a text's tokens: the real local model's tokenizer (its server's /tokenize), or gpt-tokenizer where it is absent. */
+type Tokenizer = { name: string; count(text: string): Promise<number> };
+
+/**
+ * What the model is sent, in the model's own tokens, against the raw AICC JSON of the same news:
+ * the briefing (system prompt, first message and the tools as native tools) against the usable
+ * tool descriptors of the manifest; and per model request, what the request adds to the
+ * conversation (digests and tool results, not the model's own replies) against the raw JSON of the
+ * AICC event and tool_result messages the villager got since the request before.
+ */
+async function promptTokens(options: BenchOptions): Promise<BenchRow[]> {
+  const requests = options.quick ? 12 : 60;
+  const village = buildVillage(7);
+  const news: Array<{ message: Record<string, unknown>; before: number }> = [];
+  const sent: ModelRequest[] = [];
+  const [bridgeEnd, agentEnd] = createMemoryLinkPair();
+  const agentSide = tapLink(agentEnd, (frame) => {
+    const message = typeof frame === 'string' ? (JSON.parse(frame) as Record<string, unknown>) : (frame as unknown as Record<string, unknown>);
+    if (message['type'] === 'event' || message['type'] === 'tool_result') news.push({ message, before: sent.length });
+  });
+  const connecting = AgentClient.connect(agentSide, { clock: village.clock });
+  village.connect('cleo', bridgeEnd);
+  const client = await connecting;
+  const scripted = instantTurn();
+  const turn: ModelTurn = (request, turnOptions) => {
+    sent.push(JSON.parse(JSON.stringify(request)) as ModelRequest);
+    return scripted(request, turnOptions);
+  };
+  const backend = new ModelBackend({ client, turn, gate: new ProviderGate({ clock: village.clock }), now: () => village.clock.now() });
+  const pilot = new Pilot({ client, backend, clock: village.clock, quietWakeMs: 200, maxDecisionsPerMinute: 10_000, character: { id: 'cleo', name: 'Cleo' } });
+  pilot.start();
+  await runHeadless({
+    capsule: village.capsule,
+    ticks: 1_000_000,
+    stopWhen: () => sent.length >= requests,
+    onTick: () => new Promise((resolve) => setImmediate(resolve)),
+  });
+  pilot.stop();
+  const manifest = client.manifest;
+  await client.close('bench over');
+  village.capsule.dispose();
+
+  const skip = options.quick ? 'a quick run' : await localModelAvailable().catch((error: unknown) => String(error));
+  const model = skip === undefined ? await startLocalModel() : undefined;
+  try {
+    const tokenizer: Tokenizer =
+      model === undefined
+        ? { name: `gpt-tokenizer (the local model's tokenizer not used: ${skip})`, count: async (text) => encode(text).length }
+        : {
+            name: `${model.modelId}'s own tokenizer`,
+            count: async (text) => {
+              const reply = await fetch(`${model.baseUrl.replace(/\/v1$/, '')}/tokenize`, { method: 'POST', body: JSON.stringify({ content: text }) });
+              return ((await reply.json()) as { tokens: number[] }).tokens.length;
+            },
+          };
+    const first = sent[0]!;
+    const briefing = await tokenizer.count([first.systemPrompt, textOf(first.messages[0]!), JSON.stringify(first.tools)].join('\n'));
+    const catalog = await tokenizer.count(JSON.stringify(manifest.tools.filter((tool) => usable(tool, manifest.capabilities))));
+    let ours = 0;
+    let raw = 0;
+    let counted = 0;
+    for (let k = 1; k < sent.length; k++) {
+      const before = sent[k - 1]!.messages;
+      const now = sent[k]!.messages;
+      // A fold rewrites the older turns: that request is left out of both sides.
+      if (JSON.stringify(now.slice(0, before.length)) !== JSON.stringify(before)) continue;
+      const added = now.slice(before.length).filter((message) => message.role !== 'assistant');
+      const arrived = news.filter((item) => item.before === k).map((item) => JSON.stringify(item.message));
+      if (arrived.length === 0) continue;
+      ours += await tokenizer.count(added.map(textOf).join('\n'));
+      raw += await tokenizer.count(arrived.join('\n'));
+      counted++;
+    }
+    return [
+      {
+        name: 'model briefing tokens',
+        capsule: briefing,
+        baseline: catalog,
+        unit: 'tokens',
+        ratio: briefing / catalog,
+        note: `${tokenizer.name}; system prompt + briefing + the tools as native tools, vs the raw JSON of the manifest's usable tool descriptors`,
+      },
+      {
+        name: 'model prompt tokens per request',
+        capsule: ours / Math.max(1, counted),
+        baseline: raw / Math.max(1, counted),
+        unit: 'tokens',
+        ratio: ours / Math.max(1, raw),
+        note: `${tokenizer.name}; what each of ${counted} requests adds (digests, tool results) vs the raw JSON of the AICC events and tool results that came in since the request before; target ≤ 50%`,
+      },
+    ];
+  } finally {
+    await model?.stop();
+  }
+}
+
+/** A message's text, as the model reads it. */
+function textOf(message: ModelMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.map((part) => ('text' in part ? part.text : JSON.stringify(part))).join('\n');
 }
 
 async function decisionShare(options: BenchOptions): Promise<BenchRow> {

@@ -8,7 +8,7 @@
 import { Cassette, type Divergence } from '../../agent/model/cassette.js';
 import type { ModelReply, ModelRequest } from '../../agent/model/modelPort.js';
 import type { Recording } from '../../recording/recording.js';
-import { runVillage, type PilotBackend } from '../../worlds/village/run.js';
+import { runVillage, type GuestJoin, type PilotBackend } from '../../worlds/village/run.js';
 import { modelAgentOf } from './modelAgent.js';
 
 export interface CassetteReplay {
@@ -31,8 +31,8 @@ export function hasCassette(recording: Recording): boolean {
 /** A fork: the recorded day rebuilt to tick `until` from its cassette, then handed to `then`. */
 export interface ForkOptions {
   until: number;
-  /** The agent from there: a pilot backend (another model), or the villager's scripted role. */
-  handTo: PilotBackend | 'scripted';
+  /** The agent from there: a pilot backend (another model, pi), the villager's scripted role, or a program outside (an MCP client). */
+  handTo: PilotBackend | 'scripted' | { guest: GuestJoin };
   /** What the fork's header says of its agent and its parent. */
   agent: string;
   parent: string;
@@ -43,6 +43,12 @@ export interface ForkOptions {
 export interface ForkResult extends CassetteReplay {
   /** The original's state hash at `until`, if it recorded one, and the fork's there. */
   hashAtFork?: { recorded: string; forked: string | undefined };
+  /**
+   * In a village of several model-driven villagers, where the recorded answers of those not handed
+   * over stopped fitting after the fork (the day went another way; `character`'s request first):
+   * they wait from there.
+   */
+  cassetteEnded?: { character: string; tick: number };
 }
 
 export async function replayFromCassette(recording: Recording, originalLines: readonly string[], fork?: ForkOptions): Promise<ForkResult> {
@@ -110,7 +116,11 @@ export async function replayFromCassette(recording: Recording, originalLines: re
     return {
       lines,
       ...(at >= 0 && { firstDifference: { line: at + 2, recorded: theirs[at], replayed: mine[at] } }),
-      ...(cassette.divergence !== undefined && { divergence: cassette.divergence }),
+      // After the handover the day goes another way: another villager's recorded answers stop fitting there, which is no fault of the replay.
+      ...(cassette.divergence !== undefined &&
+        (cassette.divergence.tick < fork.until
+          ? { divergence: cassette.divergence }
+          : { cassetteEnded: { character: cassette.divergence.character, tick: cassette.divergence.tick } })),
       ...(recorded !== undefined && { hashAtFork: { recorded: recorded.hash, forked: forked?.hash } }),
       story: run.story,
       served: cassette.served,
@@ -131,6 +141,11 @@ export async function replayFromCassette(recording: Recording, originalLines: re
     unused: cassette.unused,
     hashes: recording.hashes.length,
   };
+}
+
+/** The villager a fork hands over: the recording's first piloted one. */
+export function handedOver(recording: Recording): string {
+  return pilotsOf(recording)[0]!.character;
 }
 
 type RecordedPilot = { character: string; agent?: string };

@@ -23,14 +23,20 @@ export interface ModelAgent {
   close(): Promise<void>;
 }
 
-/** A model agent on pi-ai. */
-export async function startModelAgent(options: PiAiModelOptions): Promise<ModelAgent> {
-  const model = await piAiModel(options);
-  return { ...modelAgentOf(() => model.turn, `${options.provider}/${options.model}`), library: model.library };
+/** A model agent on pi-ai; `systemPrompt` in place of the backend's short default (a fork tries another prompt). */
+export async function startModelAgent(options: PiAiModelOptions & { systemPrompt?: string }): Promise<ModelAgent> {
+  const { systemPrompt, ...modelOptions } = options;
+  const model = await piAiModel(modelOptions);
+  return { ...modelAgentOf(() => model.turn, `${options.provider}/${options.model}`, 'cleo', systemPrompt), library: model.library };
 }
 
 /** A model agent on any turn (a live model's, or a cassette's): the backend, on the run's clock, recording each exchange. */
-export function modelAgentOf(turnOf: (context: PilotContext) => ModelTurn, name: string, character = 'cleo'): Omit<ModelAgent, 'library'> {
+export function modelAgentOf(
+  turnOf: (context: PilotContext) => ModelTurn,
+  name: string,
+  character = 'cleo',
+  systemPrompt?: string,
+): Omit<ModelAgent, 'library'> {
   const backends: ModelBackend[] = [];
   return {
     backend: (client, context) => {
@@ -39,7 +45,7 @@ export function modelAgentOf(turnOf: (context: PilotContext) => ModelTurn, name:
       const turn = turnOf(context);
       const recorded = context.exchange === undefined ? turn : recordingTurn(turn, { character, tick: context.tick, record: context.exchange });
       // Messages stamped on the village's clock, not the wall's: a replay sends byte-identical requests.
-      const backend = new ModelBackend({ client, turn: recorded, gate, now: () => context.clock.now() });
+      const backend = new ModelBackend({ client, turn: recorded, gate, now: () => context.clock.now(), ...(systemPrompt !== undefined && { systemPrompt }) });
       backends.push(backend);
       return backend;
     },

@@ -10,7 +10,8 @@ import { readArgs, wholeNumber } from './args.js';
 import { startModelAgent } from './modelAgent.js';
 import type { CliIo } from './main.js';
 import { worldBuilders } from './replayWorlds.js';
-import { hasCassette, replayFromCassette } from './cassetteReplay.js';
+import { handedOver, hasCassette, replayFromCassette, type ForkOptions } from './cassetteReplay.js';
+import type { PilotBackend } from '../../worlds/village/run.js';
 
 const VALIDATE_HELP = `aicc validate — check a recording line by line
 
@@ -41,8 +42,15 @@ digest) is named: tick, character, model turn, the recording's line, and a short
 Fork a model run at a tick:
   --until N         rebuild the day to tick N from the cassette (its state hash there is checked
                     against the recording's, when it has one at N), then hand the villager over:
-  --then SPEC       scripted (the villager's own role), or model:PROVIDER/MODEL (a live model
-                    through pi-ai, in real time; --base-url URL for an OpenAI-compatible server)
+  --then SPEC       who plays the villager from there, in real time:
+                      scripted              the villager's own scripted role
+                      model:PROVIDER/MODEL  a live model through pi-ai (--base-url URL for an
+                                            OpenAI-compatible server; --system-prompt TEXT to
+                                            try another prompt)
+                      pi                    pi --mode rpc behind a private gateway, with your own
+                                            pi configuration (--pi-bin PATH: another pi)
+                      mcp                   an MCP client that started this command as its stdio
+                                            server (stdout is then MCP's; the story goes to stderr)
   --record FILE     the fork's own recording; its header names its parent and the tick
 Exit codes: 0 everything matched, 1 a mismatch or a bad recording, 2 bad usage or unreadable file.
 `;
@@ -55,8 +63,10 @@ function load(command: string, argv: string[], help: string, io: CliIo): { recor
       ...(command === 'replay' && {
         until: { type: 'string', expects: 'a tick' },
         // biome-ignore lint/suspicious/noThenProperty: the --then flag's spec, never awaited
-        then: { type: 'string', expects: 'scripted or model:PROVIDER/MODEL' },
+        then: { type: 'string', expects: 'scripted, model:PROVIDER/MODEL, pi or mcp' },
         'base-url': { type: 'string', expects: 'a URL' },
+        'system-prompt': { type: 'string', expects: 'a system prompt' },
+        'pi-bin': { type: 'string', expects: 'the pi executable' },
         record: { type: 'string', expects: 'a file name' },
       }),
     },
@@ -179,36 +189,67 @@ async function forkCommand(recording: Recording, text: string, values: Record<st
   if (!hasCassette(recording)) return usage('a fork needs a recording made with a model agent (aicc demo --agent model:… --record): this one has no cassette');
   const spec = values['then'];
   const model = /^model:([^/\s]+)\/(\S+)$/.exec(spec);
-  if (spec !== 'scripted' && model === null) return usage(`--then expects scripted or model:PROVIDER/MODEL, got ${JSON.stringify(spec)}`);
+  if (spec !== 'scripted' && spec !== 'pi' && spec !== 'mcp' && model === null)
+    return usage(`--then expects scripted, model:PROVIDER/MODEL, pi or mcp, got ${JSON.stringify(spec)}`);
   const baseUrl = typeof values['base-url'] === 'string' ? values['base-url'] : undefined;
-  const live = model === null ? undefined : await startModelAgent({ provider: model[1]!, model: model[2]!, ...(baseUrl !== undefined && { baseUrl }) });
+  const systemPrompt = typeof values['system-prompt'] === 'string' ? values['system-prompt'] : undefined;
+  const piBin = typeof values['pi-bin'] === 'string' ? values['pi-bin'] : undefined;
+  if ((baseUrl !== undefined || systemPrompt !== undefined) && model === null)
+    return usage(`--${baseUrl !== undefined ? 'base-url' : 'system-prompt'} goes with --then model:PROVIDER/MODEL`);
+  if (piBin !== undefined && spec !== 'pi') return usage('--pi-bin goes with --then pi');
+  const character = handedOver(recording);
+  // With an MCP client, standard output is the MCP channel: everything for people goes to stderr.
+  const out = spec === 'mcp' ? io.stderr : io.stdout;
+  let live: { backend: PilotBackend; close(): Promise<void> } | undefined;
+  let handTo: ForkOptions['handTo'] = 'scripted';
+  try {
+    if (model !== null) {
+      live = await startModelAgent({
+        provider: model[1]!,
+        model: model[2]!,
+        ...(baseUrl !== undefined && { baseUrl }),
+        ...(systemPrompt !== undefined && { systemPrompt }),
+      });
+      handTo = live.backend;
+    } else if (spec === 'pi') {
+      live = await (await import('./piAgent.js')).startPiAgent({ ...(piBin !== undefined && { piBin }), label: character });
+      handTo = live.backend;
+    } else if (spec === 'mcp') handTo = { guest: (await (await import('./mcpGuest.js')).stdioGuest(character)).join };
+  } catch (error) {
+    io.stderr.write(`aicc replay: --then ${spec} could not start: ${(error as Error).message}\n`);
+    return 1;
+  }
   const original = wholeLines(text);
   let result: Awaited<ReturnType<typeof replayFromCassette>>;
   try {
     result = await replayFromCassette(recording, original, {
       until,
-      handTo: live?.backend ?? 'scripted',
+      handTo,
       agent: spec,
       parent: `${basename(file)} sha256:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`,
-      live: live !== undefined,
+      live: spec !== 'scripted',
     });
   } finally {
     await live?.close();
   }
-  io.stdout.write(`${result.story.join('\n')}\n\n`);
+  out.write(`${result.story.join('\n')}\n\n`);
   if (typeof values['record'] === 'string') writeFileSync(values['record'], `${result.lines.join('\n')}\n`);
   if (result.divergence !== undefined || result.firstDifference !== undefined) {
-    io.stdout.write(
+    out.write(
       `fork: the day did not replay the same up to tick ${until}${result.divergence ? ` (${result.divergence.where} differs at tick ${result.divergence.tick})` : ` (line ${result.firstDifference!.line} differs)`}\n`,
     );
     return 1;
   }
   const hash = result.hashAtFork;
   if (hash !== undefined && hash.recorded !== hash.forked) {
-    io.stdout.write(`fork: the state hash at tick ${until} is ${hash.forked ?? '(none)'}, the recording's ${hash.recorded}\n`);
+    out.write(`fork: the state hash at tick ${until} is ${hash.forked ?? '(none)'}, the recording's ${hash.recorded}\n`);
     return 1;
   }
-  io.stdout.write(
+  if (result.cassetteEnded !== undefined)
+    out.write(
+      `fork: the recorded answers stopped fitting at tick ${result.cassetteEnded.tick} (${result.cassetteEnded.character}'s request first: the day went another way after the fork); the villagers not handed over waited from there\n`,
+    );
+  out.write(
     `fork: tick ${until} rebuilt from the cassette (${result.served} model turns, 0 model calls)${hash !== undefined ? `, state hash ${hash.recorded} as recorded` : ', every line before it as recorded'}; then ${spec}\n`,
   );
   return 0;

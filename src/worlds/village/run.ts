@@ -44,9 +44,10 @@ export interface VillageOptions {
   pilots?: readonly PilotSpec[];
   /**
    * At this tick the piloted villager is handed over (a fork): its pilot stops, and a new one on
-   * `backend` — or the villager's own scripted role, 'scripted' — plays it from there.
+   * `backend` — the villager's own scripted role, 'scripted' — or a program outside the village,
+   * `{ guest }` (its session is closed and the guest joins as the villager), plays it from there.
    */
-  handover?: { tick: number; backend: PilotBackend | 'scripted' };
+  handover?: { tick: number; backend: PilotBackend | 'scripted' | { guest: GuestJoin } };
   /** What the recording's header says besides world, seed and ticks (the agent that drove the pilot, for a replay). */
   recordOptions?: JsonObject;
   /** With a recording: a hash line (the world's state hash) every this many ticks, and one at the end; the header's options say so. Default: none. */
@@ -62,7 +63,7 @@ export interface VillageOptions {
    * A program outside the village plays this villager (an MCP client, through serveMcp): `join`
    * opens its session on the capsule; the day then runs in real time and ends early when it leaves.
    */
-  guest?: { character: string; join(capsule: Capsule): Promise<Guest> };
+  guest?: { character: string; join: GuestJoin };
   progress?: (done: number, total: number) => void;
   /** Ends the day early when aborted (Ctrl-C at the command line); the story and summary still come. */
   signal?: AbortSignal;
@@ -91,6 +92,9 @@ export interface PilotContext {
 export function villageHash(village: Village): string {
   return stateHash({ tick: village.capsule.tick, ...village.world.snapshot() });
 }
+
+/** Opens an outside player's session as the villager on the capsule. */
+export type GuestJoin = (capsule: Capsule) => Promise<Guest>;
 
 /** A villager's outside player, once joined: `gone` turns true when it leaves. */
 export interface Guest {
@@ -245,22 +249,27 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
   // A model thinks in real time: with a pilot or a guest, each tick waits for its 100 ms of wall time.
   const live = piloted.length > 0 || guest !== undefined;
   const handover = options.handover;
-  const handOver = (): void => {
+  const handOver = async (): Promise<void> => {
     if (handover === undefined || capsule.tick !== handover.tick || pilotClient === undefined) return;
     const id = piloted[0]!.character as VillagerId;
     const previous = pilot!;
-    if (handover.backend === 'scripted') {
-      pilot = undefined;
-      agents.push(new ROLES[id](pilotClient, id, random.fork(`mind:${id}:fork`)));
-    } else pilot = startPilot(pilotClient, id, handover.backend);
+    const to = handover.backend;
+    pilot = undefined;
     previous.stop(`handed over at tick ${handover.tick}`);
-    narrator.tell(`${world.character(id)!.name} is handed over to ${handover.backend === 'scripted' ? 'the scripted role' : 'another agent'}.`);
+    if (to === 'scripted') agents.push(new ROLES[id](pilotClient, id, random.fork(`mind:${id}:fork`)));
+    else if (typeof to === 'object' && 'guest' in to) {
+      // The villager's session is the guest's now: closed here first, as one character has one session.
+      await pilotClient.close(`handed over at tick ${handover.tick}`);
+      guest = await to.guest(capsule);
+    } else pilot = startPilot(pilotClient, id, to);
+    const whom = to === 'scripted' ? 'the scripted role' : typeof to === 'object' && 'guest' in to ? 'a player outside the village' : 'another agent';
+    narrator.tell(`${world.character(id)!.name} is handed over to ${whom}.`);
   };
   const realTime =
     options.pace !== undefined
       ? {
-          onTick: () => {
-            handOver();
+          onTick: async () => {
+            await handOver();
             return options.pace!(capsule.tick);
           },
         }

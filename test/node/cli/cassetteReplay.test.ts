@@ -72,6 +72,30 @@ describe('a cassette of several model-driven villagers', () => {
     expect(replayed.divergence).toBeUndefined();
     expect(replayed.firstDifference, JSON.stringify(replayed.firstDifference)).toBeUndefined();
     expect(replayed.story).toEqual(day.story);
+
+    // A fork at tick 50 hands the first (ada) to her scripted role: up to 50 the day is the recorded
+    // one; after it, the others' recorded answers stop fitting as the day goes another way — the
+    // fork says so, and is no failed replay for that.
+    const fork = await replayFromCassette(
+      recording,
+      text.split('\n').filter((line) => line !== ''),
+      {
+        until: 50,
+        handTo: 'scripted',
+        agent: 'scripted',
+        parent: 'day.ndjson',
+        live: false,
+      },
+    );
+    expect(calls.n).toBe(recordedCalls);
+    expect(fork.firstDifference, JSON.stringify(fork.firstDifference)).toBeUndefined();
+    expect(fork.divergence, JSON.stringify(fork.divergence)).toBeUndefined();
+    expect(fork.hashAtFork?.forked).toBe(fork.hashAtFork?.recorded);
+    expect(fork.hashAtFork?.recorded).toMatch(/^[0-9a-f]{32}$/);
+    expect(fork.story).toContain('[0050] Ada is handed over to the scripted role.');
+    expect(fork.story.some((line) => /^\[00(5[1-9]|[6-9]\d)\] Ada walks /.test(line))).toBe(true);
+    expect(fork.cassetteEnded).toEqual({ character: expect.stringMatching(/^(bram|cleo)$/), tick: expect.any(Number) });
+    expect(fork.cassetteEnded!.tick).toBeGreaterThan(50);
   });
 
   it('refuses pilots that name a villager twice, or one the village does not have, or pilot beside pilots', async () => {

@@ -5,6 +5,7 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/node/cli/main.js';
 import { requestHash } from '../../../src/agent/model/cassette.js';
@@ -12,6 +13,8 @@ import type { ModelRequest } from '../../../src/agent/model/modelPort.js';
 import { piAiModel } from '../../../src/node/model/piAi.js';
 import { startStubModel, type StubModel } from '../../e2e/stubModel.js';
 import { tempDir } from '../gateway/helpers.js';
+
+const FAKE_PI = fileURLToPath(new URL('../gateway/fakePi.mjs', import.meta.url));
 
 function io() {
   const out = { stdout: '', stderr: '' };
@@ -129,8 +132,34 @@ describe('the direct model backend through pi-ai', () => {
     expect(await main(['replay', record, '--until', '50', '--then', 'model:local/other', '--base-url', stub.baseUrl], other.io)).toBe(0);
     expect(other.out.stdout).toContain('Cleo says: "A new voice."');
     expect(stub.requests[0]!.body.model).toBe('other');
+    expect(JSON.stringify(stub.requests[0]!.body.messages![0])).not.toContain('Mind the old well.');
+    // Another prompt from the same tick: the model's system message is the one given.
+    const before = stub.requests.length;
+    const prompted = io();
+    const withPrompt = ['--then', 'model:local/other', '--base-url', stub.baseUrl, '--system-prompt', 'You are Cleo. Mind the old well.'];
+    expect(await main(['replay', record, '--until', '50', ...withPrompt], prompted.io)).toBe(0);
+    expect(stub.requests[before]!.body.messages![0]).toMatchObject({ role: 'system', content: 'You are Cleo. Mind the old well.' });
     await stub.close();
     stub = undefined;
+    // pi from the same tick (a stand-in for pi --mode rpc here; test/e2e runs the real one): briefed, and the fork says so.
+    const piLog = join(dir.path, 'pi.log');
+    process.env['FAKE_PI_LOG'] = piLog;
+    const byPi = io();
+    try {
+      expect(await main(['replay', record, '--until', '50', '--then', 'pi', '--pi-bin', FAKE_PI, '--record', fork], byPi.io)).toBe(0);
+    } finally {
+      delete process.env['FAKE_PI_LOG'];
+    }
+    expect(byPi.out.stdout).toContain('Cleo is handed over to another agent.');
+    expect(byPi.out.stdout).toContain('; then pi\n');
+    expect(readFileSync(piLog, 'utf8')).toContain('Cleo');
+    expect(JSON.parse(readFileSync(fork, 'utf8').split('\n')[0]!)).toMatchObject({ options: { pilot: { agent: 'pi' } } });
+    // Flags that belong to another --then are named.
+    const wrong = io();
+    expect(await main(['replay', record, '--until', '50', '--then', 'scripted', '--pi-bin', FAKE_PI], wrong.io)).toBe(2);
+    expect(wrong.out.stderr).toBe('aicc replay: --pi-bin goes with --then pi; run `aicc replay --help`\n');
+    expect(await main(['replay', record, '--until', '50', '--then', 'pi', '--system-prompt', 'x'], wrong.io)).toBe(2);
+    expect(wrong.out.stderr).toContain('--system-prompt goes with --then model:PROVIDER/MODEL');
 
     // A cassette recorded with another version of the briefing ("Your aim:" where this one says
     // "Your goal:"), its hashes true to what it sent: the replay names the first divergence.

@@ -11,7 +11,8 @@
 // on stderr (AICC_LOCAL_MODEL_DEBUG=1 adds the raw output of each pass). SIGTERM/SIGINT (or stdin
 // closing, with --exit-with-stdin) stop it.
 //
-// Routes: GET /v1/models, GET /v1/models/:id, GET /health, POST /v1/chat/completions with messages
+// Routes: GET /v1/models, GET /v1/models/:id, GET /health, POST /tokenize ({content} → {tokens}, as
+// llama.cpp's server), POST /v1/chat/completions with messages
 // (system/developer, user, assistant with tool_calls, tool), tools, tool_choice, max_tokens /
 // max_completion_tokens, temperature, top_p, seed, stop, parallel_tool_calls, response_format
 // (text, json_object, json_schema), stream and stream_options.include_usage. Other fields (store,
@@ -761,6 +762,18 @@ const server = createServer((req, res) => {
     }
     if (req.method === 'GET' && path === '/health') {
       sendJson(res, 200, { status: 'ok', model: MODEL_ID, waiting, contextSize });
+      return done(200);
+    }
+    // llama.cpp server's own route: the model's tokenizer on a text, no template (for token counts in benches).
+    if (req.method === 'POST' && path === '/tokenize') {
+      let body;
+      try {
+        body = JSON.parse(await readBody(req));
+      } catch {
+        throw bad('We could not parse the JSON body of your request. (The body must be JSON.)');
+      }
+      if (typeof body?.content !== 'string') throw bad('content must be a string: {"content": "text to tokenize"}.');
+      sendJson(res, 200, { tokens: Array.from(model.tokenize(body.content)) });
       return done(200);
     }
     if (path === '/v1/chat/completions' || path === '/chat/completions') {
