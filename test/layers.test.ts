@@ -1,7 +1,7 @@
 // The rules of DESIGN.md's layering, on the sources as they import each other (value imports): each
 // layer imports only downward, and nothing published imports demos/.
 
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { importGraph } from './importGraph.js';
@@ -33,6 +33,32 @@ describe('layering', () => {
         ).toEqual([]);
     });
   }
+
+  it("the runtime's files import each other, types included, without a circle", () => {
+    const dir = `${src}runtime/`;
+    const names = readdirSync(dir).filter((file) => file.endsWith('.ts'));
+    const imports = new Map(
+      names.map((file) => [
+        file,
+        [...readFileSync(`${dir}${file}`, 'utf8').matchAll(/(?:import|export)[^;]*?from\s+'\.\/([\w]+)\.js'/g)].map((match) => `${match[1]}.ts`),
+      ]),
+    );
+    // Depth-first: a file met again while it is still on the path closes a circle.
+    const circles: string[] = [];
+    const done = new Set<string>();
+    const visit = (file: string, path: string[]): void => {
+      if (path.includes(file)) {
+        circles.push([...path.slice(path.indexOf(file)), file].join(' → '));
+        return;
+      }
+      if (done.has(file)) return;
+      for (const next of imports.get(file) ?? []) visit(next, [...path, file]);
+      done.add(file);
+    };
+    for (const file of names) visit(file, []);
+    expect(imports.get('session.ts')).toContain('sessionParts.ts'); // the pattern reads imports
+    expect(circles).toEqual([]);
+  });
 
   it('the conformance suite stands on links and the runtime only', () => {
     expect(reached('conformance/index.ts').filter((file) => !/^src\/(conformance|base|links|protocol|runtime)\//.test(file))).toEqual([]);

@@ -13,7 +13,7 @@ import { realClock, type Clock } from '../runtime/clock.js';
 import { Heartbeats, Liveness } from '../runtime/heartbeats.js';
 import { CapsuleError } from '../base/errors.js';
 import { cryptoBytes, SequencedIds, sequenceOfId } from '../protocol/ids.js';
-import { HEARTBEAT_DEFAULTS } from '../runtime/sessionServices.js';
+import { HEARTBEAT_DEFAULTS } from '../runtime/sessionParts.js';
 import { checkBridgeMessage } from '../protocol/messageCheck.js';
 import { IMMEDIATE_MARK, PROTOCOL, type AgentModel, type AiccMessage, type JsonObject, type Manifest, type WireError } from '../protocol/messages.js';
 
@@ -240,7 +240,7 @@ export class AgentClient {
       },
       message: (message) => this.wire === wire && this.receive(message),
       invalid: (problem) => this.wire === wire && this.refused(problem),
-      close: (reason) => this.wire === wire && this.dropped(reason),
+      ended: (reason) => this.wire === wire && this.dropped(reason),
     });
   }
 

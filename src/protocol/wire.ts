@@ -55,10 +55,11 @@ export function frameBounds(limits: InboundLimits, framing: Framing | undefined)
 
 export interface WireHandlers {
   /** A frame arrived (before the messages it holds): a sign of life, once a frame rather than once a message. */
-  frame?(): void;
-  message(message: AiccMessage): void;
-  invalid(problem: InvalidFrame): void;
-  close(reason: string): void;
+  frame?(wire: Wire): void;
+  message(message: AiccMessage, wire: Wire): void;
+  invalid(problem: InvalidFrame, wire: Wire): void;
+  /** The link closed. */
+  ended(reason: string, wire: Wire): void;
 }
 
 export class Wire {
@@ -109,7 +110,7 @@ export class Wire {
 
   /** Decodes one inbound frame and hands what it holds to `handlers` (the Wire's own link listener calls it). */
   read(frame: Frame, handlers: WireHandlers): void {
-    handlers.frame?.();
+    handlers.frame?.(this);
     const check = this.check;
     const framing = this.framing;
     if (check === 'trusted') {
@@ -117,22 +118,22 @@ export class Wire {
       let value: unknown = frame;
       if (this.codec.name !== 'object') {
         const decoded = this.codec.decodeTrusted(frame);
-        if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message, call: this.codec.peekCall?.(frame) });
+        if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message, call: this.codec.peekCall?.(frame) }, this);
         value = decoded.value;
       }
       if (framing !== undefined && Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) handlers.message(value[i] as AiccMessage);
-      } else handlers.message(value as AiccMessage);
+        for (let i = 0; i < value.length; i++) handlers.message(value[i] as AiccMessage, this);
+      } else handlers.message(value as AiccMessage, this);
       return;
     }
     const decoded = this.codec.decode(frame, this.frameLimits);
-    if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message, call: this.codec.peekCall?.(frame) });
+    if (!decoded.ok) return handlers.invalid({ kind: decoded.kind, message: decoded.message, call: this.codec.peekCall?.(frame) }, this);
     // Made at the first checked message: a link that never speaks holds none.
     const memo = (this.memo ??= newIdMemo());
-    if (framing === undefined || !Array.isArray(decoded.value)) return checkOne(check, decoded.value, memo, handlers);
+    if (framing === undefined || !Array.isArray(decoded.value)) return checkOne(this, check, decoded.value, memo, handlers);
     const values = framing.split(decoded.value);
-    if (typeof values === 'string') return handlers.invalid({ kind: 'malformed_frame', message: values });
-    for (const value of values) checkOne(check, value, memo, handlers);
+    if (typeof values === 'string') return handlers.invalid({ kind: 'malformed_frame', message: values }, this);
+    for (const value of values) checkOne(this, check, value, memo, handlers);
   }
 
   send(message: AiccMessage): void {
@@ -190,10 +191,10 @@ export class Wire {
 }
 
 /** One decoded message, checked: handed on, or refused as invalid. */
-function checkOne(check: MessageChecker, value: unknown, memo: IdMemo, handlers: WireHandlers): void {
+function checkOne(wire: Wire, check: MessageChecker, value: unknown, memo: IdMemo, handlers: WireHandlers): void {
   const checked = check(value, memo);
-  if (!checked.ok) return handlers.invalid({ kind: checked.kind, message: checked.message, value, call: callOf(value) });
-  handlers.message(checked.value);
+  if (!checked.ok) return handlers.invalid({ kind: checked.kind, message: checked.message, value, call: callOf(value) }, wire);
+  handlers.message(checked.value, wire);
 }
 
 /** What a Wire gives its link to listen with. */
@@ -208,6 +209,6 @@ class WireReader implements LinkHandlers {
   }
 
   close(reason: string): void {
-    this.handlers.close(reason);
+    this.handlers.ended(reason, this.wire);
   }
 }

@@ -12,7 +12,6 @@ import { cryptoBytes, randomUuid, type RandomBytes } from '../protocol/ids.js';
 import {
   PROTOCOL,
   TOPICS,
-  type AiccMessage,
   type Capabilities,
   type JsonObject,
   type ManifestUpdate,
@@ -23,13 +22,13 @@ import {
 } from '../protocol/messages.js';
 import { ALL_TOPICS, Audience } from './audience.js';
 import { ALL_TOPICS_LIST, DEFAULT_AGENT_MODEL, grants } from './sessionDefaults.js';
-import { EventLog, topicBit, type LogEntry, type LogReader } from './eventLog.js';
+import { EventLog, topicBit, type LogEntry } from './eventLog.js';
 import { Heartbeats } from './heartbeats.js';
 import { acceptResume, type AcceptOptions } from './resumeLink.js';
 import { ReplayBuffer, type ReplayStore } from './resumeReplay.js';
 import { Session } from './session.js';
 import { microtaskBatch, runAround } from '../base/microtaskBatch.js';
-import { HEARTBEAT_DEFAULTS, type SessionSettings } from './sessionServices.js';
+import { HEARTBEAT_DEFAULTS, type ManifestSource, type SessionParts, type SessionReports, type SessionSettings } from './sessionParts.js';
 import { TickLoop } from './tickLoop.js';
 import type { SchemaLiteral } from './schemaType.js';
 import type { StandardSchemaV1 } from './standardSchema.js';
@@ -39,7 +38,7 @@ import { checkAgentMessage } from '../protocol/messageCheck.js';
 import { checkOptions, type CapsuleOptions, type ConnectOptions } from './options.js';
 import { Wire } from '../protocol/wire.js';
 import type { Capsule, CapsuleEvents, EmitOptions } from './capsuleTypes.js';
-import type { BudgetHost, DecisionBudgets, DecisionLate } from './decisionBudget.js';
+import type { BudgetedSession, BudgetHost, DecisionBudgets, DecisionLate } from './decisionBudget.js';
 
 export type { CallEvent, Capsule, CapsuleEvents, EmitOptions, SessionChange, TappedMessage } from './capsuleTypes.js';
 export { STALL_WARNING_MS } from './callPipeline.js';
@@ -60,8 +59,6 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
   readonly log: EventLog;
   /** Every tool_call of every session goes through it. */
   readonly calls: CallPipeline;
-  /** Whether anyone listens for `message`: every message would pass through it. */
-  tapping = false;
   tick = 0;
 
   private readonly bus: Emitter<CapsuleEvents> = createEmitter<CapsuleEvents>();
@@ -78,6 +75,10 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
   private readonly makeReplayStore: CapsuleOptions['replayStore'];
   /** Decision budgets, when the capsule was made with them (CapsuleOptions.decisionBudgets). */
   private readonly budgets: DecisionBudgets | undefined;
+  /** What every session is given (the same values for all): its parts, none of them this capsule. */
+  private readonly parts: SessionParts<Session>;
+  /** Where sessions report; `tapping` follows whether anyone listens for `message` (every message would pass through it). */
+  private readonly reports: SessionReports<Session> & { tapping: boolean };
 
   constructor(options: CapsuleOptions) {
     checkOptions(options);
@@ -108,6 +109,21 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
     this.makeReplayStore = options.replayStore;
     this.budgets = options.decisionBudgets;
     this.deferred = microtaskBatch(options.measureWork);
+    this.reports = {
+      tapping: false,
+      changed: (session, change, reason) => this.sessionChanged(session, change, reason),
+      subscriptionsChanged: (session, before) => this.audience.resubscribed(session, before),
+      hostError: (error) => this.hostError(error),
+      tap: (session, direction, message) => this.bus.emit('message', { direction, session, message }),
+    };
+    const manifests: ManifestSource<Session> = { manifestFor: (session) => this.manifestFor(session) };
+    this.parts = {
+      runtime: { clock: this.clock, randomBytes: this.randomBytes, settings: this.settings, log: this.log, soon: this.deferred },
+      calls: this.calls,
+      heartbeats: this.heartbeats,
+      manifests,
+      reports: this.reports,
+    };
   }
 
   // ── tools and manifests ────────────────────────────────────────────────────────────────────
@@ -131,12 +147,12 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
     return this.registry.enabledDescriptors();
   }
 
-  replayStore(sessionId: string): ReplayStore {
+  private replayStore(sessionId: string): ReplayStore {
     const capacity = this.settings.replayBufferSize;
     return this.makeReplayStore === undefined ? new ReplayBuffer(capacity) : this.makeReplayStore(sessionId, capacity);
   }
 
-  manifestFor(session: Session): ManifestUpdate {
+  private manifestFor(session: Session): ManifestUpdate {
     session.manifestVersion = this.registry.version;
     const manifest: ManifestUpdate = {
       protocol: PROTOCOL,
@@ -182,14 +198,16 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
     const wire = new Wire(link, checkAgentMessage, options);
     // Most sessions take the default: they share one set (a session's set is replaced, never changed).
     const subscriptions = options.subscriptions === undefined ? ALL_TOPICS : new Set(options.subscriptions);
-    const session = new Session(this, {
-      id: randomUuid(this.randomBytes),
+    const id = randomUuid(this.randomBytes);
+    const session = new Session(this.parts, {
+      id,
       character: options.character,
       capabilities: grants(options.capabilities),
       agentModel: options.agentModel ?? DEFAULT_AGENT_MODEL,
       subscriptions,
+      replay: this.replayStore(id),
+      ...(budget !== undefined && { budget: (port: BudgetedSession) => budgets!.watch(budget, this, port) }),
     });
-    if (budget !== undefined) session.watchDecisions(budgets!.watch(budget, this, session));
     this.live.set(session.id, session);
     this.audience.add(session);
     session.open(wire);
@@ -202,16 +220,12 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
     acceptResume(this, link, options);
   }
 
-  changed(session: Session, change: 'detached' | 'resumed' | 'closed', reason: string): void {
+  private sessionChanged(session: Session, change: 'detached' | 'resumed' | 'closed', reason: string): void {
     if (change === 'closed') {
       this.live.delete(session.id);
       this.audience.remove(session);
     }
     this.bus.emit('session', { session, change, reason });
-  }
-
-  subscriptionsChanged(session: Session, before: ReadonlySet<string>): void {
-    this.audience.resubscribed(session, before);
   }
 
   session(id: string): Session | undefined {
@@ -272,17 +286,9 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
     }
   }
 
-  soon(task: () => void): void {
-    this.deferred(task);
-  }
-
   measure(work: () => void): void {
     if (this.measureWork === undefined) work();
     else runAround(this.measureWork, work);
-  }
-
-  tap(session: Session, direction: 'in' | 'out', message: AiccMessage): void {
-    this.bus.emit('message', { direction, session, message });
   }
 
   // ── events ─────────────────────────────────────────────────────────────────────────────────
@@ -303,7 +309,7 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
         options.meta === undefined
           ? { topic, payload, key, bit: topicBit(topic), superseded: false }
           : { topic, payload, meta: options.meta, key, bit: topicBit(topic), superseded: false };
-      this.log.append(entry, () => this.readers());
+      this.log.append(entry);
       this.flushSoon();
       return;
     }
@@ -312,11 +318,6 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
     // For some characters only: into each recipient's own queue (one event object for them all).
     const event: QueuedEvent = options.meta === undefined ? { topic, payload, key } : { topic, payload, meta: options.meta, key };
     for (const session of recipients) session.enqueue(event);
-  }
-
-  /** The sessions reading the log (its readers, for an append that must first make room). */
-  private *readers(): Iterable<LogReader> {
-    for (const session of this.live.values()) yield session.delivery;
   }
 
   /** The log grew: once the current work is done, every session due gets its delivery. */
@@ -328,15 +329,15 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
 
   private readonly flush = (): void => {
     this.flushQueued = false;
-    for (const session of this.live.values()) if (session.topicMask !== 0) session.delivery.poll();
+    for (const reader of this.log.readers) reader.poll();
   };
 
   on<K extends keyof CapsuleEvents>(type: K, handler: (event: CapsuleEvents[K]) => void): () => void {
     this.bus.on(type, handler);
-    this.tapping = this.bus.all.has('message');
+    this.reports.tapping = this.bus.all.has('message');
     return () => {
       this.bus.off(type, handler);
-      this.tapping = this.bus.all.has('message');
+      this.reports.tapping = this.bus.all.has('message');
     };
   }
 

@@ -10,9 +10,11 @@
 import { CapsuleError } from '../base/errors.js';
 import { UPKEEP, type Clock, type TimerId } from './clock.js';
 import { PROTOCOL, type JsonObject, type ToolCall } from '../protocol/messages.js';
-import type { CallPipeline } from './callPipeline.js';
+import type { QueuedEvent } from './events.js';
 import type { CallResult } from './resultCache.js';
-import type { Session } from './session.js';
+import type { DecisionCounts, DecisionObserver, SessionView } from './sessionTypes.js';
+
+export type { DecisionCounts, DecisionObserver } from './sessionTypes.js';
 
 /** What a character does while its agent is late: nothing, stop, or a default action of the game's. */
 export type WhenLate = 'hold' | 'stop' | { tool: string; input?: JsonObject };
@@ -29,20 +31,12 @@ export interface DecisionBudget {
   whenLate: WhenLate;
 }
 
-/** A session's decisions judged against its budget (session.stats.decisions). */
-export interface DecisionCounts {
-  /** The agent acted before the budget passed. */
-  inBudget: number;
-  /** The budget passed first (counted the moment it passes, or when a late action beats its timer). */
-  overBudget: number;
-}
-
 /** What the agent's `whenLate` came to, as the host hears it. */
 export type AppliedWhenLate = 'hold' | 'stop' | { tool: string; input: JsonObject };
 
 /** The host event `decision_late`: a session's budget passed with no action from its agent. */
 export interface DecisionLate {
-  session: Session;
+  session: SessionView;
   character: string;
   budgetMs: number;
   /** Time since the news that started the decision (the budget, give or take a wall-clock timer's lateness). */
@@ -60,15 +54,17 @@ const CALL_ID_PREFIX = 'budget-';
 /** What a watch needs from its capsule. */
 export interface BudgetHost {
   readonly clock: Clock;
-  readonly calls: CallPipeline;
   /** The host hears `decision_late`. */
   decisionLate(event: DecisionLate): void;
 }
 
-/** Told by a session's delivery when a decision starts and ends (EventDelivery.decisions). */
-export interface DecisionObserver {
-  started(at: number): void;
-  ended(at: number): void;
+/** What a watch needs from its session: who it is, its news, and a call of the capsule's own for it. */
+export interface BudgetedSession {
+  readonly view: SessionView;
+  /** An event for this session alone (the agent's notice). */
+  enqueue(event: QueuedEvent): void;
+  /** Runs `call` for the session through the call pipeline, every check applying; its result goes to `answer`, not to the agent. */
+  callForIt(call: ToolCall, now: number, answer: (result: CallResult) => void): void;
 }
 
 /** One session's budget: the timer of the decision under way, and the counts. */
@@ -84,7 +80,7 @@ export class DecisionBudgetWatch implements DecisionObserver {
   constructor(
     readonly budget: Readonly<DecisionBudget>,
     private readonly host: BudgetHost,
-    private readonly session: Session,
+    private readonly session: BudgetedSession,
   ) {}
 
   started(at: number): void {
@@ -123,40 +119,38 @@ export class DecisionBudgetWatch implements DecisionObserver {
     const whenLate = this.budget.whenLate;
     const budgetMs = this.budget.ms;
     if (typeof whenLate === 'string') {
-      this.host.decisionLate({ session: this.session, character: this.session.character, budgetMs, lateMs, applied: whenLate });
+      this.host.decisionLate({ session: this.session.view, character: this.session.view.character, budgetMs, lateMs, applied: whenLate });
       this.tell({ budget_ms: budgetMs, late_ms: lateMs, applied: whenLate });
       return;
     }
     // Copies: the game's listeners, the pipeline (which may strip undeclared fields) and the agent's
     // notice each get their own, and the budget's stays as the game gave it.
     const given = (): JsonObject => structuredClone(whenLate.input ?? {});
-    this.host.decisionLate({ session: this.session, character: this.session.character, budgetMs, lateMs, applied: { tool: whenLate.tool, input: given() } });
+    const { view } = this.session;
+    this.host.decisionLate({ session: view, character: view.character, budgetMs, lateMs, applied: { tool: whenLate.tool, input: given() } });
     if (this.closed) return; // a listener closed the session
     const callId = `${CALL_ID_PREFIX}${++this.defaults}`;
     const call: ToolCall = {
       protocol: PROTOCOL,
       type: 'tool_call',
-      session_id: this.session.id,
+      session_id: view.id,
       message_id: callId,
       call_id: callId,
       tool: whenLate.tool,
       input: given(),
     };
-    this.host.calls.accept(this.session.callLedger(), call, now, {
-      source: 'budget',
-      // The agent made no call, so it gets no tool_result: the outcome rides in its notice.
-      answer: (result: CallResult) => {
-        const outcome: JsonObject = result.ok
-          ? { tool: whenLate.tool, input: given(), ok: true, output: result.output! }
-          : { tool: whenLate.tool, input: given(), ok: false, error: { ...result.error! } };
-        this.tell({ budget_ms: budgetMs, late_ms: lateMs, applied: outcome });
-      },
+    // The agent made no call, so it gets no tool_result: the outcome rides in its notice.
+    this.session.callForIt(call, now, (result: CallResult) => {
+      const outcome: JsonObject = result.ok
+        ? { tool: whenLate.tool, input: given(), ok: true, output: result.output! }
+        : { tool: whenLate.tool, input: given(), ok: false, error: { ...result.error! } };
+      this.tell({ budget_ms: budgetMs, late_ms: lateMs, applied: outcome });
     });
   }
 
   /** The agent hears of it in its next news: a state_change of its own character, to it alone. */
   private tell(value: JsonObject): void {
-    if (!this.closed) this.session.enqueue({ topic: 'state_change', payload: { entity: this.session.character, field: DECISION_FIELD, value } });
+    if (!this.closed) this.session.enqueue({ topic: 'state_change', payload: { entity: this.session.view.character, field: DECISION_FIELD, value } });
   }
 
   private clearTimer(): void {
@@ -218,7 +212,7 @@ export function checkDecisionBudget(value: unknown, toolExists: (id: string) => 
  */
 export interface DecisionBudgets {
   check(value: unknown, toolExists: (id: string) => boolean): Readonly<DecisionBudget>;
-  watch(budget: Readonly<DecisionBudget>, host: BudgetHost, session: ConstructorParameters<typeof DecisionBudgetWatch>[2]): DecisionBudgetWatch;
+  watch(budget: Readonly<DecisionBudget>, host: BudgetHost, session: BudgetedSession): DecisionBudgetWatch;
 }
 
 export function decisionBudgets(): DecisionBudgets {

@@ -15,7 +15,7 @@ import { EventQueue, type QueuedEvent } from './events.js';
 import type { AgentModel, JsonObject } from '../protocol/messages.js';
 import type { SentEvent } from './resumeReplay.js';
 import type { SharedEncodings } from '../protocol/codec.js';
-import type { DecisionObserver } from './decisionBudget.js';
+import type { DecisionObserver } from './sessionTypes.js';
 
 /** What a delivery needs from the capsule: one for all its sessions. */
 export interface DeliveryHost {
@@ -26,18 +26,22 @@ export interface DeliveryHost {
   soon(task: () => void): void;
 }
 
-/** What a delivery needs from its session. */
+/** What a delivery reads of its session. */
 export interface DeliverySession {
   readonly agentModel: AgentModel;
   /** The topics the session hears from the log, as a mask (eventLog.ts, topicMask). */
   readonly topicMask: number;
   /** The link's backlog, or undefined while the session has no link. */
   readonly backlog: number | undefined;
+}
+
+/** Where a delivery's events go: the session's outbox. */
+export interface DeliveryOutlet {
   /** A delivery begins: what follows goes out together (one frame where the link's framing allows). */
-  beginDelivery(): void;
+  cork(): void;
   /** One event of the delivery, in order. */
-  deliverEvent(event: SentEvent & SharedEncodings): void;
-  endDelivery(): void;
+  sendEvent(event: SentEvent & SharedEncodings): void;
+  uncork(): void;
 }
 
 export class EventDelivery implements LogReader {
@@ -54,15 +58,23 @@ export class EventDelivery implements LogReader {
   private queued = false;
   /** Events dropped at the queue's bound, over the session's life (read `waiting` first for the latest count). */
   droppedTotal = 0;
-  /** @internal Told when a decision starts and ends: a session's decision budget (decisionBudget.ts), if it has one. */
+  /** Told when a decision starts and ends: a session's decision budget (decisionBudget.ts), if it has one. */
   decisions: DecisionObserver | undefined;
 
   constructor(
     private readonly host: DeliveryHost,
     private readonly session: DeliverySession,
+    private readonly outlet: DeliveryOutlet,
   ) {
-    // A session hears what is emitted from its start on.
+    // A session hears what is emitted from its start on, until close().
     this.cursor = host.log.end;
+    host.log.readers.add(this);
+  }
+
+  /** The session closed: it reads the log no more. */
+  close(): void {
+    this.stop();
+    this.host.log.readers.delete(this);
   }
 
   /**
@@ -202,16 +214,14 @@ export class EventDelivery implements LogReader {
     const dropped = queue.dropped;
     const batch = queue.take();
     queue.dropped = 0;
-    const session = this.session;
-    session.beginDelivery();
+    const outlet = this.outlet;
+    outlet.cork();
     for (let index = 0; index < batch.length; index++) {
       const event = batch[index]!;
       // Only the batch's first event ever changes (to carry the count of dropped events).
-      session.deliverEvent(
-        index === 0 && dropped > 0 ? { topic: event.topic, payload: event.payload, meta: { ...event.meta, dropped_events: dropped } } : event,
-      );
+      outlet.sendEvent(index === 0 && dropped > 0 ? { topic: event.topic, payload: event.payload, meta: { ...event.meta, dropped_events: dropped } } : event);
     }
-    session.endDelivery();
+    outlet.uncork();
   }
 
   /**
@@ -229,10 +239,10 @@ export class EventDelivery implements LogReader {
       this.catchUp();
       return false;
     }
-    const session = this.session;
+    const outlet = this.outlet;
     let ticks = 0;
     let tickMs = 0;
-    session.beginDelivery();
+    outlet.cork();
     for (let position = from; position < end; position++) {
       const entry = log.at(position);
       if ((entry.bit & mask) === 0) continue;
@@ -240,13 +250,13 @@ export class EventDelivery implements LogReader {
         const payload = entry.payload;
         ticks += typeof payload['ticks'] === 'number' ? payload['ticks'] : 1;
         tickMs += typeof payload['dt_ms'] === 'number' ? payload['dt_ms'] : 0;
-        if (!entry.superseded) session.deliverEvent(ticks === 1 ? entry : mergedTick(entry, ticks, tickMs));
+        if (!entry.superseded) outlet.sendEvent(ticks === 1 ? entry : mergedTick(entry, ticks, tickMs));
         continue;
       }
-      if (!entry.superseded) session.deliverEvent(entry);
+      if (!entry.superseded) outlet.sendEvent(entry);
     }
     this.cursor = end;
-    session.endDelivery();
+    outlet.uncork();
     return true;
   }
 

@@ -20,12 +20,14 @@ export interface LogEntry extends QueuedEvent {
   superseded: boolean;
 }
 
-/** A session reading the log. */
+/** A session reading the log: its cursor (EventDelivery). */
 export interface LogReader {
   /** The position up to which this reader has taken the log. */
   readonly cursor: number;
   /** Takes everything from its cursor to the log's end into its own queue (the log is about to forget some of it). */
   catchUp(): void;
+  /** The log grew and the capsule's deferred work runs now: delivers what is due. */
+  poll(): void;
 }
 
 /** Each reserved topic's bit in a subscription mask. */
@@ -54,6 +56,8 @@ export class EventLog {
   private readonly latest = new Map<string, LogEntry>();
   /** Per topic (by index), the position just after its latest entry: a reader of other topics skips the range unread. */
   private readonly topicEnds: number[] = TOPICS.map(() => 0);
+  /** Every session's cursor, from its start to its close: a reader starts at the end (it hears what is emitted from then on). */
+  readonly readers = new Set<LogReader>();
 
   /** `capacity`: entries kept, rounded up to a power of two (at least 16). */
   constructor(capacity: number) {
@@ -69,10 +73,10 @@ export class EventLog {
 
   /**
    * Adds an event. When the log is full, the older half is forgotten: first every reader still
-   * behind it takes its range into its own queue (`readers` is asked only then).
+   * behind it takes its range into its own queue.
    */
-  append(entry: LogEntry, readers: () => Iterable<LogReader>): void {
-    if (this.end - this.start === this.capacity) this.forgetOlderHalf(readers());
+  append(entry: LogEntry): void {
+    if (this.end - this.start === this.capacity) this.forgetOlderHalf();
     const key = entry.key;
     if (key !== undefined && key !== null) {
       const previous = this.latest.get(key);
@@ -96,9 +100,9 @@ export class EventLog {
     return false;
   }
 
-  private forgetOlderHalf(readers: Iterable<LogReader>): void {
+  private forgetOlderHalf(): void {
     const until = this.start + this.capacity / 2;
-    for (const reader of readers) if (reader.cursor < until) reader.catchUp();
+    for (const reader of this.readers) if (reader.cursor < until) reader.catchUp();
     for (let position = this.start; position < until; position++) {
       const entry = this.ring[position & this.mask]!;
       this.ring[position & this.mask] = undefined;

@@ -12,13 +12,14 @@ import type { ReplayStore, SentEvent } from './resumeReplay.js';
 import type { OutboundBody } from './sessionTypes.js';
 
 /** Who hears every message a session sends (the capsule's `message` listeners), when anyone does. */
-export interface OutboxTap {
+export interface OutboxTap<S> {
   /** Whether anyone listens: the hot path builds nothing for nobody. */
   readonly tapping: boolean;
-  tapOut(message: AiccMessage): void;
+  tap(session: S, direction: 'out', message: AiccMessage): void;
 }
 
-export class Outbox {
+/** `S`: the session, as the tap names it. */
+export class Outbox<S = unknown> {
   /** The link messages go out on; undefined while the session has none (detached or closed). */
   wire: Wire | undefined;
   /** Messages handed to a link. */
@@ -30,7 +31,8 @@ export class Outbox {
     readonly sessionId: string,
     randomBytes: RandomBytes,
     private readonly replay: ReplayStore,
-    private readonly tap: OutboxTap,
+    private readonly tap: OutboxTap<S>,
+    private readonly owner: S,
   ) {
     this.ids = new SequencedIds(randomBytes);
   }
@@ -40,7 +42,7 @@ export class Outbox {
     const sequence = ++this.sequence;
     const message = { protocol: PROTOCOL, session_id: this.sessionId, message_id: this.ids.idOf(sequence), ...body } as AiccMessage;
     if (!(message.type === 'heartbeat' && message.manifest_update === undefined)) this.replay.push(sequence, message);
-    if (this.tap.tapping) this.tap.tapOut(message);
+    if (this.tap.tapping) this.tap.tap(this.owner, 'out', message);
     if (this.wire !== undefined) {
       this.sent++;
       this.wire.send(message);
@@ -73,7 +75,7 @@ export class Outbox {
             meta: result.meta,
           };
     this.replay.push(sequence, message);
-    if (this.tap.tapping) this.tap.tapOut(message);
+    if (this.tap.tapping) this.tap.tap(this.owner, 'out', message);
     if (this.wire !== undefined) {
       this.sent++;
       this.wire.send(message);
@@ -92,7 +94,7 @@ export class Outbox {
     const tapping = this.tap.tapping;
     if (wire === undefined && !tapping) return;
     const message = this.envelope(sequence, event);
-    if (tapping) this.tap.tapOut(message);
+    if (tapping) this.tap.tap(this.owner, 'out', message);
     if (wire !== undefined) {
       this.sent++;
       wire.sendEvent(message, event);

@@ -61,6 +61,6 @@ export function acceptResume(host: ResumeHost, link: Link, options: AcceptOption
       heard();
       refuse(problem.kind === 'protocol_mismatch' ? 'protocol_mismatch' : 'malformed_frame', problem.message);
     },
-    close: heard,
+    ended: heard,
   });
 }

@@ -1,6 +1,9 @@
 // One agent controlling one character: its manifest view, its outbound sequence and replay buffer,
-// its event queue and delivery cadence, its heartbeat and resume window. The call pipeline lives
-// in calls.ts; the capsule (capsule.ts) owns the sessions and routes tool calls to it.
+// its event queue and delivery cadence, its heartbeat and resume window. It is made of parts it is
+// given (sessionParts.ts: the call pipeline, the event log, heartbeats, the manifest source, the sink
+// it reports to) and parts of its own (Outbox, EventDelivery, SessionCalls, a decision budget's
+// watch), each reaching it back through a port of its own, never through the session itself. It
+// listens to its link's Wire directly (WireHandlers), ignoring a superseded link.
 
 import { UPKEEP, type TimerId } from './clock.js';
 import { refusal, type RefusalKind } from '../protocol/refusals.js';
@@ -9,23 +12,35 @@ import { Liveness } from './heartbeats.js';
 import { randomUuid } from '../protocol/ids.js';
 import { PROTOCOL, type AgentModel, type AiccMessage, type Capabilities, type Heartbeat, type WireError } from '../protocol/messages.js';
 import { topicMask } from './eventLog.js';
-import { Outbox, type OutboxTap } from './outbox.js';
-import type { SentEvent } from './resumeReplay.js';
-import type { SharedEncodings } from '../protocol/codec.js';
+import { Outbox } from './outbox.js';
 import { SessionCalls } from './sessionCalls.js';
 import type { QueuedEvent } from './events.js';
 import type { FrameCall } from '../protocol/inbound.js';
 import type { InvalidFrame, Wire, WireHandlers } from '../protocol/wire.js';
-import type { SessionServices } from './sessionServices.js';
-import type { OutboundBody, SessionState, SessionStats, ToolUsageSnapshot } from './sessionTypes.js';
-import type { DecisionBudgetWatch, DecisionCounts } from './decisionBudget.js';
+import type { SessionParts } from './sessionParts.js';
+import type { DecisionCounts, OutboundBody, SessionState, SessionStats, ToolUsageSnapshot } from './sessionTypes.js';
+import type { BudgetedSession, DecisionBudgetWatch } from './decisionBudget.js';
+import type { ReplayStore } from './resumeReplay.js';
 
 /** The least time between two session_resume messages on a live link (each may replay a whole buffer). */
 export const LIVE_RESUME_INTERVAL_MS = 1000;
 
 export type { SessionState, SessionStats, ToolUsageSnapshot } from './sessionTypes.js';
 
-export class Session implements OutboxTap {
+/** What a session starts with: who it is, its grants and declarations, its resume store, and its decision budget's watch if it has one. */
+export interface SessionInit {
+  id: string;
+  character: string;
+  capabilities: Capabilities;
+  agentModel: AgentModel;
+  subscriptions: ReadonlySet<string>;
+  /** Keeps what the session sends, for a resume (CapsuleOptions.replayStore, or a ReplayBuffer). */
+  replay: ReplayStore;
+  /** Makes the session's decision budget watch, given the session's port for it (ConnectOptions.decisionBudget). */
+  budget?: (session: BudgetedSession) => DecisionBudgetWatch;
+}
+
+export class Session implements WireHandlers {
   readonly id: string;
   readonly character: string;
   state: SessionState = 'open';
@@ -38,9 +53,9 @@ export class Session implements OutboxTap {
   /** The catalog version of the last manifest this agent was sent. */
   manifestVersion = -1;
 
-  private readonly outbox: Outbox;
-  /** @internal The session's events: what it reads from the capsule's log, its own queue, and when they go out. */
-  readonly delivery: EventDelivery;
+  private readonly outbox: Outbox<Session>;
+  /** The session's events: what it reads from the capsule's log (its cursor), its own queue, and when they go out. */
+  private readonly delivery: EventDelivery;
   // Made on the first call: most of a large population of sessions sits idle.
   private ledger: SessionCalls | undefined;
   private readonly liveness: Liveness;
@@ -49,21 +64,29 @@ export class Session implements OutboxTap {
   /** Frames refused before they reached the call pipeline. */
   private refusals = 0;
   /** The session's decision budget (ConnectOptions.decisionBudget), if it has one. */
-  private budget: DecisionBudgetWatch | undefined;
+  private readonly budget: DecisionBudgetWatch | undefined;
 
   constructor(
-    private readonly host: SessionServices,
-    init: { id: string; character: string; capabilities: Capabilities; agentModel: AgentModel; subscriptions: ReadonlySet<string> },
+    private readonly parts: SessionParts<Session>,
+    init: SessionInit,
   ) {
+    const { runtime } = parts;
     this.id = init.id;
     this.character = init.character;
     this.capabilities = init.capabilities;
     this.agentModel = init.agentModel;
     this.subscriptions = init.subscriptions;
     this.topicMask = topicMask(init.subscriptions);
-    this.outbox = new Outbox(this.id, host.randomBytes, host.replayStore(this.id), this);
-    this.delivery = new EventDelivery(host, this);
-    this.liveness = new Liveness(host.clock, host.settings.deadPeerTimeoutMs, 'agent');
+    this.outbox = new Outbox(this.id, runtime.randomBytes, init.replay, parts.reports, this);
+    this.delivery = new EventDelivery(runtime, this, this.outbox);
+    this.liveness = new Liveness(runtime.clock, runtime.settings.deadPeerTimeoutMs, 'agent');
+    // A port made only for a session with a budget (few have one): the watch's news and its default action's call.
+    this.budget = init.budget?.({
+      view: this,
+      enqueue: (event) => this.enqueue(event),
+      callForIt: (call, now, answer) => parts.calls.accept(this.calls, call, now, { source: 'budget', answer }),
+    });
+    this.delivery.decisions = this.budget;
   }
 
   /** `decisions`: the decisions judged against the session's budget; undefined without one. */
@@ -90,18 +113,14 @@ export class Session implements OutboxTap {
 
   /** What this session's calls leave behind (results, usage, running handlers): the call pipeline's, made on the first call. */
   private get calls(): SessionCalls {
-    return (this.ledger ??= new SessionCalls(this.id, this.character, () => this.capabilities, this.outbox, this.delivery, this.host.settings.resultCacheSize));
-  }
-
-  /** @internal The same, for the calls the capsule makes for this session (a decision budget's default action). */
-  callLedger(): SessionCalls {
-    return this.calls;
-  }
-
-  /** @internal Times this session's decisions against its budget (capsule.connect, before the session opens). */
-  watchDecisions(watch: DecisionBudgetWatch): void {
-    this.budget = watch;
-    this.delivery.decisions = watch;
+    return (this.ledger ??= new SessionCalls(
+      this.id,
+      this.character,
+      () => this.capabilities,
+      this.outbox,
+      this.delivery,
+      this.parts.runtime.settings.resultCacheSize,
+    ));
   }
 
   // ── links ──────────────────────────────────────────────────────────────────────────────────
@@ -109,7 +128,7 @@ export class Session implements OutboxTap {
   /** Starts the session on its first link: sends session_init. */
   open(wire: Wire): void {
     this.attach(wire);
-    const manifest = this.host.manifestFor(this);
+    const manifest = this.parts.manifests.manifestFor(this);
     const { protocol: _p, type: _t, ...fields } = manifest;
     this.send({ type: 'session_init', ...fields });
   }
@@ -132,7 +151,7 @@ export class Session implements OutboxTap {
         wire,
         refusal(
           'replay_gap',
-          `session_resume: messages after ${lastMessageId} are no longer retained (replay buffer holds ${this.host.settings.replayBufferSize}); open a new session`,
+          `session_resume: messages after ${lastMessageId} are no longer retained (replay buffer holds ${this.parts.runtime.settings.replayBufferSize}); open a new session`,
         ),
       );
       wire.close('replay gap');
@@ -143,7 +162,7 @@ export class Session implements OutboxTap {
     this.attach(wire);
     for (const message of missed) wire.send(message);
     this.send({ type: 'heartbeat' });
-    this.host.changed(this, 'resumed', `replayed ${missed.length} messages`);
+    this.parts.reports.changed(this, 'resumed', `replayed ${missed.length} messages`);
     this.delivery.schedule();
     return true;
   }
@@ -153,23 +172,24 @@ export class Session implements OutboxTap {
     this.state = 'open';
     this.liveness.heard();
     this.clearTimer('graceTimer');
-    wire.listen(new SessionListener(this, wire));
+    wire.listen(this);
     this.startHeartbeat();
   }
 
-  /** @internal Drops the link and waits for a resume (its Wire listener calls it when the link closes). */
-  detach(reason: string): void {
+  /** Drops the link and waits for a resume (the link closed, or the agent fell silent). */
+  private detach(reason: string): void {
     if (this.state !== 'open') return;
     this.dropWire(reason);
     this.state = 'detached';
-    this.graceTimer = this.host.clock.setTimeout(() => this.close('resume grace period ended', { notify: false }), this.host.settings.resumeGraceMs, UPKEEP);
-    this.host.changed(this, 'detached', reason);
+    const { clock, settings } = this.parts.runtime;
+    this.graceTimer = clock.setTimeout(() => this.close('resume grace period ended', { notify: false }), settings.resumeGraceMs, UPKEEP);
+    this.parts.reports.changed(this, 'detached', reason);
   }
 
   private dropWire(reason: string): void {
     const wire = this.outbox.wire;
     this.outbox.wire = undefined;
-    this.host.heartbeats.stop(this);
+    this.parts.heartbeats.stop(this);
     this.delivery.stop();
     wire?.close(reason);
   }
@@ -181,25 +201,29 @@ export class Session implements OutboxTap {
     this.state = 'closed';
     this.dropWire(reason);
     this.clearTimer('graceTimer');
+    this.delivery.close();
     this.budget?.close();
     this.ledger?.close(reason);
-    this.host.changed(this, 'closed', reason);
+    this.parts.reports.changed(this, 'closed', reason);
   }
 
   // ── inbound ────────────────────────────────────────────────────────────────────────────────
 
-  /** Whether `wire` is the session's link now (a superseded one's messages are ignored). @internal */
-  linkedBy(wire: Wire): boolean {
-    return this.outbox.wire === wire;
+  // The link's Wire hands the session what it reads (WireHandlers); a superseded link's is ignored.
+
+  /** A frame came: any frame from the agent is a sign of life. */
+  frame(wire: Wire): void {
+    if (this.outbox.wire === wire) this.liveness.heard();
   }
 
-  /** @internal Each message from the link. Nothing a peer sends may throw out: a failure here is ours. */
-  receiveSafely(message: AiccMessage): void {
+  /** Each message from the link. Nothing a peer sends may throw out: a failure here is ours. */
+  message(message: AiccMessage, wire: Wire): void {
+    if (this.outbox.wire !== wire) return;
     try {
       this.receive(message);
     } catch (error) {
       this.send({ type: 'error', error: refusal('internal', `the bridge failed while handling ${message.type}`) });
-      this.host.hostError({
+      this.parts.reports.hostError({
         code: 'bridge_failed',
         sessionId: this.id,
         message: `session: failed while handling ${message.type}: ${String(error)}`,
@@ -208,13 +232,19 @@ export class Session implements OutboxTap {
     }
   }
 
-  /** @internal A frame came from the agent: any frame is a sign of life. */
-  heard(): void {
-    this.liveness.heard();
+  /** A frame the Wire could not read, or a message it refused. */
+  invalid(problem: InvalidFrame, wire: Wire): void {
+    if (this.outbox.wire === wire) this.refuse(problem.call, problem.kind, problem.message);
+  }
+
+  /** The link closed: the session waits for a resume. */
+  ended(reason: string, wire: Wire): void {
+    if (this.outbox.wire === wire) this.detach(`link closed: ${reason}`);
   }
 
   private receive(message: AiccMessage): void {
-    if (this.host.tapping) this.host.tap(this, 'in', message);
+    const { reports } = this.parts;
+    if (reports.tapping) reports.tap(this, 'in', message);
     if (message.session_id !== this.id) {
       this.refuse(
         message.type === 'tool_call' ? { type: 'tool_call', callId: message.call_id } : undefined,
@@ -227,7 +257,7 @@ export class Session implements OutboxTap {
       case 'tool_call':
         this.delivery.noteDecision();
         // Its frame's arrival, read once for the frame: the call's arrival too.
-        this.host.calls.accept(this.calls, message, this.liveness.lastHeardAt);
+        this.parts.calls.accept(this.calls, message, this.liveness.lastHeardAt);
         return;
       case 'manifest_request':
         this.sendManifest();
@@ -244,7 +274,7 @@ export class Session implements OutboxTap {
       case 'session_resume': {
         // A resume on the live link: the agent thinks it missed something; replay from its mark.
         // Each replays up to replayBufferSize messages, so they are rationed.
-        const now = this.host.clock.now();
+        const now = this.parts.runtime.clock.now();
         if (this.lastLiveResumeAt !== undefined && now - this.lastLiveResumeAt < LIVE_RESUME_INTERVAL_MS) {
           this.refuse(
             undefined,
@@ -271,12 +301,7 @@ export class Session implements OutboxTap {
     this.delivery.catchUp();
     this.subscriptions = new Set(update.event_subscriptions ?? []);
     this.topicMask = topicMask(this.subscriptions);
-    this.host.subscriptionsChanged(this, before);
-  }
-
-  /** @internal The session's Wire listener hands it each frame it could not read. */
-  refuseFrame(problem: InvalidFrame): void {
-    this.refuse(problem.call, problem.kind, problem.message);
+    this.parts.reports.subscriptionsChanged(this, before);
   }
 
   /**
@@ -302,7 +327,7 @@ export class Session implements OutboxTap {
   // ── outbound ───────────────────────────────────────────────────────────────────────────────
 
   sendManifest(): void {
-    this.send({ type: 'heartbeat', manifest_update: this.host.manifestFor(this) });
+    this.send({ type: 'heartbeat', manifest_update: this.parts.manifests.manifestFor(this) });
   }
 
   /** Sequences a message, keeps it for replay (bare heartbeats excepted) and sends it if linked. */
@@ -315,42 +340,17 @@ export class Session implements OutboxTap {
     return this.outbox.wire?.link.bufferedAmount;
   }
 
-  /** @internal Whether anyone listens to the capsule's `message` taps (OutboxTap). */
-  get tapping(): boolean {
-    return this.host.tapping;
-  }
-
-  /** @internal */
-  tapOut(message: AiccMessage): void {
-    this.host.tap(this, 'out', message);
-  }
-
-  /** @internal A delivery of events (EventDelivery): begins, each event in order, ends — on a batched wire, one frame. */
-  beginDelivery(): void {
-    this.outbox.cork();
-  }
-
-  /** @internal */
-  deliverEvent(event: SentEvent & SharedEncodings): void {
-    if (this.state !== 'closed') this.outbox.sendEvent(event);
-  }
-
-  /** @internal */
-  endDelivery(): void {
-    this.outbox.uncork();
-  }
-
   private sendError(wire: Wire, error: WireError): void {
-    wire.send({ protocol: PROTOCOL, type: 'error', session_id: this.id, message_id: randomUuid(this.host.randomBytes), error });
+    wire.send({ protocol: PROTOCOL, type: 'error', session_id: this.id, message_id: randomUuid(this.parts.runtime.randomBytes), error });
   }
 
   private startHeartbeat(): void {
-    this.host.heartbeats.start(this);
+    this.parts.heartbeats.start(this);
   }
 
   /** A heartbeat: sent to a live agent, or the link dropped when the agent has been silent too long. */
   beat(): void {
-    if (this.outbox.wire === undefined) return this.host.heartbeats.stop(this);
+    if (this.outbox.wire === undefined) return this.parts.heartbeats.stop(this);
     this.liveness.beat(
       () => this.send({ type: 'heartbeat' }),
       (reason) => this.detach(reason),
@@ -359,31 +359,7 @@ export class Session implements OutboxTap {
 
   private clearTimer(name: 'graceTimer'): void {
     const id = this[name];
-    if (id !== undefined) this.host.clock.clearTimeout(id);
+    if (id !== undefined) this.parts.runtime.clock.clearTimeout(id);
     this[name] = undefined;
-  }
-}
-
-/** What a session listens to its Wire with: one small object rather than closures (a capsule holds many). */
-export class SessionListener implements WireHandlers {
-  constructor(
-    private readonly session: Session,
-    private readonly wire: Wire,
-  ) {}
-
-  frame(): void {
-    if (this.session.linkedBy(this.wire)) this.session.heard();
-  }
-
-  message(message: AiccMessage): void {
-    if (this.session.linkedBy(this.wire)) this.session.receiveSafely(message);
-  }
-
-  invalid(problem: InvalidFrame): void {
-    if (this.session.linkedBy(this.wire)) this.session.refuseFrame(problem);
-  }
-
-  close(reason: string): void {
-    if (this.session.linkedBy(this.wire)) this.session.detach(`link closed: ${reason}`);
   }
 }

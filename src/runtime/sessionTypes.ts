@@ -1,8 +1,22 @@
 // The shapes a session is seen through: the game's read-only view of it, its state, its
-// statistics, its use of each tool, and a message it sends before its envelope is added.
+// statistics, its use of each tool, its decision counts, and a message it sends before its envelope
+// is added. Shared by the session's parts: this module imports nothing of theirs.
 
 import type { AgentModel, AiccMessage, Capabilities } from '../protocol/messages.js';
-import type { DecisionCounts } from './decisionBudget.js';
+
+/** A session's decisions judged against its budget (session.stats.decisions). */
+export interface DecisionCounts {
+  /** The agent acted before the budget passed. */
+  inBudget: number;
+  /** The budget passed first (counted the moment it passes, or when a late action beats its timer). */
+  overBudget: number;
+}
+
+/** Told by a session's delivery when a decision starts (news reached the agent) and ends (its next tool_call). */
+export interface DecisionObserver {
+  started(at: number): void;
+  ended(at: number): void;
+}
 
 /**
  * A session as the game sees it (capsule.connect, capsule.sessions(), the `session` event): who it

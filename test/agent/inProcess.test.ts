@@ -6,7 +6,6 @@ import { jsonCodec } from '../../src/protocol/codec.js';
 import { objectCodec } from '../../src/protocol/objectCodec.js';
 import type { EventMessage } from '../../src/protocol/messages.js';
 import { echoTool, makeCapsule, moveTool, pass, settle } from '../helpers.js';
-import type { Session } from '../../src/runtime/session.js';
 
 describe('connectInProcess', () => {
   it('connects an agent to a character in one call: its grants, subscriptions and calls as connect gives them', async () => {
@@ -73,8 +72,8 @@ describe('connectInProcess', () => {
     agent.on('agent_message', (message) => texts.push(message.text));
     for (let i = 0; i < 5; i++) capsule.emit('agent_message', { from: 'ada', text: `m${i}` });
     await settle();
-    // The session itself, past the game's read-only view: the test drops its link as a network would.
-    const session = capsule.session(agent.sessionId) as Session;
+    // The session itself, past the game's read-only view and its privacy: the test drops its link as a network would.
+    const session = capsule.session(agent.sessionId) as unknown as { detach(reason: string): void };
     // The bridge drops the link; two more messages wait for the agent in its queue.
     session.detach('network hiccup');
     await settle();

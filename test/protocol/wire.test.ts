@@ -38,7 +38,7 @@ async function refusals(codec: Codec, frames: Frame[]): Promise<InvalidFrame[]> 
   new Wire(bridgeEnd, checkAgentMessage, { codec, limits: LIMITS }).listen({
     message: () => {},
     invalid: (problem) => problems.push(problem),
-    close: () => {},
+    ended: () => {},
   });
   for (const frame of frames) agentEnd.send(frame);
   await settle();

@@ -9,8 +9,8 @@ import { connectInProcess } from '../../src/agent/inProcess.js';
 import type { JsonObject } from '../../src/protocol/messages.js';
 import type { CallEvent, Capsule } from '../../src/runtime/capsule.js';
 import type { ManualClock } from '../../src/runtime/clock.js';
-import { DecisionBudgetWatch, decisionBudgets, type BudgetHost, type DecisionLate } from '../../src/runtime/decisionBudget.js';
-import type { Session } from '../../src/runtime/session.js';
+import { DecisionBudgetWatch, decisionBudgets, type BudgetedSession, type BudgetHost, type DecisionLate } from '../../src/runtime/decisionBudget.js';
+import type { SessionView } from '../../src/runtime/sessionTypes.js';
 import type { ConnectOptions } from '../../src/runtime/options.js';
 import type { ToolDefinition } from '../../src/runtime/tool.js';
 import { makeCapsule, moveTool, settle } from '../helpers.js';
@@ -279,10 +279,13 @@ describe('DecisionBudgetWatch on a clock whose timers can fire late (wall time)'
     // A timer that has not fired yet: wall-time timers run when the event loop gets to them.
     const host = {
       clock: { now: () => now, setTimeout: () => 1, clearTimeout: () => {} },
-      calls: { accept: (...args: unknown[]) => accepted.push(args) },
       decisionLate: (event: DecisionLate) => lateHeard.push(event),
     } as unknown as BudgetHost;
-    const session = { id: 's', character: 'hero', enqueue: () => accepted.push('told'), callLedger: () => ({}) } as unknown as Session;
+    const session: BudgetedSession = {
+      view: { id: 's', character: 'hero' } as SessionView,
+      enqueue: () => accepted.push('told'),
+      callForIt: (...args) => accepted.push(args),
+    };
     const watch = new DecisionBudgetWatch({ ms: 300, whenLate: { tool: 'wait' } }, host, session);
     watch.started(0);
     now = 299;

@@ -5,7 +5,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EventDelivery, type DeliveryHost, type DeliverySession } from '../../src/runtime/delivery.js';
+import { EventDelivery, type DeliveryHost, type DeliveryOutlet, type DeliverySession } from '../../src/runtime/delivery.js';
 import { EventLog, topicBit, topicMask, type LogEntry } from '../../src/runtime/eventLog.js';
 import { coalescingKey, EventQueue, type QueuedEvent } from '../../src/runtime/events.js';
 import { ManualClock } from '../../src/runtime/clock.js';
@@ -58,9 +58,11 @@ function harness(options: { logSize: number; queueSize: number; topics: readonly
     agentModel: { class: 'edge_small', expected_full_response_ms: 0 },
     topicMask: topicMask(options.topics),
     backlog: 0,
-    beginDelivery: () => (batch = []),
-    deliverEvent: (event) => batch.push(event),
-    endDelivery: () => delivered.push(batch),
+  };
+  const outlet: DeliveryOutlet = {
+    cork: () => (batch = []),
+    sendEvent: (event) => batch.push(event),
+    uncork: () => delivered.push(batch),
   };
   const host: DeliveryHost = {
     clock,
@@ -68,7 +70,7 @@ function harness(options: { logSize: number; queueSize: number; topics: readonly
     settings: { tickIntervalMs: 100, maxBufferedBytes: Infinity, eventQueueSize: options.queueSize },
     soon: (task) => task(),
   };
-  const delivery = new EventDelivery(host, session);
+  const delivery = new EventDelivery(host, session, outlet);
   return { log, delivery, session, delivered };
 }
 
@@ -93,7 +95,7 @@ describe('EventDelivery over the capsule’s event log', () => {
                 const payload = payloadOf(step.topic, step.entity, step.field);
                 const key = coalescingKey({ topic: step.topic, payload });
                 const entry: LogEntry = { topic: step.topic, payload, key, bit: topicBit(step.topic), superseded: false };
-                log.append(entry, () => [delivery]);
+                log.append(entry);
                 if (heard.has(step.topic)) {
                   const before = model.dropped;
                   model.push(entry);
@@ -141,7 +143,7 @@ describe('EventDelivery over the capsule’s event log', () => {
       const payload = { entity: `e${n}`, field: 'hp', value: n };
       return { topic: 'state_change', payload, key: coalescingKey({ topic: 'state_change', payload }), bit: topicBit('state_change'), superseded: false };
     });
-    for (const entry of entries) log.append(entry, () => [delivery]);
+    for (const entry of entries) log.append(entry);
     delivery.poll();
     // The very objects the log holds: encoded once for every session, kept once for resume.
     expect(delivered[0]).toHaveLength(3);
@@ -151,7 +153,7 @@ describe('EventDelivery over the capsule’s event log', () => {
   it('takes what the log is about to forget into the session’s own queue, keeping its bound', () => {
     const { log, delivery, delivered } = harness({ logSize: 16, queueSize: 4, topics: ['collision'] });
     for (let n = 0; n < 40; n++)
-      log.append({ topic: 'collision', payload: { a: 'x', b: `rock${n}` }, key: null, bit: topicBit('collision'), superseded: false }, () => [delivery]);
+      log.append({ topic: 'collision', payload: { a: 'x', b: `rock${n}` }, key: null, bit: topicBit('collision'), superseded: false });
     expect(log.start).toBeGreaterThan(0);
     expect(delivery.waiting).toBe(4);
     expect(delivery.droppedTotal).toBe(36);
