@@ -9,7 +9,7 @@ import { batchedFraming } from '../protocol/batchedFraming.js';
 import type { Codec } from '../protocol/codec.js';
 import { objectCodec } from '../protocol/objectCodec.js';
 import type { Capsule } from '../runtime/capsule.js';
-import type { ConnectOptions } from '../runtime/options.js';
+import { IN_PROCESS_SESSION, type ConnectOptions } from '../runtime/options.js';
 import { AgentClient, type AgentClientOptions } from './agentClient.js';
 
 export interface InProcessOptions extends Omit<ConnectOptions, 'codec' | 'framing'> {
@@ -32,6 +32,7 @@ export type SessionOpener = Pick<Capsule, 'connect' | 'clock'>;
 /**
  * Connects a new agent to `options.character` through `opener`, in this process; resolves once the
  * agent has its manifest. The agent keeps the capsule's clock unless `options.agent.clock` says otherwise.
+ * The session keeps no resume state (its link cannot drop; closing it ends the session).
  *
  * @example
  * const agent = await connectInProcess(capsule, { character: 'wren', capabilities: { actuators: ['legs'] } });
@@ -42,7 +43,8 @@ export function connectInProcess(opener: SessionOpener, options: InProcessOption
   const { codec = objectCodec, agent = {}, ...session } = options;
   const [bridgeEnd, agentEnd] = createMemoryLinkPair();
   // The capsule first: a bad option throws before any agent waits. Its session_init waits in the link.
-  opener.connect(bridgeEnd, { ...session, codec, framing: batchedFraming });
+  // In this process the link cannot drop: the session keeps no resume state (IN_PROCESS_SESSION).
+  opener.connect(bridgeEnd, { ...session, codec, framing: batchedFraming, [IN_PROCESS_SESSION]: true } as ConnectOptions);
   return AgentClient.connect(agentEnd, {
     clock: opener.clock,
     ...agent,

@@ -25,7 +25,7 @@ import { ALL_TOPICS_LIST, DEFAULT_AGENT_MODEL, grants } from './sessionDefaults.
 import { EventLog, topicBit, type LogEntry } from './eventLog.js';
 import { Heartbeats } from './heartbeats.js';
 import { acceptResume, type AcceptOptions } from './resumeLink.js';
-import { ReplayBuffer, type ReplayStore } from './resumeReplay.js';
+import { NO_REPLAY, ReplayBuffer, type ReplayStore } from './resumeReplay.js';
 import { Session } from './session.js';
 import { microtaskBatch, runAround } from '../base/microtaskBatch.js';
 import { HEARTBEAT_DEFAULTS, type ManifestSource, type SessionParts, type SessionReports, type SessionSettings } from './sessionParts.js';
@@ -35,7 +35,7 @@ import type { StandardSchemaV1 } from './standardSchema.js';
 import { ToolRegistry, type OutputOf, type Returnable, type ToolHandle, type ToolSpec, type TypedToolSpec } from './tool.js';
 import type { Link } from '../links/link.js';
 import { checkAgentMessage } from '../protocol/messageCheck.js';
-import { checkOptions, type CapsuleOptions, type ConnectOptions } from './options.js';
+import { checkOptions, isInProcessConnect, type CapsuleOptions, type ConnectOptions } from './options.js';
 import { Wire } from '../protocol/wire.js';
 import type { Capsule, CapsuleEvents, EmitOptions } from './capsuleTypes.js';
 import type { BudgetedSession, BudgetHost, DecisionBudgets, DecisionLate } from './decisionBudget.js';
@@ -199,13 +199,15 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
     // Most sessions take the default: they share one set (a session's set is replaced, never changed).
     const subscriptions = options.subscriptions === undefined ? ALL_TOPICS : new Set(options.subscriptions);
     const id = randomUuid(this.randomBytes);
+    // An agent in this process (connectInProcess) cannot lose its link: no resume state, no grace period.
+    const resumable = !isInProcessConnect(options);
     const session = new Session(this.parts, {
       id,
       character: options.character,
       capabilities: grants(options.capabilities),
       agentModel: options.agentModel ?? DEFAULT_AGENT_MODEL,
       subscriptions,
-      replay: this.replayStore(id),
+      replay: resumable ? this.replayStore(id) : NO_REPLAY,
       ...(budget !== undefined && { budget: (port: BudgetedSession) => budgets!.watch(budget, this, port) }),
     });
     this.live.set(session.id, session);

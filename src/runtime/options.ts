@@ -72,6 +72,19 @@ export interface CapsuleOptions {
   measureWork?: (work: () => void) => void;
 }
 
+/**
+ * Marks a connect from `connectInProcess`: the agent is in this process, on a memory link that cannot
+ * drop, so its session keeps no resume state and ends when the link closes. A symbol, untyped on
+ * ConnectOptions: a game gets it by how it connects, never by a flag it must know about.
+ * `Symbol.for`: the ESM and CommonJS builds of this package agree on it.
+ */
+export const IN_PROCESS_SESSION: unique symbol = Symbol.for('aicc-capsule.in-process-session');
+
+/** Whether `options` came from connectInProcess (IN_PROCESS_SESSION). */
+export function isInProcessConnect(options: ConnectOptions): boolean {
+  return (options as unknown as Record<symbol, unknown>)[IN_PROCESS_SESSION] === true;
+}
+
 export interface ConnectOptions extends WireOptions {
   /** The character this agent controls. */
   character: string;

@@ -8,7 +8,7 @@ import type { CallResult } from './resultCache.js';
 import { SequencedIds, type RandomBytes } from '../protocol/ids.js';
 import type { SharedEncodings } from '../protocol/codec.js';
 import type { Wire } from '../protocol/wire.js';
-import type { ReplayStore, SentEvent } from './resumeReplay.js';
+import { NO_REPLAY, type ReplayStore, type SentEvent } from './resumeReplay.js';
 import type { OutboundBody } from './sessionTypes.js';
 
 /** Who hears every message a session sends (the capsule's `message` listeners), when anyone does. */
@@ -108,6 +108,11 @@ export class Outbox<S = unknown> {
 
   uncork(): void {
     this.wire?.uncork();
+  }
+
+  /** Whether it keeps what it sends for a resume (not with NO_REPLAY: an agent in this process). */
+  get resumable(): boolean {
+    return this.replay !== NO_REPLAY;
   }
 
   /** The sequence number one of this outbox's message ids carries, or undefined for a foreign id. */

@@ -29,6 +29,13 @@ export interface ReplayStore {
   after(sequence: number, envelope: EventEnvelope): AiccMessage[] | undefined;
 }
 
+/** The replay store of a session that keeps no resume state (one in this process: its link cannot drop). */
+export const NO_REPLAY: ReplayStore = {
+  push: () => {},
+  pushEvent: () => {},
+  after: () => undefined,
+};
+
 export class ReplayBuffer implements ReplayStore {
   // A ring, filled by push until it holds `capacity`, then overwritten oldest first: no copying, and
   // an idle session pays only for what it sent. One array, each slot two cells: the sequence number,

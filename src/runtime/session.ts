@@ -34,7 +34,11 @@ export interface SessionInit {
   capabilities: Capabilities;
   agentModel: AgentModel;
   subscriptions: ReadonlySet<string>;
-  /** Keeps what the session sends, for a resume (CapsuleOptions.replayStore, or a ReplayBuffer). */
+  /**
+   * Keeps what the session sends, for a resume (CapsuleOptions.replayStore, or a ReplayBuffer). NO_REPLAY
+   * for an agent in this process (connectInProcess): its link cannot drop, so the session keeps no
+   * resume state and ends when its link closes, with no grace period.
+   */
   replay: ReplayStore;
   /** Makes the session's decision budget watch, given the session's port for it (ConnectOptions.decisionBudget). */
   budget?: (session: BudgetedSession) => DecisionBudgetWatch;
@@ -176,9 +180,10 @@ export class Session implements WireHandlers {
     this.startHeartbeat();
   }
 
-  /** Drops the link and waits for a resume (the link closed, or the agent fell silent). */
+  /** Drops the link and waits for a resume (the link closed, or the agent fell silent); a session that keeps no resume state ends. */
   private detach(reason: string): void {
     if (this.state !== 'open') return;
+    if (!this.outbox.resumable) return this.close(reason, { notify: false });
     this.dropWire(reason);
     this.state = 'detached';
     const { clock, settings } = this.parts.runtime;
@@ -284,7 +289,9 @@ export class Session implements WireHandlers {
           return;
         }
         this.lastLiveResumeAt = now;
-        if (this.outbox.wire !== undefined) this.resume(this.outbox.wire, message.message_id);
+        // In this process the link cannot lose a message: nothing was missed, and the resume is done at once.
+        if (!this.outbox.resumable) this.send({ type: 'heartbeat' });
+        else if (this.outbox.wire !== undefined) this.resume(this.outbox.wire, message.message_id);
         return;
       }
       default:

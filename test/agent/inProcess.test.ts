@@ -1,10 +1,12 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { SeededRandom } from '../../src/adapters/headless/random.js';
+import { AgentClient } from '../../src/agent/agentClient.js';
 import { connectInProcess } from '../../src/agent/inProcess.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { batchedFraming } from '../../src/protocol/batchedFraming.js';
 import { jsonCodec } from '../../src/protocol/codec.js';
 import { objectCodec } from '../../src/protocol/objectCodec.js';
-import type { EventMessage } from '../../src/protocol/messages.js';
 import { echoTool, makeCapsule, moveTool, pass, settle } from '../helpers.js';
 
 describe('connectInProcess', () => {
@@ -64,44 +66,75 @@ describe('connectInProcess', () => {
     expect(capsule.sessions()).toEqual([]);
   });
 
-  it('resumes on a new link with nothing lost and nothing twice, though it reads its bridge’s ids only when a resume needs them', async () => {
-    const { capsule, clock } = makeCapsule({ tickMode: 'event' });
-    capsule.registerTool(echoTool);
+  it('keeps no resume state: a dropped link ends the session at once, and a resume on a new link is refused', async () => {
+    const { capsule } = makeCapsule({ tickMode: 'event' });
     const agent = await connectInProcess(capsule, { character: 'hero', agentModel: { class: 'edge_small' }, subscriptions: ['agent_message'] });
-    const texts: string[] = [];
-    agent.on('agent_message', (message) => texts.push(message.text));
-    for (let i = 0; i < 5; i++) capsule.emit('agent_message', { from: 'ada', text: `m${i}` });
+    const changes: string[] = [];
+    capsule.on('session', ({ change, reason }) => changes.push(`${change}: ${reason}`));
+    capsule.emit('agent_message', { from: 'ada', text: 'm0' });
     await settle();
     // The session itself, past the game's read-only view and its privacy: the test drops its link as a network would.
-    const session = capsule.session(agent.sessionId) as unknown as { detach(reason: string): void };
-    // The bridge drops the link; two more messages wait for the agent in its queue.
+    const session = capsule.session(agent.sessionId) as unknown as { detach(reason: string): void; state: string };
     session.detach('network hiccup');
-    await settle();
-    capsule.emit('agent_message', { from: 'ada', text: 'm5' });
-    capsule.emit('agent_message', { from: 'ada', text: 'm6' });
+    // No grace period: in this process nothing can come back on another link.
+    expect(session.state).toBe('closed');
+    expect(changes).toEqual(['closed: network hiccup']);
+    expect(capsule.sessions()).toEqual([]);
     const [bridgeEnd, agentEnd] = createMemoryLinkPair();
     capsule.accept(bridgeEnd, { codec: objectCodec, framing: batchedFraming });
-    await agent.resume(agentEnd);
-    await pass(clock, 100); // the next delivery at the agent's cadence
-    expect(texts).toEqual(['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6']);
-    expect((await agent.call('echo', { text: 'still here' })).ok).toBe(true);
+    await expect(agent.resume(agentEnd)).rejects.toThrow(/unknown or expired/);
   });
 
-  it('takes a resume on a second link without holding any message twice', async () => {
-    const { capsule, clock } = makeCapsule({ tickMode: 'event' });
-    const agent = await connectInProcess(capsule, { character: 'hero', agentModel: { class: 'edge_small' }, subscriptions: ['agent_message'] });
-    const events: EventMessage[] = [];
-    agent.on('event', (event) => events.push(event));
-    for (let i = 0; i < 3; i++) capsule.emit('agent_message', { from: 'ada', text: `m${i}` });
-    await settle();
-    expect(events.map((event) => event.payload['text'])).toEqual(['m0', 'm1', 'm2']);
-    // A second link to the same session: the bridge replays everything after the agent's last id,
-    // which here is nothing — and the agent holds every message once.
-    const [bridgeEnd, agentEnd] = createMemoryLinkPair();
-    capsule.accept(bridgeEnd, { codec: objectCodec, framing: batchedFraming });
-    await agent.resume(agentEnd);
-    capsule.emit('agent_message', { from: 'ada', text: 'm3' });
-    await pass(clock, 100);
-    expect(events.map((event) => event.payload['text'])).toEqual(['m0', 'm1', 'm2', 'm3']);
+  it('sends what a resumable session sends, message for message, while keeping none of it (property)', async () => {
+    type Step = { kind: 'emit'; text: string } | { kind: 'tell'; text: string } | { kind: 'call'; text: string } | { kind: 'wait'; ms: number };
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ kind: fc.constant('emit' as const), text: fc.string({ maxLength: 8 }) }),
+      fc.record({ kind: fc.constant('tell' as const), text: fc.string({ maxLength: 8 }) }),
+      fc.record({ kind: fc.constant('call' as const), text: fc.string({ maxLength: 8 }) }),
+      fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 400 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 25 }), fc.constantFrom('event' as const, 'fixed' as const), async (steps, tickMode) => {
+        // The same world twice, the same ids: one agent through connectInProcess, one on a memory link of its own (resumable).
+        const run = async (inProcess: boolean) => {
+          const { capsule, clock } = makeCapsule({ tickMode, randomBytes: new SeededRandom('ids').bytes });
+          capsule.registerTool(echoTool);
+          const sent: string[] = [];
+          capsule.on('message', ({ direction, message }) => direction === 'out' && sent.push(JSON.stringify(message)));
+          const options = { character: 'hero', agentModel: { class: 'edge_small' as const }, subscriptions: ['agent_message', 'tick'] };
+          let agent: AgentClient;
+          if (inProcess) agent = await connectInProcess(capsule, { ...options, agent: { randomBytes: new SeededRandom('agent').bytes } });
+          else {
+            const [bridgeEnd, agentEnd] = createMemoryLinkPair();
+            capsule.connect(bridgeEnd, { ...options, codec: objectCodec, framing: batchedFraming });
+            agent = await AgentClient.connect(agentEnd, {
+              clock,
+              codec: objectCodec,
+              framing: batchedFraming,
+              trustBridge: true,
+              randomBytes: new SeededRandom('agent').bytes,
+            });
+          }
+          const results: unknown[] = [];
+          for (const { kind, ...rest } of steps) {
+            if (kind === 'emit') capsule.emit('agent_message', { from: 'ada', text: (rest as { text: string }).text });
+            else if (kind === 'tell') capsule.emit('agent_message', { from: 'bo', text: (rest as { text: string }).text }, { to: ['hero'] });
+            else if (kind === 'call') void agent.call('echo', { text: (rest as { text: string }).text }).then((result) => results.push(result));
+            else capsule.step((rest as { ms: number }).ms);
+            await settle();
+          }
+          await pass(clock, 500);
+          capsule.step(100);
+          await settle();
+          capsule.dispose();
+          await settle();
+          return { sent, results };
+        };
+        const [inProcess, resumable] = [await run(true), await run(false)];
+        expect(inProcess.sent.some((line) => line.includes('"session_init"'))).toBe(true);
+        expect(inProcess).toEqual(resumable);
+      }),
+      { numRuns: 30, seed: 27 },
+    );
   });
 });
