@@ -9,7 +9,9 @@
 // - "sweep, 2 worker threads vs 1": the same village sweep (2,000 episodes: long enough that each
 //   thread's start and JIT warm-up do not dominate) through runSweep with 1 and then 2 workers from
 //   the built dist/ (what `aicc sweep` runs); the ratio is (time with 2) ÷ (time with 1), and 2 cores
-//   give at best 0.5. Target: episodes/s with 2 workers ≥ 1.7× one worker (ratio ≤ 0.59).
+//   give at best 0.5. Target: episodes/s with 2 workers ≥ 1.7× one worker (ratio ≤ 0.59). Beside
+//   it, the same two sweeps' process CPU time per episode (every thread's), which a busy machine does
+//   not skew: 2 workers should spend ≤ 1.1× the CPU of 1 an episode (issue #27).
 // - "sweep on BullMQ vs worker threads": the same sweep through runQueueSweep, its episodes run by one
 //   `aicc worker --concurrency 4` child process (dist/cli.js, as a machine of a sweep runs it; the
 //   concurrency lets Redis round trips overlap episodes on its one thread), against runSweep with
@@ -69,15 +71,31 @@ async function sweeps(options: BenchOptions): Promise<BenchRow[]> {
   const plan = { world: 'village', seeds, grid: { dayTicks: [190, 600] } } as const;
   const dir = mkdtempSync(join(tmpdir(), 'aicc-bench-sweep-'));
   try {
+    // Wall time, and this process's CPU time (every thread's: the workers are threads of it), so the CPU row holds on a busy machine.
+    const cpuSeconds = (): number => {
+      const { user, system } = process.cpuUsage();
+      return (user + system) / 1e6;
+    };
+    const cpu: Record<string, number> = {};
     const timed = async (name: string, sweep: (out: string) => Promise<unknown>): Promise<number> => {
       const started = performance.now();
+      const cpuAtStart = cpuSeconds();
       await sweep(join(dir, `${name}.jsonl`));
+      cpu[name] = cpuSeconds() - cpuAtStart;
       return (performance.now() - started) / 1000;
     };
     const one = await timed('one', (out) => runSweep({ ...plan, out, workers: 1 }));
     const two = await timed('two', (out) => runSweep({ ...plan, out, workers: 2 }));
     const episodes = seeds.length * 2;
     const rows: BenchRow[] = [
+      {
+        name: 'research: sweep CPU time per episode, 2 worker threads vs 1',
+        capsule: (cpu['two']! * 1000) / episodes,
+        baseline: (cpu['one']! * 1000) / episodes,
+        unit: 'ms CPU/episode',
+        ratio: cpu['two']! / cpu['one']!,
+        note: `${episodes} village episodes; process CPU time (user + system, all threads); 1 worker keeps ${(cpu['one']! / one).toFixed(2)} cores busy, 2 keep ${(cpu['two']! / two).toFixed(2)}; target ≤ 1.1×`,
+      },
       {
         name: 'research: sweep episodes/s, 2 worker threads vs 1',
         capsule: episodes / two,

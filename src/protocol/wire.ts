@@ -77,8 +77,9 @@ export class Wire {
     readonly link: Link,
     /**
      * Checks inbound messages as ones the other end sends (checkAgentMessage or checkBridgeMessage).
-     * `'trusted'`: no message check, for an agent whose bridge is in this process on a memory link —
-     * what arrives is what that bridge built from checked parts (with objectCodec, the very
+     * `'trusted'`: no message check, for a peer in this process on a memory link — an agent's bridge
+     * (trustBridge), or a bridge's AgentClient (connectInProcess), which refuses at its own side what
+     * the check would: what arrives was built from checked parts (with objectCodec, the very
      * objects). Frames are still decoded. Refused on any link that is not in-process.
      */
     private readonly check: MessageChecker | 'trusted',
@@ -98,7 +99,7 @@ export class Wire {
     if (check === 'trusted' && link.inProcess !== true) {
       throw new CapsuleError(
         'AICC_INVALID_OPTION',
-        'trustBridge: only a bridge in this process (on a memory link) may go unchecked; across a socket both sides check',
+        'a trusted wire: only a peer in this process (on a memory link) may go unchecked (trustBridge, connectInProcess); across a socket both sides check',
       );
     }
   }

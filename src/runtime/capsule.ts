@@ -194,20 +194,22 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
       );
     }
     const budget = options.decisionBudget === undefined ? undefined : budgets!.check(options.decisionBudget, (id) => this.registry.get(id) !== undefined);
+    // An agent in this process (connectInProcess) cannot lose its link: no resume state, no grace period;
+    // and it is this process's own AgentClient, which refuses at its side what this wire would (encodeWithin):
+    // its messages are taken unchecked, as it takes the bridge's.
+    const inProcess = isInProcessConnect(options);
     // First, so that a bad link option throws before any session exists.
-    const wire = new Wire(link, checkAgentMessage, options);
+    const wire = new Wire(link, inProcess ? 'trusted' : checkAgentMessage, options);
     // Most sessions take the default: they share one set (a session's set is replaced, never changed).
     const subscriptions = options.subscriptions === undefined ? ALL_TOPICS : new Set(options.subscriptions);
     const id = randomUuid(this.randomBytes);
-    // An agent in this process (connectInProcess) cannot lose its link: no resume state, no grace period.
-    const resumable = !isInProcessConnect(options);
     const session = new Session(this.parts, {
       id,
       character: options.character,
       capabilities: grants(options.capabilities),
       agentModel: options.agentModel ?? DEFAULT_AGENT_MODEL,
       subscriptions,
-      replay: resumable ? this.replayStore(id) : NO_REPLAY,
+      replay: inProcess ? NO_REPLAY : this.replayStore(id),
       ...(budget !== undefined && { budget: (port: BudgetedSession) => budgets!.watch(budget, this, port) }),
     });
     this.live.set(session.id, session);

@@ -7,6 +7,7 @@ import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { batchedFraming } from '../../src/protocol/batchedFraming.js';
 import { jsonCodec } from '../../src/protocol/codec.js';
 import { objectCodec } from '../../src/protocol/objectCodec.js';
+import type { JsonObject } from '../../src/protocol/messages.js';
 import { echoTool, makeCapsule, moveTool, pass, settle } from '../helpers.js';
 
 describe('connectInProcess', () => {
@@ -136,5 +137,32 @@ describe('connectInProcess', () => {
       }),
       { numRuns: 30, seed: 27 },
     );
+  });
+});
+
+describe('connectInProcess, its calls taken unchecked by the bridge', () => {
+  it('still refuses at the agent what the bridge would refuse at its wire: a hostile key, too deep, too large — and the handler never runs', async () => {
+    const { capsule } = makeCapsule({ tickMode: 'event' });
+    let ran = 0;
+    capsule.registerTool({ ...echoTool, input_schema: { type: 'object' }, handler: (input) => (ran++, { echo: input }) });
+    const agent = await connectInProcess(capsule, { character: 'hero' });
+    let deep: JsonObject = { end: true };
+    for (let i = 0; i < 40; i++) deep = { deeper: deep };
+    for (const [input, kind] of [
+      [JSON.parse('{"__proto__": {"polluted": true}}') as JsonObject, /forbidden|__proto__/],
+      [deep, /deep/],
+    ] as const) {
+      const result = await agent.call('echo', input);
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.error.message).toMatch(kind);
+    }
+    // Objects have no size in this process; text frames do, and the agent measures them as the bridge would.
+    const texts = await connectInProcess(capsule, { character: 'scribe', codec: jsonCodec });
+    const large = await texts.call('echo', { text: 'x'.repeat(300 * 1024) });
+    expect(large.ok).toBe(false);
+    if (!large.ok) expect(large.error.message).toMatch(/not sent, the bridge refuses it at its wire: .*(bytes|KiB)/);
+    expect(ran).toBe(0);
+    expect((await agent.call('echo', { text: 'fine' })).ok).toBe(true);
+    expect(ran).toBe(1);
   });
 });
