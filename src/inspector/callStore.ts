@@ -5,7 +5,7 @@
 // bounded: the shared list at maxRows, each ring at callsPerCharacter, and the rings at maxRows
 // characters, the least recently active dropped first.
 
-import type { CallRow } from './record.js';
+import type { CallRow } from './rows.js';
 
 /** A call row as the store holds it: the key its result is awaited under, and how many lists hold it. */
 export interface HeldCall extends CallRow {

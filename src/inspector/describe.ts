@@ -3,7 +3,7 @@
 // chat model's decision gets among the events.
 
 import { clip } from '../base/clip.js';
-import type { DecisionShown } from './record.js';
+import type { DecisionShown } from './rows.js';
 
 /** Longest abridged argument or payload, in characters. */
 export const MAX_VALUE_CHARS = 160;

@@ -9,7 +9,7 @@ import type { WebSocketConstructor } from '../../links/websocket.js';
 import { formatConformance, runConformance, webSocketBridge, type BridgeFactory } from '../../conformance/index.js';
 import type { Level } from '../../conformance/check.js';
 import { readArgs } from './args.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cliIo.js';
 
 const HELP = `aicc conformance — check an aicc/0.1 bridge, level by level
 

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { DEFAULT_SEED, DEFAULT_TICKS, runVillage, type VillageOptions } from '../../worlds/village/run.js';
 import { VILLAGERS } from '../../worlds/village/world.js';
 import { readArgs, wholeNumber } from './args.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cliIo.js';
 import type { DaemonAgentOptions, PiAgentOptions } from './piAgent.js';
 import { progressBar, type ProgressStream } from './progress.js';
 

@@ -4,12 +4,9 @@ import { demoCommand } from './demoCommand.js';
 import { replayCommand, validateCommand } from './recordingCommands.js';
 import { userMessage } from './userMessage.js';
 
-export interface CliIo {
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown; isTTY?: boolean };
-  /** Lines typed by the user (for `demo --play`). */
-  stdin?: AsyncIterable<string>;
-}
+import type { CliIo } from './cliIo.js';
+
+export type { CliIo } from './cliIo.js';
 
 const USAGE = `aicc — the aicc-capsule command line
 

@@ -8,7 +8,7 @@ import { parseRecording, RecordingError, type Recording } from '../../recording/
 import { replay } from '../../recording/replay.js';
 import { readArgs, wholeNumber } from './args.js';
 import { startModelAgent } from './modelAgent.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cliIo.js';
 import { worldBuilders } from './replayWorlds.js';
 import { handedOver, hasCassette, replayFromCassette, type ForkOptions } from './cassetteReplay.js';
 import type { PilotBackend } from '../../worlds/village/run.js';

@@ -7,7 +7,7 @@ import { formatAggregate } from '../../research/aggregate.js';
 import { MAX_SEEDS } from '../../research/sweepPlan.js';
 import type { ParamValue } from '../../research/world.js';
 import { readArgs } from './args.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cliIo.js';
 import { progressBar, type ProgressBar, type ProgressStream } from './progress.js';
 import { type PreparedSweep, prepareSweep } from '../sweep/prepareSweep.js';
 import { MAX_WORKERS, runPreparedSweep } from '../sweep/runSweep.js';

@@ -2,7 +2,7 @@
 // running each job's episode and sending its summary back through Redis to the coordinator.
 
 import { readArgs } from './args.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cliIo.js';
 import { userMessage } from './userMessage.js';
 import { parseRedisUrl } from '../queue/connection.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from '../queue/queueName.js';
