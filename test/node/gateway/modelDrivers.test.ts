@@ -78,16 +78,22 @@ async function until(what: string, done: () => boolean, ms = 10_000): Promise<vo
   );
 }
 
+/** A gateway in model mode on the scripted model: what it asked the model, and its log lines. */
+async function scriptedGateway(): Promise<{ asked: ModelRequest[]; lines: string[]; url: string }> {
+  const asked: ModelRequest[] = [];
+  const lines: string[] = [];
+  gateway = await startGateway({
+    target: { kind: 'model', turn: scriptedTurn(asked), name: 'scripted/one' },
+    origins: [ORIGIN],
+    key: KEY,
+    log: (line) => lines.push(line),
+  });
+  return { asked, lines, url: gateway.url };
+}
+
 describe('aicc gateway in model mode', () => {
   it("drives a lent character with the gateway's model: the page's tools are the model's, its calls reach the page, each decision is logged", async () => {
-    const asked: ModelRequest[] = [];
-    const lines: string[] = [];
-    gateway = await startGateway({
-      target: { kind: 'model', turn: scriptedTurn(asked), name: 'scripted/one' },
-      origins: [ORIGIN],
-      key: KEY,
-      log: (line) => lines.push(line),
-    });
+    const { asked, lines } = await scriptedGateway();
     const waves: number[] = [];
     await lendingPage('cleo', waves);
     await until('a wave from the model', () => waves.length > 0);
@@ -105,14 +111,7 @@ describe('aicc gateway in model mode', () => {
   });
 
   it('stops the model when the page leaves, and drives the character again when a page lends it again', async () => {
-    const asked: ModelRequest[] = [];
-    const lines: string[] = [];
-    gateway = await startGateway({
-      target: { kind: 'model', turn: scriptedTurn(asked), name: 'scripted/one' },
-      origins: [ORIGIN],
-      key: KEY,
-      log: (line) => lines.push(line),
-    });
+    const { asked, lines } = await scriptedGateway();
     const waves: number[] = [];
     await lendingPage('cleo', waves);
     await until('a wave', () => waves.length > 0);
@@ -129,18 +128,11 @@ describe('aicc gateway in model mode', () => {
   });
 
   it('frees the character at once when the page drops without a goodbye (its socket cut): the next lend is driven', async () => {
-    const asked: ModelRequest[] = [];
-    const lines: string[] = [];
-    gateway = await startGateway({
-      target: { kind: 'model', turn: scriptedTurn(asked), name: 'scripted/one' },
-      origins: [ORIGIN],
-      key: KEY,
-      log: (line) => lines.push(line),
-    });
+    const { lines, url } = await scriptedGateway();
     const waves: number[] = [];
     // The page lends over a raw socket that is then cut, as a crashed tab's is.
     const first = createCapsule({ world: { name: 'crashing page', kind: 'abstract' }, tickMode: 'hybrid' });
-    const ws = new WebSocket(`${gateway.url}/characters/cleo`, ['aicc.v0.1', `aicc-key.${KEY}`]);
+    const ws = new WebSocket(`${url}/characters/cleo`, ['aicc.v0.1', `aicc-key.${KEY}`]);
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     first.connect(webSocketLink(ws as never), { character: 'cleo' });
     await until('the crashing page lent', () => lines.some((line) => /cleo is lent/.test(line)));
