@@ -333,7 +333,7 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
 
   private readonly flush = (): void => {
     this.flushQueued = false;
-    for (const reader of this.log.readers) reader.poll();
+    this.log.pollReaders();
   };
 
   on<K extends keyof CapsuleEvents>(type: K, handler: (event: CapsuleEvents[K]) => void): () => void {

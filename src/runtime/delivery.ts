@@ -58,6 +58,9 @@ export class EventDelivery implements LogReader {
   private queued = false;
   /** Events dropped at the queue's bound, over the session's life (read `waiting` first for the latest count). */
   droppedTotal = 0;
+  /** The event log's list of its readers (EventLog.addReader): not this delivery's to touch. */
+  previousReader: LogReader | undefined = undefined;
+  nextReader: LogReader | undefined = undefined;
   /** Told when a decision starts and ends: a session's decision budget (decisionBudget.ts), if it has one. */
   decisions: DecisionObserver | undefined;
 
@@ -68,13 +71,13 @@ export class EventDelivery implements LogReader {
   ) {
     // A session hears what is emitted from its start on, until close().
     this.cursor = host.log.end;
-    host.log.readers.add(this);
+    host.log.addReader(this);
   }
 
   /** The session closed: it reads the log no more. */
   close(): void {
     this.stop();
-    this.host.log.readers.delete(this);
+    this.host.log.removeReader(this);
   }
 
   /**

@@ -28,6 +28,9 @@ export interface LogReader {
   catchUp(): void;
   /** The log grew and the capsule's deferred work runs now: delivers what is due. */
   poll(): void;
+  /** The log's list of its readers, kept in the readers themselves (a Set would cost each idle session more). */
+  previousReader: LogReader | undefined;
+  nextReader: LogReader | undefined;
 }
 
 /** Each reserved topic's bit in a subscription mask. */
@@ -56,8 +59,9 @@ export class EventLog {
   private readonly latest = new Map<string, LogEntry>();
   /** Per topic (by index), the position just after its latest entry: a reader of other topics skips the range unread. */
   private readonly topicEnds: number[] = TOPICS.map(() => 0);
-  /** Every session's cursor, from its start to its close: a reader starts at the end (it hears what is emitted from then on). */
-  readonly readers = new Set<LogReader>();
+  /** Every session's cursor, from its start to its close, in the order they came: a list through the readers themselves. */
+  private firstReader: LogReader | undefined;
+  private lastReader: LogReader | undefined;
 
   /** `capacity`: entries kept, rounded up to a power of two (at least 16). */
   constructor(capacity: number) {
@@ -69,6 +73,40 @@ export class EventLog {
 
   get capacity(): number {
     return this.mask + 1;
+  }
+
+  /** A session starts reading (at the end: it hears what is emitted from now on). */
+  addReader(reader: LogReader): void {
+    reader.previousReader = this.lastReader;
+    reader.nextReader = undefined;
+    if (this.lastReader === undefined) this.firstReader = reader;
+    else this.lastReader.nextReader = reader;
+    this.lastReader = reader;
+  }
+
+  /**
+   * A session stops reading. Its own `nextReader` is left as it was, so a walk that stands on it
+   * (a reader removed while the log polls them) goes on to the ones after it.
+   */
+  removeReader(reader: LogReader): void {
+    const { previousReader, nextReader } = reader;
+    if (previousReader === undefined) {
+      if (this.firstReader !== reader) return; // not reading
+      this.firstReader = nextReader;
+    } else previousReader.nextReader = nextReader;
+    if (nextReader === undefined) this.lastReader = previousReader;
+    else nextReader.previousReader = previousReader;
+    reader.previousReader = undefined;
+  }
+
+  /** Every reader's delivery, in the order they came: readers added meanwhile too, none removed meanwhile. */
+  pollReaders(): void {
+    for (let reader = this.firstReader; reader !== undefined; reader = reader.nextReader) if (this.reads(reader)) reader.poll();
+  }
+
+  /** Whether `reader` is in the list (one removed keeps its way forward, not its place). */
+  private reads(reader: LogReader): boolean {
+    return reader.previousReader !== undefined || this.firstReader === reader;
   }
 
   /**
@@ -102,7 +140,7 @@ export class EventLog {
 
   private forgetOlderHalf(): void {
     const until = this.start + this.capacity / 2;
-    for (const reader of this.readers) if (reader.cursor < until) reader.catchUp();
+    for (let reader = this.firstReader; reader !== undefined; reader = reader.nextReader) if (this.reads(reader) && reader.cursor < until) reader.catchUp();
     for (let position = this.start; position < until; position++) {
       const entry = this.ring[position & this.mask]!;
       this.ring[position & this.mask] = undefined;

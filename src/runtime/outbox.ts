@@ -18,8 +18,8 @@ export interface OutboxTap<S> {
   tap(session: S, direction: 'out', message: AiccMessage): void;
 }
 
-/** `S`: the session, as the tap names it. */
-export class Outbox<S = unknown> {
+/** `S`: the session, as the tap names it; its `id` goes on every message. */
+export class Outbox<S extends { readonly id: string } = { readonly id: string }> {
   /** The link messages go out on; undefined while the session has none (detached or closed). */
   wire: Wire | undefined;
   /** Messages handed to a link. */
@@ -28,7 +28,6 @@ export class Outbox<S = unknown> {
   private readonly ids: SequencedIds;
 
   constructor(
-    readonly sessionId: string,
     randomBytes: RandomBytes,
     private readonly replay: ReplayStore,
     private readonly tap: OutboxTap<S>,
@@ -40,7 +39,7 @@ export class Outbox<S = unknown> {
   /** Sequences a message, keeps it for replay (bare heartbeats excepted) and sends it if linked. */
   send(body: OutboundBody): void {
     const sequence = ++this.sequence;
-    const message = { protocol: PROTOCOL, session_id: this.sessionId, message_id: this.ids.idOf(sequence), ...body } as AiccMessage;
+    const message = { protocol: PROTOCOL, session_id: this.owner.id, message_id: this.ids.idOf(sequence), ...body } as AiccMessage;
     if (!(message.type === 'heartbeat' && message.manifest_update === undefined)) this.replay.push(sequence, message);
     if (this.tap.tapping) this.tap.tap(this.owner, 'out', message);
     if (this.wire !== undefined) {
@@ -56,7 +55,7 @@ export class Outbox<S = unknown> {
       result.error === undefined
         ? {
             protocol: PROTOCOL,
-            session_id: this.sessionId,
+            session_id: this.owner.id,
             message_id: this.ids.idOf(sequence),
             type: 'tool_result',
             call_id: result.call_id,
@@ -66,7 +65,7 @@ export class Outbox<S = unknown> {
           }
         : {
             protocol: PROTOCOL,
-            session_id: this.sessionId,
+            session_id: this.owner.id,
             message_id: this.ids.idOf(sequence),
             type: 'tool_result',
             call_id: result.call_id,
@@ -133,11 +132,11 @@ export class Outbox<S = unknown> {
   /** The envelope of an event sent under `sequence`: how it went out, and how a replay rebuilds it. */
   private envelope(sequence: number, event: SentEvent): EventMessage {
     return event.meta === undefined
-      ? { protocol: PROTOCOL, type: 'event', session_id: this.sessionId, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload }
+      ? { protocol: PROTOCOL, type: 'event', session_id: this.owner.id, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload }
       : {
           protocol: PROTOCOL,
           type: 'event',
-          session_id: this.sessionId,
+          session_id: this.owner.id,
           message_id: this.ids.idOf(sequence),
           topic: event.topic,
           payload: event.payload,

@@ -81,7 +81,7 @@ export class Session implements WireHandlers {
     this.agentModel = init.agentModel;
     this.subscriptions = init.subscriptions;
     this.topicMask = topicMask(init.subscriptions);
-    this.outbox = new Outbox(this.id, runtime.randomBytes, init.replay, parts.reports, this);
+    this.outbox = new Outbox(runtime.randomBytes, init.replay, parts.reports, this);
     this.delivery = new EventDelivery(runtime, this, this.outbox);
     this.liveness = new Liveness(runtime.clock, runtime.settings.deadPeerTimeoutMs, 'agent');
     // A port made only for a session with a budget (few have one): the watch's news and its default action's call.
