@@ -60,6 +60,37 @@ describe('layering', () => {
     expect(circles).toEqual([]);
   });
 
+  it("the ports between the runtime's parts are small: at most 6 members each", () => {
+    // The interfaces one runtime part reaches another through (not the public faces, Capsule and
+    // SessionView, nor records of settings or options).
+    const ports = new Map<string, number>();
+    for (const file of readdirSync(`${src}runtime/`).filter((name) => name.endsWith('.ts'))) {
+      const text = readFileSync(`${src}runtime/${file}`, 'utf8');
+      for (const match of text.matchAll(/export interface (\w+)(?:<[^>]*>)?(?: extends [^{]+)? \{\n([\s\S]*?)\n\}/g)) {
+        const members = match[2]!.split('\n').filter((line) => /^ {2}(readonly )?[\w[\]]+\??[(:<]/.test(line));
+        ports.set(match[1]!, members.length);
+      }
+    }
+    const named = [
+      'CallHost',
+      'TickState',
+      'BudgetHost',
+      'BudgetedSession',
+      'DeliveryHost',
+      'DeliverySession',
+      'DeliveryOutlet',
+      'SessionRuntime',
+      'SessionReports',
+      'ManifestSource',
+      'SessionParts',
+      'ResumeHost',
+      'OutboxTap',
+      'LogReader',
+    ];
+    for (const port of named) expect(ports.get(port), port).toBeGreaterThan(0);
+    expect(named.filter((port) => ports.get(port)! > 6).map((port) => `${port}: ${ports.get(port)}`)).toEqual([]);
+  });
+
   it('the conformance suite stands on links and the runtime only', () => {
     expect(reached('conformance/index.ts').filter((file) => !/^src\/(conformance|base|links|protocol|runtime)\//.test(file))).toEqual([]);
   });

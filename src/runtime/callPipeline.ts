@@ -22,12 +22,16 @@ import type { Validation } from './validator.js';
  */
 export const STALL_WARNING_MS = 2000;
 
-/** What the pipeline needs from its capsule. */
-export interface CallHost {
-  readonly clock: Clock;
+/** Where the world's ticks stand: whether a call waits for the next, and the tick a result carries. */
+export interface TickState {
   readonly tick: number;
   readonly tickMode: TickMode;
   readonly tickRateHz: number;
+}
+
+/** What the pipeline needs from its capsule besides the ticks: time, the tools, and where results and failures go. */
+export interface CallHost {
+  readonly clock: Clock;
   readonly toolTimeoutMs: number;
   tool(id: string): RegisteredTool | undefined;
   /**
@@ -71,6 +75,7 @@ export class CallPipeline {
   /** `queueBound`: calls one session may have waiting for a tick (CapsuleOptions.callQueueSize). */
   constructor(
     private readonly host: CallHost,
+    private readonly ticks: TickState,
     readonly queueBound: number,
   ) {
     this.lastTickAt = host.clock.now();
@@ -88,15 +93,15 @@ export class CallPipeline {
       if (seen !== null) calls.resend({ ...seen, meta: { ...seen.meta, source: 'cache' } });
       return;
     }
-    const host = this.host;
-    const immediate = host.tickMode === 'event' || (host.tickMode === 'hybrid' && call.call_id.startsWith(IMMEDIATE_MARK));
+    const ticks = this.ticks;
+    const immediate = ticks.tickMode === 'event' || (ticks.tickMode === 'hybrid' && call.call_id.startsWith(IMMEDIATE_MARK));
     if (immediate) return this.run(calls, call, arrivedAt, arrivedAt, own);
     if (calls.waiting >= this.queueBound) {
       const full: CallResult = {
         call_id: call.call_id,
         ok: false,
         error: refusal('queue_full', `${this.queueBound} calls already wait for the next tick; wait for their results`),
-        meta: { tick: host.tick, latency_ms: 0, source: 'bridge' },
+        meta: { tick: ticks.tick, latency_ms: 0, source: 'bridge' },
       };
       if (own === undefined) calls.finish(full);
       else own.answer(full);
@@ -128,14 +133,14 @@ export class CallPipeline {
   /** Runs a call that arrived at `arrivedAt`, `now`. */
   private run(calls: SessionCalls, call: ToolCall, arrivedAt: number, now: number, own: OwnCall | undefined): void {
     try {
-      new CallRun(this.host, calls, call, arrivedAt, own).run(now);
+      new CallRun(this.host, this.ticks, calls, call, arrivedAt, own).run(now);
     } catch (error) {
       // Only a bug of ours lands here; the agent still gets an answer and the loop goes on.
       const failed: CallResult = {
         call_id: call.call_id,
         ok: false,
         error: refusal('internal', 'the bridge failed while serving this call'),
-        meta: { tick: this.host.tick, latency_ms: 0, source: 'bridge' },
+        meta: { tick: this.ticks.tick, latency_ms: 0, source: 'bridge' },
       };
       if (own === undefined) calls.finish(failed);
       else own.answer(failed);
@@ -159,7 +164,7 @@ export class CallPipeline {
   private watchForStall(): void {
     if (this.stallWatch !== undefined || this.stallTold) return;
     const host = this.host;
-    const afterMs = Math.max(STALL_WARNING_MS, 2000 / host.tickRateHz);
+    const afterMs = Math.max(STALL_WARNING_MS, 2000 / this.ticks.tickRateHz);
     const look = (): void => {
       this.stallWatch = undefined;
       if (this.waiting.length === 0) return; // served: the next call to wait watches again
@@ -169,7 +174,7 @@ export class CallPipeline {
       this.stallTold = true;
       host.hostError({
         code: 'clock_stalled',
-        message: `capsule: calls wait for a tick in ${host.tickMode} mode, and none has come for ${afterMs} ms: nothing steps the capsule. Call capsule.step(deltaMs) from your game loop, or start a clock driver: startAnimationFrameDriver(capsule) on a page, startIntervalDriver(capsule) elsewhere (a world that moves only when its characters act wants tickMode 'event')`,
+        message: `capsule: calls wait for a tick in ${this.ticks.tickMode} mode, and none has come for ${afterMs} ms: nothing steps the capsule. Call capsule.step(deltaMs) from your game loop, or start a clock driver: startAnimationFrameDriver(capsule) on a page, startIntervalDriver(capsule) elsewhere (a world that moves only when its characters act wants tickMode 'event')`,
       });
     };
     this.stallWatch = host.clock.setTimeout(look, afterMs, UPKEEP);
@@ -194,6 +199,7 @@ class CallRun implements ToolContext, FinishedCall {
 
   constructor(
     private readonly host: CallHost,
+    private readonly ticks: TickState,
     private readonly calls: SessionCalls,
     readonly call: ToolCall,
     private readonly arrivedAt: number,
@@ -202,7 +208,7 @@ class CallRun implements ToolContext, FinishedCall {
     this.sessionId = calls.sessionId;
     this.character = calls.character;
     this.callId = call.call_id;
-    this.tick = host.tick;
+    this.tick = ticks.tick;
   }
 
   get signal(): AbortSignal {
@@ -344,7 +350,7 @@ class CallRun implements ToolContext, FinishedCall {
   /** The call's result, made once: kept for a repeated call_id and sent as it is. */
   private result(ok: boolean, output: JsonObject | undefined, error: WireError | undefined, source: string): CallResult {
     const host = this.host;
-    const meta: Meta = { tick: host.tick, latency_ms: Math.max(0, Math.round(host.clock.now() - this.arrivedAt)), source };
+    const meta: Meta = { tick: this.ticks.tick, latency_ms: Math.max(0, Math.round(host.clock.now() - this.arrivedAt)), source };
     return ok ? { call_id: this.callId, ok: true, output: output!, meta } : { call_id: this.callId, ok: false, error: error!, meta };
   }
 }

@@ -3,7 +3,7 @@
 
 import { createEmitter, type Emitter } from '../base/emitter.js';
 import type { FinishedCall, HostError } from './calls.js';
-import { CallPipeline, type CallHost } from './callPipeline.js';
+import { CallPipeline, type CallHost, type TickState } from './callPipeline.js';
 import type { CallResult } from './resultCache.js';
 import { isSteppedClock, realClock, type Clock } from './clock.js';
 import { CapsuleError } from '../base/errors.js';
@@ -47,7 +47,7 @@ export function createCapsule(options: CapsuleOptions): Capsule {
   return new CapsuleImpl(options);
 }
 
-class CapsuleImpl implements Capsule, CallHost, BudgetHost {
+class CapsuleImpl implements Capsule, CallHost, TickState, BudgetHost {
   readonly world: World;
   readonly tickRateHz: number;
   readonly tickMode: TickMode;
@@ -88,7 +88,7 @@ class CapsuleImpl implements Capsule, CallHost, BudgetHost {
     this.clock = options.clock ?? realClock();
     this.randomBytes = options.randomBytes ?? cryptoBytes;
     this.toolTimeoutMs = options.toolTimeoutMs ?? 5000;
-    this.calls = new CallPipeline(this, options.callQueueSize ?? 64);
+    this.calls = new CallPipeline(this, this, options.callQueueSize ?? 64);
     this.loop = new TickLoop(this.tickRateHz, options.maxCatchUpTicks ?? 5);
     this.settings = {
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? HEARTBEAT_DEFAULTS.intervalMs,
