@@ -254,15 +254,16 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
     const id = piloted[0]!.character as VillagerId;
     const previous = pilot!;
     const to = handover.backend;
+    const guestJoin = typeof to === 'object' && 'guest' in to ? to.guest : undefined;
     pilot = undefined;
     previous.stop(`handed over at tick ${handover.tick}`);
     if (to === 'scripted') agents.push(new ROLES[id](pilotClient, id, random.fork(`mind:${id}:fork`)));
-    else if (typeof to === 'object' && 'guest' in to) {
+    else if (guestJoin !== undefined) {
       // The villager's session is the guest's now: closed here first, as one character has one session.
       await pilotClient.close(`handed over at tick ${handover.tick}`);
-      guest = await to.guest(capsule);
-    } else pilot = startPilot(pilotClient, id, to);
-    const whom = to === 'scripted' ? 'the scripted role' : typeof to === 'object' && 'guest' in to ? 'a player outside the village' : 'another agent';
+      guest = await guestJoin(capsule);
+    } else pilot = startPilot(pilotClient, id, to as PilotBackend);
+    const whom = to === 'scripted' ? 'the scripted role' : guestJoin !== undefined ? 'a player outside the village' : 'another agent';
     narrator.tell(`${world.character(id)!.name} is handed over to ${whom}.`);
   };
   const realTime =
