@@ -4,7 +4,8 @@
 
 import { createEmitter, type Emitter } from '../base/emitter.js';
 import type { Link } from '../links/link.js';
-import { frameBounds, Wire, type InvalidFrame, type WireOptions } from '../protocol/wire.js';
+import { frameBounds, Wire, type InvalidFrame, type SharedEvent, type WireOptions } from '../protocol/wire.js';
+import { directEndOf, type MessageWire } from '../protocol/directWire.js';
 import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from '../protocol/inbound.js';
 import { refusal } from '../protocol/refusals.js';
 import type { AgentClientOptions, AgentEvents, CallOptions } from './agentOptions.js';
@@ -12,10 +13,19 @@ import { WaitingCalls, type CallOutcome } from './waitingCalls.js';
 import { realClock, type Clock } from '../runtime/clock.js';
 import { Heartbeats, Liveness } from '../runtime/heartbeats.js';
 import { CapsuleError } from '../base/errors.js';
-import { cryptoBytes, SequencedIds, sequenceOfId } from '../protocol/ids.js';
+import { cryptoBytes, idOfSequence, SequencedIds, sequenceOfId } from '../protocol/ids.js';
 import { HEARTBEAT_DEFAULTS } from '../runtime/sessionParts.js';
 import { checkBridgeMessage } from '../protocol/messageCheck.js';
-import { IMMEDIATE_MARK, PROTOCOL, type AgentModel, type AiccMessage, type JsonObject, type Manifest, type WireError } from '../protocol/messages.js';
+import {
+  IMMEDIATE_MARK,
+  PROTOCOL,
+  type AgentModel,
+  type AiccMessage,
+  type EventMessage,
+  type JsonObject,
+  type Manifest,
+  type WireError,
+} from '../protocol/messages.js';
 
 export type { AgentClientOptions, AgentEvents, CallOptions } from './agentOptions.js';
 export type { CallOutcome } from './waitingCalls.js';
@@ -38,7 +48,7 @@ export class AgentClient {
   private readonly settings: Required<Omit<AgentClientOptions, keyof WireOptions | 'clock' | 'randomBytes' | 'trustBridge' | 'bridgeLimits'>>;
   /** The bounds the bridge reads this client's frames with (bridgeLimits, under the link's framing). */
   private readonly bridgeBounds: InboundLimits;
-  private wire: Wire;
+  private wire: MessageWire;
   private prefix = '';
   private lastId = '';
   private lastSequence = 0;
@@ -82,8 +92,9 @@ export class AgentClient {
     this.listen(this.wire);
   }
 
-  private wireFor(link: Link): Wire {
-    return new Wire(link, this.trusted ? 'trusted' : checkBridgeMessage, this.options);
+  /** The link's Wire, or a trusted bridge's direct end behind it (connectInProcess with objectCodec). */
+  private wireFor(link: Link): MessageWire {
+    return (this.trusted ? directEndOf(link) : undefined) ?? new Wire(link, this.trusted ? 'trusted' : checkBridgeMessage, this.options);
   }
 
   /**
@@ -233,7 +244,7 @@ export class AgentClient {
 
   // ── inbound ────────────────────────────────────────────────────────────────────────────────
 
-  private listen(wire: Wire): void {
+  private listen(wire: MessageWire): void {
     wire.listen({
       frame: () => {
         if (this.wire === wire) this.liveness.heard();
@@ -241,7 +252,28 @@ export class AgentClient {
       message: (message) => this.wire === wire && this.receive(message),
       invalid: (problem) => this.wire === wire && this.refused(problem),
       ended: (reason) => this.wire === wire && this.dropped(reason),
+      sharedEvent: (event, sequence) => this.wire === wire && this.sessionId !== '' && this.heard(event, sequence),
     });
+  }
+
+  /**
+   * A broadcast event straight from the capsule's log (a direct wire): its topic's listeners get the
+   * payload; a whole `event` message, with the id it would have carried, is made only for listeners of those.
+   */
+  private heard(event: SharedEvent, sequence: number): void {
+    if (this.hearsEvents) {
+      const message: EventMessage = {
+        protocol: PROTOCOL,
+        type: 'event',
+        session_id: this.sessionId,
+        message_id: idOfSequence(this.prefix, sequence),
+        topic: event.topic,
+        payload: event.payload,
+      };
+      if (event.meta !== undefined) message.meta = event.meta;
+      this.bus.emit('event', message);
+    }
+    this.bus.emit(event.topic, event.payload as AgentEvents[typeof event.topic]);
   }
 
   private receive(message: AiccMessage): void {

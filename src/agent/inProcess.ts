@@ -1,10 +1,15 @@
 // An agent for a character of a capsule in this same process — a scripted NPC in a page, a headless
-// run's agents — made in one call, with the settings both ends of such a link can agree on because
-// one piece of code makes them both: a memory link, message objects handed across as they are
-// (objectCodec), a delivery of events as one frame (batchedFraming), and the agent taking its own
-// capsule's messages unchecked (trustBridge). The capsule still checks everything the agent sends.
+// run's agents — made in one call, with the settings both ends can agree on because one piece of
+// code makes them both: message objects handed across as they are (objectCodec) on a direct pair
+// (directWire.ts: no link or frame; broadcast events as the capsule's log holds them, no envelope
+// per session), and each end taking the other's messages unchecked: the AgentClient refuses at its
+// side what the capsule's wire check would (encodeWithin), and the capsule still checks every call
+// against its tools' schemas, grants and limits. With a text codec: a memory link, a delivery of
+// events as one frame (batchedFraming).
 
+import type { Link } from '../links/link.js';
 import { createMemoryLinkPair } from '../links/memory.js';
+import { createDirectPair } from '../protocol/directWire.js';
 import { batchedFraming } from '../protocol/batchedFraming.js';
 import type { Codec } from '../protocol/codec.js';
 import { objectCodec } from '../protocol/objectCodec.js';
@@ -41,7 +46,9 @@ export type SessionOpener = Pick<Capsule, 'connect' | 'clock'>;
  */
 export function connectInProcess(opener: SessionOpener, options: InProcessOptions): Promise<AgentClient> {
   const { codec = objectCodec, agent = {}, ...session } = options;
-  const [bridgeEnd, agentEnd] = createMemoryLinkPair();
+  // Objects: a direct pair, which hands the agent the capsule's broadcast events as its log holds
+  // them. Text (another codec): a memory link, every message encoded and decoded as over a socket.
+  const [bridgeEnd, agentEnd] = codec === objectCodec ? directLinks() : createMemoryLinkPair();
   // The capsule first: a bad option throws before any agent waits. Its session_init waits in the link.
   // In this process the link cannot drop: the session keeps no resume state (IN_PROCESS_SESSION).
   opener.connect(bridgeEnd, { ...session, codec, framing: batchedFraming, [IN_PROCESS_SESSION]: true } as ConnectOptions);
@@ -53,4 +60,9 @@ export function connectInProcess(opener: SessionOpener, options: InProcessOption
     trustBridge: true,
     ...(session.limits === undefined ? {} : { bridgeLimits: session.limits }),
   });
+}
+
+function directLinks(): [Link, Link] {
+  const [bridge, agent] = createDirectPair();
+  return [bridge.link(), agent.link()];
 }

@@ -73,6 +73,11 @@ export class SequencedIds {
   }
 }
 
+/** The id a stream with `prefix` (SequencedIds.prefix) gives `sequence`: what idOf makes, from the prefix alone. */
+export function idOfSequence(prefix: string, sequence: number): string {
+  return prefix + sequence.toString(16).padStart(SEQUENCE_DIGITS, '0');
+}
+
 /** The sequence number carried by any sequenced message id (the last 12 hex digits). */
 export function sequenceOfId(messageId: string): number {
   return Number.parseInt(messageId.slice(-SEQUENCE_DIGITS), 16);

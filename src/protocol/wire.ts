@@ -53,13 +53,22 @@ export function frameBounds(limits: InboundLimits, framing: Framing | undefined)
   return framing === undefined ? limits : { ...limits, maxDepth: limits.maxDepth + 1 };
 }
 
-export interface WireHandlers {
+/** A broadcast event as a capsule's event log holds it: shared by every session it reaches, never changed. */
+export type SharedEvent = Pick<EventMessage, 'topic' | 'payload' | 'meta'>;
+
+/** `W`: the wire that calls them (a Wire, or an in-process agent's DirectEnd: directWire.ts). */
+export interface WireHandlers<W = Wire> {
   /** A frame arrived (before the messages it holds): a sign of life, once a frame rather than once a message. */
-  frame?(wire: Wire): void;
-  message(message: AiccMessage, wire: Wire): void;
-  invalid(problem: InvalidFrame, wire: Wire): void;
+  frame?(wire: W): void;
+  message(message: AiccMessage, wire: W): void;
+  invalid(problem: InvalidFrame, wire: W): void;
   /** The link closed. */
-  ended(reason: string, wire: Wire): void;
+  ended(reason: string, wire: W): void;
+  /**
+   * A broadcast event as the capsule's log holds it, with the sequence number its whole message
+   * would have carried: only on a direct wire (directWire.ts), only to an owner that listens for it.
+   */
+  sharedEvent?(event: SharedEvent, sequence: number, wire: W): void;
 }
 
 export class Wire {
@@ -103,6 +112,9 @@ export class Wire {
       );
     }
   }
+
+  /** A Wire takes no shared events (DirectEnd.sendShared): every event goes out whole. */
+  readonly sharesEvents = false;
 
   listen(handlers: WireHandlers): void {
     // One small object rather than closures: a capsule holds a listening Wire per session.
@@ -188,6 +200,11 @@ export class Wire {
 
   get open(): boolean {
     return this.link.open;
+  }
+
+  /** What the link holds unsent: how far behind the peer is. */
+  get backlog(): number {
+    return this.link.bufferedAmount;
   }
 }
 

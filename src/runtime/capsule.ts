@@ -37,6 +37,7 @@ import type { Link } from '../links/link.js';
 import { checkAgentMessage } from '../protocol/messageCheck.js';
 import { checkOptions, isInProcessConnect, type CapsuleOptions, type ConnectOptions } from './options.js';
 import { Wire } from '../protocol/wire.js';
+import { directEndOf } from '../protocol/directWire.js';
 import type { Capsule, CapsuleEvents, EmitOptions } from './capsuleTypes.js';
 import type { BudgetedSession, BudgetHost, DecisionBudgets, DecisionLate } from './decisionBudget.js';
 
@@ -198,8 +199,9 @@ class CapsuleImpl implements Capsule, CallHost, TickState, BudgetHost {
     // and it is this process's own AgentClient, which refuses at its side what this wire would (encodeWithin):
     // its messages are taken unchecked, as it takes the bridge's.
     const inProcess = isInProcessConnect(options);
-    // First, so that a bad link option throws before any session exists.
-    const wire = new Wire(link, inProcess ? 'trusted' : checkAgentMessage, options);
+    // First, so that a bad link option throws before any session exists. An in-process agent's own
+    // direct end (connectInProcess, objectCodec) is its wire: no link, frame or envelope per event.
+    const wire = (inProcess ? directEndOf(link) : undefined) ?? new Wire(link, inProcess ? 'trusted' : checkAgentMessage, options);
     // Most sessions take the default: they share one set (a session's set is replaced, never changed).
     const subscriptions = options.subscriptions === undefined ? ALL_TOPICS : new Set(options.subscriptions);
     const id = randomUuid(this.randomBytes);

@@ -7,7 +7,7 @@ import { PROTOCOL, type AiccMessage, type EventMessage, type ToolResult } from '
 import type { CallResult } from './resultCache.js';
 import { SequencedIds, type RandomBytes } from '../protocol/ids.js';
 import type { SharedEncodings } from '../protocol/codec.js';
-import type { Wire } from '../protocol/wire.js';
+import type { MessageWire } from '../protocol/directWire.js';
 import { NO_REPLAY, type ReplayStore, type SentEvent } from './resumeReplay.js';
 import type { OutboundBody } from './sessionTypes.js';
 
@@ -21,7 +21,7 @@ export interface OutboxTap<S> {
 /** `S`: the session, as the tap names it; its `id` goes on every message. */
 export class Outbox<S extends { readonly id: string } = { readonly id: string }> {
   /** The link messages go out on; undefined while the session has none (detached or closed). */
-  wire: Wire | undefined;
+  wire: MessageWire | undefined;
   /** Messages handed to a link. */
   sent = 0;
   private sequence = 0;
@@ -84,7 +84,8 @@ export class Outbox<S extends { readonly id: string } = { readonly id: string }>
   /**
    * send() for the commonest message, built in one fixed shape: an event delivery is the hot path.
    * `event` is shared with every session it reaches (its payload is encoded once for them all, and
-   * the replay keeps a reference to it, not a copy).
+   * the replay keeps a reference to it, not a copy). A trusted agent in this process (a direct wire)
+   * takes the shared object itself and its sequence number: no envelope or id is made for it.
    */
   sendEvent(event: SentEvent & SharedEncodings): void {
     const sequence = ++this.sequence;
@@ -92,6 +93,11 @@ export class Outbox<S extends { readonly id: string } = { readonly id: string }>
     const wire = this.wire;
     const tapping = this.tap.tapping;
     if (wire === undefined && !tapping) return;
+    if (wire !== undefined && !tapping && wire.sharesEvents) {
+      this.sent++;
+      wire.sendShared(event, sequence);
+      return;
+    }
     const message = this.envelope(sequence, event);
     if (tapping) this.tap.tap(this.owner, 'out', message);
     if (wire !== undefined) {

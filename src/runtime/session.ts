@@ -16,7 +16,8 @@ import { Outbox } from './outbox.js';
 import { SessionCalls } from './sessionCalls.js';
 import type { QueuedEvent } from './events.js';
 import type { FrameCall } from '../protocol/inbound.js';
-import type { InvalidFrame, Wire, WireHandlers } from '../protocol/wire.js';
+import type { InvalidFrame, WireHandlers } from '../protocol/wire.js';
+import type { MessageWire } from '../protocol/directWire.js';
 import type { SessionParts } from './sessionParts.js';
 import type { DecisionCounts, OutboundBody, SessionState, SessionStats, ToolUsageSnapshot } from './sessionTypes.js';
 import type { BudgetedSession, DecisionBudgetWatch } from './decisionBudget.js';
@@ -44,7 +45,7 @@ export interface SessionInit {
   budget?: (session: BudgetedSession) => DecisionBudgetWatch;
 }
 
-export class Session implements WireHandlers {
+export class Session implements WireHandlers<MessageWire> {
   readonly id: string;
   readonly character: string;
   state: SessionState = 'open';
@@ -130,7 +131,7 @@ export class Session implements WireHandlers {
   // ── links ──────────────────────────────────────────────────────────────────────────────────
 
   /** Starts the session on its first link: sends session_init. */
-  open(wire: Wire): void {
+  open(wire: MessageWire): void {
     this.attach(wire);
     const manifest = this.parts.manifests.manifestFor(this);
     const { protocol: _p, type: _t, ...fields } = manifest;
@@ -142,7 +143,7 @@ export class Session implements WireHandlers {
    * Replays what came after it, then a heartbeat that says the resume is done. False (and an error
    * on the new link) when the gap can no longer be filled.
    */
-  resume(wire: Wire, lastMessageId: string): boolean {
+  resume(wire: MessageWire, lastMessageId: string): boolean {
     const known = this.outbox.sequenceOf(lastMessageId);
     if (known !== undefined && known > this.outbox.last) {
       this.sendError(wire, refusal('replay_gap', `session_resume: message ${lastMessageId} was never sent by session ${this.id}`));
@@ -171,7 +172,7 @@ export class Session implements WireHandlers {
     return true;
   }
 
-  private attach(wire: Wire): void {
+  private attach(wire: MessageWire): void {
     this.outbox.wire = wire;
     this.state = 'open';
     this.liveness.heard();
@@ -217,12 +218,12 @@ export class Session implements WireHandlers {
   // The link's Wire hands the session what it reads (WireHandlers); a superseded link's is ignored.
 
   /** A frame came: any frame from the agent is a sign of life. */
-  frame(wire: Wire): void {
+  frame(wire: MessageWire): void {
     if (this.outbox.wire === wire) this.liveness.heard();
   }
 
   /** Each message from the link. Nothing a peer sends may throw out: a failure here is ours. */
-  message(message: AiccMessage, wire: Wire): void {
+  message(message: AiccMessage, wire: MessageWire): void {
     if (this.outbox.wire !== wire) return;
     try {
       this.receive(message);
@@ -238,12 +239,12 @@ export class Session implements WireHandlers {
   }
 
   /** A frame the Wire could not read, or a message it refused. */
-  invalid(problem: InvalidFrame, wire: Wire): void {
+  invalid(problem: InvalidFrame, wire: MessageWire): void {
     if (this.outbox.wire === wire) this.refuse(problem.call, problem.kind, problem.message);
   }
 
   /** The link closed: the session waits for a resume. */
-  ended(reason: string, wire: Wire): void {
+  ended(reason: string, wire: MessageWire): void {
     if (this.outbox.wire === wire) this.detach(`link closed: ${reason}`);
   }
 
@@ -344,10 +345,10 @@ export class Session implements WireHandlers {
 
   /** Bytes waiting unsent on the session's link; undefined while it has none (detached or closed). */
   get backlog(): number | undefined {
-    return this.outbox.wire?.link.bufferedAmount;
+    return this.outbox.wire?.backlog;
   }
 
-  private sendError(wire: Wire, error: WireError): void {
+  private sendError(wire: MessageWire, error: WireError): void {
     wire.send({ protocol: PROTOCOL, type: 'error', session_id: this.id, message_id: randomUuid(this.parts.runtime.randomBytes), error });
   }
 

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../src/adapters/headless/random.js';
 import { AgentClient } from '../../src/agent/agentClient.js';
-import { connectInProcess } from '../../src/agent/inProcess.js';
+import { connectInProcess, type SessionOpener } from '../../src/agent/inProcess.js';
+import { wrapLink } from '../../src/links/wrapLink.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { batchedFraming } from '../../src/protocol/batchedFraming.js';
 import { jsonCodec } from '../../src/protocol/codec.js';
@@ -137,6 +138,132 @@ describe('connectInProcess', () => {
       }),
       { numRuns: 30, seed: 27 },
     );
+  });
+});
+
+describe('connectInProcess, on a direct pair (objectCodec)', () => {
+  it('gives the agent what a memory link gave it: the same events in the same order, the same results and refusals, the same whole messages (property)', async () => {
+    type Step =
+      | { kind: 'emit' | 'tell' | 'change'; text: string }
+      | { kind: 'call'; tool: 'echo' | 'nothing'; input: JsonObject }
+      | { kind: 'listen' | 'unlisten' }
+      | { kind: 'wait'; ms: number };
+    const input: fc.Arbitrary<JsonObject> = fc.oneof(
+      fc.record({ text: fc.string({ maxLength: 8 }) }),
+      fc.constant({ text: 7 } as JsonObject), // refused by the schema
+      fc.constant(JSON.parse('{"__proto__": {"polluted": true}}') as JsonObject), // refused at the agent's side
+    );
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ kind: fc.constantFrom('emit' as const, 'tell' as const, 'change' as const), text: fc.string({ maxLength: 8 }) }),
+      fc.record({ kind: fc.constant('call' as const), tool: fc.constantFrom('echo' as const, 'nothing' as const), input }),
+      fc.record({ kind: fc.constantFrom('listen' as const, 'unlisten' as const) }),
+      fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 400 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 30 }), fc.constantFrom('event' as const, 'fixed' as const), async (steps, tickMode) => {
+        // The same world twice, the same ids: one agent through connectInProcess (a direct pair), one
+        // on a memory link with the settings connectInProcess used before it (objects, batched, trusted).
+        const run = async (direct: boolean) => {
+          const { capsule, clock } = makeCapsule({ tickMode, randomBytes: new SeededRandom('ids').bytes });
+          capsule.registerTool(echoTool);
+          const options = { character: 'hero', agentModel: { class: 'edge_small' as const }, subscriptions: ['agent_message', 'tick', 'state_change'] };
+          let agent: AgentClient;
+          if (direct) agent = await connectInProcess(capsule, { ...options, agent: { randomBytes: new SeededRandom('agent').bytes } });
+          else {
+            const [bridgeEnd, agentEnd] = createMemoryLinkPair();
+            capsule.connect(bridgeEnd, { ...options, codec: objectCodec, framing: batchedFraming });
+            agent = await AgentClient.connect(agentEnd, {
+              clock,
+              codec: objectCodec,
+              framing: batchedFraming,
+              trustBridge: true,
+              randomBytes: new SeededRandom('agent').bytes,
+            });
+          }
+          const heard: unknown[] = [];
+          for (const topic of ['agent_message', 'tick', 'state_change'] as const) agent.on(topic, (payload) => heard.push([topic, payload]));
+          let unlisten: (() => void) | undefined;
+          const results: unknown[] = [];
+          for (const item of steps) {
+            if (item.kind === 'emit') capsule.emit('agent_message', { from: 'ada', text: item.text });
+            else if (item.kind === 'tell') capsule.emit('agent_message', { from: 'bo', text: item.text }, { to: ['hero'] });
+            else if (item.kind === 'change') capsule.emit('state_change', { entity: 'door', field: 'label', value: item.text });
+            else if (item.kind === 'call') void agent.call(item.tool, item.input).then((result) => results.push(result));
+            else if (item.kind === 'listen') unlisten ??= agent.on('event', (message) => heard.push(['event', message]));
+            else if (item.kind === 'unlisten') {
+              unlisten?.();
+              unlisten = undefined;
+            } else if (item.kind === 'wait') capsule.step(item.ms);
+            await settle();
+          }
+          await pass(clock, 500);
+          capsule.step(100);
+          await settle();
+          capsule.dispose();
+          await settle();
+          return { heard, results, state: agent.state };
+        };
+        const [direct, memory] = [await run(true), await run(false)];
+        expect(direct.state).toBe('closed');
+        expect(direct).toEqual(memory);
+      }),
+      { numRuns: 40, seed: 2705 },
+    );
+  });
+
+  it('hands the agent the event log’s own objects, and builds a whole message only for a listener of those', async () => {
+    const { capsule, clock } = makeCapsule({ tickMode: 'fixed' });
+    const agent = await connectInProcess(capsule, { character: 'hero', agentModel: { class: 'edge_small' }, subscriptions: ['state_change'] });
+    const payload = { entity: 'door', field: 'open', value: true };
+    const heard: unknown[] = [];
+    agent.on('state_change', (change) => heard.push(change));
+    capsule.emit('state_change', payload);
+    await pass(clock, 100);
+    expect(heard).toHaveLength(1);
+    expect(heard[0]).toBe(payload); // the very object: no copy, no envelope
+    const whole: unknown[] = [];
+    agent.on('event', (message) => whole.push(message));
+    capsule.emit('state_change', { ...payload, value: false });
+    await pass(clock, 100);
+    expect(whole).toEqual([expect.objectContaining({ protocol: 'aicc/0.1', type: 'event', session_id: agent.sessionId, topic: 'state_change' })]);
+    expect((whole[0] as { message_id: string }).message_id).toMatch(/^[0-9a-f-]{24}[0-9a-f]{12}$/);
+  });
+
+  it('works through an opener that wraps the link (as the Phaser plugin meters it): a link of message objects, whole events', async () => {
+    const { capsule, clock } = makeCapsule({ tickMode: 'event' });
+    capsule.registerTool(echoTool);
+    let framesIn = 0;
+    let framesOut = 0;
+    const opener: SessionOpener = {
+      clock: capsule.clock,
+      connect: (link, options) =>
+        capsule.connect(
+          wrapLink(link, {
+            send: (frame, send) => (framesOut++, send(frame)),
+            message: (frame, deliver) => (framesIn++, deliver(frame)),
+          }),
+          options,
+        ),
+    };
+    const agent = await connectInProcess(opener, { character: 'hero', agentModel: { class: 'edge_small' }, subscriptions: ['agent_message'] });
+    const heard: unknown[] = [];
+    agent.on('event', (message) => heard.push(message.payload));
+    capsule.emit('agent_message', { from: 'ada', text: 'hello' });
+    await pass(clock, 100);
+    expect(heard).toEqual([{ from: 'ada', text: 'hello' }]);
+    expect(await agent.call('echo', { text: 'x' })).toMatchObject({ ok: true, output: { echo: { text: 'x' } } });
+    expect(await agent.call('echo', { text: 7 })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+    expect(framesIn).toBe(2);
+    expect(framesOut).toBeGreaterThanOrEqual(4); // session_init, the event, two results
+  });
+
+  it('refuses nothing it should not and closes with the capsule: the agent ends when its session does', async () => {
+    const { capsule } = makeCapsule({ tickMode: 'event' });
+    const agent = await connectInProcess(capsule, { character: 'hero' });
+    const closed = new Promise((resolve) => agent.on('close', resolve));
+    capsule.session(agent.sessionId)!.close('over');
+    await expect(closed).resolves.toMatchObject({ reason: 'over' });
+    expect(capsule.sessions()).toHaveLength(0);
   });
 });
 
