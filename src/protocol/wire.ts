@@ -113,8 +113,10 @@ export class Wire {
     }
   }
 
-  /** A Wire takes no shared events (DirectEnd.sendShared): every event goes out whole. */
-  readonly sharesEvents = false;
+  /** A Wire takes no shared events (DirectEnd.sendShared): every event goes out whole. (A getter: no field in each session's Wire.) */
+  get sharesEvents(): false {
+    return false;
+  }
 
   listen(handlers: WireHandlers): void {
     // One small object rather than closures: a capsule holds a listening Wire per session.
