@@ -23,9 +23,13 @@ class MemoryEnd implements Link {
   peer!: MemoryEnd;
   readonly inProcess = true;
   private handlers: LinkHandlers | undefined;
-  private inbox: Frame[] = [];
-  /** The array the next drain's arrivals go into (made at the first drain: an idle link holds none). */
-  private spare: Frame[] | undefined;
+  /**
+   * Frames waiting, in slots [head, size). The array is kept and refilled from slot 0 once drained:
+   * emptying it (length = 0) would give up its storage, to be grown again at the next delivery.
+   */
+  private readonly inbox: Array<Frame | undefined> = [];
+  private head = 0;
+  private size = 0;
   private draining = false;
   private closedWith: string | undefined;
   private closeDelivered = false;
@@ -37,17 +41,18 @@ class MemoryEnd implements Link {
   }
 
   get bufferedAmount(): number {
-    return this.peer.inbox.length;
+    return this.peer.size - this.peer.head;
   }
 
   send(frame: Frame): void {
     if (!this.open) return;
-    if (this.peer.inbox.length >= this.maxQueued) {
+    const peer = this.peer;
+    if (peer.size - peer.head >= this.maxQueued) {
       this.close(`memory link: peer fell ${this.maxQueued} frames behind`);
       return;
     }
-    this.peer.inbox.push(frame);
-    this.peer.schedule();
+    peer.inbox[peer.size++] = frame;
+    peer.schedule();
   }
 
   close(reason = 'closed'): void {
@@ -74,21 +79,24 @@ class MemoryEnd implements Link {
     this.draining = false;
     const handlers = this.handlers;
     if (handlers === undefined) return;
-    // Deliver what was queued before close; a closed end takes nothing after its close event. Two
-    // arrays take turns (what arrives while a batch is delivered goes into the other): none is made per drain.
-    while (this.inbox.length > 0 && !this.closeDelivered) {
-      const batch = this.inbox;
-      this.inbox = this.spare ?? [];
-      for (let i = 0; i < batch.length; i++) {
-        if (this.closeDelivered) break;
-        deliverFrame(handlers, batch[i]!);
-      }
-      batch.length = 0;
-      this.spare = batch;
+    // Deliver what was queued before close; a closed end takes nothing after its close event. What
+    // arrives while the inbox is delivered goes behind it and is delivered in the same drain.
+    while (this.head < this.size && !this.closeDelivered) {
+      const at = this.head++;
+      const frame = this.inbox[at]!;
+      this.inbox[at] = undefined; // held no longer than delivered
+      deliverFrame(handlers, frame);
+    }
+    if (this.head === this.size) {
+      // Kept once two messages have waited together (the slots used so far are the array's length);
+      // a link that has only ever held one at a time (an idle session's) keeps none.
+      if (this.inbox.length === 1) this.inbox.length = 0;
+      this.head = this.size = 0;
     }
     if (this.closedWith !== undefined && !this.closeDelivered) {
       this.closeDelivered = true;
       this.inbox.length = 0;
+      this.head = this.size = 0;
       handlers.close(this.closedWith);
     }
   }

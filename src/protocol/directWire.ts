@@ -45,12 +45,15 @@ export function createDirectPair(maxQueued = DEFAULT_DIRECT_QUEUE): [DirectEnd, 
 export class DirectEnd {
   peer!: DirectEnd;
   private handlers: WireHandlers<DirectEnd> | undefined;
-  /** What arrived for this end's owner, and beside each shared event its sequence number (0 for a message). */
-  private inbox: Carried[] = [];
-  private sequences: number[] = [];
-  /** The arrays the next drain's arrivals go into (made at the first drain: an idle end holds none). */
-  private spare: Carried[] | undefined;
-  private spareSequences: number[] | undefined;
+  /**
+   * What arrived for this end's owner, in slots [head, size), and beside each shared event its
+   * sequence number (0 for a message). The arrays are kept and refilled from slot 0 once drained:
+   * emptying one (length = 0) would give up its storage, to be grown again at the next delivery.
+   */
+  private readonly inbox: Array<Carried | undefined> = [];
+  private readonly sequences: number[] = [];
+  private head = 0;
+  private size = 0;
   private draining = false;
   private closedWith: string | undefined;
   private closeDelivered = false;
@@ -68,7 +71,7 @@ export class DirectEnd {
 
   /** Messages sent but not yet taken by the peer: how far behind it is. */
   get backlog(): number {
-    return this.peer.inbox.length;
+    return this.peer.size - this.peer.head;
   }
 
   /** Whether the peer takes shared events (sendShared): its owner listens for them. */
@@ -123,12 +126,13 @@ export class DirectEnd {
 
   private take(item: Carried, sequence: number): void {
     if (!this.peer.open) return;
-    if (this.inbox.length >= this.maxQueued) {
+    if (this.size - this.head >= this.maxQueued) {
       this.peer.close(`direct link: peer fell ${this.maxQueued} messages behind`);
       return;
     }
-    this.inbox.push(item);
-    this.sequences.push(sequence);
+    this.inbox[this.size] = item;
+    this.sequences[this.size] = sequence;
+    this.size++;
     this.schedule();
   }
 
@@ -143,24 +147,24 @@ export class DirectEnd {
     this.draining = false;
     const handlers = this.handlers;
     if (handlers === undefined) return;
-    if (this.inbox.length > 0 && !this.closeDelivered) handlers.frame?.(this);
-    // Two pairs of arrays take turns (what arrives while a batch is delivered goes into the other):
-    // none is made, or grown again, per drain.
-    while (this.inbox.length > 0 && !this.closeDelivered) {
-      const batch = this.inbox;
-      const sequences = this.sequences;
-      this.inbox = this.spare ?? [];
-      this.sequences = this.spareSequences ?? [];
-      for (let i = 0; i < batch.length && !this.closeDelivered; i++) deliver(handlers, this, batch[i]!, sequences[i]!);
-      batch.length = 0;
-      sequences.length = 0;
-      this.spare = batch;
-      this.spareSequences = sequences;
+    if (this.head < this.size && !this.closeDelivered) handlers.frame?.(this);
+    // What arrives while the inbox is delivered goes behind it and is delivered in the same drain.
+    while (this.head < this.size && !this.closeDelivered) {
+      const at = this.head++;
+      const item = this.inbox[at]!;
+      this.inbox[at] = undefined; // held no longer than delivered
+      deliver(handlers, this, item, this.sequences[at]!);
+    }
+    if (this.head === this.size) {
+      // Kept once two messages have waited together (the slots used so far are the array's length);
+      // a link that has only ever held one at a time (an idle session's) keeps none.
+      if (this.inbox.length === 1) this.inbox.length = this.sequences.length = 0;
+      this.head = this.size = 0;
     }
     if (this.closedWith !== undefined && !this.closeDelivered) {
       this.closeDelivered = true;
-      this.inbox.length = 0;
-      this.sequences.length = 0;
+      this.inbox.length = this.sequences.length = 0;
+      this.head = this.size = 0;
       handlers.ended(this.closedWith, this);
     }
   }
