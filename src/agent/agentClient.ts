@@ -4,28 +4,19 @@
 
 import { createEmitter, type Emitter } from '../base/emitter.js';
 import type { Link } from '../links/link.js';
-import { frameBounds, Wire, type InvalidFrame, type SharedEvent, type WireOptions } from '../protocol/wire.js';
+import { frameBounds, Wire, type InvalidFrame, type SharedEvent } from '../protocol/wire.js';
 import { directEndOf, type MessageWire } from '../protocol/directWire.js';
+import { eventMessage } from '../protocol/eventMessage.js';
 import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from '../protocol/inbound.js';
 import { refusal } from '../protocol/refusals.js';
-import type { AgentClientOptions, AgentEvents, CallOptions } from './agentOptions.js';
+import { clientSettings, type AgentClientOptions, type AgentEvents, type CallOptions, type ClientSettings } from './agentOptions.js';
 import { WaitingCalls, type CallOutcome } from './waitingCalls.js';
 import { realClock, type Clock } from '../runtime/clock.js';
 import { Heartbeats, Liveness } from '../runtime/heartbeats.js';
 import { CapsuleError } from '../base/errors.js';
 import { cryptoBytes, idOfSequence, SequencedIds, sequenceOfId } from '../protocol/ids.js';
-import { HEARTBEAT_DEFAULTS } from '../runtime/sessionParts.js';
 import { checkBridgeMessage } from '../protocol/messageCheck.js';
-import {
-  IMMEDIATE_MARK,
-  PROTOCOL,
-  type AgentModel,
-  type AiccMessage,
-  type EventMessage,
-  type JsonObject,
-  type Manifest,
-  type WireError,
-} from '../protocol/messages.js';
+import { IMMEDIATE_MARK, PROTOCOL, type AgentModel, type AiccMessage, type JsonObject, type Manifest, type WireError } from '../protocol/messages.js';
 
 export type { AgentClientOptions, AgentEvents, CallOptions } from './agentOptions.js';
 export type { CallOutcome } from './waitingCalls.js';
@@ -45,7 +36,7 @@ export class AgentClient {
 
   private readonly bus: Emitter<AgentEvents> = createEmitter<AgentEvents>();
   private readonly clock: Clock;
-  private readonly settings: Required<Omit<AgentClientOptions, keyof WireOptions | 'clock' | 'randomBytes' | 'trustBridge' | 'bridgeLimits'>>;
+  private readonly settings: ClientSettings;
   /** The bounds the bridge reads this client's frames with (bridgeLimits, under the link's framing). */
   private readonly bridgeBounds: InboundLimits;
   private wire: MessageWire;
@@ -73,15 +64,7 @@ export class AgentClient {
     private readonly options: AgentClientOptions,
   ) {
     this.clock = options.clock ?? realClock();
-    this.settings = {
-      heartbeatIntervalMs: options.heartbeatIntervalMs ?? HEARTBEAT_DEFAULTS.intervalMs,
-      deadPeerTimeoutMs: options.deadPeerTimeoutMs ?? HEARTBEAT_DEFAULTS.deadPeerTimeoutMs,
-      callTimeoutMs: options.callTimeoutMs ?? 30_000,
-      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
-      maxPendingCalls: options.maxPendingCalls ?? 256,
-      resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
-      maxSequenceJump: options.maxSequenceJump ?? 1024,
-    };
+    this.settings = clientSettings(options);
     this.bridgeBounds = frameBounds({ ...DEFAULT_INBOUND_LIMITS, ...options.bridgeLimits }, options.framing);
     this.liveness = new Liveness(this.clock, this.settings.deadPeerTimeoutMs, 'bridge');
     this.heartbeats = new Heartbeats(this.clock, this.settings.heartbeatIntervalMs);
@@ -261,18 +244,7 @@ export class AgentClient {
    * payload; a whole `event` message, with the id it would have carried, is made only for listeners of those.
    */
   private heard(event: SharedEvent, sequence: number): void {
-    if (this.hearsEvents) {
-      const message: EventMessage = {
-        protocol: PROTOCOL,
-        type: 'event',
-        session_id: this.sessionId,
-        message_id: idOfSequence(this.prefix, sequence),
-        topic: event.topic,
-        payload: event.payload,
-      };
-      if (event.meta !== undefined) message.meta = event.meta;
-      this.bus.emit('event', message);
-    }
+    if (this.hearsEvents) this.bus.emit('event', eventMessage(this.sessionId, idOfSequence(this.prefix, sequence), event));
     this.bus.emit(event.topic, event.payload as AgentEvents[typeof event.topic]);
   }
 

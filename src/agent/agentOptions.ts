@@ -6,6 +6,7 @@ import type { EventMessage, Manifest, Topic, WireError } from '../protocol/messa
 import type { Clock } from '../runtime/clock.js';
 import type { EventPayloads } from '../runtime/events.js';
 import type { RandomBytes } from '../protocol/ids.js';
+import { HEARTBEAT_DEFAULTS } from '../runtime/sessionParts.js';
 import type { InboundLimits } from '../protocol/inbound.js';
 
 export interface AgentClientOptions extends WireOptions {
@@ -67,3 +68,18 @@ export type AgentEvents = { [T in Topic]: EventPayloads[T] } & {
   disconnect: { reason: string };
   close: { reason: string };
 };
+
+/** The client's timing and bounds, each option or its default (the defaults the options above name). */
+export type ClientSettings = Required<Omit<AgentClientOptions, keyof WireOptions | 'clock' | 'randomBytes' | 'trustBridge' | 'bridgeLimits'>>;
+
+export function clientSettings(options: AgentClientOptions): ClientSettings {
+  return {
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? HEARTBEAT_DEFAULTS.intervalMs,
+    deadPeerTimeoutMs: options.deadPeerTimeoutMs ?? HEARTBEAT_DEFAULTS.deadPeerTimeoutMs,
+    callTimeoutMs: options.callTimeoutMs ?? 30_000,
+    connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+    maxPendingCalls: options.maxPendingCalls ?? 256,
+    resumeTimeoutMs: options.resumeTimeoutMs ?? 10_000,
+    maxSequenceJump: options.maxSequenceJump ?? 1024,
+  };
+}

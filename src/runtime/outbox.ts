@@ -7,6 +7,7 @@ import { PROTOCOL, type AiccMessage, type EventMessage, type ToolResult } from '
 import type { CallResult } from './resultCache.js';
 import { SequencedIds, type RandomBytes } from '../protocol/ids.js';
 import type { SharedEncodings } from '../protocol/codec.js';
+import { eventMessage } from '../protocol/eventMessage.js';
 import type { MessageWire } from '../protocol/directWire.js';
 import { NO_REPLAY, type ReplayStore, type SentEvent } from './resumeReplay.js';
 import type { OutboundBody } from './sessionTypes.js';
@@ -137,16 +138,6 @@ export class Outbox<S extends { readonly id: string } = { readonly id: string }>
 
   /** The envelope of an event sent under `sequence`: how it went out, and how a replay rebuilds it. */
   private envelope(sequence: number, event: SentEvent): EventMessage {
-    return event.meta === undefined
-      ? { protocol: PROTOCOL, type: 'event', session_id: this.owner.id, message_id: this.ids.idOf(sequence), topic: event.topic, payload: event.payload }
-      : {
-          protocol: PROTOCOL,
-          type: 'event',
-          session_id: this.owner.id,
-          message_id: this.ids.idOf(sequence),
-          topic: event.topic,
-          payload: event.payload,
-          meta: event.meta,
-        };
+    return eventMessage(this.owner.id, this.ids.idOf(sequence), event);
   }
 }

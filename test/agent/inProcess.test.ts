@@ -2,7 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../src/adapters/headless/random.js';
 import { AgentClient } from '../../src/agent/agentClient.js';
-import { connectInProcess, type SessionOpener } from '../../src/agent/inProcess.js';
+import { connectInProcess, type InProcessOptions, type SessionOpener } from '../../src/agent/inProcess.js';
+import type { Capsule } from '../../src/runtime/capsule.js';
+import type { Clock } from '../../src/runtime/clock.js';
+import type { ConnectOptions } from '../../src/runtime/options.js';
 import { wrapLink } from '../../src/links/wrapLink.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { batchedFraming } from '../../src/protocol/batchedFraming.js';
@@ -10,6 +13,18 @@ import { jsonCodec } from '../../src/protocol/codec.js';
 import { objectCodec } from '../../src/protocol/objectCodec.js';
 import type { JsonObject } from '../../src/protocol/messages.js';
 import { echoTool, makeCapsule, moveTool, pass, settle } from '../helpers.js';
+
+/** An in-process agent's options with its ids seeded: two runs of one world give the same ids. */
+function seededAgent(options: ConnectOptions): InProcessOptions {
+  return { ...options, agent: { randomBytes: new SeededRandom('agent').bytes } };
+}
+
+/** The same agent on a memory link with the settings connectInProcess had before its direct pair (objects, batched, trusted), its session resumable. */
+async function connectOnMemoryLink(capsule: Capsule, clock: Clock, options: ConnectOptions): Promise<AgentClient> {
+  const [bridgeEnd, agentEnd] = createMemoryLinkPair();
+  capsule.connect(bridgeEnd, { ...options, codec: objectCodec, framing: batchedFraming });
+  return AgentClient.connect(agentEnd, { clock, codec: objectCodec, framing: batchedFraming, trustBridge: true, randomBytes: new SeededRandom('agent').bytes });
+}
 
 describe('connectInProcess', () => {
   it('connects an agent to a character in one call: its grants, subscriptions and calls as connect gives them', async () => {
@@ -104,19 +119,7 @@ describe('connectInProcess', () => {
           const sent: string[] = [];
           capsule.on('message', ({ direction, message }) => direction === 'out' && sent.push(JSON.stringify(message)));
           const options = { character: 'hero', agentModel: { class: 'edge_small' as const }, subscriptions: ['agent_message', 'tick'] };
-          let agent: AgentClient;
-          if (inProcess) agent = await connectInProcess(capsule, { ...options, agent: { randomBytes: new SeededRandom('agent').bytes } });
-          else {
-            const [bridgeEnd, agentEnd] = createMemoryLinkPair();
-            capsule.connect(bridgeEnd, { ...options, codec: objectCodec, framing: batchedFraming });
-            agent = await AgentClient.connect(agentEnd, {
-              clock,
-              codec: objectCodec,
-              framing: batchedFraming,
-              trustBridge: true,
-              randomBytes: new SeededRandom('agent').bytes,
-            });
-          }
+          const agent = await (inProcess ? connectInProcess(capsule, seededAgent(options)) : connectOnMemoryLink(capsule, clock, options));
           const results: unknown[] = [];
           for (const { kind, ...rest } of steps) {
             if (kind === 'emit') capsule.emit('agent_message', { from: 'ada', text: (rest as { text: string }).text });
@@ -167,19 +170,7 @@ describe('connectInProcess, on a direct pair (objectCodec)', () => {
           const { capsule, clock } = makeCapsule({ tickMode, randomBytes: new SeededRandom('ids').bytes });
           capsule.registerTool(echoTool);
           const options = { character: 'hero', agentModel: { class: 'edge_small' as const }, subscriptions: ['agent_message', 'tick', 'state_change'] };
-          let agent: AgentClient;
-          if (direct) agent = await connectInProcess(capsule, { ...options, agent: { randomBytes: new SeededRandom('agent').bytes } });
-          else {
-            const [bridgeEnd, agentEnd] = createMemoryLinkPair();
-            capsule.connect(bridgeEnd, { ...options, codec: objectCodec, framing: batchedFraming });
-            agent = await AgentClient.connect(agentEnd, {
-              clock,
-              codec: objectCodec,
-              framing: batchedFraming,
-              trustBridge: true,
-              randomBytes: new SeededRandom('agent').bytes,
-            });
-          }
+          const agent = await (direct ? connectInProcess(capsule, seededAgent(options)) : connectOnMemoryLink(capsule, clock, options));
           const heard: unknown[] = [];
           for (const topic of ['agent_message', 'tick', 'state_change'] as const) agent.on(topic, (payload) => heard.push([topic, payload]));
           let unlisten: (() => void) | undefined;
