@@ -78,6 +78,32 @@ function skippedSummary(json) {
   return [...byReason].map(([reason, { count, files }]) => `skipped ${count}: ${reason} — ${[...files].sort().join(', ')}`);
 }
 
+/**
+ * Which tests failed, one line each with the first line of why: printed near the closing line, so
+ * that the tail of a long run (all a CI log may keep) names them.
+ */
+function failedSummary(json) {
+  const lines = [];
+  for (const file of json.testResults ?? []) {
+    const name = file.name.startsWith(root) ? file.name.slice(root.length) : file.name;
+    const failed = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
+    for (const test of failed) {
+      const why = String(test.failureMessages?.[0] ?? '')
+        .split('\n')[0]
+        .slice(0, 300);
+      lines.push(`failed: ${name} > ${[...(test.ancestorTitles ?? []), test.title].join(' > ')} — ${why}`);
+    }
+    // A file that cannot load fails with no test of its own failing.
+    if (failed.length === 0 && file.status === 'failed')
+      lines.push(
+        `failed: ${name} — ${String(file.message ?? '')
+          .split('\n')[0]
+          .slice(0, 300)}`,
+      );
+  }
+  return lines;
+}
+
 const vitestArgs = process.argv.slice(2);
 // A failed build or type check still runs the tests (the unit tests count), but the run fails.
 const build = process.env.AICC_SKIP_BUILD !== '1' && (await needsBuild(vitestArgs));
@@ -158,10 +184,12 @@ if (wantOtherNodes) {
 
 const main = counts(report, vitestStatus || buildStatus || styleStatus);
 const status = vitestStatus || buildStatus || styleStatus || lanes.reduce((first, lane) => first || lane.status, 0);
-if (main.json) for (const line of skippedSummary(main.json)) console.log(line);
+if (main.json) for (const line of [...skippedSummary(main.json), ...failedSummary(main.json)]) console.log(line);
 for (const lane of lanes) {
-  for (const line of lane.json ? skippedSummary(lane.json) : []) console.log(`${lane.label}: ${line}`);
+  for (const line of lane.json ? [...skippedSummary(lane.json), ...failedSummary(lane.json)] : []) console.log(`${lane.label}: ${line}`);
 }
+if (buildStatus !== 0) console.log('failed: the build or the type check (their output is above the tests)');
+if (styleStatus !== 0) console.log('failed: biome check (formatting, imports or layers; `npm run format` fixes the formatting)');
 if (lanes.length > 0) {
   console.log(`${process.version} (this Node), every project: ${main.passed} passed, ${main.failed} failed, ${main.skipped} skipped`);
   for (const lane of lanes) console.log(`${lane.label}: ${lane.passed} passed, ${lane.failed} failed, ${lane.skipped} skipped`);
