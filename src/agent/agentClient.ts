@@ -43,6 +43,8 @@ export class AgentClient {
   private prefix = '';
   private lastId = '';
   private lastSequence = 0;
+  /** Shared events heard since the last whole message (lastId): a direct wire's, each the next of the stream. */
+  private sharedSinceLast = 0;
   private readonly pending: WaitingCalls;
   private readonly liveness: Liveness;
   /** This client's one member is itself: the same beat the capsule gives all its sessions. */
@@ -208,7 +210,7 @@ export class AgentClient {
         },
       };
       this.resuming = attempt;
-      this.wire.send({ protocol: PROTOCOL, type: 'session_resume', session_id: this.sessionId, message_id: this.lastId });
+      this.wire.send({ protocol: PROTOCOL, type: 'session_resume', session_id: this.sessionId, message_id: this.heardId() });
     });
   }
 
@@ -235,16 +237,18 @@ export class AgentClient {
       message: (message) => this.wire === wire && this.receive(message),
       invalid: (problem) => this.wire === wire && this.refused(problem),
       ended: (reason) => this.wire === wire && this.dropped(reason),
-      sharedEvent: (event, sequence) => this.wire === wire && this.sessionId !== '' && this.heard(event, sequence),
+      sharedEvent: (event) => this.wire === wire && this.sessionId !== '' && this.heard(event),
     });
   }
 
   /**
    * A broadcast event straight from the capsule's log (a direct wire): its topic's listeners get the
-   * payload; a whole `event` message, with the id it would have carried, is made only for listeners of those.
+   * payload; a whole `event` message is made only for listeners of those, with the id it would have
+   * carried — the next of the stream: a direct session hands its link every message it numbers.
    */
-  private heard(event: SharedEvent, sequence: number): void {
-    if (this.hearsEvents) this.bus.emit('event', eventMessage(this.sessionId, idOfSequence(this.prefix, sequence), event));
+  private heard(event: SharedEvent): void {
+    this.sharedSinceLast++;
+    if (this.hearsEvents) this.bus.emit('event', eventMessage(this.sessionId, this.heardId(), event));
     this.bus.emit(event.topic, event.payload as AgentEvents[typeof event.topic]);
   }
 
@@ -268,6 +272,7 @@ export class AgentClient {
       // asks for: its sequence is read back only when a resume needs it.
       this.lastId = id;
       this.lastSequence = UNREAD;
+      this.sharedSinceLast = 0;
     } else if (id.startsWith(this.prefix) || id.toLowerCase().startsWith(this.prefix)) {
       // Sequenced ids: anything at or below the last sequence held is a replayed duplicate.
       if (this.lastSequence === UNREAD) this.lastSequence = sequenceOfId(this.lastId);
@@ -284,6 +289,7 @@ export class AgentClient {
       }
       this.lastId = id;
       this.lastSequence = sequence;
+      this.sharedSinceLast = 0;
     }
     switch (message.type) {
       case 'tool_result': {
@@ -321,6 +327,14 @@ export class AgentClient {
   private accept(messageId: string): void {
     this.lastId = messageId;
     this.lastSequence = sequenceOfId(messageId);
+    this.sharedSinceLast = 0;
+  }
+
+  /** The id of the last message heard, shared events counted: what a resume says it has. */
+  private heardId(): string {
+    if (this.sharedSinceLast === 0) return this.lastId;
+    const base = this.lastSequence === UNREAD ? sequenceOfId(this.lastId) : this.lastSequence;
+    return idOfSequence(this.prefix, base + this.sharedSinceLast);
   }
 
   private refused(problem: InvalidFrame): void {

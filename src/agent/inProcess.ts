@@ -64,5 +64,5 @@ export function connectInProcess(opener: SessionOpener, options: InProcessOption
 
 function directLinks(): [Link, Link] {
   const [bridge, agent] = createDirectPair();
-  return [bridge.link(), agent.link()];
+  return [bridge.link, agent.link];
 }

@@ -65,10 +65,10 @@ export interface WireHandlers<W = Wire> {
   /** The link closed. */
   ended(reason: string, wire: W): void;
   /**
-   * A broadcast event as the capsule's log holds it, with the sequence number its whole message
-   * would have carried: only on a direct wire (directWire.ts), only to an owner that listens for it.
+   * A broadcast event as the capsule's log holds it, standing for the next message of the stream
+   * (no envelope or id): only on a direct wire (directWire.ts), only to an owner that listens for it.
    */
-  sharedEvent?(event: SharedEvent, sequence: number, wire: W): void;
+  sharedEvent?(event: SharedEvent, wire: W): void;
 }
 
 export class Wire {

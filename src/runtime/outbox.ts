@@ -86,7 +86,8 @@ export class Outbox<S extends { readonly id: string } = { readonly id: string }>
    * send() for the commonest message, built in one fixed shape: an event delivery is the hot path.
    * `event` is shared with every session it reaches (its payload is encoded once for them all, and
    * the replay keeps a reference to it, not a copy). A trusted agent in this process (a direct wire)
-   * takes the shared object itself and its sequence number: no envelope or id is made for it.
+   * takes the shared object itself: no envelope or id is made for it (every message a session sends
+   * reaches its link, so the agent counts the event's sequence number from the message before it).
    */
   sendEvent(event: SentEvent & SharedEncodings): void {
     const sequence = ++this.sequence;
@@ -96,7 +97,7 @@ export class Outbox<S extends { readonly id: string } = { readonly id: string }>
     if (wire === undefined && !tapping) return;
     if (wire !== undefined && !tapping && wire.sharesEvents) {
       this.sent++;
-      wire.sendShared(event, sequence);
+      wire.sendShared(event);
       return;
     }
     const message = this.envelope(sequence, event);
