@@ -45,7 +45,7 @@ export const CLAIMING_PROJECTS: TestProject[] = [
   // The real pi-daemon, installed from its vendored tarball; demo.test.ts runs the built `aicc demo`.
   { name: 'daemon', include: ['test/e2e/daemon/**/*.test.ts'], build: true },
   // Headless Chromium (playwright-core); the demo pages load dist/'s script-tag bundles, csp.test.ts the packed package.
-  { name: 'browser', include: ['test/e2e/browser/**/*.test.ts', 'test/inspector/browser.test.ts'], build: true },
+  { name: 'browser', include: ['test/e2e/browser/**/*.test.ts', 'test/inspector/browser.test.ts', 'test/node/eval/report.test.ts'], build: true },
   // A redis-server started on loopback; the queue worker runs as the built `aicc worker`.
   { name: 'redis', include: ['test/node/queue/**/*.test.ts', 'test/node/cli/workerCommand.test.ts', 'test/consumer/researchCommands.test.ts'], build: true },
   // The package as users get it: dist/ read or packed, the built CLI or sweep worker run in processes
@@ -64,6 +64,8 @@ export const CLAIMING_PROJECTS: TestProject[] = [
       'test/mcp/stdioDemo.test.ts',
       'test/mcp/stdioFork.test.ts',
       'test/node/sweep/**/*.test.ts',
+      'test/node/eval/runEval.test.ts',
+      'test/node/cli/evalCommand.test.ts',
     ],
     exclude: ['test/consumer/researchCommands.test.ts'],
     build: true,

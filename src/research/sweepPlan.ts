@@ -12,7 +12,9 @@ export interface SweepJob {
   seed: number;
   /** The world's defaults with this combination's values over them. */
   params: Params;
-  /** `world/paramsKey/seed`: unique in a sweep, the same on every machine. */
+  /** In an eval: the agent under test, by the name the eval gives it (and its spec, for the worker). */
+  agent?: { name: string; spec: string };
+  /** `world/paramsKey/seed` (`world/paramsKey/agent/seed` in an eval): unique in a sweep, the same on every machine. */
   key: string;
 }
 
@@ -21,16 +23,21 @@ export function paramsKey(params: Params): string {
   return stableStringify(params);
 }
 
-export function jobKey(world: string, params: Params, seed: number): string {
-  return `${world}/${paramsKey(params)}/${seed}`;
+export function jobKey(world: string, params: Params, seed: number, agent?: string): string {
+  return agent === undefined ? `${world}/${paramsKey(params)}/${seed}` : `${world}/${paramsKey(params)}/${agent}/${seed}`;
+}
+
+/** The key of the job an episode (a results file's line) answers: an eval's episodes name their agent. */
+export function episodeKey(episode: { world: string; params: Params; seed: number; agent?: unknown }): string {
+  return jobKey(episode.world, episode.params, episode.seed, typeof episode.agent === 'string' ? episode.agent : undefined);
 }
 
 /**
  * An id safe for any job engine (BullMQ refuses ':' and whole numbers): the world, a hash of the
  * params and the seed, e.g. `village-1a2b3c4d5e6f7a8b-17`.
  */
-export function jobId(job: Pick<SweepJob, 'world' | 'params' | 'seed'>): string {
-  const [a, b] = cyrb128(paramsKey(job.params));
+export function jobId(job: Pick<SweepJob, 'world' | 'params' | 'seed' | 'agent'>): string {
+  const [a, b] = cyrb128(job.agent === undefined ? paramsKey(job.params) : `${paramsKey(job.params)}/${job.agent.name}`);
   return `${job.world}-${a!.toString(16).padStart(8, '0')}${b!.toString(16).padStart(8, '0')}-${job.seed}`;
 }
 

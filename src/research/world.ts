@@ -35,6 +35,13 @@ export interface PolicyContext {
   random: SeededRandom;
 }
 
+/** A character as a model agent is introduced to it. */
+export interface CharacterBrief {
+  name?: string;
+  description?: string;
+  goal?: string;
+}
+
 /** One episode of a world, built by its setup. */
 export interface EpisodeWorld {
   /** On a stepped clock (ManualClock), in 'fixed' or 'hybrid' tick mode. */
@@ -46,6 +53,18 @@ export interface EpisodeWorld {
    * API leaves the clients to the researcher's loop instead.
    */
   policy?(context: PolicyContext): void;
+  /**
+   * Other scripted agents the world offers by name, for an eval to set beside its own policy
+   * (`aicc eval --agent NAME=policy:wanderer`).
+   */
+  policies?: Readonly<Record<string, (context: PolicyContext) => void>>;
+  /**
+   * Whether `character` has met its goal, judged from the world's state alone (not from what any
+   * agent believes): an eval's success, alike for every agent that plays the character.
+   */
+  goal?(character: string): boolean;
+  /** What a model playing `character` is told of it: who it is and what it is after. */
+  brief?(character: string): CharacterBrief;
   /** Named numbers measured at the end of an episode (and whenever the step API asks). */
   metrics(): Readonly<Record<string, number>>;
   /** An agent's score so far; the step API reports its change since the last step as the reward. */

@@ -53,7 +53,16 @@ export const STUB_PROVIDER = 'stub';
 export const STUB_MODEL_ID = 'stub-model';
 
 /** Starts the stub on 127.0.0.1 and an ephemeral port. */
-export async function startStubModel(options: { fallbackReply?: string } = {}): Promise<StubModel> {
+export async function startStubModel(
+  options: {
+    fallbackReply?: string;
+    /**
+     * Answers each request from its body, instead of the queue: the same request, the same reply, in
+     * whatever order requests arrive (several episodes on threads share one stub).
+     */
+    respond?: (body: StubRequest['body']) => string | StubReply;
+  } = {},
+): Promise<StubModel> {
   const queue: StubReply[] = [];
   const requests: StubRequest[] = [];
   const waiters: Array<{ n: number; resolve: () => void }> = [];
@@ -70,8 +79,10 @@ export async function startStubModel(options: { fallbackReply?: string } = {}): 
     }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const reply = queue.shift() ?? { text: model.fallbackReply };
-    const record: StubRequest = { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as StubRequest['body'], aborted: false, reply: reply.text };
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as StubRequest['body'];
+    const answer = options.respond?.(body);
+    const reply = answer !== undefined ? (typeof answer === 'string' ? { text: answer } : answer) : (queue.shift() ?? { text: model.fallbackReply });
+    const record: StubRequest = { body, aborted: false, reply: reply.text };
     requests.push(record);
     model.onRequest?.(record);
     for (const waiter of waiters.filter((w) => requests.length >= w.n)) {

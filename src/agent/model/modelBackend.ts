@@ -18,7 +18,7 @@ import type { ChatBackend, ChatSignal, SendKind } from '../pilot/backend.js';
 import { usable } from '../pilot/catalog.js';
 import { Conversation, type ConversationOptions } from './conversation.js';
 import type { ModelReply, ModelTool, ModelToolCall, ModelToolResult, ModelTurn } from './modelPort.js';
-import { ModelFailure, ProviderGate } from './providerGate.js';
+import { ModelFailure, type ModelFailureKind, ProviderGate } from './providerGate.js';
 
 /** What the backend needs of the character's session: its manifest, and calls (an AgentClient has both). */
 export interface ModelToolClient {
@@ -65,6 +65,8 @@ export class ModelBackend implements ChatBackend {
   private readonly gate: ProviderGate;
   private readonly observers = new Set<(signal: ChatSignal) => void>();
   private readonly pending: string[] = [];
+  /** How the last failed model turn failed (after the gate's retries), for a caller that tells a crash from garbage. */
+  lastFailure: ModelFailureKind | undefined;
   private readonly maxSteps: number;
   private readonly maxCalls: number;
   private readonly maxOutput: number;
@@ -167,6 +169,7 @@ export class ModelBackend implements ChatBackend {
         );
       } catch (error) {
         if (error instanceof ModelFailure && error.kind === 'aborted') return text;
+        this.lastFailure = error instanceof ModelFailure ? error.kind : 'provider_error';
         throw new Error(`ModelBackend: the model turn failed (${error instanceof ModelFailure ? error.kind : 'error'}): ${messageOf(error)}`);
       }
       this.tellUsage(reply);

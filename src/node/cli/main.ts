@@ -21,6 +21,8 @@ Commands:
   conformance       check an aicc/0.1 bridge (a ws:// URL or a module), level by level
   sweep             episodes of a world over seeds and parameters, on worker threads (or BullMQ with --queue)
   worker            run the episodes of sweeps queued on Redis (BullMQ), on this machine
+  eval              agents compared on a world over seeds: success, cost, latency, rule-breaking
+  report            an eval's HTML report (or summary) from its results file
 
 Options:
   -h, --help        show this help, or a command's help with \`aicc <command> --help\`
@@ -40,6 +42,9 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   conformance: (argv, io) => import('./conformanceCommand.js').then((m) => m.conformanceCommand(argv, io)),
   // Loaded on demand: worker threads, and bullmq only with --queue.
   sweep: (argv, io) => import('./sweepCommand.js').then((m) => m.sweepCommand(argv, io)),
+  // Loaded on demand: worker threads, pi-ai for model agents, the charting libraries for reports.
+  eval: (argv, io) => import('./evalCommand.js').then((m) => m.evalCommand(argv, io)),
+  report: (argv, io) => import('./reportCommand.js').then((m) => m.reportCommand(argv, io)),
   // Loaded on demand: only `aicc worker` needs bullmq and ioredis (optional peer dependencies).
   worker: (argv, io) => import('./workerCommand.js').then((m) => m.workerCommand(argv, io)),
 };

@@ -5,7 +5,6 @@
 
 import { formatAggregate } from '../../research/aggregate.js';
 import { MAX_SEEDS } from '../../research/sweepPlan.js';
-import type { ParamValue } from '../../research/world.js';
 import { readArgs } from './args.js';
 import type { CliIo } from './cliIo.js';
 import { progressBar, type ProgressBar, type ProgressStream } from './progress.js';
@@ -14,6 +13,7 @@ import { MAX_WORKERS, runPreparedSweep } from '../sweep/runSweep.js';
 import type { SweepOptions, SweepResult } from '../sweep/sweepResult.js';
 import { BUILT_IN_WORLDS } from '../sweep/loadWorld.js';
 import { SeedList } from '../sweep/seedList.js';
+import { firstCtrlC, paramsGrid, wholeNumbers } from './sweepArgs.js';
 import { userMessage } from './userMessage.js';
 
 const HELP = `aicc sweep — episodes of a world over seeds and parameters, on worker threads
@@ -96,15 +96,8 @@ export async function sweepCommand(argv: string[], io: CliIo, runtime: SweepRunt
   if (positionals.length !== 1) return usage('name one world, a built-in one or a module');
   if (values.seeds === undefined) return usage('--seeds is required (e.g. --seeds 1..200)');
   if (values.out === undefined) return usage('--out is required: the results file, one JSON line per episode');
-  const numbers: Partial<Record<'workers' | 'max-ticks' | 'hash-every', number>> = {};
-  for (const name of ['workers', 'max-ticks', 'hash-every'] as const) {
-    const text = values[name];
-    if (text === undefined) continue;
-    const value = Number(text);
-    if (!(/^\s*\d+\s*$/.test(text) && Number.isSafeInteger(value) && value >= 1))
-      return usage(`--${name} takes a whole number >= 1, got ${JSON.stringify(text)}`);
-    numbers[name] = value;
-  }
+  const numbers = wholeNumbers(values, ['workers', 'max-ticks', 'hash-every'] as const);
+  if (typeof numbers === 'string') return usage(numbers);
   if (numbers.workers !== undefined && numbers.workers > MAX_WORKERS) return usage(`--workers takes at most ${MAX_WORKERS}`);
   if (values.queue !== undefined) {
     if (!/^rediss?:\/\/./.test(values.queue)) return usage('--queue takes a Redis URL like redis://127.0.0.1:6379 (or rediss:// for TLS)');
@@ -112,14 +105,8 @@ export async function sweepCommand(argv: string[], io: CliIo, runtime: SweepRunt
   } else if (values['queue-name'] !== undefined) {
     return usage('--queue-name goes with --queue');
   }
-  const grid: Record<string, ParamValue[]> = {};
-  for (const param of values.param ?? []) {
-    const match = /^([^=]+)=(.*)$/.exec(param);
-    if (match === null) return usage(`--param takes NAME=V1,V2,…, got ${JSON.stringify(param)}`);
-    const name = match[1]!.trim();
-    if (Object.hasOwn(grid, name)) return usage(`--param ${name} is given twice; list all its values in one (${name}=a,b)`);
-    grid[name] = match[2]!.split(',').map((value) => value.trim());
-  }
+  const grid = paramsGrid(values.param ?? []);
+  if (typeof grid === 'string') return usage(grid);
 
   let options: SweepOptions;
   let prepared: PreparedSweep;
@@ -202,12 +189,4 @@ export async function sweepCommand(argv: string[], io: CliIo, runtime: SweepRunt
     return interrupt.signal.aborted ? 130 : 1;
   }
   return 0;
-}
-
-/** Aborts on the first Ctrl-C only: a second one finds Node's default and ends the process at once. */
-function firstCtrlC(): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  const abort = (): void => controller.abort();
-  process.once('SIGINT', abort);
-  return { signal: controller.signal, release: () => void process.off('SIGINT', abort) };
 }

@@ -41,6 +41,10 @@ export interface PiAiModel {
   name: string;
   /** The pi-ai package and version that serves it. */
   library: string;
+  /** What one turn may take, as the catalog (or the options, for a server at baseUrl) says: for worst-case plans. */
+  limits: { maxTokens: number; contextWindow: number };
+  /** USD per million tokens in and out, from pi-ai's catalog; 0 for a server at baseUrl. */
+  price: { input: number; output: number };
 }
 
 /** The part of pi-ai this adapter uses (the same in 0.73 and in 1.x's compat entry). */
@@ -98,7 +102,15 @@ export async function piAiModel(options: PiAiModelOptions): Promise<PiAiModel> {
       throw new Error(scrub(error instanceof Error ? error.message : String(error)));
     }
   };
-  return { turn, name: `${options.provider}/${options.model}`, library: `${library}@${version}` };
+  const described = model as { contextWindow?: unknown; cost?: { input?: unknown; output?: unknown } };
+  const numberOr = (value: unknown, fallback: number): number => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
+  return {
+    turn,
+    name: `${options.provider}/${options.model}`,
+    library: `${library}@${version}`,
+    limits: { maxTokens: streamOptions.maxTokens, contextWindow: numberOr(described.contextWindow, options.contextWindow ?? 8_192) },
+    price: { input: numberOr(described.cost?.input, 0), output: numberOr(described.cost?.output, 0) },
+  };
 }
 
 async function loadPiAi(choice: PiAiModelOptions['library']): Promise<{ library: string; version: string; pi: PiAiLike }> {

@@ -23,7 +23,7 @@ import type { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { CapsuleError } from '../../base/errors.js';
 import type { EpisodeSummary } from '../../research/episode.js';
-import { jobId, jobKey, type SweepJob } from '../../research/sweepPlan.js';
+import { jobId, episodeKey, type SweepJob } from '../../research/sweepPlan.js';
 import type { JobSpec } from '../sweep/job.js';
 import { readResults, ResultsWriter } from '../sweep/resultsFile.js';
 import { prepareSweep, workerWorld } from '../sweep/prepareSweep.js';
@@ -268,8 +268,7 @@ class Coordinator {
     const job = this.outstanding.get(id);
     if (job === undefined || this.closed) return;
     const episode = value as EpisodeSummary | null;
-    const key =
-      episode !== null && typeof episode === 'object' && typeof episode.world === 'string' ? jobKey(episode.world, episode.params, episode.seed) : undefined;
+    const key = episode !== null && typeof episode === 'object' && typeof episode.world === 'string' ? episodeKey(episode) : undefined;
     if (key !== job.key) {
       this.failure ??= new CapsuleError(
         'AICC_INVALID_OPTION',

@@ -4,6 +4,7 @@
 
 import { runEpisode, type EpisodeSummary } from '../../research/episode.js';
 import type { Params } from '../../research/world.js';
+import { runEvalJob } from '../eval/evalJob.js';
 import { loadWorld } from './loadWorld.js';
 
 export interface JobSpec {
@@ -13,11 +14,18 @@ export interface JobSpec {
   params: Params;
   maxTicks?: number;
   hashEvery?: number;
+  /** In an eval: the agent under test, its roles and how long it may take to settle (src/node/eval/evalJob.ts). */
+  agent?: { name: string; spec: string };
+  roles?: string[];
+  hangMs?: number;
+  /** A model agent's longest answer per turn, in tokens. */
+  maxTokens?: number;
 }
 
 /** Runs one job's episode. Worlds are loaded once per process and reused for its next jobs. */
 export async function runJob(job: JobSpec): Promise<EpisodeSummary> {
   const world = await cachedWorld(job.world);
+  if (job.agent !== undefined) return runEvalJob(world, { ...job, agent: job.agent });
   return runEpisode(world, {
     seed: job.seed,
     params: job.params,

@@ -30,26 +30,38 @@ export class JobPlan implements Iterable<SweepJob> {
     readonly world: World,
     private readonly combinations: readonly Combination[],
     readonly seeds: SeedList,
+    /** An eval's agents under test: each seed runs once per agent. None in a sweep. */
+    readonly agents: ReadonlyArray<{ name: string; spec: string }> = [],
   ) {
     this.keys = new Set(combinations.map((combination) => combination.key));
   }
 
+  /** The params combinations, in the plan's order. */
+  get paramsList(): Params[] {
+    return this.combinations.map((combination) => combination.params);
+  }
+
   /** Jobs in the plan. */
   get size(): number {
-    return this.combinations.length * this.seeds.size;
+    return this.combinations.length * this.seeds.size * Math.max(1, this.agents.length);
   }
 
   *[Symbol.iterator](): Iterator<SweepJob> {
     const world = this.world.name;
     for (const { params, key } of this.combinations) {
-      // jobKey(world, params, seed), with the params' canonical text made once per combination.
-      for (const seed of this.seeds) yield { world, seed, params, key: `${world}/${key}/${seed}` };
+      // jobKey(world, params, seed[, agent]), with the params' canonical text made once per combination.
+      for (const seed of this.seeds) {
+        if (this.agents.length === 0) yield { world, seed, params, key: `${world}/${key}/${seed}` };
+        // The agents of a seed one after another: an eval stopped early still compares them on the same seeds.
+        else for (const agent of this.agents) yield { world, seed, params, agent, key: `${world}/${key}/${agent.name}/${seed}` };
+      }
     }
   }
 
   /** Whether an episode (from a results file) is one of the plan's jobs. */
-  includes(episode: { world: string; params: Params; seed: number }): boolean {
-    return episode.world === this.world.name && this.seeds.has(episode.seed) && this.keys.has(paramsKey(episode.params));
+  includes(episode: { world: string; params: Params; seed: number; agent?: unknown }): boolean {
+    const agentKnown = this.agents.length === 0 ? episode.agent === undefined : this.agents.some((agent) => agent.name === episode.agent);
+    return agentKnown && episode.world === this.world.name && this.seeds.has(episode.seed) && this.keys.has(paramsKey(episode.params));
   }
 
   /** The plan's jobs not among `held` (keys of a results file's episodes), taken lazily. */
@@ -89,7 +101,13 @@ export class JobPlan implements Iterable<SweepJob> {
 }
 
 /** The plan of `world` over `seeds` and every combination of `grid`; an unknown param or unreadable value throws. */
-export function planJobs(world: World, seeds: SeedList, grid: Readonly<Record<string, readonly ParamValue[]>>, place: string): JobPlan {
+export function planJobs(
+  world: World,
+  seeds: SeedList,
+  grid: Readonly<Record<string, readonly ParamValue[]>>,
+  place: string,
+  agents: ReadonlyArray<{ name: string; spec: string }> = [],
+): JobPlan {
   const fail = (message: string): never => {
     throw new CapsuleError('AICC_INVALID_OPTION', `${place}: ${message}`);
   };
@@ -116,7 +134,7 @@ export function planJobs(world: World, seeds: SeedList, grid: Readonly<Record<st
     seen.add(key);
     combinations.push({ overrides: each, params, key });
   }
-  return new JobPlan(world, combinations, seeds);
+  return new JobPlan(world, combinations, seeds, agents);
 }
 
 function refused(world: World, overrides: Readonly<Record<string, ParamValue>>, seed: number, error: unknown, place: string): CapsuleError {

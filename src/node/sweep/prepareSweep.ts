@@ -29,6 +29,8 @@ export interface PrepareChecks {
    * its coordinator may be a machine where the world's episodes are not meant to run.
    */
   setUpOnce?: boolean;
+  /** An eval's agents under test (checked by the eval): each seed runs once per agent. */
+  agents?: ReadonlyArray<{ name: string; spec: string }>;
 }
 
 /**
@@ -57,7 +59,7 @@ export async function prepareSweep(options: SweepOptions, place = 'runSweep', ch
     );
   }
   const world = await loadWorld(options.world);
-  const plan = planJobs(world, seeds, options.grid ?? {}, place);
+  const plan = planJobs(world, seeds, options.grid ?? {}, place, checks.agents);
   if (checks.setUpOnce === true) await plan.checkSetups(place);
   const held = readResults(options.out);
   let heldInPlan = 0;

@@ -9,7 +9,7 @@ import { accessSync, closeSync, constants, existsSync, ftruncateSync, mkdirSync,
 import { dirname, join, resolve } from 'node:path';
 import { CapsuleError } from '../../base/errors.js';
 import type { EpisodeSummary } from '../../research/episode.js';
-import { jobKey } from '../../research/sweepPlan.js';
+import { episodeKey } from '../../research/sweepPlan.js';
 
 export interface ReadResults {
   episodes: EpisodeSummary[];
@@ -43,7 +43,7 @@ export function readResults(path: string): ReadResults {
     if (typeof episode?.world !== 'string' || !Number.isSafeInteger(episode.seed) || episode.params === null || typeof episode.params !== 'object') {
       throw new CapsuleError('AICC_INVALID_OPTION', `${path}:${index + 1}: not an episode summary (it needs world, seed and params)`);
     }
-    const key = jobKey(episode.world, episode.params, episode.seed);
+    const key = episodeKey(episode);
     // A line written twice (a job that ran twice before its first result was read) counts once.
     if (keys.has(key)) return;
     keys.add(key);

@@ -6,7 +6,8 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { CapsuleError } from '../../base/errors.js';
-import { jobKey, type SweepJob } from '../../research/sweepPlan.js';
+import { episodeKey, type SweepJob } from '../../research/sweepPlan.js';
+import type { EpisodeSummary } from '../../research/episode.js';
 import { jobLabel, type JobSpec } from './job.js';
 import { type PreparedSweep, prepareSweep, workerWorld } from './prepareSweep.js';
 import { readResults, ResultsWriter } from './resultsFile.js';
@@ -31,8 +32,16 @@ export async function runSweep(options: ThreadSweepOptions): Promise<SweepResult
   return runPreparedSweep(options, await prepareSweep(options, 'runSweep', { setUpOnce: true }));
 }
 
+/** What an eval adds to a sweep it runs: fields for every job, and each episode as it is written. */
+export interface SweepHooks {
+  /** Set on every job sent to a thread (an eval's roles, hang deadline and model answer limit). */
+  jobFields?: Pick<JobSpec, 'roles' | 'hangMs' | 'maxTokens'>;
+  /** Told each episode once it is in the results file (an eval's budget counts it). */
+  onEpisode?: (episode: EpisodeSummary) => void;
+}
+
 /** runSweep for a sweep its caller prepared (checked) already: `aicc sweep` does, to tell a usage mistake from a failure. */
-export async function runPreparedSweep(options: ThreadSweepOptions, prepared: PreparedSweep): Promise<SweepResult> {
+export async function runPreparedSweep(options: ThreadSweepOptions, prepared: PreparedSweep, hooks: SweepHooks = {}): Promise<SweepResult> {
   const workers = checkWorkers(options);
   const { plan, held, todo } = prepared;
   let done = plan.size - todo;
@@ -58,15 +67,16 @@ export async function runPreparedSweep(options: ThreadSweepOptions, prepared: Pr
           if (next.done === true) return;
           const job = next.value;
           try {
-            const episode = await pool.run(job, jobSpec(world, job, options));
+            const episode = await pool.run(job, { ...jobSpec(world, job, options), ...hooks.jobFields });
             // A worker that loaded some other world (a module changed under the sweep) must not pass as this job.
-            const key = jobKey(episode.world, episode.params, episode.seed);
+            const key = episodeKey(episode);
             if (key !== job.key)
               throw new CapsuleError(
                 'AICC_INVALID_OPTION',
                 `runSweep: the episode of ${jobLabel(job)} came back as ${jobLabel(episode)}; did the world module change during the sweep?`,
               );
             writer.append(episode);
+            hooks.onEpisode?.(episode);
             ran++;
             done++;
             options.progress?.(done, plan.size);
@@ -101,6 +111,7 @@ function jobSpec(world: string, job: SweepJob, options: SweepOptions): JobSpec {
     world,
     seed: job.seed,
     params: job.params,
+    ...(job.agent !== undefined && { agent: job.agent }),
     ...(options.maxTicks !== undefined && { maxTicks: options.maxTicks }),
     ...(options.hashEvery !== undefined && { hashEvery: options.hashEvery }),
   };

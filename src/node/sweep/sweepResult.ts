@@ -4,7 +4,7 @@
 
 import { aggregate, type AggregateRow } from '../../research/aggregate.js';
 import type { EpisodeSummary } from '../../research/episode.js';
-import { jobKey, type SweepJob } from '../../research/sweepPlan.js';
+import { episodeKey, type SweepJob } from '../../research/sweepPlan.js';
 import type { ParamValue } from '../../research/world.js';
 
 export interface SweepOptions {
@@ -48,7 +48,7 @@ export interface SweepResult {
 
 /** The plan's episodes from what the results file holds, in a fixed order, and their aggregate. */
 export function sweepResult(plan: Iterable<SweepJob>, held: readonly EpisodeSummary[], ran: number): SweepResult {
-  const byKey = new Map(held.map((episode) => [jobKey(episode.world, episode.params, episode.seed), episode]));
+  const byKey = new Map(held.map((episode) => [episodeKey(episode), episode]));
   const episodes: EpisodeSummary[] = [];
   const missing: SweepJob[] = [];
   let jobs = 0;

@@ -159,3 +159,23 @@ export class Bard extends Villager {
     this.stop();
   }
 }
+
+/**
+ * A villager with no plan: it walks a random exit each time it decides and picks up whatever it
+ * finds (or tries to). The village offers it as a second scripted agent for an eval (`policy:wanderer`), a floor
+ * any agent that reads its goal should clear.
+ */
+export class Wanderer extends Villager {
+  protected async decide(): Promise<void> {
+    const room = await this.look();
+    if (room === undefined) return;
+    // Anything, the millstone too: the world refuses what cannot be carried, and that is counted.
+    const thing = room.items[0];
+    if (thing !== undefined && this.random.next() < 0.5) {
+      await this.call('take', { item: thing.id });
+      return;
+    }
+    const exits = room.exits.map((exit) => exit.direction);
+    if (exits.length > 0) await this.go(this.random.pick(exits));
+  }
+}

@@ -17,7 +17,7 @@ import { Player, type PlayerEnd, type PlayerIo } from './play.js';
 import { Bard, Baker, Farmer } from './roles.js';
 import { Narrator } from './story.js';
 import type { Villager } from './villager.js';
-import { buildVillage, VILLAGER_SESSION, VILLAGERS, type Village } from './world.js';
+import { buildVillage, VILLAGER_GOALS, VILLAGER_SESSION, VILLAGERS, type Village } from './world.js';
 import type { ModelExchange } from '../../agent/model/cassette.js';
 import type { JsonObject } from '../../protocol/messages.js';
 import type { ManualClock } from '../../runtime/clock.js';
@@ -146,13 +146,6 @@ export interface VillageRun {
 
 const ROLES = { ada: Baker, bram: Farmer, cleo: Bard } as const;
 
-/** What each villager is after, told to a model that plays one. */
-const GOALS: Record<(typeof VILLAGERS)[number], string> = {
-  ada: 'get two apples for a pie, paying with your bread, then bake it at the Bakery',
-  bram: 'gather the orchard apples and trade them at the Market for bread',
-  cleo: 'visit every room, greet whoever you meet, and leave a ballad in the Village Square',
-};
-
 export const DEFAULT_SEED = 7;
 export const DEFAULT_TICKS = 600;
 
@@ -210,7 +203,7 @@ export async function runVillage(options: VillageOptions = {}): Promise<VillageR
     const started = new Pilot({
       client,
       backend: typeof backend === 'function' ? backend(client, context) : backend,
-      character: { id, name: who.name, description: who.description, goal: GOALS[id] },
+      character: { id, name: who.name, description: who.description, goal: VILLAGER_GOALS[id] },
       clock,
     });
     // Each decision's cost goes into the recording as a line of its own, as the decision ends.

@@ -7,8 +7,9 @@
 import type { ScriptedAgent } from '../../agent/scripted.js';
 import type { TextWorldSpec } from '../../adapters/text/spec.js';
 import { defineWorld } from '../../research/world.js';
-import { Baker, Bard, Farmer } from './roles.js';
-import { buildVillage, VILLAGE_SPEC, VILLAGER_SESSION, VILLAGERS, type Villager } from './world.js';
+import type { TextWorld } from '../../adapters/text/world.js';
+import { Baker, Bard, Farmer, Wanderer } from './roles.js';
+import { buildVillage, VILLAGE_SPEC, VILLAGER_GOALS, VILLAGER_SESSION, VILLAGERS, type Villager } from './world.js';
 
 const ROLES = { ada: Baker, bram: Farmer, cleo: Bard } as const;
 const ORCHARD_APPLES = VILLAGE_SPEC.items!.filter((item) => item.location === 'orchard' && item.id.endsWith('_apple'));
@@ -18,6 +19,18 @@ function villageSpec(apples: number): TextWorldSpec {
   const dropped = new Set(ORCHARD_APPLES.slice(Math.max(0, Math.floor(apples))).map((item) => item.id));
   return { ...VILLAGE_SPEC, items: VILLAGE_SPEC.items!.filter((item) => !dropped.has(item.id)) };
 }
+
+/**
+ * Each villager's goal as the world's state shows it, whoever plays them: the baker in her bakery
+ * with two apples for the pie, the farmer with bread he was paid, a note left in the square.
+ */
+const GOAL_MET: Readonly<Record<Villager, (world: TextWorld) => boolean>> = {
+  ada: (world) => world.roomOf('ada').id === 'bakery' && world.itemsAt('ada').filter((item) => item.id.endsWith('_apple')).length >= 2,
+  bram: (world) => world.itemsAt('bram').some((item) => item.id.endsWith('_loaf')),
+  cleo: (world) => world.itemsAt('square').some((item) => item.id.startsWith('note')),
+};
+
+const isVillager = (character: string): character is Villager => Object.hasOwn(GOAL_MET, character);
 
 export const villageWorld = defineWorld({
   name: 'village',
@@ -30,11 +43,17 @@ export const villageWorld = defineWorld({
     if (!(Number.isInteger(params.dayTicks) && params.dayTicks >= 1))
       throw new RangeError(`village: dayTicks must be a whole number >= 1, got ${params.dayTicks}`);
     const { capsule, world } = buildVillage(seed, villageSpec(params.apples));
+    // The villagers the world's own policy plays: each says itself when its goal is done.
     const minds = new Map<Villager, ScriptedAgent>();
-    // The tick each villager met its goal at, once it has.
+    // The tick each villager met its goal at, once it has: by its own word when the world's policy
+    // plays it (the pie baked, not only the apples in hand), by the world's state for anyone else.
     const metAt = new Map<string, number>();
     const offTick = capsule.on('tick', ({ tick }) => {
-      for (const [id, mind] of minds) if (mind.done && !metAt.has(id)) metAt.set(id, tick);
+      for (const id of VILLAGERS) {
+        if (metAt.has(id)) continue;
+        const mind = minds.get(id);
+        if (mind !== undefined ? mind.done : GOAL_MET[id](world)) metAt.set(id, tick);
+      }
     });
     const goalsMet = (): number => metAt.size;
     return {
@@ -43,6 +62,19 @@ export const villageWorld = defineWorld({
       policy({ character, client, random }) {
         const id = character as Villager;
         minds.set(id, new ROLES[id](client, id, random));
+      },
+      policies: {
+        wanderer({ character, client, random }) {
+          new Wanderer(client, character, random);
+        },
+      },
+      goal: (character) => isVillager(character) && GOAL_MET[character](world),
+      brief(character) {
+        const who = world.character(character);
+        return {
+          ...(who !== undefined && { name: who.name, description: who.description }),
+          ...(isVillager(character) && { goal: VILLAGER_GOALS[character] }),
+        };
       },
       metrics: () => ({
         goalsMet: goalsMet(),

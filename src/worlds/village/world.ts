@@ -48,6 +48,13 @@ export const VILLAGE_SPEC: TextWorldSpec = {
 export const VILLAGERS = ['ada', 'bram', 'cleo'] as const;
 export type Villager = (typeof VILLAGERS)[number];
 
+/** What each villager is after, told to a model that plays one (villageWorld judges it from the world's state). */
+export const VILLAGER_GOALS: Readonly<Record<Villager, string>> = {
+  ada: 'get two apples for a pie, paying with your bread, then bake it at the Bakery',
+  bram: 'gather the orchard apples and trade them at the Market for bread',
+  cleo: 'visit every room, greet whoever you meet, and leave a ballad in the Village Square',
+};
+
 /** Every villager may look, listen, walk, handle things, speak and write. */
 export const VILLAGER_SESSION: Omit<ConnectOptions, 'character'> = {
   capabilities: { sensors: ['sight', 'hearing'], actuators: ['legs', 'hands', 'voice'], generators: ['quill'] },

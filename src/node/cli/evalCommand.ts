@@ -1,0 +1,198 @@
+// `aicc eval WORLD --agent NAME=SPEC … --seeds 1..N --out results.jsonl`: agents compared on a
+// world over seeds (and a params grid), on this machine's worker threads, one JSON line per episode
+// as each ends, then the comparison table; `--report` writes the HTML report beside it. Usage
+// mistakes (a world, agent, role, key or value that cannot work) are found before any episode runs.
+
+import { MAX_SEEDS } from '../../research/sweepPlan.js';
+import { AGENT_SPEC_FORMS } from '../eval/agentSpec.js';
+import { formatEvalSummary } from '../eval/formatEval.js';
+import { writeReport } from '../eval/report.js';
+import { type EvalOptions, type EvalResult, planEval, type PreparedEval, prepareEval, runPreparedEval } from '../eval/runEval.js';
+import { BUILT_IN_WORLDS } from '../sweep/loadWorld.js';
+import { MAX_WORKERS } from '../sweep/runSweep.js';
+import { SeedList } from '../sweep/seedList.js';
+import { readArgs } from './args.js';
+import type { CliIo } from './cliIo.js';
+import { progressBar, type ProgressBar, type ProgressStream } from './progress.js';
+import { firstCtrlC, paramsGrid, wholeNumbers } from './sweepArgs.js';
+import { userMessage } from './userMessage.js';
+
+const HELP = `aicc eval — agents compared on a world: success, cost, latency and rule-breaking, over seeds
+
+Usage: aicc eval WORLD --agent NAME=SPEC [--agent …] --seeds 1..N --out results.jsonl [options]
+
+WORLD is a built-in world (${BUILT_IN_WORLDS.join(', ')}) or a compiled world module, as for
+\`aicc sweep\`; it must judge success (its episodes' goal(character)). Each seed runs once per
+agent: the characters named by --role are played by the agent under test, the rest by the world's
+own policy, every call through the capsule's checks and limits. A SPEC is ${AGENT_SPEC_FORMS}
+(policy:world is the world's own; the village also has policy:wanderer). A model's key comes
+from its provider's environment variable or pi's credential store, and stays in this process.
+
+Options:
+  --agent NAME=SPEC    an agent under test; repeat for each (two at least, to compare)
+  --seeds LIST         seeds to run: 1..30, 1,5,9 or both; at most ${MAX_SEEDS}
+  --role CHARACTER     a character the agent plays; repeat for more (default: every character)
+  --param NAME=V1,V2   values to try for one of the world's parameters, as for \`aicc sweep\`
+  --out FILE           the results file (JSON lines); refused if it holds episodes, unless --resume
+  --resume             keep the episodes already in --out and run only the missing ones
+  --workers K          worker threads (default: the machine's available parallelism, at most ${MAX_WORKERS})
+  --max-ticks N        most ticks per episode (default: the world's)
+  --hang-ms N          wall ms an agent may take to answer after a tick before it fails as hung
+                       (default 60000); the episode goes on with its characters idle
+  --max-tokens N       a model agent's longest answer per turn, in tokens (default 512)
+  --budget-tokens N    stop handing out episodes once the eval's tokens (in + out) reach N
+  --budget-usd X       … once its cost, as the provider's catalog prices it, reaches X dollars
+  --budget-minutes M   … once this run has taken M minutes
+  --report FILE        also write the HTML report (self-contained: charts, tables, timelines)
+  --json               print the summary as JSON instead of the table
+  --dry-run            print the plan and its worst-case tokens and cost, and run nothing
+  -h, --help           this help
+
+Ctrl-C or a budget stops handing out episodes; those in flight are written, and --resume finishes.
+\`aicc report results.jsonl --out report.html\` makes the report again from the results file.
+
+Exit codes: 0 every episode is in the results file, 1 the eval failed, 2 bad usage, 3 a budget
+stopped it (what ran is kept), 130 stopped by Ctrl-C.
+`;
+
+/** What a test hands in instead of the process's own: Ctrl-C and the worker entry. */
+export interface EvalRuntime {
+  signal?: AbortSignal;
+  workerUrl?: URL;
+}
+
+export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntime = {}): Promise<number> {
+  const usage = (message: string): number => {
+    io.stderr.write(`aicc eval: ${message}; run \`aicc eval --help\`\n`);
+    return 2;
+  };
+  const parsed = readArgs(argv, {
+    options: {
+      agent: { type: 'string', multiple: true, expects: 'NAME=SPEC' },
+      seeds: { type: 'string' },
+      role: { type: 'string', multiple: true, expects: 'a character' },
+      param: { type: 'string', multiple: true },
+      out: { type: 'string', expects: 'a file name' },
+      resume: { type: 'boolean' },
+      workers: { type: 'string' },
+      'max-ticks': { type: 'string' },
+      'hang-ms': { type: 'string' },
+      'max-tokens': { type: 'string' },
+      'budget-tokens': { type: 'string' },
+      'budget-usd': { type: 'string' },
+      'budget-minutes': { type: 'string' },
+      report: { type: 'string', expects: 'a file name' },
+      json: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    positionals: true,
+  });
+  if (typeof parsed === 'string') return usage(parsed);
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) return usage('name one world, a built-in one or a module');
+  if (values.agent === undefined) return usage('name the agents to compare (--agent NAME=SPEC, repeated)');
+  if (values.seeds === undefined) return usage('--seeds is required (e.g. --seeds 1..30)');
+  if (values.out === undefined) return usage('--out is required: the results file, one JSON line per episode');
+  const numbers = wholeNumbers(values, ['workers', 'max-ticks', 'hang-ms', 'max-tokens', 'budget-tokens'] as const);
+  if (typeof numbers === 'string') return usage(numbers);
+  if (numbers.workers !== undefined && numbers.workers > MAX_WORKERS) return usage(`--workers takes at most ${MAX_WORKERS}`);
+  const positive: Partial<Record<'budget-usd' | 'budget-minutes', number>> = {};
+  for (const name of ['budget-usd', 'budget-minutes'] as const) {
+    const text = values[name];
+    if (text === undefined) continue;
+    const value = Number(text);
+    if (!(text.trim() !== '' && Number.isFinite(value) && value > 0)) return usage(`--${name} takes a number > 0, got ${JSON.stringify(text)}`);
+    positive[name] = value;
+  }
+  const grid = paramsGrid(values.param ?? []);
+  if (typeof grid === 'string') return usage(grid);
+
+  const budget = {
+    ...(numbers['budget-tokens'] !== undefined && { tokens: numbers['budget-tokens'] }),
+    ...(positive['budget-usd'] !== undefined && { usd: positive['budget-usd'] }),
+    ...(positive['budget-minutes'] !== undefined && { wallMs: positive['budget-minutes'] * 60_000 }),
+  };
+  let options: EvalOptions;
+  let prepared: PreparedEval;
+  try {
+    SeedList.parse(values.seeds, '--seeds');
+    options = {
+      world: positionals[0]!,
+      agents: values.agent,
+      seeds: values.seeds,
+      grid,
+      out: values.out,
+      ...(values.role !== undefined && { roles: values.role }),
+      ...(values.resume === true && { resume: true }),
+      ...(numbers['max-ticks'] !== undefined && { maxTicks: numbers['max-ticks'] }),
+      ...(numbers['hang-ms'] !== undefined && { hangMs: numbers['hang-ms'] }),
+      ...(numbers['max-tokens'] !== undefined && { maxTokens: numbers['max-tokens'] }),
+      ...(numbers.workers !== undefined && { workers: numbers.workers }),
+      ...(runtime.workerUrl !== undefined && { workerUrl: runtime.workerUrl }),
+      ...(Object.keys(budget).length > 0 && { budget }),
+    };
+    prepared = await prepareEval(options, 'runEval');
+  } catch (error) {
+    return usage(userMessage(error));
+  }
+
+  if (values['dry-run'] === true) {
+    const plan = await planEval(options, prepared);
+    if (values.json) io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+    else {
+      io.stdout.write(
+        `${plan.world}: ${plan.agents.length} agents × ${plan.params} params × ${plan.seeds} seeds = ${plan.jobs} episodes, ${plan.todo} to run; roles: ${plan.roles.join(', ')}\n`,
+      );
+      for (const agent of plan.agents) io.stdout.write(`  ${agent.name}  ${agent.spec}\n`);
+      for (const worst of plan.worstCase)
+        io.stdout.write(
+          `worst case for ${worst.agent}: ${worst.episodes} episodes, at most ${worst.turns} model turns, ${worst.inputTokens} tokens in, ${worst.outputTokens} out, $${worst.usd.toFixed(2)}\n`,
+        );
+      if (plan.worstCase.length > 0)
+        io.stdout.write('(a bound, not an estimate: every role deciding on every tick, each decision using every turn and its whole context)\n');
+    }
+    return 0;
+  }
+
+  const interrupt = runtime.signal === undefined ? firstCtrlC() : { signal: runtime.signal, release: () => {} };
+  let bar: ProgressBar | undefined;
+  const progress = (done: number, total: number): void => {
+    bar ??= progressBar(io.stderr as ProgressStream, { eta: true, baseline: done });
+    bar(done, total);
+  };
+  let result: EvalResult;
+  try {
+    result = await runPreparedEval({ ...options, progress, signal: interrupt.signal }, prepared);
+  } finally {
+    bar?.finish();
+    interrupt.release();
+  }
+  if (values.report !== undefined) writeReport(values.report, { summary: result.summary, episodes: result.episodes });
+  const held = result.episodes.length - result.ran;
+  const line = `ran ${result.ran} episode${result.ran === 1 ? '' : 's'}, ${held} already in the results file; ${result.episodes.length} of ${result.jobs} in ${options.out}${values.report !== undefined ? `; report in ${values.report}` : ''}`;
+  if (values.json) {
+    io.stdout.write(
+      `${JSON.stringify({ ...result.summary, jobs: result.jobs, ran: result.ran, missing: result.missing.length, out: options.out }, null, 2)}\n`,
+    );
+    io.stderr.write(`${line}\n`);
+  } else io.stdout.write(`${result.summary.rows.length > 0 ? `${formatEvalSummary(result.summary)}\n\n` : ''}${line}\n`);
+  if (result.budgetReached !== undefined) {
+    const { what, limit } = result.budgetReached;
+    io.stderr.write(
+      `aicc eval: the ${what === 'wallMs' ? `${limit / 60_000}-minute` : what === 'usd' ? `$${limit}` : `${limit}-token`} budget was reached: ${result.missing.length} episodes not run (spent ${result.spent.tokens} tokens, $${result.spent.usd.toFixed(4)}); raise the budget and --resume to finish\n`,
+    );
+    return 3;
+  }
+  if (result.missing.length > 0) {
+    io.stderr.write(
+      `aicc eval: stopped with ${result.missing.length} episode${result.missing.length === 1 ? '' : 's'} missing; run the same command with --resume to finish\n`,
+    );
+    return interrupt.signal.aborted ? 130 : 1;
+  }
+  return 0;
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { checkAgents, parseAgentSpec, parseNamedAgent } from '../../../src/node/eval/agentSpec.js';
+
+describe('agent specs', () => {
+  it('reads a policy and a model, with or without a server of its own', () => {
+    expect(parseAgentSpec('policy:wanderer')).toEqual({ kind: 'policy', policy: 'wanderer' });
+    expect(parseAgentSpec('model:openai/gpt-4o-mini')).toEqual({ kind: 'model', provider: 'openai', model: 'gpt-4o-mini' });
+    expect(parseAgentSpec('model:local/smollm2-135m@http://127.0.0.1:8080/v1')).toEqual({
+      kind: 'model',
+      provider: 'local',
+      model: 'smollm2-135m',
+      baseUrl: 'http://127.0.0.1:8080/v1',
+    });
+    expect(parseAgentSpec('model:openrouter/meta-llama/llama-3.1-8b')).toMatchObject({ provider: 'openrouter', model: 'meta-llama/llama-3.1-8b' });
+  });
+
+  it('says which kinds cannot be evaluated yet, and what a spec looks like', () => {
+    for (const kind of ['pi:claude', 'pi-daemon:/tmp/sock', 'mcp:npx server', 'cmd:./bot'])
+      expect(() => parseAgentSpec(kind)).toThrow(/cannot be evaluated yet/);
+    for (const bad of ['', 'policy:', 'model:gpt', 'model:a/b@ftp://x', 'world'])
+      expect(() => parseAgentSpec(bad)).toThrow(/an agent spec is policy:NAME, model:PROVIDER\/MODEL/);
+  });
+
+  it('names an agent as given, or after its spec', () => {
+    expect(parseNamedAgent('base=policy:world')).toEqual({ name: 'base', spec: 'policy:world' });
+    expect(parseNamedAgent('policy:wanderer')).toEqual({ name: 'wanderer', spec: 'policy:wanderer' });
+    expect(parseNamedAgent('model:openai/gpt-4o-mini')).toEqual({ name: 'gpt-4o-mini', spec: 'model:openai/gpt-4o-mini' });
+    expect(() => parseNamedAgent('__proto__=policy:world')).toThrow(/an agent's name is a letter then/);
+  });
+
+  it('wants one agent at least and a name each', () => {
+    expect(checkAgents(['policy:world', { name: 'w', spec: 'policy:wanderer' }])).toEqual([
+      { name: 'world', spec: 'policy:world' },
+      { name: 'w', spec: 'policy:wanderer' },
+    ]);
+    expect(() => checkAgents([])).toThrow(/name at least one agent/);
+    expect(() => checkAgents(['policy:world', 'world=policy:wanderer'])).toThrow(/two agents are named "world"/);
+  });
+});

@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { episodeKey } from '../../../src/research/sweepPlan.js';
+import type { EvalEpisode, EvalSummary } from '../../../src/research/evalResult.js';
+import { runEval, type EvalResult } from '../../../src/node/eval/runEval.js';
+import { type StubModel, startStubModel } from '../../e2e/stubModel.js';
+import { rawEpisodes, requireBuiltWorker, tempFolder } from '../sweep/helpers.js';
+
+beforeAll(requireBuiltWorker);
+
+const DIRECTIONS = ['north', 'south', 'east', 'west'];
+let stub: StubModel;
+beforeAll(async () => {
+  // Answers by the request alone (a walk in a direction picked by the conversation's length, and a
+  // word after each result), with usage: whichever thread asks, the same request gets the same answer.
+  stub = await startStubModel({
+    respond: (body) => {
+      const messages = body.messages ?? [];
+      const usage = { promptTokens: 100 + messages.length, completionTokens: 10 };
+      if (messages.at(-1)?.role === 'tool') return { text: 'Onwards.', usage };
+      return { text: '', toolCalls: [{ name: 'go', arguments: { direction: DIRECTIONS[messages.length % 4] } }], usage };
+    },
+  });
+});
+afterAll(() => stub?.close());
+
+const agents = () => ['world=policy:world', 'wanderer=policy:wanderer', `stub=model:stub/stub-model@${stub.baseUrl}`];
+/** Three agents, cleo their role, on a short day: some seeds the world's own villagers finish and some not. */
+const base = () => ({ world: 'village', agents: agents(), roles: ['cleo'], grid: { dayTicks: [160] } });
+
+/** An episode without what wall time decides: how long it and its model's decisions took. */
+function timeless(episode: EvalEpisode): object {
+  const { wallMs: _, decisionMs: __, timeline, ...rest } = episode;
+  return { ...rest, timeline: { ...timeline, decisions: timeline.decisions.map(([tick, character, _ms, input, output]) => [tick, character, input, output]) } };
+}
+
+function timelessSummary(summary: EvalSummary): object {
+  return { ...summary, rows: summary.rows.map(({ latencyMs, ...row }) => ({ ...row, decisions: latencyMs?.decisions ?? 0 })) };
+}
+
+const byKey = (result: EvalResult) => Object.fromEntries(result.episodes.map((episode) => [episodeKey(episode), timeless(episode)]));
+
+describe('runEval on worker threads', () => {
+  it('compares three agents over 30 seeds: the same episodes and summary on 1 and on 2 threads, resumed after a stop without running a finished episode again', async () => {
+    const folder = tempFolder();
+    const one = await runEval({ ...base(), seeds: '1..30', out: join(folder, 'one.jsonl'), workers: 1 });
+    expect([one.jobs, one.ran, one.missing.length]).toEqual([90, 90, 0]);
+
+    // Stopped after 40 episodes, then resumed: the second run runs only the 50 the file lacks.
+    const stop = new AbortController();
+    const out = join(folder, 'two.jsonl');
+    const first = await runEval({ ...base(), seeds: '1..30', out, workers: 2, signal: stop.signal, progress: (done) => done >= 40 && stop.abort() });
+    expect(first.missing.length).toBeGreaterThan(0);
+    const keptKeys = new Set(rawEpisodes(out).map(episodeKey));
+    const requestsBefore = stub.requests.length;
+    const two = await runEval({ ...base(), seeds: '1..30', out, workers: 2, resume: true });
+    expect(two.ran).toBe(90 - keptKeys.size);
+    expect(two.missing).toEqual([]);
+    // Every episode is in the file exactly once.
+    const lines = rawEpisodes(out).map(episodeKey);
+    expect(new Set(lines).size).toBe(90);
+    expect(lines).toHaveLength(90);
+    expect(stub.requests.length).toBeGreaterThan(requestsBefore);
+
+    expect(byKey(two)).toEqual(byKey(one));
+    expect(JSON.stringify(timelessSummary(two.summary))).toBe(JSON.stringify(timelessSummary(one.summary)));
+
+    // What was measured: the world's villagers finish some short days, the wanderer none; the model decided and was charged tokens.
+    const [world, wanderer, model] = one.summary.rows;
+    expect(one.summary.rows.map((row) => [row.agent, row.episodes])).toEqual([
+      ['world', 30],
+      ['wanderer', 30],
+      ['stub', 30],
+    ]);
+    expect(world!.success.mean).toBeGreaterThan(wanderer!.success.mean);
+    expect(wanderer!.refusalsPer100).toBeGreaterThan(0);
+    expect(model!.latencyMs!.decisions).toBeGreaterThan(30);
+    expect(model!.tokensPerEpisode.input).toBeGreaterThan(0);
+    expect(model!.callsByTool['go']).toBeGreaterThan(0);
+    expect(one.summary.comparisons.map((c) => `${c.a}-${c.b}`)).toEqual(['world-wanderer', 'world-stub', 'wanderer-stub']);
+    expect(one.summary.comparisons.every((c) => c.pairedSeeds === 30)).toBe(true);
+    expect(one.spent.tokens).toBe(one.episodes.reduce((sum, e) => sum + e.tokens.input + e.tokens.output, 0));
+  }, 240_000);
+
+  it('stops handing out episodes when the token budget is reached, keeping what ran, and says so', async () => {
+    const out = join(tempFolder(), 'budget.jsonl');
+    const result = await runEval({
+      ...base(),
+      agents: [`stub=model:stub/stub-model@${stub.baseUrl}`],
+      seeds: '1..20',
+      out,
+      workers: 1,
+      budget: { tokens: 3_000 },
+    });
+    expect(result.budgetReached).toEqual({ what: 'tokens', limit: 3_000 });
+    expect(result.spent.tokens).toBeGreaterThanOrEqual(3_000);
+    expect(result.ran).toBeGreaterThan(0);
+    expect(result.missing.length).toBe(20 - result.ran);
+    expect(rawEpisodes(out)).toHaveLength(result.ran);
+    // Resumed under the same budget: the file's spending counts, so nothing more runs.
+    const again = await runEval({
+      ...base(),
+      agents: [`stub=model:stub/stub-model@${stub.baseUrl}`],
+      seeds: '1..20',
+      out,
+      workers: 1,
+      resume: true,
+      budget: { tokens: 3_000 },
+    });
+    expect(again.ran).toBe(0);
+    expect(again.budgetReached?.what).toBe('tokens');
+  }, 120_000);
+
+  it('refuses, before any episode, an unknown policy, role or agent kind, a model it cannot start, and two agents of one name', async () => {
+    const out = join(tempFolder(), 'never.jsonl');
+    const eval_ = (options: Partial<Parameters<typeof runEval>[0]>) => runEval({ ...base(), seeds: '1..2', out, workers: 1, ...options });
+    await expect(eval_({ agents: ['x=policy:dancer'] })).rejects.toThrow(/has no policy "dancer" for the agent x; it has policy:world, policy:wanderer/);
+    await expect(eval_({ roles: ['zed'] })).rejects.toThrow(/has no character "zed" to play/);
+    await expect(eval_({ agents: ['p=pi:claude'] })).rejects.toThrow(/agents of kind pi: cannot be evaluated yet/);
+    await expect(eval_({ agents: ['m=model:openai/gpt-4o-mini'] })).rejects.toThrow(
+      /the agent m \(model:openai\/gpt-4o-mini\) cannot start: .*no key for openai/,
+    );
+    await expect(eval_({ agents: ['a=policy:world', 'a=policy:wanderer'] })).rejects.toThrow(/two agents are named "a"/);
+    await expect(eval_({ agents: [] })).rejects.toThrow(/name at least one agent/);
+    await expect(eval_({ budget: { usd: -1 } })).rejects.toThrow(/the usd budget must be a number > 0/);
+    expect(() => readFileSync(out)).toThrow();
+  });
+});
