@@ -34,8 +34,8 @@ export function policyAgent(name: string): EvalAgent {
 export interface ModelAgentOptions {
   /** The seat's model turn (one per seat: a live model's, or a cassette's for that character). */
   turnOf(seat: EvalSeat): ModelTurn;
-  /** Each model exchange as it ends, for the episode's recording (the cassette a replay answers from). */
-  exchange?: (exchange: ModelExchange) => void;
+  /** Each model exchange as it ends, with the tick it ended at: the episode's cassette, which a replay answers from. */
+  exchange?: (exchange: ModelExchange, tick: number) => void;
   /** Replaces the backend's short default system prompt. */
   systemPrompt?: string;
   /** Model requests of this agent in flight at once, per seat. Default 1. */
@@ -71,7 +71,9 @@ class SeatedModel implements SeatedAgent {
   constructor(seat: EvalSeat, client: Awaited<ReturnType<EvalSeat['client']>>, options: ModelAgentOptions) {
     const now = options.wall?.now ?? (() => globalThis.performance.now());
     const live = options.turnOf(seat);
-    const recorded = options.exchange === undefined ? live : recordingTurn(live, { character: seat.character, tick: seat.tick, record: options.exchange });
+    const { exchange } = options;
+    const recorded =
+      exchange === undefined ? live : recordingTurn(live, { character: seat.character, tick: seat.tick, record: (each) => exchange(each, seat.tick()) });
     const timed: ModelTurn = (request, turnOptions) => {
       const started = now();
       const reply = recorded(request, turnOptions);

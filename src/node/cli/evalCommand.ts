@@ -44,15 +44,25 @@ Options:
   --budget-usd X       … once its cost, as the provider's catalog prices it, reaches X dollars
   --budget-minutes M   … once this run has taken M minutes
   --report FILE        also write the HTML report (self-contained: charts, tables, timelines)
+  --verify [N]         then replay N episodes (default 10, spread over the file) from their
+                       recordings with no model, and mark each verified or not by its state hash
+  --record-dir DIR     where each episode's recording (its model cassette) goes (default: beside
+                       --out, results.recordings/ for results.jsonl)
+  --no-recordings      keep no recordings (nothing to verify, no links in the report)
   --json               print the summary as JSON instead of the table
   --dry-run            print the plan and its worst-case tokens and cost, and run nothing
+  --queue redis://HOST:PORT
+                       run the episodes on BullMQ instead (\`aicc worker --queue …\` on any machine;
+                       the workers write the recordings, so --record-dir must be shared with them)
+  --queue-name NAME    with --queue: the BullMQ queue (default aicc-sweep; its workers need the same)
   -h, --help           this help
 
 Ctrl-C or a budget stops handing out episodes; those in flight are written, and --resume finishes.
 \`aicc report results.jsonl --out report.html\` makes the report again from the results file.
 
-Exit codes: 0 every episode is in the results file, 1 the eval failed, 2 bad usage, 3 a budget
-stopped it (what ran is kept), 130 stopped by Ctrl-C.
+Exit codes: 0 every episode is in the results file (and each verified one matched), 1 the eval
+failed or a recording did not replay, 2 bad usage, 3 a budget stopped it (what ran is kept),
+130 stopped by Ctrl-C.
 `;
 
 /** What a test hands in instead of the process's own: Ctrl-C and the worker entry. */
@@ -82,8 +92,13 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
       'budget-usd': { type: 'string' },
       'budget-minutes': { type: 'string' },
       report: { type: 'string', expects: 'a file name' },
+      verify: { type: 'string', bare: '10' },
+      'record-dir': { type: 'string', expects: 'a folder' },
+      'no-recordings': { type: 'boolean' },
       json: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
+      queue: { type: 'string', expects: 'a Redis URL' },
+      'queue-name': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     positionals: true,
@@ -98,7 +113,7 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
   if (values.agent === undefined) return usage('name the agents to compare (--agent NAME=SPEC, repeated)');
   if (values.seeds === undefined) return usage('--seeds is required (e.g. --seeds 1..30)');
   if (values.out === undefined) return usage('--out is required: the results file, one JSON line per episode');
-  const numbers = wholeNumbers(values, ['workers', 'max-ticks', 'hang-ms', 'max-tokens', 'budget-tokens'] as const);
+  const numbers = wholeNumbers(values, ['workers', 'max-ticks', 'hang-ms', 'max-tokens', 'budget-tokens', 'verify'] as const);
   if (typeof numbers === 'string') return usage(numbers);
   if (numbers.workers !== undefined && numbers.workers > MAX_WORKERS) return usage(`--workers takes at most ${MAX_WORKERS}`);
   const positive: Partial<Record<'budget-usd' | 'budget-minutes', number>> = {};
@@ -111,6 +126,12 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
   }
   const grid = paramsGrid(values.param ?? []);
   if (typeof grid === 'string') return usage(grid);
+  if (values.queue !== undefined) {
+    if (!/^rediss?:\/\/./.test(values.queue)) return usage('--queue takes a Redis URL like redis://127.0.0.1:6379 (or rediss:// for TLS)');
+    if (numbers.workers !== undefined) return usage('--workers does not apply with --queue: each `aicc worker --queue …` process is a worker');
+  } else if (values['queue-name'] !== undefined) return usage('--queue-name goes with --queue');
+  if (values['no-recordings'] === true && (values.verify !== undefined || values['record-dir'] !== undefined))
+    return usage('--no-recordings leaves nothing to --verify or to put in --record-dir');
 
   const budget = {
     ...(numbers['budget-tokens'] !== undefined && { tokens: numbers['budget-tokens'] }),
@@ -135,6 +156,10 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
       ...(numbers.workers !== undefined && { workers: numbers.workers }),
       ...(runtime.workerUrl !== undefined && { workerUrl: runtime.workerUrl }),
       ...(Object.keys(budget).length > 0 && { budget }),
+      ...(numbers.verify !== undefined && { verify: numbers.verify }),
+      ...(values.queue !== undefined && { queue: values.queue }),
+      ...(values['queue-name'] !== undefined && { queueName: values['queue-name'] }),
+      ...(values['no-recordings'] === true ? { recordDir: false as const } : values['record-dir'] !== undefined && { recordDir: values['record-dir'] }),
     };
     prepared = await prepareEval(options, 'runEval');
   } catch (error) {
@@ -181,6 +206,12 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
     );
     io.stderr.write(`${line}\n`);
   } else io.stdout.write(`${result.summary.rows.length > 0 ? `${formatEvalSummary(result.summary)}\n\n` : ''}${line}\n`);
+  if (result.verified !== undefined) {
+    const { checked, matched, mismatches } = result.verified;
+    io.stderr.write(`verified ${matched} of ${checked} episodes from their recordings\n`);
+    for (const { key, why } of mismatches) io.stderr.write(`aicc eval: ${key} did not replay: ${why}\n`);
+    if (mismatches.length > 0) return 1;
+  }
   if (result.budgetReached !== undefined) {
     const { what, limit } = result.budgetReached;
     io.stderr.write(

@@ -1,21 +1,28 @@
 // One eval job where it runs (a worker thread, a queue worker, or the coordinator itself): the agent
 // under test made from its spec — a world's policy, or a model through pi's provider library,
-// loaded once per process and shared by its episodes — seated in the job's episode.
+// loaded once per process and shared by its episodes — seated in the job's episode, and, when the
+// eval keeps recordings, the episode's recording written beside the results.
 
-import { policyAgent, modelAgent } from '../../research/evalAgents.js';
+import { join, relative } from 'node:path';
+import type { CassetteEntry, ModelExchange } from '../../agent/model/cassette.js';
+import { modelAgent, policyAgent } from '../../research/evalAgents.js';
 import { type EvalAgent, runEvalEpisode } from '../../research/evalEpisode.js';
 import type { EvalEpisode } from '../../research/evalResult.js';
+import { jobId } from '../../research/sweepPlan.js';
 import type { World } from '../../research/world.js';
 import { piAiModel, type PiAiModel } from '../model/piAi.js';
 import type { JobSpec } from '../sweep/job.js';
 import { parseAgentSpec } from './agentSpec.js';
+import { EVAL_RECORDING_FORMAT, recordedExchange, writeEvalRecording } from './evalRecording.js';
 
 /** Runs one job's episode with its agent under test. */
 export async function runEvalJob(world: World, job: JobSpec & { agent: { name: string; spec: string } }): Promise<EvalEpisode> {
-  return runEvalEpisode(world, {
+  const exchanges: CassetteEntry[] = [];
+  const record = job.recordDir !== undefined ? (exchange: ModelExchange, tick: number) => exchanges.push(recordedExchange(exchange, tick)) : undefined;
+  const episode = await runEvalEpisode(world, {
     seed: job.seed,
     params: job.params,
-    agent: evalAgentOf(job.agent.spec, job.maxTokens),
+    agent: evalAgentOf(job.agent.spec, { ...(job.maxTokens !== undefined && { maxTokens: job.maxTokens }), ...(record !== undefined && { record }) }),
     agentName: job.agent.name,
     agentSpec: job.agent.spec,
     ...(job.roles !== undefined && { roles: job.roles }),
@@ -23,12 +30,36 @@ export async function runEvalJob(world: World, job: JobSpec & { agent: { name: s
     ...(job.maxTicks !== undefined && { maxTicks: job.maxTicks }),
     ...(job.hashEvery !== undefined && { hashEvery: job.hashEvery }),
   });
+  if (job.recordDir === undefined) return episode;
+  const path = join(job.recordDir, `${jobId({ world: world.name, params: episode.params, seed: job.seed, agent: job.agent })}.jsonl`);
+  writeEvalRecording(path, {
+    header: {
+      format: EVAL_RECORDING_FORMAT,
+      world: world.name,
+      seed: job.seed,
+      params: episode.params,
+      agent: job.agent.name,
+      agentSpec: job.agent.spec,
+      roles: episode.roles,
+      ...(job.maxTicks !== undefined && { maxTicks: job.maxTicks }),
+    },
+    exchanges,
+    end: { stateHash: episode.stateHash, ticks: episode.ticks },
+  });
+  // Where the report and --verify find it: relative to the results file, with forward slashes on any system.
+  return {
+    ...episode,
+    recording: relative(job.recordBase ?? job.recordDir, path)
+      .split('\\')
+      .join('/'),
+  };
 }
 
-/** The agent a spec names (parseAgentSpec's forms); a model answers in at most `maxTokens` a turn (default piAiModel's). */
-export function evalAgentOf(spec: string, maxTokens?: number): EvalAgent {
+/** The agent a spec names (parseAgentSpec's forms); a model answers in at most `maxTokens` a turn, its exchanges handed to `record`. */
+export function evalAgentOf(spec: string, options: { maxTokens?: number; record?: (exchange: ModelExchange, tick: number) => void } = {}): EvalAgent {
   const parsed = parseAgentSpec(spec);
   if (parsed.kind === 'policy') return policyAgent(parsed.policy);
+  const { maxTokens } = options;
   // Temperature 0: the same request, as near the same answer as the provider allows.
   const model = cachedModel(`${spec} ${maxTokens ?? ''}`, () =>
     piAiModel({
@@ -39,18 +70,21 @@ export function evalAgentOf(spec: string, maxTokens?: number): EvalAgent {
       ...(maxTokens !== undefined && { maxTokens }),
     }),
   );
-  return modelAgent({ turnOf: () => async (request, options) => (await model).turn(request, options) });
+  return modelAgent({
+    turnOf: () => async (request, turnOptions) => (await model).turn(request, turnOptions),
+    ...(options.record !== undefined && { exchange: options.record }),
+  });
 }
 
 const models = new Map<string, Promise<PiAiModel>>();
 
-function cachedModel(spec: string, load: () => Promise<PiAiModel>): Promise<PiAiModel> {
-  let model = models.get(spec);
+function cachedModel(key: string, load: () => Promise<PiAiModel>): Promise<PiAiModel> {
+  let model = models.get(key);
   if (model === undefined) {
     model = load();
     // A model that failed to load (no key yet, pi-ai missing) is tried again by the next episode.
-    model.catch(() => models.delete(spec));
-    models.set(spec, model);
+    model.catch(() => models.delete(key));
+    models.set(key, model);
   }
   return model;
 }

@@ -13,9 +13,13 @@ import type { SweepJob } from '../../research/sweepPlan.js';
 import { MODEL_BACKEND_DEFAULTS } from '../../agent/model/modelBackend.js';
 import { piAiModel } from '../model/piAi.js';
 import { type PreparedSweep, prepareSweep } from '../sweep/prepareSweep.js';
-import { runPreparedSweep, type ThreadSweepOptions } from '../sweep/runSweep.js';
+import { runPreparedSweep, type SweepHooks, type ThreadSweepOptions } from '../sweep/runSweep.js';
 import { checkAgents, type EvalAgentSpec, parseAgentSpec } from './agentSpec.js';
 import { summarizeEval } from './evalSummary.js';
+import { type VerifyReport, verifyResults } from './evalRecording.js';
+import { readResults } from '../sweep/resultsFile.js';
+import { sweepResult } from '../sweep/sweepResult.js';
+import { dirname, resolve } from 'node:path';
 
 /** A hard limit for the whole eval; the first one reached stops it. */
 export interface EvalBudget {
@@ -37,6 +41,21 @@ export interface EvalOptions extends ThreadSweepOptions {
   budget?: EvalBudget;
   /** A model agent's longest answer per turn, in tokens. Default 512. */
   maxTokens?: number;
+  /**
+   * Where each episode's recording goes (its model cassette, for --verify and the report's links).
+   * Default: beside the results file, `results.recordings/` for `results.jsonl`; false for none.
+   */
+  recordDir?: string | false;
+  /** After running, replay this many episodes from their recordings and mark each verified or not. */
+  verify?: number;
+  /**
+   * Run the episodes on a BullMQ queue at this Redis (`redis://host:port`) instead of threads: any
+   * `aicc worker --queue …` serves them (needs the optional bullmq and ioredis). The workers write
+   * the recordings, so recordDir must be a folder they share with this process.
+   */
+  queue?: string;
+  /** With `queue`: the BullMQ queue (default aicc-sweep; its workers need the same). */
+  queueName?: string;
 }
 
 export interface EvalSpent {
@@ -59,6 +78,8 @@ export interface EvalResult {
   spent: EvalSpent;
   /** Set when a budget stopped the eval: which, and its limit. */
   budgetReached?: { what: keyof EvalBudget; limit: number };
+  /** With `verify`: the episodes replayed from their recordings, and those that did not match. */
+  verified?: VerifyReport;
 }
 
 /** A checked eval, ready to run. */
@@ -74,6 +95,7 @@ export async function prepareEval(options: EvalOptions, place = 'runEval'): Prom
   for (const [name, value] of [
     ['hangMs', options.hangMs],
     ['maxTokens', options.maxTokens],
+    ['verify', options.verify],
   ] as const)
     if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1))
       throw new CapsuleError('AICC_INVALID_OPTION', `${place}: ${name} must be a whole number >= 1, got ${value}`);
@@ -145,19 +167,32 @@ export async function runPreparedEval(options: EvalOptions, prepared: PreparedEv
   const wallTimer = budget.wallMs !== undefined ? setTimeout(() => reach('wallMs', budget.wallMs!), budget.wallMs) : undefined;
   wallTimer?.unref?.();
   try {
-    const result = await runPreparedSweep({ ...options, signal: stop.signal }, sweep, {
+    const hooks: SweepHooks = {
       jobFields: {
         roles,
         ...(options.hangMs !== undefined && { hangMs: options.hangMs }),
         ...(options.maxTokens !== undefined && { maxTokens: options.maxTokens }),
+        ...(options.recordDir !== false && { recordDir: recordDirOf(options), recordBase: dirname(resolve(options.out)) }),
       },
       onEpisode: (episode) => {
         count(spent, episode as EvalEpisode);
         check();
       },
-    });
+    };
+    const result =
+      options.queue === undefined
+        ? await runPreparedSweep({ ...options, signal: stop.signal }, sweep, hooks)
+        : await (await import('../queue/queueSweep.js')).runQueueSweep(
+            { ...options, queue: options.queue, signal: stop.signal, ...(options.queueName !== undefined && { queueName: options.queueName }) },
+            { ...hooks, prepared: sweep },
+          );
+    let verified: VerifyReport | undefined;
+    let episodes = result.episodes as EvalEpisode[];
+    if (options.verify !== undefined && options.verify > 0) {
+      verified = await verifyResults(sweep.world, options.out, readResults(options.out).episodes as EvalEpisode[], options.verify);
+      episodes = sweepResult(sweep.plan, readResults(options.out).episodes, result.ran).episodes as EvalEpisode[];
+    }
     spent.wallMs = now() - started;
-    const episodes = result.episodes as EvalEpisode[];
     return {
       jobs: result.jobs,
       ran: result.ran,
@@ -166,11 +201,19 @@ export async function runPreparedEval(options: EvalOptions, prepared: PreparedEv
       summary: summarizeEval({ world: sweep.world.name, agents, params: sweep.plan.paramsList, episodes }),
       spent,
       ...(budgetReached !== undefined && { budgetReached }),
+      ...(verified !== undefined && { verified }),
     };
   } finally {
     if (wallTimer !== undefined) clearTimeout(wallTimer);
     options.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** The folder recordings go to: given, or beside the results file (`results.jsonl` → `results.recordings`). */
+export function recordDirOf(options: Pick<EvalOptions, 'out' | 'recordDir'>): string {
+  if (typeof options.recordDir === 'string') return resolve(options.recordDir);
+  const out = resolve(options.out);
+  return `${out.endsWith('.jsonl') ? out.slice(0, -'.jsonl'.length) : out}.recordings`;
 }
 
 function count(spent: EvalSpent, episode: EvalEpisode): void {

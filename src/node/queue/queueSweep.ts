@@ -26,7 +26,8 @@ import type { EpisodeSummary } from '../../research/episode.js';
 import { jobId, episodeKey, type SweepJob } from '../../research/sweepPlan.js';
 import type { JobSpec } from '../sweep/job.js';
 import { readResults, ResultsWriter } from '../sweep/resultsFile.js';
-import { prepareSweep, workerWorld } from '../sweep/prepareSweep.js';
+import { type PreparedSweep, prepareSweep, workerWorld } from '../sweep/prepareSweep.js';
+import type { SweepHooks } from '../sweep/runSweep.js';
 import { sweepResult, type SweepOptions, type SweepResult } from '../sweep/sweepResult.js';
 import { loadDrivers, openRedis, parseRedisUrl } from './connection.js';
 import { checkQueueName, DEFAULT_QUEUE_NAME } from './queueName.js';
@@ -55,11 +56,16 @@ export interface QueueSweepOptions extends SweepOptions {
   onError?: (error: Error) => void;
 }
 
+/** What an eval adds to a queue sweep: its plan made already (with its agents), its jobs' fields, and each episode as it is written. */
+export interface QueueSweepHooks extends SweepHooks {
+  prepared?: PreparedSweep;
+}
+
 /**
  * Runs a sweep on a BullMQ queue; resolves once every job's episode is in the results file, or once
  * `signal` stops it (the jobs on the queue keep running; `resume` collects them).
  */
-export async function runQueueSweep(options: QueueSweepOptions): Promise<SweepResult> {
+export async function runQueueSweep(options: QueueSweepOptions, hooks: QueueSweepHooks = {}): Promise<SweepResult> {
   const place = 'runQueueSweep';
   const target = parseRedisUrl(options.queue, place);
   const queueName = checkQueueName(options.queueName ?? DEFAULT_QUEUE_NAME, place);
@@ -68,7 +74,7 @@ export async function runQueueSweep(options: QueueSweepOptions): Promise<SweepRe
     throw new CapsuleError('AICC_INVALID_OPTION', `${place}: maxQueued must be a whole number >= 1, got ${maxQueued}`);
   const pollMs = options.pollMs ?? POLL_MS;
   if (!(Number.isFinite(pollMs) && pollMs >= 10)) throw new CapsuleError('AICC_INVALID_OPTION', `${place}: pollMs must be a number of ms >= 10, got ${pollMs}`);
-  const { plan, held } = await prepareSweep(options, 'runQueueSweep');
+  const { plan, held } = hooks.prepared ?? (await prepareSweep(options, 'runQueueSweep'));
   const todo = plan.filter((job) => !held.keys.has(job.key));
   const done = plan.length - todo.length;
   options.progress?.(done, plan.length);
@@ -92,8 +98,10 @@ export async function runQueueSweep(options: QueueSweepOptions): Promise<SweepRe
     world,
     seed: job.seed,
     params: job.params,
+    ...(job.agent !== undefined && { agent: job.agent }),
     ...(options.maxTicks !== undefined && { maxTicks: options.maxTicks }),
     ...(options.hashEvery !== undefined && { hashEvery: options.hashEvery }),
+    ...hooks.jobFields,
   });
   const connection = { connection: client };
   const sweep = new Coordinator({
@@ -110,6 +118,7 @@ export async function runQueueSweep(options: QueueSweepOptions): Promise<SweepRe
     maxQueued,
     pollMs,
     options,
+    ...(hooks.onEpisode !== undefined && { onEpisode: hooks.onEpisode }),
   });
   try {
     await sweep.run();
@@ -135,6 +144,7 @@ interface CoordinatorSetup {
   maxQueued: number;
   pollMs: number;
   options: QueueSweepOptions;
+  onEpisode?: (episode: EpisodeSummary) => void;
 }
 
 /** One run of the coordinator: what is outstanding on the queue, and the loop that keeps it moving. */
@@ -279,6 +289,7 @@ class Coordinator {
     }
     this.outstanding.delete(id);
     this.s.writer.append(episode!);
+    this.s.onEpisode?.(episode!);
     this.written.push(id);
     this.ran++;
     this.done++;

@@ -20,6 +20,9 @@ export interface JobSpec {
   hangMs?: number;
   /** A model agent's longest answer per turn, in tokens. */
   maxTokens?: number;
+  /** Where each eval episode's recording goes (absolute), and the folder its path in the results is relative to. */
+  recordDir?: string;
+  recordBase?: string;
 }
 
 /** Runs one job's episode. Worlds are loaded once per process and reused for its next jobs. */

@@ -70,6 +70,12 @@ describe('aicc eval', () => {
     const { comparisons: _, ...printed } = JSON.parse(again.out.join('')) as typeof summary;
     const { comparisons: __, ...expected } = JSON.parse(JSON.stringify(byName)) as typeof summary;
     expect(printed).toEqual(expected);
+
+    // Replayed from their recordings: all match.
+    const verify = fakeIo();
+    expect(await evalCommand([...argv, '--out', out, '--resume', '--verify', '3'], verify.io, runtime)).toBe(0);
+    expect(verify.err.join('')).toBe('verified 3 of 3 episodes from their recordings\n');
+    expect((readResults(out).episodes as EvalEpisode[]).filter((episode) => episode.verified === true)).toHaveLength(3);
   });
 
   it('stops at the budget with exit 3, saying what it spent; --json prints the summary', async () => {
@@ -152,6 +158,8 @@ describe('aicc eval', () => {
       [['village', '--agent', 'policy:world', '--role', 'zed', '--seeds', '1..2', '--out', out], /has no character "zed"/],
       [['village', '--agent', 'policy:world', '--seeds', '1..2', '--out', out, '--budget-usd', 'lots'], /--budget-usd takes a number > 0, got "lots"/],
       [['village', '--agent', 'policy:world', '--seeds', '1..2', '--out', out, '--hang-ms', '0'], /--hang-ms takes a whole number >= 1/],
+      [['village', '--agent', 'policy:world', '--seeds', '1..2', '--out', out, '--no-recordings', '--verify'], /--no-recordings leaves nothing to --verify/],
+      [['village', '--agent', 'policy:world', '--seeds', '1..2', '--out', out, '--queue', 'http://x'], /--queue takes a Redis URL/],
     ];
     for (const [argv, why] of cases) {
       const { io, err } = fakeIo();

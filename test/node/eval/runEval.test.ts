@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodeKey } from '../../../src/research/sweepPlan.js';
@@ -31,12 +31,31 @@ const base = () => ({ world: 'village', agents: agents(), roles: ['cleo'], grid:
 
 /** An episode without what wall time decides: how long it and its model's decisions took. */
 function timeless(episode: EvalEpisode): object {
-  const { wallMs: _, decisionMs: __, timeline, ...rest } = episode;
+  // The recording's path names the results file it sits beside.
+  const { wallMs: _, decisionMs: __, recording: ___, timeline, ...rest } = episode;
   return { ...rest, timeline: { ...timeline, decisions: timeline.decisions.map(([tick, character, _ms, input, output]) => [tick, character, input, output]) } };
 }
 
 function timelessSummary(summary: EvalSummary): object {
   return { ...summary, rows: summary.rows.map(({ latencyMs, ...row }) => ({ ...row, decisions: latencyMs?.decisions ?? 0 })) };
+}
+
+/** A recording with its first recorded move turned around: the model's answer, not the request that asked for it. */
+function editFirstMove(recording: string): string {
+  let edited = false;
+  const turned: Record<string, string> = { north: 'south', south: 'north', east: 'west', west: 'east' };
+  const lines = recording.split('\n').map((line) => {
+    if (edited || line === '') return line;
+    const entry = JSON.parse(line) as { type?: string; reply?: { content: Array<{ type: string; arguments?: { direction?: string } }> } };
+    const move =
+      entry.type === 'exchange' ? entry.reply?.content.find((block) => block.type === 'toolCall' && block.arguments?.direction !== undefined) : undefined;
+    if (move === undefined) return line;
+    move.arguments!.direction = turned[move.arguments!.direction!]!;
+    edited = true;
+    return JSON.stringify(entry);
+  });
+  expect(edited).toBe(true);
+  return lines.join('\n');
 }
 
 const byKey = (result: EvalResult) => Object.fromEntries(result.episodes.map((episode) => [episodeKey(episode), timeless(episode)]));
@@ -110,6 +129,42 @@ describe('runEval on worker threads', () => {
     });
     expect(again.ran).toBe(0);
     expect(again.budgetReached?.what).toBe('tokens');
+  }, 120_000);
+
+  it('writes each episode its recording; --verify replays them with no model and marks them verified, and catches an edited one', async () => {
+    const folder = tempFolder();
+    const out = join(folder, 'results.jsonl');
+    const options = { ...base(), agents: ['world=policy:world', `stub=model:stub/stub-model@${stub.baseUrl}`], seeds: '1..3', out, workers: 1 };
+    const ran = await runEval(options);
+    for (const episode of ran.episodes) expect(existsSync(join(folder, episode.recording!))).toBe(true);
+    const requests = stub.requests.length;
+    const verified = await runEval({ ...options, resume: true, verify: 6 });
+    expect(verified.ran).toBe(0);
+    expect(verified.verified).toEqual({ checked: 6, matched: 6, mismatches: [] });
+    expect(stub.requests.length).toBe(requests); // not one model request: the cassettes answered
+    expect(verified.episodes.every((episode) => episode.verified === true)).toBe(true);
+    expect(verified.summary.rows.map((row) => row.verified)).toEqual([
+      { checked: 3, matched: 3 },
+      { checked: 3, matched: 3 },
+    ]);
+
+    // One model answer edited (another direction), and one policy episode's final hash: both caught.
+    const model = verified.episodes.find((episode) => episode.agent === 'stub' && episode.seed === 2)!;
+    const modelPath = join(folder, model.recording!);
+    writeFileSync(modelPath, editFirstMove(readFileSync(modelPath, 'utf8')));
+    const policy = verified.episodes.find((episode) => episode.agent === 'world' && episode.seed === 1)!;
+    const policyPath = join(folder, policy.recording!);
+    writeFileSync(policyPath, readFileSync(policyPath, 'utf8').replace(/"stateHash":"[0-9a-f]+"/, `"stateHash":"${'0'.repeat(32)}"`));
+    const again = await runEval({ ...options, resume: true, verify: 6 });
+    expect(again.verified!.matched).toBe(4);
+    expect(again.verified!.mismatches.map((each) => each.key).sort()).toEqual([episodeKey(model), episodeKey(policy)].sort());
+    expect(again.verified!.mismatches.find((each) => each.key === episodeKey(policy))!.why).toMatch(
+      /the recording ends with state 0{32}, the results file says/,
+    );
+    expect(again.verified!.mismatches.find((each) => each.key === episodeKey(model))!.why).toMatch(
+      /the replay (asked the model something else|ended with state)/,
+    );
+    expect(again.episodes.filter((episode) => episode.verified === false)).toHaveLength(2);
   }, 120_000);
 
   it('refuses, before any episode, an unknown policy, role or agent kind, a model it cannot start, and two agents of one name', async () => {
