@@ -152,7 +152,10 @@ export async function runEvalEpisode<P extends Params>(world: World<P>, options:
   });
 
   const clients: AgentClient[] = [];
+  // Agents the episode waits for after each tick (a model), and those it never waits for (a policy):
+  // these are only asked for their decisions at the end, so a policy costs a tick nothing.
   const seated = new Map<string, SeatedAgent>();
+  const passive: SeatedAgent[] = [];
   let failure: AgentFailure | undefined;
   const decisions: EvalDecision[] = [];
   const fail = (kind: AgentFailureKind, reason: string): void => {
@@ -187,7 +190,9 @@ export async function runEvalEpisode<P extends Params>(world: World<P>, options:
       tick: () => capsule.tick,
     };
     try {
-      seated.set(character, await options.agent(seat));
+      const agent = await options.agent(seat);
+      if (agent.failure === undefined && agent.settled() === undefined) passive.push(agent);
+      else seated.set(character, agent);
     } catch (error) {
       fail('crashed', `could not start as ${character}: ${messageOf(error)}`);
     }
@@ -220,16 +225,24 @@ export async function runEvalEpisode<P extends Params>(world: World<P>, options:
   const result = await runHeadless({
     capsule,
     ticks: maxTicks,
-    onTick: async (tick: number) => {
-      if (hashEvery !== undefined && tick % hashEvery === 0) hashes.push({ tick, hash: stateHash(episode.state()) });
-      if (seated.size > 0) await settle();
-    },
+    // Only when there is something to do after a tick: an awaited no-op on every tick is the eval's largest cost for policies.
+    ...((hashEvery !== undefined || seated.size > 0) && {
+      onTick: (tick: number): Promise<void> | undefined => {
+        if (hashEvery !== undefined && tick % hashEvery === 0) hashes.push({ tick, hash: stateHash(episode.state()) });
+        return seated.size > 0 ? settle() : undefined;
+      },
+    }),
     stopWhen: () => {
       const reason = episode.stop?.();
       if (reason !== undefined) stop = reason;
       return reason !== undefined;
     },
   });
+  for (const agent of passive)
+    for (const decision of agent.takeDecisions()) {
+      decisions.push(decision);
+      timeline.decision(capsule.tick, decision);
+    }
   const measured = summary.toJSON();
   const goals: Record<string, number> = {};
   for (const role of [...roles].sort()) goals[role] = metAt.has(role) ? 1 : 0;
@@ -271,7 +284,7 @@ export async function runEvalEpisode<P extends Params>(world: World<P>, options:
   summary.detach();
   offCalls();
   offTick();
-  for (const agent of seated.values()) await agent.close('episode over').catch(() => undefined);
+  for (const agent of [...seated.values(), ...passive]) await agent.close('episode over').catch(() => undefined);
   await closeEpisode(episode, new Map(clients.map((client, index) => [String(index), client])), 'episode over');
   out.wallMs = wall.now() - started;
   return out;
@@ -320,10 +333,14 @@ class TimelineRecorder {
   private readonly decisions: EvalTimeline['decisions'] = [];
   private dropped = 0;
 
+  private readonly characterIndex: Map<string, number>;
+
   constructor(
     private readonly characters: string[],
     private readonly maxRows: number,
-  ) {}
+  ) {
+    this.characterIndex = new Map(characters.map((character, index) => [character, index]));
+  }
 
   call(tick: number, character: string, tool: string, code: string): void {
     if (this.calls.length >= this.maxRows) {
@@ -335,7 +352,7 @@ class TimelineRecorder {
       index = this.tools.push(tool) - 1;
       this.toolIndex.set(tool, index);
     }
-    this.calls.push([tick, this.characters.indexOf(character), index, code]);
+    this.calls.push([tick, this.characterIndex.get(character) ?? -1, index, code]);
   }
 
   decision(tick: number, decision: EvalDecision): void {
@@ -343,7 +360,7 @@ class TimelineRecorder {
       this.dropped++;
       return;
     }
-    this.decisions.push([tick, this.characters.indexOf(decision.character), Math.round(decision.ms), decision.inputTokens, decision.outputTokens]);
+    this.decisions.push([tick, this.characterIndex.get(decision.character) ?? -1, Math.round(decision.ms), decision.inputTokens, decision.outputTokens]);
   }
 
   toJSON(): EvalTimeline {

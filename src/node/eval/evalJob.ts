@@ -1,7 +1,7 @@
 // One eval job where it runs (a worker thread, a queue worker, or the coordinator itself): the agent
 // under test made from its spec — a world's policy, or a model through pi's provider library,
 // loaded once per process and shared by its episodes — seated in the job's episode, and, when the
-// eval keeps recordings, the episode's recording written beside the results.
+// eval keeps recordings, a model's episode's recording (its cassette) written beside the results.
 
 import { join, relative } from 'node:path';
 import type { CassetteEntry, ModelExchange } from '../../agent/model/cassette.js';
@@ -17,8 +17,10 @@ import { EVAL_RECORDING_FORMAT, recordedExchange, writeEvalRecording } from './e
 
 /** Runs one job's episode with its agent under test. */
 export async function runEvalJob(world: World, job: JobSpec & { agent: { name: string; spec: string } }): Promise<EvalEpisode> {
+  // Only a model's episodes need a recording: a policy's replays from its results line alone.
+  const recordDir = parseAgentSpec(job.agent.spec).kind === 'model' ? job.recordDir : undefined;
   const exchanges: CassetteEntry[] = [];
-  const record = job.recordDir !== undefined ? (exchange: ModelExchange, tick: number) => exchanges.push(recordedExchange(exchange, tick)) : undefined;
+  const record = recordDir !== undefined ? (exchange: ModelExchange, tick: number) => exchanges.push(recordedExchange(exchange, tick)) : undefined;
   const episode = await runEvalEpisode(world, {
     seed: job.seed,
     params: job.params,
@@ -30,8 +32,8 @@ export async function runEvalJob(world: World, job: JobSpec & { agent: { name: s
     ...(job.maxTicks !== undefined && { maxTicks: job.maxTicks }),
     ...(job.hashEvery !== undefined && { hashEvery: job.hashEvery }),
   });
-  if (job.recordDir === undefined) return episode;
-  const path = join(job.recordDir, `${jobId({ world: world.name, params: episode.params, seed: job.seed, agent: job.agent })}.jsonl`);
+  if (recordDir === undefined) return episode;
+  const path = join(recordDir, `${jobId({ world: world.name, params: episode.params, seed: job.seed, agent: job.agent })}.jsonl`);
   writeEvalRecording(path, {
     header: {
       format: EVAL_RECORDING_FORMAT,
@@ -49,7 +51,7 @@ export async function runEvalJob(world: World, job: JobSpec & { agent: { name: s
   // Where the report and --verify find it: relative to the results file, with forward slashes on any system.
   return {
     ...episode,
-    recording: relative(job.recordBase ?? job.recordDir, path)
+    recording: relative(job.recordBase ?? recordDir, path)
       .split('\\')
       .join('/'),
   };

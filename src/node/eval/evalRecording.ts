@@ -2,7 +2,8 @@
 // (world, seed, params, agent, roles, ticks), every model exchange of the agent under test (its
 // cassette), and the state hash it ended with. One JSON line each, written once the episode is over.
 // `verifyEpisode` replays it: the world's policies as they are, the model's answers from the
-// cassette, and the ending state hash compared with the recorded one and the results file's.
+// cassette, and the ending state hash compared with the recorded one and the results file's. A
+// policy's episode needs no file: its results line holds the job and the hash.
 
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -121,6 +122,27 @@ export async function verifyEpisode(world: World, recording: EvalRecording, epis
   return undefined;
 }
 
+/**
+ * The recording a policy's episode needs, from its results line: the job, no exchanges, and its
+ * ending hash. As many ticks as it ran: a world that stopped early stops at the same tick again.
+ */
+function lineRecording(episode: EvalEpisode): EvalRecording {
+  return {
+    header: {
+      format: EVAL_RECORDING_FORMAT,
+      world: episode.world,
+      seed: episode.seed,
+      params: episode.params,
+      agent: episode.agent,
+      agentSpec: episode.agentSpec,
+      roles: episode.roles,
+      maxTicks: episode.ticks,
+    },
+    exchanges: [],
+    end: { stateHash: episode.stateHash, ticks: episode.ticks },
+  };
+}
+
 /** What `verifyResults` found. */
 export interface VerifyReport {
   /** Episodes replayed from their recordings. */
@@ -136,7 +158,8 @@ export interface VerifyReport {
  * rewritten whole and renamed into place.
  */
 export async function verifyResults(world: World, out: string, episodes: readonly EvalEpisode[], sample: number): Promise<VerifyReport> {
-  const recorded = episodes.filter((episode) => episode.recording !== undefined);
+  // A model's episode replays from its recording; a policy's from its results line alone.
+  const recorded = episodes.filter((episode) => episode.recording !== undefined || parseAgentSpec(episode.agentSpec).kind === 'policy');
   const step = recorded.length / Math.max(1, Math.min(sample, recorded.length));
   const chosen = new Set<EvalEpisode>();
   for (let at = 0; chosen.size < Math.min(sample, recorded.length); at += step) chosen.add(recorded[Math.floor(at)]!);
@@ -145,7 +168,8 @@ export async function verifyResults(world: World, out: string, episodes: readonl
   for (const episode of chosen) {
     let why: string | undefined;
     try {
-      why = await verifyEpisode(world, readEvalRecording(join(dirname(out), episode.recording!)), episode);
+      const recording = episode.recording !== undefined ? readEvalRecording(join(dirname(out), episode.recording)) : lineRecording(episode);
+      why = await verifyEpisode(world, recording, episode);
     } catch (error) {
       why = messageOf(error);
     }

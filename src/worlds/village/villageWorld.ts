@@ -25,7 +25,7 @@ function villageSpec(apples: number): TextWorldSpec {
  * with two apples for the pie, the farmer with bread he was paid, a note left in the square.
  */
 const GOAL_MET: Readonly<Record<Villager, (world: TextWorld) => boolean>> = {
-  ada: (world) => world.roomOf('ada').id === 'bakery' && world.itemsAt('ada').filter((item) => item.id.endsWith('_apple')).length >= 2,
+  ada: (world) => world.character('ada')?.room === 'bakery' && world.itemsAt('ada').filter((item) => item.id.endsWith('_apple')).length >= 2,
   bram: (world) => world.itemsAt('bram').some((item) => item.id.endsWith('_loaf')),
   cleo: (world) => world.itemsAt('square').some((item) => item.id.startsWith('note')),
 };
@@ -48,11 +48,19 @@ export const villageWorld = defineWorld({
     // The tick each villager met its goal at, once it has: by its own word when the world's policy
     // plays it (the pie baked, not only the apples in hand), by the world's state for anyone else.
     const metAt = new Map<string, number>();
+    // Each villager's goal, judged again only when the world changed: an eval asks every tick.
+    const goals = new Map<Villager, boolean>();
+    const offChange = world.on(() => goals.clear());
+    const goalMet = (id: Villager): boolean => {
+      let met = goals.get(id);
+      if (met === undefined) goals.set(id, (met = GOAL_MET[id](world)));
+      return met;
+    };
     const offTick = capsule.on('tick', ({ tick }) => {
       for (const id of VILLAGERS) {
         if (metAt.has(id)) continue;
         const mind = minds.get(id);
-        if (mind !== undefined ? mind.done : GOAL_MET[id](world)) metAt.set(id, tick);
+        if (mind !== undefined ? mind.done : goalMet(id)) metAt.set(id, tick);
       }
     });
     const goalsMet = (): number => metAt.size;
@@ -68,7 +76,7 @@ export const villageWorld = defineWorld({
           new Wanderer(client, character, random);
         },
       },
-      goal: (character) => isVillager(character) && GOAL_MET[character](world),
+      goal: (character) => isVillager(character) && goalMet(character),
       brief(character) {
         const who = world.character(character);
         return {
@@ -86,7 +94,10 @@ export const villageWorld = defineWorld({
       score: (character) => (metAt.has(character) ? 1 : 0),
       stop: () => (goalsMet() === VILLAGERS.length ? 'goals_met' : capsule.tick >= params.dayTicks ? 'nightfall' : undefined),
       state: () => ({ tick: capsule.tick, ...world.snapshot(), goals: Object.fromEntries([...metAt].sort(([a], [b]) => (a < b ? -1 : 1))) }),
-      dispose: () => offTick(),
+      dispose: () => {
+        offTick();
+        offChange();
+      },
     };
   },
 });

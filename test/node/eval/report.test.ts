@@ -4,7 +4,8 @@
 // no Chromium is a failure with the fix, not a skip) opened from a file:// URL with every request
 // that is not file: aborted: it gets ready with no error, every chart is drawn, the table's numbers
 // are the summary's, a header click sorts, a refused call's code shows on hover — and a full-page
-// screenshot goes to docs/images/eval-report.png for the docs.
+// screenshot of a real eval's report (the village's policies and a scripted stand-in model) goes to
+// docs/images/eval-report.png for the docs.
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,12 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_REPORT_TIMELINES, chooseTimelines, renderReport, writeReport } from '../../../src/node/eval/report.js';
 import { launchChromium, type Chromium } from '../../e2e/browser/chromium.js';
+import type { ModelTurn } from '../../../src/agent/model/modelPort.js';
+import { summarizeEval } from '../../../src/node/eval/evalSummary.js';
+import { modelAgent, policyAgent } from '../../../src/research/evalAgents.js';
+import { runEvalEpisode } from '../../../src/research/evalEpisode.js';
+import type { EvalEpisode } from '../../../src/research/evalResult.js';
+import { villageWorld } from '../../../src/worlds/village/villageWorld.js';
 import { FIXTURE_AGENTS, evalFixture } from './fixtures.js';
 
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -229,16 +236,66 @@ describe('the report in headless Chromium', () => {
     for (const href of hrefs) expect(href).toMatch(/^recordings\/[a-z]+\/seed%20\d+\.ndjson$/);
     await page.mouse.move(0, 0);
   });
+});
 
-  it('saves a full-page screenshot for the docs', async () => {
-    // The page as it opens: rows in the summary's order, nothing hovered.
-    await page.reload();
-    await page.waitForFunction(() => document.body.dataset.ready === 'true', undefined, { timeout: 60_000 });
-    const out = join(root, 'docs', 'images');
-    mkdirSync(out, { recursive: true });
-    const png = await page.screenshot({ path: join(out, 'eval-report.png'), fullPage: true });
-    expect(png.length).toBeGreaterThan(50_000);
-  });
+describe('the report of a real eval, as the docs show it', () => {
+  it('draws a real comparison (the village, its own policy, the wanderer and a scripted stand-in model), and saves the screenshot for the docs', async () => {
+    // A stand-in for a model, answering by the request alone with a model's usage: the docs cannot ship a model.
+    const DIRECTIONS = ['north', 'south', 'east', 'west'];
+    const standIn: ModelTurn = async (request) => ({
+      role: 'assistant',
+      content:
+        request.messages.at(-1)?.role === 'toolResult'
+          ? [{ type: 'text', text: 'Onwards.' }]
+          : [{ type: 'toolCall', id: 'go', name: 'go', arguments: { direction: DIRECTIONS[request.messages.length % 4]! } }],
+      usage: { input: 400 + 20 * request.messages.length, output: 12, cacheRead: 0, cacheWrite: 0, cost: { total: 0.00002 * request.messages.length } },
+      stopReason: 'stop',
+      timestamp: 0,
+    });
+    const agents = [
+      { name: 'world', spec: 'policy:world', agent: policyAgent('world') },
+      { name: 'wanderer', spec: 'policy:wanderer', agent: policyAgent('wanderer') },
+      { name: 'stand-in', spec: 'model:stub/stand-in', agent: modelAgent({ turnOf: () => standIn }) },
+    ];
+    const params = [
+      { apples: 3, dayTicks: 160 },
+      { apples: 3, dayTicks: 400 },
+    ];
+    const episodes: EvalEpisode[] = [];
+    for (const each of params)
+      for (let seed = 1; seed <= 8; seed++)
+        for (const { name, spec, agent } of agents)
+          episodes.push(await runEvalEpisode(villageWorld, { seed, params: each, agent, agentName: name, agentSpec: spec, roles: ['cleo'] }));
+    const summary = summarizeEval({ world: 'village', agents, params, episodes });
+    const dir = mkdtempSync(join(tmpdir(), 'aicc-report-docs-'));
+    const browser = await launchChromium({ timeoutMs: 120_000 });
+    try {
+      const path = join(dir, 'report.html');
+      writeReport(path, { summary, episodes, timelines: 6, title: 'Village: who plays Cleo best?' });
+      const requests: string[] = [];
+      await browser.context.route('**/*', (route) => {
+        if (route.request().url().startsWith('file:')) return route.continue();
+        requests.push(route.request().url());
+        return route.abort();
+      });
+      const page = await browser.context.newPage();
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(pathToFileURL(path).href);
+      await page.waitForFunction(() => document.body.dataset.ready === 'true' || document.body.dataset.error !== undefined, undefined, { timeout: 60_000 });
+      expect(await page.evaluate(() => document.body.dataset.error)).toBeUndefined();
+      expect(requests).toEqual([]);
+      // The success column shows the summary's rates.
+      const shown = await page.$$eval('#rows tbody tr [data-col="success"]', (cells) => cells.map((cell) => Number(cell.getAttribute('data-value'))));
+      expect(shown).toEqual(summary.rows.map((row) => row.success.mean));
+      const out = join(root, 'docs', 'images');
+      mkdirSync(out, { recursive: true });
+      const png = await page.screenshot({ path: join(out, 'eval-report.png'), fullPage: true });
+      expect(png.length).toBeGreaterThan(50_000);
+    } finally {
+      await browser.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
 });
 
 describe('a hostile report in headless Chromium', () => {

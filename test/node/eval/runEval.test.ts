@@ -131,12 +131,14 @@ describe('runEval on worker threads', () => {
     expect(again.budgetReached?.what).toBe('tokens');
   }, 120_000);
 
-  it('writes each episode its recording; --verify replays them with no model and marks them verified, and catches an edited one', async () => {
+  it("writes each model episode its recording; --verify replays episodes with no model (a policy's from its results line), marks them verified, and catches an edited one", async () => {
     const folder = tempFolder();
     const out = join(folder, 'results.jsonl');
     const options = { ...base(), agents: ['world=policy:world', `stub=model:stub/stub-model@${stub.baseUrl}`], seeds: '1..3', out, workers: 1 };
     const ran = await runEval(options);
-    for (const episode of ran.episodes) expect(existsSync(join(folder, episode.recording!))).toBe(true);
+    for (const episode of ran.episodes)
+      if (episode.agent === 'stub') expect(existsSync(join(folder, episode.recording!))).toBe(true);
+      else expect(episode.recording).toBeUndefined();
     const requests = stub.requests.length;
     const verified = await runEval({ ...options, resume: true, verify: 6 });
     expect(verified.ran).toBe(0);
@@ -148,18 +150,20 @@ describe('runEval on worker threads', () => {
       { checked: 3, matched: 3 },
     ]);
 
-    // One model answer edited (another direction), and one policy episode's final hash: both caught.
+    // One model answer edited (another direction), and one policy episode's hash in the results file: both caught.
     const model = verified.episodes.find((episode) => episode.agent === 'stub' && episode.seed === 2)!;
     const modelPath = join(folder, model.recording!);
     writeFileSync(modelPath, editFirstMove(readFileSync(modelPath, 'utf8')));
     const policy = verified.episodes.find((episode) => episode.agent === 'world' && episode.seed === 1)!;
-    const policyPath = join(folder, policy.recording!);
-    writeFileSync(policyPath, readFileSync(policyPath, 'utf8').replace(/"stateHash":"[0-9a-f]+"/, `"stateHash":"${'0'.repeat(32)}"`));
+    const lines = readFileSync(out, 'utf8').split('\n');
+    const at = lines.findIndex((line) => line !== '' && episodeKey(JSON.parse(line) as EvalEpisode) === episodeKey(policy));
+    lines[at] = lines[at]!.replace(/"stateHash":"[0-9a-f]+"/, `"stateHash":"${'0'.repeat(32)}"`);
+    writeFileSync(out, lines.join('\n'));
     const again = await runEval({ ...options, resume: true, verify: 6 });
     expect(again.verified!.matched).toBe(4);
     expect(again.verified!.mismatches.map((each) => each.key).sort()).toEqual([episodeKey(model), episodeKey(policy)].sort());
     expect(again.verified!.mismatches.find((each) => each.key === episodeKey(policy))!.why).toMatch(
-      /the recording ends with state 0{32}, the results file says/,
+      /the replay ended with state [0-9a-f]{32}, the recording with 0{32}/,
     );
     expect(again.verified!.mismatches.find((each) => each.key === episodeKey(model))!.why).toMatch(
       /the replay (asked the model something else|ended with state)/,
