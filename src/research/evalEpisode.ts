@@ -35,8 +35,8 @@ export interface EvalSeat {
   episode: EpisodeWorld;
   /** The character's session, connected in-process (made on first ask; a program that joins over its own link does not ask). */
   client(): Promise<AgentClient>;
-  /** Opens the character's session on `link` instead: an agent in another process joins through it. */
-  join(link: Link): void;
+  /** Opens the character's session on `link` instead (an agent in another process joins through it); gives the session's id. */
+  join(link: Link): string;
   /** The world's tick now. */
   tick(): number;
 }
@@ -186,7 +186,7 @@ export async function runEvalEpisode<P extends Params>(world: World<P>, options:
       random: random.fork(`policy:${character}`),
       episode,
       client: () => (client ??= connect()),
-      join: (link) => void capsule.connect(link, { ...session, character }),
+      join: (link) => capsule.connect(link, { ...session, character }).id,
       tick: () => capsule.tick,
     };
     try {

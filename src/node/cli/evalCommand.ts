@@ -25,8 +25,10 @@ WORLD is a built-in world (${BUILT_IN_WORLDS.join(', ')}) or a compiled world mo
 \`aicc sweep\`; it must judge success (its episodes' goal(character)). Each seed runs once per
 agent: the characters named by --role are played by the agent under test, the rest by the world's
 own policy, every call through the capsule's checks and limits. A SPEC is ${AGENT_SPEC_FORMS}
-(policy:world is the world's own; the village also has policy:wanderer). A model's key comes
-from its provider's environment variable or pi's credential store, and stays in this process.
+(policy:world is the world's own; the village also has policy:wanderer; cmd:COMMAND runs a
+program speaking aicc/0.1 as NDJSON on its stdio, one per character, AICC_CHARACTER in its
+environment). A model's key comes from its provider's environment variable or pi's credential
+store, and stays in the process that runs the episode.
 
 Options:
   --agent NAME=SPEC    an agent under test; repeat for each (two at least, to compare)

@@ -4,10 +4,14 @@
 //   policy:NAME                    one of the world's scripted policies (`policy:world`: its own)
 //   model:PROVIDER/MODEL           a model through pi's provider library (key from the environment or pi's store)
 //   model:PROVIDER/MODEL@BASE_URL  a model on an OpenAI-compatible server (`@http://127.0.0.1:8080/v1`)
+//   cmd:COMMAND                    a program (run by the shell) speaking aicc/0.1 as NDJSON on its stdio
 
 import { CapsuleError } from '../../base/errors.js';
 
-export type AgentSpec = { kind: 'policy'; policy: string } | { kind: 'model'; provider: string; model: string; baseUrl?: string };
+export type AgentSpec =
+  | { kind: 'policy'; policy: string }
+  | { kind: 'model'; provider: string; model: string; baseUrl?: string }
+  | { kind: 'cmd'; command: string };
 
 /** An agent of an eval: its name (what results and reports call it) and its spec as given. */
 export interface EvalAgentSpec {
@@ -18,7 +22,7 @@ export interface EvalAgentSpec {
 const NAME = /^[A-Za-z][\w.-]{0,63}$/;
 
 /** What the spec kinds look like, for messages. */
-export const AGENT_SPEC_FORMS = 'policy:NAME, model:PROVIDER/MODEL or model:PROVIDER/MODEL@BASE_URL';
+export const AGENT_SPEC_FORMS = 'policy:NAME, model:PROVIDER/MODEL, model:PROVIDER/MODEL@BASE_URL or cmd:COMMAND';
 
 /** Reads a spec; throws an AICC_INVALID_OPTION naming what it expects. */
 export function parseAgentSpec(spec: string, place = 'eval'): AgentSpec {
@@ -26,11 +30,13 @@ export function parseAgentSpec(spec: string, place = 'eval'): AgentSpec {
   if (policy !== null) return { kind: 'policy', policy: policy[1]! };
   const model = /^model:([^/\s@]+)\/([^\s@]+)(?:@(https?:\/\/\S+))?$/.exec(spec);
   if (model !== null) return { kind: 'model', provider: model[1]!, model: model[2]!, ...(model[3] !== undefined && { baseUrl: model[3] }) };
+  const command = /^cmd:(.*\S.*)$/s.exec(spec);
+  if (command !== null) return { kind: 'cmd', command: command[1]!.trim() };
   const kind = /^([a-z-]+):/.exec(spec)?.[1];
-  if (kind === 'pi' || kind === 'pi-daemon' || kind === 'mcp' || kind === 'cmd')
+  if (kind === 'pi' || kind === 'pi-daemon' || kind === 'mcp')
     throw new CapsuleError(
       'AICC_INVALID_OPTION',
-      `${place}: agents of kind ${kind}: cannot be evaluated yet (a program in another process has no turns to wait for); use ${AGENT_SPEC_FORMS}`,
+      `${place}: agents of kind ${kind}: cannot be evaluated yet (the eval cannot yet tell when such an agent has finished its turn); use ${AGENT_SPEC_FORMS} — a program speaking aicc/0.1 on its stdio runs as cmd:COMMAND`,
     );
   throw new CapsuleError('AICC_INVALID_OPTION', `${place}: an agent spec is ${AGENT_SPEC_FORMS}; got ${JSON.stringify(spec)}`);
 }
@@ -53,7 +59,10 @@ function defaultName(spec: string): string {
   const policy = /^policy:(.+)$/.exec(spec);
   if (policy !== null) return policy[1]!;
   const model = /^model:[^/]+\/([^@]+)/.exec(spec);
-  return model !== null ? model[1]!.replace(/[^\w.-]/g, '-') : spec;
+  if (model !== null) return model[1]!.replace(/[^\w.-]/g, '-');
+  // A command's program, by its file's name (`cmd:node bots/walker.js` → walker).
+  const program = /^cmd:\s*(?:\S*node\S*\s+)?(?:\S*\/)?([A-Za-z][\w-]*)/.exec(spec);
+  return program !== null ? program[1]! : spec;
 }
 
 /** Checks a list of agents (`NAME=SPEC` or `{ name, spec }`): at least one, each readable, names unique. */

@@ -1,5 +1,5 @@
 // One eval job where it runs (a worker thread, a queue worker, or the coordinator itself): the agent
-// under test made from its spec — a world's policy, or a model through pi's provider library,
+// under test made from its spec — a world's policy, a program of its own, or a model through pi's provider library,
 // loaded once per process and shared by its episodes — seated in the job's episode, and, when the
 // eval keeps recordings, a model's episode's recording (its cassette) written beside the results.
 
@@ -13,6 +13,7 @@ import type { World } from '../../research/world.js';
 import { piAiModel, type PiAiModel } from '../model/piAi.js';
 import type { JobSpec } from '../sweep/job.js';
 import { parseAgentSpec } from './agentSpec.js';
+import { programAgent } from './programAgent.js';
 import { EVAL_RECORDING_FORMAT, recordedExchange, writeEvalRecording } from './evalRecording.js';
 
 /** Runs one job's episode with its agent under test. */
@@ -61,6 +62,7 @@ export async function runEvalJob(world: World, job: JobSpec & { agent: { name: s
 export function evalAgentOf(spec: string, options: { maxTokens?: number; record?: (exchange: ModelExchange, tick: number) => void } = {}): EvalAgent {
   const parsed = parseAgentSpec(spec);
   if (parsed.kind === 'policy') return policyAgent(parsed.policy);
+  if (parsed.kind === 'cmd') return programAgent(parsed.command);
   const { maxTokens } = options;
   // Temperature 0: the same request, as near the same answer as the provider allows.
   const model = cachedModel(`${spec} ${maxTokens ?? ''}`, () =>

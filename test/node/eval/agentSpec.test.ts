@@ -12,12 +12,13 @@ describe('agent specs', () => {
       baseUrl: 'http://127.0.0.1:8080/v1',
     });
     expect(parseAgentSpec('model:openrouter/meta-llama/llama-3.1-8b')).toMatchObject({ provider: 'openrouter', model: 'meta-llama/llama-3.1-8b' });
+    expect(parseAgentSpec('cmd:node bots/walker.js --fast')).toEqual({ kind: 'cmd', command: 'node bots/walker.js --fast' });
   });
 
   it('says which kinds cannot be evaluated yet, and what a spec looks like', () => {
-    for (const kind of ['pi:claude', 'pi-daemon:/tmp/sock', 'mcp:npx server', 'cmd:./bot'])
-      expect(() => parseAgentSpec(kind)).toThrow(/cannot be evaluated yet/);
-    for (const bad of ['', 'policy:', 'model:gpt', 'model:a/b@ftp://x', 'world'])
+    for (const kind of ['pi:claude', 'pi-daemon:/tmp/sock', 'mcp:npx server'])
+      expect(() => parseAgentSpec(kind)).toThrow(/cannot be evaluated yet .* cmd:COMMAND/);
+    for (const bad of ['', 'policy:', 'model:gpt', 'model:a/b@ftp://x', 'world', 'cmd:', 'cmd:   '])
       expect(() => parseAgentSpec(bad)).toThrow(/an agent spec is policy:NAME, model:PROVIDER\/MODEL/);
   });
 
@@ -25,6 +26,8 @@ describe('agent specs', () => {
     expect(parseNamedAgent('base=policy:world')).toEqual({ name: 'base', spec: 'policy:world' });
     expect(parseNamedAgent('policy:wanderer')).toEqual({ name: 'wanderer', spec: 'policy:wanderer' });
     expect(parseNamedAgent('model:openai/gpt-4o-mini')).toEqual({ name: 'gpt-4o-mini', spec: 'model:openai/gpt-4o-mini' });
+    expect(parseNamedAgent('cmd:node bots/walker.js')).toEqual({ name: 'walker', spec: 'cmd:node bots/walker.js' });
+    expect(parseNamedAgent('cmd:./my-bot --x')).toEqual({ name: 'my-bot', spec: 'cmd:./my-bot --x' });
     expect(() => parseNamedAgent('__proto__=policy:world')).toThrow(/an agent's name is a letter then/);
   });
 
