@@ -123,26 +123,41 @@ export async function runEpisode<P extends Params>(world: World<P>, options: Epi
       return reason !== undefined;
     },
   });
-  const measured = summary.toJSON();
-  const out: EpisodeSummary<P> = {
-    world: world.name,
+  const out = episodeSummary(world.name, episode, {
     seed: options.seed,
     params,
     stop,
     ticks: result.ticks,
-    metrics: sortedMetrics(episode.metrics()),
-    scores: scoresOf(episode),
-    calls: measured.calls,
-    refusals: measured.refusals,
-    decisionLatencyMs: measured.decisionLatencyMs,
-    stateHash: stateHash(episode.state()),
+    measured: summary.toJSON(),
     ...(hashEvery !== undefined && { hashes }),
-    wallMs: 0,
-  };
+  });
   summary.detach();
   await closeEpisode(episode, clients, 'episode over');
   out.wallMs = now() - started;
   return out;
+}
+
+/** What every runner reports of an episode that has run: the world's measures and state, and the capsule's counts. */
+export function episodeSummary<P extends Params>(
+  world: string,
+  episode: EpisodeWorld,
+  run: { seed: number; params: P; stop: EpisodeStop; ticks: number; measured: RunSummaryJSON; hashes?: Array<{ tick: number; hash: string }> },
+): EpisodeSummary<P> {
+  return {
+    world,
+    seed: run.seed,
+    params: run.params,
+    stop: run.stop,
+    ticks: run.ticks,
+    metrics: sortedMetrics(episode.metrics()),
+    scores: scoresOf(episode),
+    calls: run.measured.calls,
+    refusals: run.measured.refusals,
+    decisionLatencyMs: run.measured.decisionLatencyMs,
+    stateHash: stateHash(episode.state()),
+    ...(run.hashes !== undefined && { hashes: run.hashes }),
+    wallMs: 0,
+  };
 }
 
 /** Metrics by name in code-point order, each checked to be a finite number. */

@@ -20,7 +20,7 @@ import type { Link } from '../links/link.js';
 import type { Capsule } from '../runtime/capsule.js';
 import type { CallRecord } from '../runtime/calls.js';
 import type { AgentFailure, AgentFailureKind, EvalEpisode, EvalTimeline } from './evalResult.js';
-import { closeEpisode, type EpisodeOptions, scoresOf, setUpEpisode, sortedMetrics } from './episode.js';
+import { closeEpisode, type EpisodeOptions, episodeSummary, setUpEpisode } from './episode.js';
 import { stateHash } from './stateHash.js';
 import type { AgentSession, EpisodeWorld, Params, World } from './world.js';
 
@@ -243,27 +243,21 @@ export async function runEvalEpisode<P extends Params>(world: World<P>, options:
       decisions.push(decision);
       timeline.decision(capsule.tick, decision);
     }
-  const measured = summary.toJSON();
-  const goals: Record<string, number> = {};
-  for (const role of [...roles].sort()) goals[role] = metAt.has(role) ? 1 : 0;
-  const success = roles.every((role) => metAt.has(role)) ? 1 : 0;
-  const scores = scoresOf(episode);
-  const score = roles.reduce((sum, role) => sum + (episode.score !== undefined ? (scores[role] ?? 0) : goals[role]!), 0);
-  const decisionMs = decisions.slice(0, maxRows).map((decision) => decision.ms);
-  const out: EvalEpisode = {
-    world: world.name,
+  const base = episodeSummary(world.name, episode, {
     seed: options.seed,
     params,
     stop,
     ticks: result.ticks,
-    metrics: sortedMetrics(episode.metrics()),
-    scores,
-    calls: measured.calls,
-    refusals: measured.refusals,
-    decisionLatencyMs: measured.decisionLatencyMs,
-    stateHash: stateHash(episode.state()),
+    measured: summary.toJSON(),
     ...(hashEvery !== undefined && { hashes }),
-    wallMs: 0,
+  });
+  const goals: Record<string, number> = {};
+  for (const role of [...roles].sort()) goals[role] = metAt.has(role) ? 1 : 0;
+  const success = roles.every((role) => metAt.has(role)) ? 1 : 0;
+  const score = roles.reduce((sum, role) => sum + (episode.score !== undefined ? (base.scores[role] ?? 0) : goals[role]!), 0);
+  const decisionMs = decisions.slice(0, maxRows).map((decision) => decision.ms);
+  const out: EvalEpisode = {
+    ...base,
     agent: options.agentName,
     agentSpec: options.agentSpec,
     roles: [...roles],

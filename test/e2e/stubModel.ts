@@ -152,6 +152,20 @@ export async function startStubModel(
   return model;
 }
 
+const DIRECTIONS = ['north', 'south', 'east', 'west'];
+
+/**
+ * A stub's answer by the request alone, for runs whose requests arrive in any order (evals on threads
+ * or queue workers): a walk in a direction picked by the conversation's length, a word after each
+ * tool result, and usage for each.
+ */
+export function walkingReply(body: StubRequest['body']): StubReply {
+  const messages = body.messages ?? [];
+  const usage = { promptTokens: 100 + messages.length, completionTokens: 10 };
+  if (messages.at(-1)?.role === 'tool') return { text: 'Onwards.', usage };
+  return { text: '', toolCalls: [{ name: 'go', arguments: { direction: DIRECTIONS[messages.length % 4]! } }], usage };
+}
+
 /** The models.json pi reads from `$PI_CODING_AGENT_DIR`, pointing provider `stub` at the stub. */
 export function stubModelsJson(baseUrl: string): object {
   return {

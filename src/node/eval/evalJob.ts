@@ -9,15 +9,37 @@ import { modelAgent, policyAgent } from '../../research/evalAgents.js';
 import { type EvalAgent, runEvalEpisode } from '../../research/evalEpisode.js';
 import type { EvalEpisode } from '../../research/evalResult.js';
 import { jobId } from '../../research/sweepPlan.js';
-import type { World } from '../../research/world.js';
+import type { Params, World } from '../../research/world.js';
 import { piAiModel, type PiAiModel } from '../model/piAi.js';
-import type { JobSpec } from '../sweep/job.js';
 import { parseAgentSpec } from './agentSpec.js';
 import { programAgent } from './programAgent.js';
 import { EVAL_RECORDING_FORMAT, recordedExchange, writeEvalRecording } from './evalRecording.js';
 
+/** What a job carries for an eval, beside its seed, params and ticks (src/node/sweep/job.ts's JobSpec has them all, optional). */
+export interface EvalJobFields {
+  /** The agent under test. */
+  agent: { name: string; spec: string };
+  /** The characters it plays; default every character the world lists. */
+  roles?: string[];
+  /** Wall ms it may take to settle after a tick. */
+  hangMs?: number;
+  /** A model agent's longest answer per turn, in tokens. */
+  maxTokens?: number;
+  /** Where each model episode's recording goes (absolute), and the folder its path in the results is relative to. */
+  recordDir?: string;
+  recordBase?: string;
+}
+
+/** One eval job as it reaches runEvalJob. */
+export interface EvalJob extends EvalJobFields {
+  seed: number;
+  params: Params;
+  maxTicks?: number;
+  hashEvery?: number;
+}
+
 /** Runs one job's episode with its agent under test. */
-export async function runEvalJob(world: World, job: JobSpec & { agent: { name: string; spec: string } }): Promise<EvalEpisode> {
+export async function runEvalJob(world: World, job: EvalJob): Promise<EvalEpisode> {
   // Only a model's episodes need a recording: a policy's replays from its results line alone.
   const recordDir = parseAgentSpec(job.agent.spec).kind === 'model' ? job.recordDir : undefined;
   const exchanges: CassetteEntry[] = [];

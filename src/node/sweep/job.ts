@@ -4,25 +4,17 @@
 
 import { runEpisode, type EpisodeSummary } from '../../research/episode.js';
 import type { Params } from '../../research/world.js';
-import { runEvalJob } from '../eval/evalJob.js';
+import { type EvalJobFields, runEvalJob } from '../eval/evalJob.js';
 import { loadWorld } from './loadWorld.js';
 
-export interface JobSpec {
+/** A job: the world, seed, params and ticks; in an eval also its agent under test and the eval's settings. */
+export interface JobSpec extends Partial<EvalJobFields> {
   /** A built-in world's name or a module path (absolute, so any worker finds it). */
   world: string;
   seed: number;
   params: Params;
   maxTicks?: number;
   hashEvery?: number;
-  /** In an eval: the agent under test, its roles and how long it may take to settle (src/node/eval/evalJob.ts). */
-  agent?: { name: string; spec: string };
-  roles?: string[];
-  hangMs?: number;
-  /** A model agent's longest answer per turn, in tokens. */
-  maxTokens?: number;
-  /** Where each eval episode's recording goes (absolute), and the folder its path in the results is relative to. */
-  recordDir?: string;
-  recordBase?: string;
 }
 
 /** Runs one job's episode. Worlds are loaded once per process and reused for its next jobs. */

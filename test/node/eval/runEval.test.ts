@@ -4,24 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episodeKey } from '../../../src/research/sweepPlan.js';
 import type { EvalEpisode, EvalSummary } from '../../../src/research/evalResult.js';
 import { runEval, type EvalResult } from '../../../src/node/eval/runEval.js';
-import { type StubModel, startStubModel } from '../../e2e/stubModel.js';
+import { type StubModel, startStubModel, walkingReply } from '../../e2e/stubModel.js';
 import { rawEpisodes, requireBuiltWorker, tempFolder } from '../sweep/helpers.js';
 
 beforeAll(requireBuiltWorker);
 
-const DIRECTIONS = ['north', 'south', 'east', 'west'];
 let stub: StubModel;
 beforeAll(async () => {
   // Answers by the request alone (a walk in a direction picked by the conversation's length, and a
   // word after each result), with usage: whichever thread asks, the same request gets the same answer.
-  stub = await startStubModel({
-    respond: (body) => {
-      const messages = body.messages ?? [];
-      const usage = { promptTokens: 100 + messages.length, completionTokens: 10 };
-      if (messages.at(-1)?.role === 'tool') return { text: 'Onwards.', usage };
-      return { text: '', toolCalls: [{ name: 'go', arguments: { direction: DIRECTIONS[messages.length % 4] } }], usage };
-    },
-  });
+  stub = await startStubModel({ respond: walkingReply });
 });
 afterAll(() => stub?.close());
 

@@ -12,11 +12,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runEval } from '../../../src/node/eval/runEval.js';
 import type { EvalEpisode, EvalSummary } from '../../../src/research/evalResult.js';
 import { episodeKey } from '../../../src/research/sweepPlan.js';
-import { type StubModel, startStubModel } from '../../e2e/stubModel.js';
+import { type StubModel, startStubModel, walkingReply } from '../../e2e/stubModel.js';
 import { describeWithRedis, type RedisServer, startRedis } from './redisServer.js';
-import { killWorker, spawnWorker, type WorkerProcess } from './workerProcess.js';
-
-const DIRECTIONS = ['north', 'south', 'east', 'west'];
+import { killMidEpisode, killWorker, spawnWorker, type WorkerProcess } from './workerProcess.js';
 
 /** An episode without what wall time decides, or where its recording lies. */
 function timeless(episode: EvalEpisode): string {
@@ -40,14 +38,7 @@ describeWithRedis('an eval on a BullMQ queue', () => {
   beforeAll(async () => {
     redis = await startRedis();
     dir = mkdtempSync(join(tmpdir(), 'aicc-queue-eval-'));
-    stub = await startStubModel({
-      respond: (body) => {
-        const messages = body.messages ?? [];
-        const usage = { promptTokens: 100 + messages.length, completionTokens: 10 };
-        if (messages.at(-1)?.role === 'tool') return { text: 'Onwards.', usage };
-        return { text: '', toolCalls: [{ name: 'go', arguments: { direction: DIRECTIONS[messages.length % 4] } }], usage };
-      },
-    });
+    stub = await startStubModel({ respond: walkingReply });
   }, 20_000);
 
   afterAll(async () => {
@@ -76,19 +67,6 @@ describeWithRedis('an eval on a BullMQ queue', () => {
     const a = start('worker-a');
     const b = start('worker-b');
     await Promise.all([a.ready, b.ready]);
-    const killMidEpisode = async (): Promise<string> => {
-      for (let attempt = 0; attempt < 400; attempt++) {
-        process.kill(a.pid, 'SIGSTOP');
-        const held = (await queue.getActive()).find((job) => job.processedBy === 'worker-a');
-        if (held !== undefined) {
-          process.kill(a.pid, 'SIGKILL');
-          return held.id!;
-        }
-        process.kill(a.pid, 'SIGCONT');
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      throw new Error('worker A was never caught holding a job');
-    };
     let killing: Promise<string> | undefined;
     const out = join(dir, 'queue.jsonl');
     const onQueue = await runEval({
@@ -97,7 +75,7 @@ describeWithRedis('an eval on a BullMQ queue', () => {
       queue: redis.url,
       queueName,
       progress: (done) => {
-        if (done >= 10) killing ??= killMidEpisode();
+        if (done >= 10) killing ??= killMidEpisode(a, 'worker-a', queue);
       },
     });
     await killing;

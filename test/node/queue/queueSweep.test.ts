@@ -17,7 +17,7 @@ import { jobId, jobKey, planSweep, type SweepJob } from '../../../src/research/s
 import { villageWorld } from '../../../src/worlds/index.js';
 import { runQueueSweep } from '../../../src/node/queue/index.js';
 import { describeWithRedis, startRedis, type RedisServer } from './redisServer.js';
-import { killWorker, spawnWorker, type WorkerProcess } from './workerProcess.js';
+import { killMidEpisode, killWorker, spawnWorker, type WorkerProcess } from './workerProcess.js';
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 /** An episode without its one run-dependent field. */
@@ -92,21 +92,7 @@ describeWithRedis('a sweep on a BullMQ queue', () => {
     const b = startWorker(queueName, 'worker-b', '--lock-ms', '1000', '--stalled-ms', '500');
     await Promise.all([a.ready, b.ready]);
 
-    // Freezes worker A and looks at what it holds: with a job active, it is killed right there,
-    // mid-episode; idle (between jobs), it is let go and tried again a moment later.
-    const killMidEpisode = async (): Promise<string> => {
-      for (let attempt = 0; attempt < 200; attempt++) {
-        process.kill(a.pid, 'SIGSTOP');
-        const held = (await queue.getActive()).find((job) => job.processedBy === 'worker-a');
-        if (held !== undefined) {
-          process.kill(a.pid, 'SIGKILL');
-          return held.id!;
-        }
-        process.kill(a.pid, 'SIGCONT');
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      throw new Error('worker A was never caught holding a job');
-    };
+    // Worker A is killed mid-episode once 50 episodes are in (killMidEpisode: frozen, looked at, killed holding a job).
     let killing: Promise<string> | undefined;
     const out = join(dir, 'killed-worker.jsonl');
     const [result, reference] = await Promise.all([
@@ -119,7 +105,7 @@ describeWithRedis('a sweep on a BullMQ queue', () => {
         queueName,
         pollMs: 500,
         progress: (done) => {
-          if (done >= 50) killing ??= killMidEpisode();
+          if (done >= 50) killing ??= killMidEpisode(a, 'worker-a', queue);
         },
       }),
       inProcess(plan),

@@ -42,3 +42,26 @@ export async function killWorker(worker: WorkerProcess, signal: NodeJS.Signals =
   if (worker.child.exitCode === null && worker.child.signalCode === null) process.kill(worker.pid, signal);
   await worker.exited;
 }
+
+/**
+ * Kills `worker` (the one named `name`) in the middle of an episode: freezes it and looks at what it
+ * holds on `queue`; with a job active it is SIGKILLed right there, idle (between jobs) it is let go and
+ * tried again a moment later. Resolves with the id of the job it died holding.
+ */
+export async function killMidEpisode(
+  worker: WorkerProcess,
+  name: string,
+  queue: { getActive(): Promise<Array<{ id?: string; processedBy?: string }>> },
+): Promise<string> {
+  for (let attempt = 0; attempt < 400; attempt++) {
+    process.kill(worker.pid, 'SIGSTOP');
+    const held = (await queue.getActive()).find((job) => job.processedBy === name);
+    if (held !== undefined) {
+      process.kill(worker.pid, 'SIGKILL');
+      return held.id!;
+    }
+    process.kill(worker.pid, 'SIGCONT');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`${name} was never caught holding a job`);
+}
