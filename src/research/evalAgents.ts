@@ -42,6 +42,11 @@ export interface ModelAgentOptions {
   maxConcurrent?: number;
   /** Wall time, for each decision's latency. Default performance.now. */
   wall?: Pick<WallClock, 'now'>;
+  /**
+   * A slot each model request takes first and gives back after (an eval's bound on requests in flight
+   * to the provider). The wait for it counts towards the hang deadline, not towards the latency.
+   */
+  slot?: { acquire(): Promise<void>; release(): void };
 }
 
 /** A model playing the seat's character: the pilot briefs it, its native tools are the character's. */
@@ -74,9 +79,16 @@ class SeatedModel implements SeatedAgent {
     const { exchange } = options;
     const recorded =
       exchange === undefined ? live : recordingTurn(live, { character: seat.character, tick: seat.tick, record: (each) => exchange(each, seat.tick()) });
+    const { slot } = options;
     const timed: ModelTurn = (request, turnOptions) => {
-      const started = now();
-      const reply = recorded(request, turnOptions);
+      let started = now();
+      const reply =
+        slot === undefined
+          ? recorded(request, turnOptions)
+          : slot.acquire().then(() => {
+              started = now();
+              return recorded(request, turnOptions).finally(() => slot.release());
+            });
       const tracked = reply.finally(() => {
         this.turnMs += now() - started;
         this.inFlight.delete(tracked);

@@ -30,7 +30,8 @@ export interface StubRequest {
   aborted: boolean;
   /** The text this request was answered with (scripted, or the fallback). */
   reply: string;
-  /** performance.now() when the last byte of the answer was written (for benches: model time ends here). */
+  /** performance.now() when the request arrived, and when the last byte of the answer was written (for benches: model time ends there). */
+  startedAt: number;
   endedAt?: number;
 }
 
@@ -82,7 +83,7 @@ export async function startStubModel(
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as StubRequest['body'];
     const answer = options.respond?.(body);
     const reply = answer !== undefined ? (typeof answer === 'string' ? { text: answer } : answer) : (queue.shift() ?? { text: model.fallbackReply });
-    const record: StubRequest = { body, aborted: false, reply: reply.text };
+    const record: StubRequest = { body, aborted: false, reply: reply.text, startedAt: performance.now() };
     requests.push(record);
     model.onRequest?.(record);
     for (const waiter of waiters.filter((w) => requests.length >= w.n)) {

@@ -42,6 +42,9 @@ Options:
   --hang-ms N          wall ms an agent may take to answer after a tick before it fails as hung
                        (default 60000); the episode goes on with its characters idle
   --max-tokens N       a model agent's longest answer per turn, in tokens (default 512)
+  --provider-concurrency N
+                       model requests in flight to one provider at once, over the whole eval
+                       (with --queue: per worker process); default one per character played
   --budget-tokens N    stop handing out episodes once the eval's tokens (in + out) reach N
   --budget-usd X       … once its cost, as the provider's catalog prices it, reaches X dollars
   --budget-minutes M   … once this run has taken M minutes
@@ -90,6 +93,7 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
       'max-ticks': { type: 'string' },
       'hang-ms': { type: 'string' },
       'max-tokens': { type: 'string' },
+      'provider-concurrency': { type: 'string' },
       'budget-tokens': { type: 'string' },
       'budget-usd': { type: 'string' },
       'budget-minutes': { type: 'string' },
@@ -115,7 +119,7 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
   if (values.agent === undefined) return usage('name the agents to compare (--agent NAME=SPEC, repeated)');
   if (values.seeds === undefined) return usage('--seeds is required (e.g. --seeds 1..30)');
   if (values.out === undefined) return usage('--out is required: the results file, one JSON line per episode');
-  const numbers = wholeNumbers(values, ['workers', 'max-ticks', 'hang-ms', 'max-tokens', 'budget-tokens', 'verify'] as const);
+  const numbers = wholeNumbers(values, ['workers', 'max-ticks', 'hang-ms', 'max-tokens', 'provider-concurrency', 'budget-tokens', 'verify'] as const);
   if (typeof numbers === 'string') return usage(numbers);
   if (numbers.workers !== undefined && numbers.workers > MAX_WORKERS) return usage(`--workers takes at most ${MAX_WORKERS}`);
   const positive: Partial<Record<'budget-usd' | 'budget-minutes', number>> = {};
@@ -155,6 +159,7 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
       ...(numbers['max-ticks'] !== undefined && { maxTicks: numbers['max-ticks'] }),
       ...(numbers['hang-ms'] !== undefined && { hangMs: numbers['hang-ms'] }),
       ...(numbers['max-tokens'] !== undefined && { maxTokens: numbers['max-tokens'] }),
+      ...(numbers['provider-concurrency'] !== undefined && { providerConcurrency: numbers['provider-concurrency'] }),
       ...(numbers.workers !== undefined && { workers: numbers.workers }),
       ...(runtime.workerUrl !== undefined && { workerUrl: runtime.workerUrl }),
       ...(Object.keys(budget).length > 0 && { budget }),

@@ -11,7 +11,8 @@ import type { EvalEpisode } from '../../research/evalResult.js';
 import { jobId } from '../../research/sweepPlan.js';
 import type { Params, World } from '../../research/world.js';
 import { piAiModel, type PiAiModel } from '../model/piAi.js';
-import { parseAgentSpec } from './agentSpec.js';
+import { type AgentSpec, parseAgentSpec } from './agentSpec.js';
+import { processSlot, type SharedSlots, sharedSlot } from './providerSlots.js';
 import { programAgent } from './programAgent.js';
 import { EVAL_RECORDING_FORMAT, recordedExchange, writeEvalRecording } from './evalRecording.js';
 
@@ -28,6 +29,9 @@ export interface EvalJobFields {
   /** Where each model episode's recording goes (absolute), and the folder its path in the results is relative to. */
   recordDir?: string;
   recordBase?: string;
+  /** Model requests in flight per provider: slots shared by the eval's threads, or a bound for this process. */
+  providerSlots?: SharedSlots;
+  providerConcurrency?: number;
 }
 
 /** One eval job as it reaches runEvalJob. */
@@ -47,7 +51,12 @@ export async function runEvalJob(world: World, job: EvalJob): Promise<EvalEpisod
   const episode = await runEvalEpisode(world, {
     seed: job.seed,
     params: job.params,
-    agent: evalAgentOf(job.agent.spec, { ...(job.maxTokens !== undefined && { maxTokens: job.maxTokens }), ...(record !== undefined && { record }) }),
+    agent: evalAgentOf(job.agent.spec, {
+      ...(job.maxTokens !== undefined && { maxTokens: job.maxTokens }),
+      ...(record !== undefined && { record }),
+      ...(job.providerSlots !== undefined && { providerSlots: job.providerSlots }),
+      ...(job.providerConcurrency !== undefined && { providerConcurrency: job.providerConcurrency }),
+    }),
     agentName: job.agent.name,
     agentSpec: job.agent.spec,
     ...(job.roles !== undefined && { roles: job.roles }),
@@ -81,7 +90,10 @@ export async function runEvalJob(world: World, job: EvalJob): Promise<EvalEpisod
 }
 
 /** The agent a spec names (parseAgentSpec's forms); a model answers in at most `maxTokens` a turn, its exchanges handed to `record`. */
-export function evalAgentOf(spec: string, options: { maxTokens?: number; record?: (exchange: ModelExchange, tick: number) => void } = {}): EvalAgent {
+export function evalAgentOf(
+  spec: string,
+  options: { maxTokens?: number; record?: (exchange: ModelExchange, tick: number) => void; providerSlots?: SharedSlots; providerConcurrency?: number } = {},
+): EvalAgent {
   const parsed = parseAgentSpec(spec);
   if (parsed.kind === 'policy') return policyAgent(parsed.policy);
   if (parsed.kind === 'cmd') return programAgent(parsed.command);
@@ -96,9 +108,17 @@ export function evalAgentOf(spec: string, options: { maxTokens?: number; record?
       ...(maxTokens !== undefined && { maxTokens }),
     }),
   );
+  const provider = providerKey(parsed);
+  const slot =
+    options.providerSlots !== undefined
+      ? sharedSlot(options.providerSlots, provider)
+      : options.providerConcurrency !== undefined
+        ? processSlot(provider, options.providerConcurrency)
+        : undefined;
   return modelAgent({
     turnOf: () => async (request, turnOptions) => (await model).turn(request, turnOptions),
     ...(options.record !== undefined && { exchange: options.record }),
+    ...(slot !== undefined && { slot }),
   });
 }
 
@@ -113,4 +133,9 @@ function cachedModel(key: string, load: () => Promise<PiAiModel>): Promise<PiAiM
     models.set(key, model);
   }
   return model;
+}
+
+/** What one provider is, for its concurrency bound: its id, and the server when it has its own. */
+export function providerKey(spec: Extract<AgentSpec, { kind: 'model' }>): string {
+  return spec.baseUrl === undefined ? spec.provider : `${spec.provider}@${spec.baseUrl}`;
 }

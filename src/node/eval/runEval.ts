@@ -16,6 +16,8 @@ import { type PreparedSweep, prepareSweep } from '../sweep/prepareSweep.js';
 import { runPreparedSweep, type SweepHooks, type ThreadSweepOptions } from '../sweep/runSweep.js';
 import { checkAgents, type EvalAgentSpec, parseAgentSpec } from './agentSpec.js';
 import { summarizeEval } from './evalSummary.js';
+import { providerKey } from './evalJob.js';
+import { sharedSlots } from './providerSlots.js';
 import { type VerifyReport, verifyResults } from './evalRecording.js';
 import { readResults } from '../sweep/resultsFile.js';
 import { sweepResult } from '../sweep/sweepResult.js';
@@ -56,6 +58,11 @@ export interface EvalOptions extends ThreadSweepOptions {
   queue?: string;
   /** With `queue`: the BullMQ queue (default aicc-sweep; its workers need the same). */
   queueName?: string;
+  /**
+   * Model requests in flight to one provider at once, over the whole eval on this machine's threads
+   * (on a queue: per worker process). Default: one per character the model plays in each episode.
+   */
+  providerConcurrency?: number;
 }
 
 export interface EvalSpent {
@@ -96,6 +103,7 @@ export async function prepareEval(options: EvalOptions, place = 'runEval'): Prom
     ['hangMs', options.hangMs],
     ['maxTokens', options.maxTokens],
     ['verify', options.verify],
+    ['providerConcurrency', options.providerConcurrency],
   ] as const)
     if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1))
       throw new CapsuleError('AICC_INVALID_OPTION', `${place}: ${name} must be a whole number >= 1, got ${value}`);
@@ -173,6 +181,11 @@ export async function runPreparedEval(options: EvalOptions, prepared: PreparedEv
         ...(options.hangMs !== undefined && { hangMs: options.hangMs }),
         ...(options.maxTokens !== undefined && { maxTokens: options.maxTokens }),
         ...(options.recordDir !== false && { recordDir: recordDirOf(options), recordBase: dirname(resolve(options.out)) }),
+        ...(options.providerConcurrency !== undefined &&
+          // Threads share one counter per provider; a queue's workers are processes of their own, each bounded alone.
+          (options.queue === undefined
+            ? { providerSlots: sharedSlots(modelProviders(agents), options.providerConcurrency) }
+            : { providerConcurrency: options.providerConcurrency })),
       },
       onEpisode: (episode) => {
         count(spent, episode as EvalEpisode);
@@ -207,6 +220,16 @@ export async function runPreparedEval(options: EvalOptions, prepared: PreparedEv
     if (wallTimer !== undefined) clearTimeout(wallTimer);
     options.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** The providers of an eval's model agents, each once. */
+function modelProviders(agents: readonly EvalAgentSpec[]): string[] {
+  const providers: string[] = [];
+  for (const agent of agents) {
+    const spec = parseAgentSpec(agent.spec);
+    if (spec.kind === 'model') providers.push(providerKey(spec));
+  }
+  return providers;
 }
 
 /** The folder recordings go to: given, or beside the results file (`results.jsonl` → `results.recordings`). */

@@ -163,6 +163,32 @@ describe('runEval on worker threads', () => {
     expect(again.episodes.filter((episode) => episode.verified === false)).toHaveLength(2);
   }, 120_000);
 
+  it('keeps the model requests in flight to one provider within providerConcurrency, across threads', async () => {
+    // Slow answers (two chunks 15 ms apart), three characters a model each, on two threads: up to six at once without a bound.
+    const slow = await startStubModel({ respond: (body) => ({ ...walkingReply(body), text: 'Onwards, then.', chunkChars: 7, chunkDelayMs: 15 }) });
+    try {
+      const result = await runEval({
+        world: 'village',
+        agents: [`slow=model:stub/stub-model@${slow.baseUrl}`],
+        roles: ['ada', 'bram', 'cleo'],
+        seeds: '1..2',
+        maxTicks: 30,
+        out: join(tempFolder(), 'bounded.jsonl'),
+        workers: 2,
+        providerConcurrency: 1,
+      });
+      expect(result.missing).toEqual([]);
+      expect(slow.requests.length).toBeGreaterThan(6);
+      // The most requests whose times overlap: each from its arrival to its last byte.
+      const overlap = Math.max(
+        ...slow.requests.map((a) => slow.requests.filter((b) => b.startedAt < (a.endedAt ?? Infinity) && a.startedAt < (b.endedAt ?? Infinity)).length),
+      );
+      expect(overlap).toBe(1);
+    } finally {
+      await slow.close();
+    }
+  }, 120_000);
+
   it('refuses, before any episode, an unknown policy, role or agent kind, a model it cannot start, and two agents of one name', async () => {
     const out = join(tempFolder(), 'never.jsonl');
     const eval_ = (options: Partial<Parameters<typeof runEval>[0]>) => runEval({ ...base(), seeds: '1..2', out, workers: 1, ...options });
