@@ -66,6 +66,7 @@ export const CLAIMING_PROJECTS: TestProject[] = [
       'test/node/sweep/**/*.test.ts',
       'test/node/eval/runEval.test.ts',
       'test/node/eval/programAgent.test.ts',
+      'test/node/eval/mcpAgent.test.ts',
       'test/node/cli/evalCommand.test.ts',
     ],
     exclude: ['test/consumer/researchCommands.test.ts'],

@@ -11,7 +11,7 @@ export { stateHash } from './stateHash.js';
 export { planSweep, parseSeeds, jobKey, episodeKey, jobId, paramsKey, MAX_SEEDS } from './sweepPlan.js';
 export { aggregate, formatAggregate } from './aggregate.js';
 export { runEvalEpisode, EVAL_EPISODE_DEFAULTS } from './evalEpisode.js';
-export { policyAgent, modelAgent, WORLD_POLICY } from './evalAgents.js';
+export { policyAgent, modelAgent, chatAgent, WORLD_POLICY } from './evalAgents.js';
 
 export type {
   World,
@@ -30,5 +30,5 @@ export type { StepEnvOptions, StepResult } from './stepEnv.js';
 export type { SweepJob } from './sweepPlan.js';
 export type { AggregateRow, Stat } from './aggregate.js';
 export type { EvalAgent, EvalSeat, SeatedAgent, EvalDecision, EvalEpisodeOptions, WallClock } from './evalEpisode.js';
-export type { ModelAgentOptions } from './evalAgents.js';
+export type { ModelAgentOptions, ChatAgentOptions, OpenedChat } from './evalAgents.js';
 export type { EvalEpisode, EvalSummary, EvalRow, EvalComparison, EvalTimeline, AgentFailure, AgentFailureKind, Interval } from './evalResult.js';

@@ -6,7 +6,7 @@ import { DEFAULT_SEED, DEFAULT_TICKS, runVillage, type VillageOptions } from '..
 import { VILLAGERS } from '../../worlds/village/world.js';
 import { readArgs, wholeNumber } from './args.js';
 import type { CliIo } from './cliIo.js';
-import type { DaemonAgentOptions, PiAgentOptions } from './piAgent.js';
+import type { DaemonAgentOptions, PiAgentOptions } from '../pi/piAgent.js';
 import { progressBar, type ProgressStream } from './progress.js';
 
 const HELP = `aicc demo — the village of Millbrook, driven by agents through aicc/0.1
@@ -217,7 +217,7 @@ async function runDemo(args: DemoArgs, io: CliIo, signal: AbortSignal, daemonRec
   if (args.record !== undefined) options.record = (line) => recording.push(line);
   if (args.play !== undefined) options.play = { character: args.play, io: { lines: io.stdin!, write: (text) => io.stdout.write(text) } };
   // Loaded only when asked for: pi, the gateway and ws.
-  const agents = args.agent === undefined ? undefined : await import('./piAgent.js');
+  const agents = args.agent === undefined ? undefined : await import('../pi/piAgent.js');
   const pi =
     args.agent === undefined
       ? undefined

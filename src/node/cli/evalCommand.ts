@@ -27,8 +27,10 @@ agent: the characters named by --role are played by the agent under test, the re
 own policy, every call through the capsule's checks and limits. A SPEC is ${AGENT_SPEC_FORMS}
 (policy:world is the world's own; the village also has policy:wanderer; cmd:COMMAND runs a
 program speaking aicc/0.1 as NDJSON on its stdio, one per character, AICC_CHARACTER in its
-environment). A model's key comes from its provider's environment variable or pi's credential
-store, and stays in the process that runs the episode.
+environment; mcp:COMMAND runs an MCP client the same way, the character served to it as an MCP
+server over its stdio; pi:PROVIDER/MODEL starts pi for each character, pi-daemon:SOCKET opens a
+session on a running pi-daemon). A model's key comes from its provider's environment variable or
+pi's credential store, and stays in the process that runs the episode.
 
 Options:
   --agent NAME=SPEC    an agent under test; repeat for each (two at least, to compare)
@@ -48,6 +50,10 @@ Options:
   --budget-tokens N    stop handing out episodes once the eval's tokens (in + out) reach N
   --budget-usd X       … once its cost, as the provider's catalog prices it, reaches X dollars
   --budget-minutes M   … once this run has taken M minutes
+  --pi-bin PATH        pi: agents: the pi executable (default pi on PATH; a .js file runs with node)
+  --pi-agent-dir DIR   pi: agents: where pi finds models.json and auth (default ~/.pi/agent)
+  --cwd DIR            pi-daemon: agents: the sessions' folder, under the daemon's --allow-root
+                       (default: this folder)
   --report FILE        also write the HTML report (self-contained: charts, tables, timelines)
   --verify [N]         then replay N episodes (default 10, spread over the file) from their
                        recordings with no model, and mark each verified or not by its state hash
@@ -105,6 +111,9 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
       'dry-run': { type: 'boolean' },
       queue: { type: 'string', expects: 'a Redis URL' },
       'queue-name': { type: 'string' },
+      'pi-bin': { type: 'string', expects: 'a path' },
+      'pi-agent-dir': { type: 'string', expects: 'a folder' },
+      cwd: { type: 'string', expects: 'a folder' },
       help: { type: 'boolean', short: 'h' },
     },
     positionals: true,
@@ -139,6 +148,15 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
   if (values['no-recordings'] === true && (values.verify !== undefined || values['record-dir'] !== undefined))
     return usage('--no-recordings leaves nothing to --verify or to put in --record-dir');
 
+  const specs = values.agent.map((agent) => agent.slice(agent.indexOf('=') + 1));
+  if ((values['pi-bin'] !== undefined || values['pi-agent-dir'] !== undefined) && !specs.some((spec) => spec.startsWith('pi:')))
+    return usage('--pi-bin and --pi-agent-dir go with a pi:PROVIDER/MODEL agent');
+  if (values.cwd !== undefined && !specs.some((spec) => spec.startsWith('pi-daemon:'))) return usage('--cwd goes with a pi-daemon:SOCKET agent');
+  const pi = {
+    ...(values['pi-bin'] !== undefined && { bin: values['pi-bin'] }),
+    ...(values['pi-agent-dir'] !== undefined && { agentDir: values['pi-agent-dir'] }),
+    ...(values.cwd !== undefined && { cwd: values.cwd }),
+  };
   const budget = {
     ...(numbers['budget-tokens'] !== undefined && { tokens: numbers['budget-tokens'] }),
     ...(positive['budget-usd'] !== undefined && { usd: positive['budget-usd'] }),
@@ -163,6 +181,7 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
       ...(numbers.workers !== undefined && { workers: numbers.workers }),
       ...(runtime.workerUrl !== undefined && { workerUrl: runtime.workerUrl }),
       ...(Object.keys(budget).length > 0 && { budget }),
+      ...(Object.keys(pi).length > 0 && { pi }),
       ...(numbers.verify !== undefined && { verify: numbers.verify }),
       ...(values.queue !== undefined && { queue: values.queue }),
       ...(values['queue-name'] !== undefined && { queueName: values['queue-name'] }),

@@ -212,7 +212,7 @@ async function forkCommand(recording: Recording, text: string, values: Record<st
       });
       handTo = live.backend;
     } else if (spec === 'pi') {
-      live = await (await import('./piAgent.js')).startPiAgent({ ...(piBin !== undefined && { piBin }), label: character });
+      live = await (await import('../pi/piAgent.js')).startPiAgent({ ...(piBin !== undefined && { piBin }), label: character });
       handTo = live.backend;
     } else if (spec === 'mcp') handTo = { guest: (await (await import('./mcpGuest.js')).stdioGuest(character)).join };
   } catch (error) {

@@ -5,13 +5,21 @@
 //   model:PROVIDER/MODEL           a model through pi's provider library (key from the environment or pi's store)
 //   model:PROVIDER/MODEL@BASE_URL  a model on an OpenAI-compatible server (`@http://127.0.0.1:8080/v1`)
 //   cmd:COMMAND                    a program (run by the shell) speaking aicc/0.1 as NDJSON on its stdio
+//   mcp:COMMAND                    an MCP client (run by the shell), the character served to it over its stdio
+//   pi:PROVIDER/MODEL              pi (`pi --mode rpc`, behind a gateway on 127.0.0.1), with the user's pi configuration
+//   pi:default                     the same with pi's own default model
+//   pi-daemon:SOCKET               a session on a running pi-daemon (its default model)
+//   pi-daemon:SOCKET#PROVIDER/MODEL  the same with that model
 
 import { CapsuleError } from '../../base/errors.js';
 
 export type AgentSpec =
   | { kind: 'policy'; policy: string }
   | { kind: 'model'; provider: string; model: string; baseUrl?: string }
-  | { kind: 'cmd'; command: string };
+  | { kind: 'cmd'; command: string }
+  | { kind: 'mcp'; command: string }
+  | { kind: 'pi'; provider?: string; model?: string }
+  | { kind: 'pi-daemon'; socket: string; provider?: string; model?: string };
 
 /** An agent of an eval: its name (what results and reports call it) and its spec as given. */
 export interface EvalAgentSpec {
@@ -22,7 +30,8 @@ export interface EvalAgentSpec {
 const NAME = /^[A-Za-z][\w.-]{0,63}$/;
 
 /** What the spec kinds look like, for messages. */
-export const AGENT_SPEC_FORMS = 'policy:NAME, model:PROVIDER/MODEL, model:PROVIDER/MODEL@BASE_URL or cmd:COMMAND';
+export const AGENT_SPEC_FORMS =
+  'policy:NAME, model:PROVIDER/MODEL[@BASE_URL], cmd:COMMAND, mcp:COMMAND, pi:PROVIDER/MODEL, pi:default or pi-daemon:SOCKET[#PROVIDER/MODEL]';
 
 /** Reads a spec; throws an AICC_INVALID_OPTION naming what it expects. */
 export function parseAgentSpec(spec: string, place = 'eval'): AgentSpec {
@@ -30,14 +39,13 @@ export function parseAgentSpec(spec: string, place = 'eval'): AgentSpec {
   if (policy !== null) return { kind: 'policy', policy: policy[1]! };
   const model = /^model:([^/\s@]+)\/([^\s@]+)(?:@(https?:\/\/\S+))?$/.exec(spec);
   if (model !== null) return { kind: 'model', provider: model[1]!, model: model[2]!, ...(model[3] !== undefined && { baseUrl: model[3] }) };
-  const command = /^cmd:(.*\S.*)$/s.exec(spec);
-  if (command !== null) return { kind: 'cmd', command: command[1]!.trim() };
-  const kind = /^([a-z-]+):/.exec(spec)?.[1];
-  if (kind === 'pi' || kind === 'pi-daemon' || kind === 'mcp')
-    throw new CapsuleError(
-      'AICC_INVALID_OPTION',
-      `${place}: agents of kind ${kind}: cannot be evaluated yet (the eval cannot yet tell when such an agent has finished its turn); use ${AGENT_SPEC_FORMS} — a program speaking aicc/0.1 on its stdio runs as cmd:COMMAND`,
-    );
+  const command = /^(cmd|mcp):(.*\S.*)$/s.exec(spec);
+  if (command !== null) return { kind: command[1] as 'cmd' | 'mcp', command: command[2]!.trim() };
+  if (spec === 'pi:default') return { kind: 'pi' };
+  const pi = /^pi:([^/\s]+)\/(\S+)$/.exec(spec);
+  if (pi !== null) return { kind: 'pi', provider: pi[1]!, model: pi[2]! };
+  const daemon = /^pi-daemon:([^#]*[^#\s])(?:#([^/\s]+)\/(\S+))?$/.exec(spec);
+  if (daemon !== null) return { kind: 'pi-daemon', socket: daemon[1]!.trim(), ...(daemon[2] !== undefined && { provider: daemon[2], model: daemon[3]! }) };
   throw new CapsuleError('AICC_INVALID_OPTION', `${place}: an agent spec is ${AGENT_SPEC_FORMS}; got ${JSON.stringify(spec)}`);
 }
 
@@ -60,8 +68,11 @@ function defaultName(spec: string): string {
   if (policy !== null) return policy[1]!;
   const model = /^model:[^/]+\/([^@]+)/.exec(spec);
   if (model !== null) return model[1]!.replace(/[^\w.-]/g, '-');
+  const pi = /^pi:(?:[^/]+\/)?(.+)$/.exec(spec);
+  if (pi !== null) return `pi-${pi[1]!.replace(/[^\w.-]/g, '-')}`;
+  if (spec.startsWith('pi-daemon:')) return 'pi-daemon';
   // A command's program, by its file's name (`cmd:node bots/walker.js` → walker).
-  const program = /^cmd:\s*(?:\S*node\S*\s+)?(?:\S*\/)?([A-Za-z][\w-]*)/.exec(spec);
+  const program = /^(?:cmd|mcp):\s*(?:\S*node\S*\s+)?(?:\S*\/)?([A-Za-z][\w-]*)/.exec(spec);
   return program !== null ? program[1]! : spec;
 }
 

@@ -32,6 +32,20 @@ export interface EvalJobFields {
   /** Model requests in flight per provider: slots shared by the eval's threads, or a bound for this process. */
   providerSlots?: SharedSlots;
   providerConcurrency?: number;
+  /** How pi: and pi-daemon: agents start. */
+  pi?: PiEvalOptions;
+}
+
+/** Where pi is and what it reads, for pi: agents; the folder of pi-daemon: agents' sessions. */
+export interface PiEvalOptions {
+  /** The pi executable (default `pi` on PATH; a .js file runs with node). */
+  bin?: string;
+  /** The Node that runs a .js `bin` (default the eval's own). */
+  node?: string;
+  /** Where pi finds models.json and auth (default: the user's own, ~/.pi/agent). */
+  agentDir?: string;
+  /** A pi-daemon session's folder on the daemon's host, under its --allow-root (default: this process's). */
+  cwd?: string;
 }
 
 /** One eval job as it reaches runEvalJob. */
@@ -56,6 +70,7 @@ export async function runEvalJob(world: World, job: EvalJob): Promise<EvalEpisod
       ...(record !== undefined && { record }),
       ...(job.providerSlots !== undefined && { providerSlots: job.providerSlots }),
       ...(job.providerConcurrency !== undefined && { providerConcurrency: job.providerConcurrency }),
+      ...(job.pi !== undefined && { pi: job.pi }),
     }),
     agentName: job.agent.name,
     agentSpec: job.agent.spec,
@@ -92,11 +107,20 @@ export async function runEvalJob(world: World, job: EvalJob): Promise<EvalEpisod
 /** The agent a spec names (parseAgentSpec's forms); a model answers in at most `maxTokens` a turn, its exchanges handed to `record`. */
 export function evalAgentOf(
   spec: string,
-  options: { maxTokens?: number; record?: (exchange: ModelExchange, tick: number) => void; providerSlots?: SharedSlots; providerConcurrency?: number } = {},
+  options: {
+    maxTokens?: number;
+    record?: (exchange: ModelExchange, tick: number) => void;
+    providerSlots?: SharedSlots;
+    providerConcurrency?: number;
+    pi?: PiEvalOptions;
+  } = {},
 ): EvalAgent {
   const parsed = parseAgentSpec(spec);
   if (parsed.kind === 'policy') return policyAgent(parsed.policy);
   if (parsed.kind === 'cmd') return programAgent(parsed.command);
+  if (parsed.kind === 'mcp') return lazyAgent(async () => (await import('./mcpAgent.js')).mcpAgent(parsed.command));
+  if (parsed.kind === 'pi' || parsed.kind === 'pi-daemon')
+    return lazyAgent(async () => (await import('./piEvalAgent.js')).piEvalAgent(parsed, options.pi ?? {}));
   const { maxTokens } = options;
   // Temperature 0: the same request, as near the same answer as the provider allows.
   const model = cachedModel(`${spec} ${maxTokens ?? ''}`, () =>
@@ -120,6 +144,15 @@ export function evalAgentOf(
     ...(options.record !== undefined && { exchange: options.record }),
     ...(slot !== undefined && { slot }),
   });
+}
+
+/** An agent whose module is loaded when it is first seated: what it brings (the MCP SDK, ws) only when asked for. */
+function lazyAgent(load: () => Promise<EvalAgent>): EvalAgent {
+  let agent: Promise<EvalAgent> | undefined;
+  return async (seat) => {
+    agent ??= load();
+    return (await agent)(seat);
+  };
 }
 
 const models = new Map<string, Promise<PiAiModel>>();

@@ -4,7 +4,7 @@
 // runs only what is missing). A budget for the whole eval — tokens, dollars, wall time — stops
 // handing out episodes once reached; what ran is kept and the result says what stopped it.
 
-import { CapsuleError, messageOf } from '../../base/errors.js';
+import { CapsuleError } from '../../base/errors.js';
 import { closeEpisode, setUpEpisode } from '../../research/episode.js';
 import { WORLD_POLICY } from '../../research/evalAgents.js';
 import { checkRoles } from '../../research/evalEpisode.js';
@@ -14,9 +14,10 @@ import { MODEL_BACKEND_DEFAULTS } from '../../agent/model/modelBackend.js';
 import { piAiModel } from '../model/piAi.js';
 import { type PreparedSweep, prepareSweep } from '../sweep/prepareSweep.js';
 import { runPreparedSweep, type SweepHooks, type ThreadSweepOptions } from '../sweep/runSweep.js';
+import { whyAgentCannotStart } from './agentChecks.js';
 import { checkAgents, type EvalAgentSpec, parseAgentSpec } from './agentSpec.js';
 import { summarizeEval } from './evalSummary.js';
-import { providerKey } from './evalJob.js';
+import { type PiEvalOptions, providerKey } from './evalJob.js';
 import { sharedSlots } from './providerSlots.js';
 import { type VerifyReport, verifyResults } from './evalRecording.js';
 import { readResults } from '../sweep/resultsFile.js';
@@ -43,6 +44,8 @@ export interface EvalOptions extends ThreadSweepOptions {
   budget?: EvalBudget;
   /** A model agent's longest answer per turn, in tokens. Default 512. */
   maxTokens?: number;
+  /** How pi: agents start (pi's executable, its agent folder) and where pi-daemon: sessions work. */
+  pi?: PiEvalOptions;
   /**
    * Where each episode's recording goes (its model cassette, for --verify and the report's links).
    * Default: beside the results file, `results.recordings/` for `results.jsonl`; false for none.
@@ -134,14 +137,8 @@ export async function prepareEval(options: EvalOptions, place = 'runEval'): Prom
     await closeEpisode(episode, new Map(), 'eval check over');
   }
   for (const agent of agents) {
-    const spec = parseAgentSpec(agent.spec, place);
-    if (spec.kind !== 'model') continue;
-    // Loaded once here: a missing key or library is a usage mistake, not thirty crashed episodes.
-    try {
-      await piAiModel({ provider: spec.provider, model: spec.model, ...(spec.baseUrl !== undefined && { baseUrl: spec.baseUrl }) });
-    } catch (error) {
-      throw new CapsuleError('AICC_INVALID_OPTION', `${place}: the agent ${agent.name} (${agent.spec}) cannot start: ${messageOf(error)}`);
-    }
+    const problem = await whyAgentCannotStart(parseAgentSpec(agent.spec, place), options.pi);
+    if (problem !== undefined) throw new CapsuleError('AICC_INVALID_OPTION', `${place}: the agent ${agent.name} (${agent.spec}) cannot start: ${problem}`);
   }
   return { sweep, agents, roles };
 }
@@ -180,6 +177,7 @@ export async function runPreparedEval(options: EvalOptions, prepared: PreparedEv
         roles,
         ...(options.hangMs !== undefined && { hangMs: options.hangMs }),
         ...(options.maxTokens !== undefined && { maxTokens: options.maxTokens }),
+        ...(options.pi !== undefined && { pi: absolutePi(options.pi) }),
         ...(options.recordDir !== false && { recordDir: recordDirOf(options), recordBase: dirname(resolve(options.out)) }),
         ...(options.providerConcurrency !== undefined &&
           // Threads share one counter per provider; a queue's workers are processes of their own, each bounded alone.
@@ -256,6 +254,17 @@ export interface EvalPlan {
   todo: number;
   /** Per model agent, over its episodes still to run. */
   worstCase: Array<{ agent: string; episodes: number; turns: number; inputTokens: number; outputTokens: number; usd: number }>;
+}
+
+/** The pi options with their paths absolute: a worker resolves them as this process would. */
+function absolutePi(pi: PiEvalOptions): PiEvalOptions {
+  return {
+    // A bare name (`pi`) is looked up on PATH where the episode runs.
+    ...(pi.bin !== undefined && { bin: pi.bin.includes('/') ? resolve(pi.bin) : pi.bin }),
+    ...(pi.node !== undefined && { node: pi.node.includes('/') ? resolve(pi.node) : pi.node }),
+    ...(pi.agentDir !== undefined && { agentDir: resolve(pi.agentDir) }),
+    ...(pi.cwd !== undefined && { cwd: resolve(pi.cwd) }),
+  };
 }
 
 /**

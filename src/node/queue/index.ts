@@ -9,3 +9,4 @@ export { runQueueWorker, MAX_CONCURRENCY, type QueueWorkerOptions, type QueueWor
 export { DEFAULT_QUEUE_NAME } from './queueName.js';
 export { parseRedisUrl, CONNECT_TIMEOUT_MS, type RedisTarget } from './connection.js';
 export type { SweepOptions, SweepResult } from '../sweep/sweepResult.js';
+export type { SweepHooks } from '../sweep/runSweep.js';

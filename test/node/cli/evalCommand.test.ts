@@ -154,7 +154,12 @@ describe('aicc eval', () => {
       [['village', '--agent', 'policy:world', '--out', out], /--seeds is required/],
       [['village', '--agent', 'policy:world', '--seeds', '1..2'], /--out is required/],
       [['village', '--agent', 'policy:nobody', '--seeds', '1..2', '--out', out], /has no policy "nobody"/],
-      [['village', '--agent', 'x=mcp:npx some-client', '--seeds', '1..2', '--out', out], /agents of kind mcp: cannot be evaluated yet/],
+      [['village', '--agent', 'x=pi:a/b', '--pi-bin', '/nowhere/pi', '--seeds', '1..2', '--out', out], /cannot start: no pi at \/nowhere\/pi/],
+      [
+        ['village', '--agent', 'policy:world', '--pi-bin', 'pi', '--seeds', '1..2', '--out', out],
+        /--pi-bin and --pi-agent-dir go with a pi:PROVIDER\/MODEL agent/,
+      ],
+      [['village', '--agent', 'x=pi:a/b', '--cwd', '/tmp', '--seeds', '1..2', '--out', out], /--cwd goes with a pi-daemon:SOCKET agent/],
       [['village', '--agent', 'policy:world', '--role', 'zed', '--seeds', '1..2', '--out', out], /has no character "zed"/],
       [['village', '--agent', 'policy:world', '--seeds', '1..2', '--out', out, '--budget-usd', 'lots'], /--budget-usd takes a number > 0, got "lots"/],
       [['village', '--agent', 'policy:world', '--seeds', '1..2', '--out', out, '--hang-ms', '0'], /--hang-ms takes a whole number >= 1/],

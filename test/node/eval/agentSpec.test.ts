@@ -15,11 +15,34 @@ describe('agent specs', () => {
     expect(parseAgentSpec('cmd:node bots/walker.js --fast')).toEqual({ kind: 'cmd', command: 'node bots/walker.js --fast' });
   });
 
-  it('says which kinds cannot be evaluated yet, and what a spec looks like', () => {
-    for (const kind of ['pi:claude', 'pi-daemon:/tmp/sock', 'mcp:npx server'])
-      expect(() => parseAgentSpec(kind)).toThrow(/cannot be evaluated yet .* cmd:COMMAND/);
-    for (const bad of ['', 'policy:', 'model:gpt', 'model:a/b@ftp://x', 'world', 'cmd:', 'cmd:   '])
-      expect(() => parseAgentSpec(bad)).toThrow(/an agent spec is policy:NAME, model:PROVIDER\/MODEL/);
+  it('reads an MCP client, pi with a model or its own default, and a pi-daemon session with or without a model', () => {
+    expect(parseAgentSpec('mcp:node bots/mcp-walker.mjs')).toEqual({ kind: 'mcp', command: 'node bots/mcp-walker.mjs' });
+    expect(parseAgentSpec('pi:anthropic/claude-haiku-4-5')).toEqual({ kind: 'pi', provider: 'anthropic', model: 'claude-haiku-4-5' });
+    expect(parseAgentSpec('pi:openrouter/meta-llama/llama-3.1-8b')).toEqual({ kind: 'pi', provider: 'openrouter', model: 'meta-llama/llama-3.1-8b' });
+    expect(parseAgentSpec('pi:default')).toEqual({ kind: 'pi' });
+    expect(parseAgentSpec('pi-daemon:/run/pi/daemon.sock')).toEqual({ kind: 'pi-daemon', socket: '/run/pi/daemon.sock' });
+    expect(parseAgentSpec('pi-daemon:/tmp/d.sock#local/smol')).toEqual({ kind: 'pi-daemon', socket: '/tmp/d.sock', provider: 'local', model: 'smol' });
+  });
+
+  it('says what a spec looks like', () => {
+    for (const bad of [
+      '',
+      'policy:',
+      'model:gpt',
+      'model:a/b@ftp://x',
+      'world',
+      'cmd:',
+      'cmd:   ',
+      'mcp:',
+      'pi:',
+      'pi:claude',
+      'pi-daemon:',
+      'pi-daemon:/s#gpt',
+      'pi-daemon:#a/b',
+    ])
+      expect(() => parseAgentSpec(bad)).toThrow(
+        /an agent spec is policy:NAME, model:PROVIDER\/MODEL.*mcp:COMMAND, pi:PROVIDER\/MODEL, pi:default or pi-daemon:SOCKET/,
+      );
   });
 
   it('names an agent as given, or after its spec', () => {
@@ -28,6 +51,10 @@ describe('agent specs', () => {
     expect(parseNamedAgent('model:openai/gpt-4o-mini')).toEqual({ name: 'gpt-4o-mini', spec: 'model:openai/gpt-4o-mini' });
     expect(parseNamedAgent('cmd:node bots/walker.js')).toEqual({ name: 'walker', spec: 'cmd:node bots/walker.js' });
     expect(parseNamedAgent('cmd:./my-bot --x')).toEqual({ name: 'my-bot', spec: 'cmd:./my-bot --x' });
+    expect(parseNamedAgent('mcp:node bots/mcp-walker.mjs')).toEqual({ name: 'mcp-walker', spec: 'mcp:node bots/mcp-walker.mjs' });
+    expect(parseNamedAgent('pi:anthropic/claude-haiku-4-5')).toMatchObject({ name: 'pi-claude-haiku-4-5' });
+    expect(parseNamedAgent('pi:default')).toMatchObject({ name: 'pi-default' });
+    expect(parseNamedAgent('pi-daemon:/tmp/d.sock')).toMatchObject({ name: 'pi-daemon' });
     expect(() => parseNamedAgent('__proto__=policy:world')).toThrow(/an agent's name is a letter then/);
   });
 

@@ -194,7 +194,13 @@ describe('runEval on worker threads', () => {
     const eval_ = (options: Partial<Parameters<typeof runEval>[0]>) => runEval({ ...base(), seeds: '1..2', out, workers: 1, ...options });
     await expect(eval_({ agents: ['x=policy:dancer'] })).rejects.toThrow(/has no policy "dancer" for the agent x; it has policy:world, policy:wanderer/);
     await expect(eval_({ roles: ['zed'] })).rejects.toThrow(/has no character "zed" to play/);
-    await expect(eval_({ agents: ['p=pi:claude'] })).rejects.toThrow(/agents of kind pi: cannot be evaluated yet/);
+    await expect(eval_({ agents: ['p=pi:claude'] })).rejects.toThrow(/an agent spec is policy:NAME/);
+    await expect(eval_({ agents: ['d=pi-daemon:/nowhere/pi.sock'] })).rejects.toThrow(
+      /the agent d \(pi-daemon:\/nowhere\/pi.sock\) cannot start: no socket at \/nowhere\/pi.sock; start the daemon with `pi-daemon serve --socket/,
+    );
+    await expect(eval_({ agents: ['p=pi:a/b'], pi: { bin: '/nowhere/pi' } })).rejects.toThrow(
+      /the agent p \(pi:a\/b\) cannot start: no pi at \/nowhere\/pi \(--pi-bin\)/,
+    );
     await expect(eval_({ agents: ['m=model:openai/gpt-4o-mini'] })).rejects.toThrow(
       /the agent m \(model:openai\/gpt-4o-mini\) cannot start: .*no key for openai/,
     );

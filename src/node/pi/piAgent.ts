@@ -1,7 +1,8 @@
-// `aicc demo --agent pi`: one villager driven by pi, reached the way a page would reach it — pi-peers
-// over a WebSocket to the gateway, which runs `pi --mode rpc` with the user's own pi configuration.
-// `aicc demo --agent pi-daemon:SOCKET`: the same villager driven by a running pi-daemon, reached
-// straight over its Unix socket (Node needs no gateway), protocol v2.
+// pi as a chat agent for a pilot, from Node: `startPiAgent` reaches pi the way a page would — pi-peers
+// over a WebSocket to a gateway on 127.0.0.1, which runs `pi --mode rpc` with the user's own pi
+// configuration; `startDaemonAgent` opens a session on a running pi-daemon, straight over its Unix
+// socket (Node needs no gateway), protocol v2. `aicc demo --agent pi|pi-daemon:SOCKET` drives a
+// villager with them, `aicc eval --agent pi:…|pi-daemon:…` the characters under test.
 
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -24,11 +25,17 @@ const SYSTEM_PROMPT = 'You play one character in a small text game. Act only thr
 export interface PiAgentOptions {
   /** The pi executable (default `pi` on PATH; a .js file runs with node). */
   piBin?: string;
+  /** The Node that runs a .js piBin (default this process's): pi 1.x wants Node 22.19 or later. */
+  node?: string;
   provider?: string;
   model?: string;
   /** Where pi finds models.json and auth (default: the user's own, ~/.pi/agent). */
   agentDir?: string;
   label?: string;
+  /** Replaces the short default system prompt. */
+  systemPrompt?: string;
+  /** Who connects, as the gateway's peer list shows it. Default `aicc-demo` from Millbrook. */
+  from?: { id: string; label: string };
 }
 
 export interface PiAgent {
@@ -40,11 +47,12 @@ export interface PiAgent {
 export async function startPiAgent(options: PiAgentOptions = {}): Promise<PiAgent> {
   const host = await PiHost.start({
     ...(options.piBin !== undefined && { piBin: options.piBin }),
+    ...(options.node !== undefined && { node: options.node }),
     ...(options.provider !== undefined && { provider: options.provider }),
     ...(options.model !== undefined && { model: options.model }),
     ...(options.agentDir !== undefined && { agentDir: options.agentDir }),
     label: options.label ?? 'villager',
-    systemPrompt: SYSTEM_PROMPT,
+    systemPrompt: options.systemPrompt ?? SYSTEM_PROMPT,
   });
   const key = randomBytes(24).toString('hex');
   const gateway = await startGateway({ target: { kind: 'host', host }, origins: [], key, log: () => {} });
@@ -52,7 +60,10 @@ export async function startPiAgent(options: PiAgentOptions = {}): Promise<PiAgen
     const connect = (): Promise<Link> =>
       connectWebSocket(`${gateway.url}/`, { WebSocket: WebSocket as unknown as WebSocketConstructor, protocols: [SUBPROTOCOL, KEY_PREFIX + key] });
     // The gateway is in this process, but its socket can still drop: the client connects again, as a page's does.
-    const peers = await PeersClient.connect(await connect(), { from: { id: 'aicc-demo', label: 'Millbrook', host: 'localhost' }, reconnect: { connect } });
+    const peers = await PeersClient.connect(await connect(), {
+      from: { ...(options.from ?? { id: 'aicc-demo', label: 'Millbrook' }), host: 'localhost' },
+      reconnect: { connect },
+    });
     const backend = new PeersBackend(peers);
     return {
       backend,
@@ -76,8 +87,11 @@ export interface DaemonAgentOptions {
   /** The session's model; both or neither (default: the daemon's own). */
   provider?: string;
   model?: string;
-  /** The villager: the session is `aicc-demo-<label>`. */
+  /** The villager: the session is `aicc-demo-<label>`, unless `sessionId` names it. */
   label?: string;
+  sessionId?: string;
+  /** Replaces the short default system prompt. */
+  systemPrompt?: string;
   /** The session's folder on the daemon's host: under its --allow-root. Default: this process's. */
   cwd?: string;
   /**
@@ -106,20 +120,20 @@ export async function startDaemonAgent(options: DaemonAgentOptions): Promise<PiA
   try {
     const model = options.provider === undefined ? {} : { model: { provider: options.provider, id: options.model! } };
     const backend = await DaemonBackend.open(client, {
-      sessionId: `aicc-demo-${options.label ?? 'villager'}`,
+      sessionId: options.sessionId ?? `aicc-demo-${options.label ?? 'villager'}`,
       // The session works in this folder: the daemon's --allow-root must hold it.
       cwd: options.cwd ?? process.cwd(),
-      open: { session: { mode: 'memory' }, systemPrompt: SYSTEM_PROMPT, ...model },
+      open: { session: { mode: 'memory' }, systemPrompt: options.systemPrompt ?? SYSTEM_PROMPT, ...model },
     });
     return {
       backend,
       close: async () => {
         await backend.close();
-        client.disconnect('aicc demo: done');
+        client.disconnect('aicc: done');
       },
     };
   } catch (error) {
-    client.disconnect('aicc demo: the session did not open');
+    client.disconnect('aicc: the session did not open');
     throw error;
   }
 }
