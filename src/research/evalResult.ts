@@ -106,6 +106,11 @@ export interface EvalRow {
   failures: Partial<Record<AgentFailureKind, number>>;
   /** Of the episodes with a recording checked by --verify: how many replayed to the same hash. */
   verified: { checked: number; matched: number };
+  /**
+   * Glicko-2 rating over the seeds the agent shared with other agents, each a race ranked by score
+   * (src/node/eval/ratings.ts); value ± 2·rd is about a 95% interval. null with no seed shared.
+   */
+  rating: { value: number; rd: number; seeds: number } | null;
 }
 
 /** Two agents on the same params: the first minus the second. */

@@ -1,12 +1,14 @@
 // What an eval's episodes come to, per agent and params, and each pair of agents compared: success
 // with its Wilson interval, score with Student's t interval, percentiles, and effect sizes (Cohen's h
-// for success rates, d for scores). The distributions are jStat's; the rest is counting. The same
+// for success rates, d for scores), and Glicko-2 ratings over the seeds (ratings.ts). The
+// distributions are jStat's; the rest is counting. The same
 // episodes in the same order give the same summary, byte for byte, on any machine.
 
 import { createRequire } from 'node:module';
 import { paramsKey } from '../../research/sweepPlan.js';
 import type { EvalComparison, EvalEpisode, EvalRow, EvalSummary, Interval } from '../../research/evalResult.js';
 import type { Params } from '../../research/world.js';
+import { rateAgents } from './ratings.js';
 
 /** The part of jStat used here (its documented API; the package ships no types). */
 interface JStat {
@@ -41,11 +43,24 @@ export function summarizeEval(input: SummaryInput): EvalSummary {
     group.push(episode);
   }
   const groupOf = (agent: string, params: Params): EvalEpisode[] | undefined => groups.get(`${agent}\n${paramsKey(params)}`);
+  const names = input.agents.map((agent) => agent.name);
+  const ratings = new Map(
+    paramsList.map(
+      (params) =>
+        [
+          paramsKey(params),
+          rateAgents(
+            names,
+            names.flatMap((name) => groupOf(name, params) ?? []),
+          ),
+        ] as const,
+    ),
+  );
   const rows: EvalRow[] = [];
   for (const agent of input.agents)
     for (const params of paramsList) {
       const episodes = groupOf(agent.name, params);
-      if (episodes !== undefined) rows.push(row(agent, params, episodes));
+      if (episodes !== undefined) rows.push({ ...row(agent, params, episodes), rating: ratings.get(paramsKey(params))!.get(agent.name) ?? null });
     }
   const comparisons: EvalComparison[] = [];
   for (const params of paramsList)
@@ -69,7 +84,7 @@ function firstSeen(episodes: readonly EvalEpisode[]): Params[] {
   return [...seen.values()];
 }
 
-function row(agent: { name: string; spec: string }, params: Params, episodes: readonly EvalEpisode[]): EvalRow {
+function row(agent: { name: string; spec: string }, params: Params, episodes: readonly EvalEpisode[]): Omit<EvalRow, 'rating'> {
   const n = episodes.length;
   const successes = sum(episodes, (e) => e.success);
   const won = episodes.flatMap((e) => (e.ticksToSuccess === null ? [] : [e.ticksToSuccess])).sort(ascending);

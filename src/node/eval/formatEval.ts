@@ -1,12 +1,25 @@
 // An eval's summary as a terminal reads it: one block per params combination, one line per agent
-// (success with its interval, score, ticks to success, calls and refusals, latency, tokens, cost,
+// (success with its interval, score, rating ± 2 deviations, ticks to success, calls and refusals, latency, tokens, cost,
 // failures), then each pair of agents compared. Numbers rounded alike, so the same summary prints
 // the same text.
 
 import type { EvalComparison, EvalRow, EvalSummary } from '../../research/evalResult.js';
 import { paramsKey } from '../../research/sweepPlan.js';
 
-const COLUMNS = ['agent', 'episodes', 'success (95% CI)', 'score', 'ticks→goal', 'calls/ep', 'refused/100', 'latency p50/p95', 'tokens/ep', 'USD/ep', 'failed'];
+const COLUMNS = [
+  'agent',
+  'episodes',
+  'success (95% CI)',
+  'score',
+  'rating',
+  'ticks→goal',
+  'calls/ep',
+  'refused/100',
+  'latency p50/p95',
+  'tokens/ep',
+  'USD/ep',
+  'failed',
+];
 
 export function formatEvalSummary(summary: EvalSummary): string {
   const blocks = new Map<string, { label: string; rows: EvalRow[]; comparisons: EvalComparison[] }>();
@@ -48,6 +61,7 @@ function cells(row: EvalRow): string[] {
     String(row.episodes),
     `${pct(row.success.mean)} (${pct(row.success.low)}–${pct(row.success.high)})`,
     num(row.score.mean),
+    row.rating === null ? '–' : `${Math.round(row.rating.value)}±${Math.round(2 * row.rating.rd)}`,
     row.ticksToSuccess === null ? '–' : num(row.ticksToSuccess.p50),
     num(row.callsPerEpisode),
     num(row.refusalsPer100),

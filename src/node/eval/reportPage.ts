@@ -366,6 +366,9 @@ export const REPORT_SCRIPT = String.raw`
       { key: 'score', label: 'score', title: 'score per episode [t 95% interval]', numeric: true, cell: function (r) {
         return { text: fixed(r.score.mean, 2), extra: '[' + fixed(r.score.low, 2) + '–' + fixed(r.score.high, 2) + ']', value: r.score.mean };
       } },
+      { key: 'rating', label: 'rating', title: 'Glicko-2 over the shared seeds, each a race ranked by score [± 2 deviations: about 95%]', numeric: true, cell: function (r) {
+        return !r.rating ? { text: '—' } : { text: whole(r.rating.value), extra: '±' + whole(2 * r.rating.rd), value: r.rating.value };
+      } },
       { key: 'ticksToSuccess', label: 'ticks to success', title: 'mean (median) over successful episodes', numeric: true, cell: function (r) {
         return r.ticksToSuccess === null ? { text: '—' } : { text: fixed(r.ticksToSuccess.mean, 1), extra: '(p50 ' + whole(r.ticksToSuccess.p50) + ')', value: r.ticksToSuccess.mean };
       } },

@@ -40,8 +40,14 @@ export class ForagerBrain {
   /** News from this tick on finds the forager free again. */
   private freeFromTick = 0;
 
-  /** `random` is this forager's own stream: its decision time, then its wandering, draw from it. */
-  constructor(private readonly random: SeededRandom) {
+  /**
+   * `random` is this forager's own stream: its decision time, then its wandering, draw from it.
+   * `chase` false makes a wanderer: it eats where it stands, but walks past the food it sees.
+   */
+  constructor(
+    private readonly random: SeededRandom,
+    private readonly chase = true,
+  ) {
     this.decisionMs = DECISION_MS.min + random.int(DECISION_MS.max - DECISION_MS.min + 1);
   }
 
@@ -70,6 +76,7 @@ export class ForagerBrain {
     if (first === undefined) return { tool: 'move', input: { ...this.random.pick(WANDER) } };
     const nearest = distance(at, first);
     if (nearest === 0) return { tool: 'eat', input: {} };
+    if (!this.chase) return { tool: 'move', input: { ...this.random.pick(WANDER) } };
     // A tie is broken by the forager's own draw: two foragers in one cell see the same food, and
     // without it they would make the same moves for ever, a herd racing itself for every meal.
     const ties = food.filter((cell) => distance(at, cell) === nearest);

@@ -1,6 +1,9 @@
 // The swarm as a research world: foragers on a grid of regrowing food, each driven by its own scripted
 // agent over aicc/0.1. The knobs are the population and the food: at a low density and slow regrowth,
-// where the foragers start decides who eats, so seeds differ in outcome.
+// where the foragers start decides who eats, so seeds differ in outcome. Its roles compete: what one
+// forager eats the others cannot, so an eval's forager under test is scored (what it ate) against
+// the same field on every seed; its goal is SWARM_GOAL_EATEN, about what the world's own forager eats
+// in a day; `wanderer` is a second policy that walks past the food it sees.
 
 import { defineWorld } from '../../research/world.js';
 import type { ValidatorFactory } from '../../runtime/validator.js';
@@ -12,6 +15,9 @@ import { swarmState } from './state.js';
 import { buildSwarmCapsule, FORAGER_SESSION } from './swarm.js';
 
 let sharedValidators: ValidatorFactory | undefined;
+
+/** What a forager must have eaten to meet its goal: the world's own foragers' median in 300 ticks at the defaults. */
+export const SWARM_GOAL_EATEN = 15;
 
 export const swarmWorld = defineWorld({
   name: 'swarm',
@@ -28,6 +34,11 @@ export const swarmWorld = defineWorld({
       policy({ client, random: own }) {
         agents.push(new ForagerAgent(client, new ForagerBrain(own)));
       },
+      policies: {
+        wanderer({ client, random: own }) {
+          agents.push(new ForagerAgent(client, new ForagerBrain(own, false)));
+        },
+      },
       metrics: () => {
         const eaten = Array.from(world.eaten);
         return {
@@ -40,6 +51,11 @@ export const swarmWorld = defineWorld({
         };
       },
       score: (character) => world.eaten[Number(character.slice('forager-'.length))] ?? 0,
+      goal: (character) => (world.eaten[Number(character.slice('forager-'.length))] ?? 0) >= SWARM_GOAL_EATEN,
+      brief: (character) => ({
+        name: character,
+        goal: `eat at least ${SWARM_GOAL_EATEN} pieces of food, and as many as you can: sense what is near, move towards food (one step a call), eat where you stand on it. The other foragers eat the same food.`,
+      }),
       state: () => {
         const { foragers: each, ...rest } = swarmState(capsule.tick, world, agents);
         // Where each forager is and what it ate, and the food grid: the world, not the agents' minds.

@@ -181,6 +181,7 @@ describe('the report in headless Chromium', () => {
         cost: tr.querySelector('[data-col="costPerEpisode"]')!.getAttribute('data-value'),
         refusals: tr.querySelector('[data-col="refusalsPer100"]')!.getAttribute('data-value'),
         p95: tr.querySelector('[data-col="p95"]')!.getAttribute('data-value'),
+        rating: tr.querySelector('[data-col="rating"]')!.getAttribute('data-value'),
       })),
     );
     const rows = fixture.summary.rows;
@@ -192,6 +193,8 @@ describe('the report in headless Chromium', () => {
       expect(Number(cell.cost)).toBe(row.costPerEpisode);
       expect(Number(cell.refusals)).toBe(row.refusalsPer100);
       expect(cell.p95 === null ? null : Number(cell.p95)).toBe(row.latencyMs?.p95 ?? null);
+      expect(row.rating).not.toBeNull();
+      expect(Number(cell.rating)).toBe(row.rating!.value);
     }
     expect(await page.locator('#comparisons tbody tr').count()).toBe(fixture.summary.comparisons.length);
   });
