@@ -20,10 +20,12 @@ import {
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentClient } from '../agent/agentClient.js';
+import { CapsuleError } from '../base/errors.js';
+import { SlidingWindow } from '../runtime/limits.js';
 import type { JsonObject } from '../protocol/messages.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CharacterNews } from './characterNews.js';
-import { routeToolCalls } from './directToolCalls.js';
+import { DirectToolCalls } from './directToolCalls.js';
 import { mcpResult, mcpTool, refusedResult, type McpTool, type McpToolResult } from './toolResults.js';
 
 export interface CharacterServerOptions {
@@ -64,13 +66,14 @@ export interface CharacterServer {
 }
 
 const OBSERVE = 'observe';
-const MINUTE_MS = 60_000;
 
 /** An MCP server for the session behind `client` (connected, with its manifest). */
 export function createCharacterServer(client: AgentClient, options: CharacterServerOptions): CharacterServer {
   const { character } = options;
   const newsUri = `aicc://${encodeURIComponent(character)}/news`;
   const perMinute = options.observePerMinute ?? 30;
+  if (!Number.isSafeInteger(perMinute) || perMinute < 1)
+    throw new CapsuleError('AICC_INVALID_OPTION', `createCharacterServer: observePerMinute must be a whole number >= 1, got ${String(perMinute)}`);
   const owned = options.news === undefined;
   const news = options.news ?? new CharacterNews(client, character, options.maxNewsLines);
   const server = new Server(
@@ -83,7 +86,8 @@ export function createCharacterServer(client: AgentClient, options: CharacterSer
   let subscribed = false;
   /** A resources/updated was sent and the news not read since: one is enough. */
   let told = false;
-  const observed: number[] = [];
+  // observe is limited as any tool is, by the runtime's sliding window (on wall time: it is this server's own tool).
+  const observed = new SlidingWindow(perMinute);
 
   const observeName = (): string => (client.manifest.tools.some((tool) => tool.id === OBSERVE) ? `aicc_${OBSERVE}` : OBSERVE);
   const observeTool = (): McpTool => ({
@@ -99,10 +103,8 @@ export function createCharacterServer(client: AgentClient, options: CharacterSer
   };
   const observe = (): McpToolResult => {
     const now = (options.now ?? Date.now)();
-    while (observed.length > 0 && now - observed[0]! >= MINUTE_MS) observed.shift();
-    if (observed.length >= perMinute)
-      return refusedResult(observeName(), 'tool_unavailable', `${observeName()} is limited to ${perMinute} calls a minute`, true);
-    observed.push(now);
+    if (observed.waitMs(now) > 0) return refusedResult(observeName(), 'tool_unavailable', `${observeName()} is limited to ${perMinute} calls a minute`, true);
+    observed.record(now);
     const news = takeNews();
     return { content: [{ type: 'text', text: news }], structuredContent: { news } };
   };
@@ -163,10 +165,7 @@ export function createCharacterServer(client: AgentClient, options: CharacterSer
     server,
     newsUri,
     callTool,
-    connect: async (transport) => {
-      await server.connect(transport);
-      routeToolCalls(transport, callTool);
-    },
+    connect: (transport) => server.connect(new DirectToolCalls(transport, callTool)),
     detach: () => {
       offs.splice(0).forEach((off) => off());
       if (owned) news.close();

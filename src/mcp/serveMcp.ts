@@ -34,14 +34,21 @@ export interface McpService extends CharacterServer {
 export async function serveMcp(opener: SessionOpener, options: ServeMcpOptions): Promise<McpService> {
   const { transport, name, maxNewsLines, observePerMinute, now, immediate, ...session } = options;
   const client = await connectInProcess(opener, session);
-  const served = createCharacterServer(client, {
-    character: options.character,
-    ...(name !== undefined && { name }),
-    ...(maxNewsLines !== undefined && { maxNewsLines }),
-    ...(observePerMinute !== undefined && { observePerMinute }),
-    ...(now !== undefined && { now }),
-    ...(immediate !== undefined && { immediate }),
-  });
+  let served: CharacterServer;
+  try {
+    served = createCharacterServer(client, {
+      character: options.character,
+      ...(name !== undefined && { name }),
+      ...(maxNewsLines !== undefined && { maxNewsLines }),
+      ...(observePerMinute !== undefined && { observePerMinute }),
+      ...(now !== undefined && { now }),
+      ...(immediate !== undefined && { immediate }),
+    });
+  } catch (error) {
+    // Options it cannot work with: the session just opened for it does not stay.
+    await client.close('serveMcp: refused its options');
+    throw error;
+  }
   let closed = false;
   const close = async (reason = 'mcp client gone'): Promise<void> => {
     if (closed) return;

@@ -83,4 +83,25 @@ describe('tools/call straight to the character', () => {
     expect((await client.callTool({ name: 'greet', arguments: { who: 'bo' } })).structuredContent).toEqual({ said: 'hello, bo' });
     expect(throughServer).toBe(0);
   });
+
+  it("is a transport of its own over the client's: what the transport's owner set before still runs, and a close reaches both", async () => {
+    capsule = createCapsule({ world: { name: 'w', kind: 'abstract' }, tickMode: 'event' });
+    const agent = await connectInProcess(capsule, { character: 'wren' });
+    const served = createCharacterServer(agent, { character: 'wren' });
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    // The owner of the server's end (the gateway's HTTP session does this) listens before the server connects.
+    const heard: string[] = [];
+    serverEnd.onmessage = (message) => heard.push((message as { method?: string }).method ?? 'answer');
+    serverEnd.onclose = () => heard.push('closed');
+    let serverClosed = false;
+    served.server.onclose = () => (serverClosed = true);
+    await served.connect(serverEnd);
+    client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(clientEnd);
+    await client.callTool({ name: 'observe', arguments: {} });
+    expect(heard).toEqual(['initialize', 'notifications/initialized', 'tools/call']);
+    await client.close();
+    expect(heard.at(-1)).toBe('closed');
+    expect(serverClosed).toBe(true);
+  });
 });

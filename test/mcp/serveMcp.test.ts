@@ -148,6 +148,17 @@ describe('serveMcp: a character as MCP tools', () => {
     expect((await client.callTool({ name: 'observe', arguments: {} })).isError).toBeFalsy();
   });
 
+  it('refuses an observe limit it cannot keep, and leaves no session behind', async () => {
+    village = buildVillage(7);
+    for (const observePerMinute of [0, -1, 1.5]) {
+      const [, serverEnd] = InMemoryTransport.createLinkedPair();
+      await expect(serveMcp(village.capsule, { character: 'cleo', ...VILLAGER_SESSION, observePerMinute, transport: serverEnd })).rejects.toThrow(
+        /createCharacterServer: observePerMinute must be a whole number >= 1/,
+      );
+    }
+    expect(village.capsule.sessions()).toHaveLength(0);
+  });
+
   it('closes the character’s session when the MCP client hangs up', async () => {
     await connect();
     expect(village.capsule.sessions()).toHaveLength(1);
