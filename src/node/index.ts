@@ -23,7 +23,7 @@ export { piAiModel } from './model/piAi.js';
 
 export type { ThreadSweepOptions } from './sweep/runSweep.js';
 export type { EvalOptions, EvalResult, EvalBudget, EvalSpent } from './eval/runEval.js';
-export type { PiEvalOptions } from './eval/evalJob.js';
+export type { PiEvalOptions } from './eval/piEvalAgent.js';
 export type { EvalAgentSpec } from './eval/agentSpec.js';
 export type { SummaryInput } from './eval/evalSummary.js';
 export type { ReportInput } from './eval/report.js';

@@ -6,7 +6,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { messageOf } from '../../base/errors.js';
 import { piAiModel } from '../model/piAi.js';
 import type { AgentSpec } from './agentSpec.js';
-import type { PiEvalOptions } from './evalJob.js';
+import type { PiEvalOptions } from './piEvalAgent.js';
 
 /** Why the agent `spec` cannot start here, or undefined when nothing is known to stop it. */
 export async function whyAgentCannotStart(spec: AgentSpec, pi: PiEvalOptions = {}): Promise<string | undefined> {

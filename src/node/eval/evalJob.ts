@@ -13,6 +13,7 @@ import type { Params, World } from '../../research/world.js';
 import { piAiModel, type PiAiModel } from '../model/piAi.js';
 import { type AgentSpec, parseAgentSpec } from './agentSpec.js';
 import { processSlot, type SharedSlots, sharedSlot } from './providerSlots.js';
+import type { PiEvalOptions } from './piEvalAgent.js';
 import { programAgent } from './programAgent.js';
 import { EVAL_RECORDING_FORMAT, recordedExchange, writeEvalRecording } from './evalRecording.js';
 
@@ -34,18 +35,6 @@ export interface EvalJobFields {
   providerConcurrency?: number;
   /** How pi: and pi-daemon: agents start. */
   pi?: PiEvalOptions;
-}
-
-/** Where pi is and what it reads, for pi: agents; the folder of pi-daemon: agents' sessions. */
-export interface PiEvalOptions {
-  /** The pi executable (default `pi` on PATH; a .js file runs with node). */
-  bin?: string;
-  /** The Node that runs a .js `bin` (default the eval's own). */
-  node?: string;
-  /** Where pi finds models.json and auth (default: the user's own, ~/.pi/agent). */
-  agentDir?: string;
-  /** A pi-daemon session's folder on the daemon's host, under its --allow-root (default: this process's). */
-  cwd?: string;
 }
 
 /** One eval job as it reaches runEvalJob. */

@@ -9,7 +9,18 @@ import { chatAgent } from '../../research/evalAgents.js';
 import type { EvalAgent } from '../../research/evalEpisode.js';
 import { startDaemonAgent, startPiAgent } from '../pi/piAgent.js';
 import type { AgentSpec } from './agentSpec.js';
-import type { PiEvalOptions } from './evalJob.js';
+
+/** Where pi is and what it reads, for pi: agents; the folder of pi-daemon: agents' sessions. */
+export interface PiEvalOptions {
+  /** The pi executable (default `pi` on PATH; a .js file runs with node). */
+  bin?: string;
+  /** The Node that runs a .js `bin` (default the eval's own). */
+  node?: string;
+  /** Where pi finds models.json and auth (default: the user's own, ~/.pi/agent). */
+  agentDir?: string;
+  /** A pi-daemon session's folder on the daemon's host, under its --allow-root (default: this process's). */
+  cwd?: string;
+}
 
 const SYSTEM_PROMPT = 'You play one character in a small text game, one of several evaluated on it. Act only through the tool calls the game describes.';
 

@@ -17,7 +17,8 @@ import { runPreparedSweep, type SweepHooks, type ThreadSweepOptions } from '../s
 import { whyAgentCannotStart } from './agentChecks.js';
 import { checkAgents, type EvalAgentSpec, parseAgentSpec } from './agentSpec.js';
 import { summarizeEval } from './evalSummary.js';
-import { type PiEvalOptions, providerKey } from './evalJob.js';
+import { providerKey } from './evalJob.js';
+import type { PiEvalOptions } from './piEvalAgent.js';
 import { sharedSlots } from './providerSlots.js';
 import { type VerifyReport, verifyResults } from './evalRecording.js';
 import { readResults } from '../sweep/resultsFile.js';
