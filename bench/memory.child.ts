@@ -15,7 +15,7 @@ import type { Frame } from '../src/protocol/codec.js';
 import type { Link } from '../src/links/link.js';
 import { createMemoryLinkPair } from '../src/links/memory.js';
 import { createCapsule } from '../src/runtime/capsule.js';
-import { ManualClock } from '../src/runtime/clock.js';
+import { ManualClock } from '../src/base/clock.js';
 import { precompiledValidators } from '../src/validators/precompiled.js';
 
 export type MemoryKind = 'capsule' | 'baseline' | 'active';

@@ -26,7 +26,7 @@ import { PiHost } from '../src/node/gateway/piHost.js';
 import { startGateway } from '../src/node/gateway/server.js';
 import { PeersClient } from '../src/pi/peersClient.js';
 import { waitForReply } from '../src/pi/peersWait.js';
-import { realClock } from '../src/runtime/clock.js';
+import { realClock } from '../src/base/clock.js';
 import type { Manifest } from '../src/protocol/messages.js';
 import { STUB_MODEL_ID, STUB_PROVIDER, writePiAgentDir } from '../test/e2e/stubModel.js';
 import { repoRoot } from './row.js';

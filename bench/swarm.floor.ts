@@ -18,7 +18,7 @@ import { registerSwarmTools } from '../src/worlds/swarm/tools.js';
 import { HEARING_RADIUS, SwarmWorld } from '../src/worlds/swarm/world.js';
 import { SeededRandom } from '../src/adapters/headless/random.js';
 import { createCapsule } from '../src/runtime/capsule.js';
-import { ManualClock } from '../src/runtime/clock.js';
+import { ManualClock } from '../src/base/clock.js';
 import { SequencedIds, randomUuid } from '../src/protocol/ids.js';
 import type { AiccMessage, JsonObject } from '../src/protocol/messages.js';
 import type { SchemaValidator } from '../src/runtime/validator.js';

@@ -10,7 +10,7 @@ import { SeededRandom } from '../src/adapters/headless/random.js';
 import type { Codec } from '../src/protocol/codec.js';
 import { createCapsule, type Capsule } from '../src/runtime/capsule.js';
 import type { CapsuleOptions } from '../src/runtime/options.js';
-import { ManualClock } from '../src/runtime/clock.js';
+import { ManualClock } from '../src/base/clock.js';
 import type { EventPayloads } from '../src/runtime/events.js';
 import { SequencedIds, randomUuid } from '../src/protocol/ids.js';
 import type { EventMessage } from '../src/protocol/messages.js';

@@ -8,7 +8,7 @@
 
 // ── values ───────────────────────────────────────────────────────────────────────────────────
 export { createCapsule } from './runtime/capsule.js';
-export { ManualClock, realClock } from './runtime/clock.js';
+export { ManualClock, realClock } from './base/clock.js';
 export { startAnimationFrameDriver, startIntervalDriver } from './runtime/drivers.js';
 export { CapsuleError, ToolError } from './base/errors.js';
 export { defineTool } from './runtime/tool.js';
@@ -36,7 +36,7 @@ export type { CallResult } from './runtime/resultCache.js';
 export type { EventPayloads } from './runtime/events.js';
 export type { CapsuleErrorCode } from './base/errors.js';
 // Time.
-export type { Clock, TimerId, TimerOptions } from './runtime/clock.js';
+export type { Clock, TimerId, TimerOptions } from './base/clock.js';
 export type { Steppable, StopDriver } from './runtime/drivers.js';
 // Tools.
 export type { ToolContext, ToolDefinition, ToolHandle, ToolHandler, ToolSpec, TypedToolSpec } from './runtime/tool.js';

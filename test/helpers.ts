@@ -7,7 +7,7 @@ import type { Link } from '../src/links/link.js';
 import { createMemoryLinkPair } from '../src/links/memory.js';
 import { createCapsule, type Capsule } from '../src/runtime/capsule.js';
 import type { CapsuleOptions, ConnectOptions } from '../src/runtime/options.js';
-import { ManualClock } from '../src/runtime/clock.js';
+import { ManualClock } from '../src/base/clock.js';
 import { randomUuid } from '../src/protocol/ids.js';
 import { PROTOCOL, type AiccMessage, type JsonObject } from '../src/protocol/messages.js';
 import type { ToolDefinition } from '../src/runtime/tool.js';

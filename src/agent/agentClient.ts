@@ -11,7 +11,7 @@ import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from '../protocol/inbound.
 import { refusal } from '../protocol/refusals.js';
 import { clientSettings, type AgentClientOptions, type AgentEvents, type CallOptions, type ClientSettings } from './agentOptions.js';
 import { WaitingCalls, type CallOutcome } from './waitingCalls.js';
-import { realClock, type Clock } from '../runtime/clock.js';
+import { realClock, type Clock } from '../base/clock.js';
 import { Heartbeats, Liveness } from '../runtime/heartbeats.js';
 import { CapsuleError } from '../base/errors.js';
 import { cryptoBytes, idOfSequence, SequencedIds, sequenceOfId } from '../protocol/ids.js';

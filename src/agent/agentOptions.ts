@@ -3,7 +3,7 @@
 
 import type { WireOptions } from '../protocol/wire.js';
 import type { EventMessage, Manifest, Topic, WireError } from '../protocol/messages.js';
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../base/clock.js';
 import type { EventPayloads } from '../runtime/events.js';
 import type { RandomBytes } from '../protocol/ids.js';
 import { HEARTBEAT_DEFAULTS } from '../runtime/sessionParts.js';

@@ -2,7 +2,7 @@
 // result was refused at this side's wire, a local timeout at its own deadline, or the session's end —
 // and one timer serves every deadline (a timer per call costs more than the call).
 
-import { UPKEEP, type Clock, type TimerId } from '../runtime/clock.js';
+import { UPKEEP, type Clock, type TimerId } from '../base/clock.js';
 import type { JsonObject, Meta, ToolResult, WireError } from '../protocol/messages.js';
 
 /** A call's outcome, as data: `local` marks a failure decided on this side (timeout, closed). */

@@ -4,7 +4,7 @@
 // serves it holds the answer until the reply is ready and sends its text along, so the wait ends
 // as soon as pi settles, with one round trip; a plain agent answers at once and the polling goes on.
 
-import type { Clock, TimerId } from '../runtime/clock.js';
+import type { Clock, TimerId } from '../base/clock.js';
 import { localError, PeersError } from './peersError.js';
 import type { AgentState, StateWait } from './peersProtocol.js';
 

@@ -3,7 +3,7 @@
 // record clients' skeleton (recordClient.ts): each client supplies its answer type and its own
 // typed errors.
 
-import type { Clock, TimerId } from '../runtime/clock.js';
+import type { Clock, TimerId } from '../base/clock.js';
 
 /** The errors a pending request fails with when no answer comes, or too many already wait. */
 export interface PendingErrors<E> {

@@ -3,7 +3,7 @@
 // The hello (or handshake) on the new link is the client's business, handed in as a step of the loop.
 
 import type { Link } from '../links/link.js';
-import type { Clock, TimerId } from '../runtime/clock.js';
+import type { Clock, TimerId } from '../base/clock.js';
 
 /** How a client gets a new link after a drop (`options.reconnect` of PeersClient and DaemonClient). */
 export interface ReconnectOptions {

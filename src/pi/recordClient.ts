@@ -10,7 +10,7 @@ import { createEmitter, type Emitter } from '../base/emitter.js';
 import type { Link } from '../links/link.js';
 import type { Frame } from '../protocol/codec.js';
 import type { InboundLimits } from '../protocol/inbound.js';
-import { realClock, type Clock } from '../runtime/clock.js';
+import { realClock, type Clock } from '../base/clock.js';
 import type { RecordProblem } from './jsonRecord.js';
 import { PendingRequests } from './pendingRequests.js';
 import { reconnectLoop, Sleeper, type ReconnectOptions } from './reconnect.js';

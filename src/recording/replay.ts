@@ -6,7 +6,7 @@
 import { createMemoryLinkPair } from '../links/memory.js';
 import type { Link } from '../links/link.js';
 import type { Capsule } from '../runtime/capsule.js';
-import { isSteppedClock } from '../runtime/clock.js';
+import { isSteppedClock } from '../base/clock.js';
 import { CapsuleError } from '../base/errors.js';
 import type { AiccMessage, MessageType } from '../protocol/messages.js';
 import type { Recording, RecordingHeader } from './recording.js';

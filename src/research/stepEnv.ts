@@ -8,7 +8,7 @@ import { CapsuleError } from '../base/errors.js';
 import { yieldToAgents } from '../adapters/headless/runner.js';
 import type { AgentClient } from '../agent/agentClient.js';
 import type { EventMessage } from '../protocol/messages.js';
-import { isSteppedClock } from '../runtime/clock.js';
+import { isSteppedClock } from '../base/clock.js';
 import { closeEpisode, connectAgents, setUpEpisode, sortedMetrics } from './episode.js';
 import { stateHash } from './stateHash.js';
 import type { EpisodeWorld, ParamValue, Params, World } from './world.js';

@@ -5,7 +5,7 @@
 // comes back to the agent as data. What a session's calls leave behind (results, usage, running
 // handlers) is its SessionCalls; the pipeline holds no session.
 
-import { UPKEEP, type Clock, type TimerId } from './clock.js';
+import { UPKEEP, type Clock, type TimerId } from '../base/clock.js';
 import { clip, MAX_QUOTED_NAME } from '../base/clip.js';
 import { ToolError } from '../base/errors.js';
 import { refusal, type RefusalKind } from '../protocol/refusals.js';

@@ -5,7 +5,7 @@ import { createEmitter, type Emitter } from '../base/emitter.js';
 import type { FinishedCall, HostError } from './calls.js';
 import { CallPipeline, type CallHost, type TickState } from './callPipeline.js';
 import type { CallResult } from './resultCache.js';
-import { isSteppedClock, realClock, type Clock } from './clock.js';
+import { realClock, type Clock } from '../base/clock.js';
 import { CapsuleError } from '../base/errors.js';
 import { coalescingKey, type EventPayloads, type QueuedEvent } from './events.js';
 import { cryptoBytes, randomUuid, type RandomBytes } from '../protocol/ids.js';
@@ -352,8 +352,8 @@ class CapsuleImpl implements Capsule, CallHost, TickState, BudgetHost {
   step(dtMs: number): void {
     this.alive('step');
     if (!(dtMs >= 0) || !Number.isFinite(dtMs)) throw new CapsuleError('AICC_INVALID_OPTION', `step: expected a finite number of ms >= 0, got ${dtMs}`);
-    const clock = this.clock;
-    const wait = isSteppedClock(clock) ? (ms: number) => clock.advance(ms) : () => {};
+    // A clock that moves only when told moves on between the ticks; wall time moves by itself.
+    const wait = (ms: number): void => this.clock.advance?.(ms);
     if (this.tickMode === 'event') return wait(dtMs);
     this.loop.advance(dtMs, wait, () => this.runTick());
   }

@@ -4,7 +4,7 @@
 import type { Link } from '../links/link.js';
 import type { AiccMessage, Capabilities, JsonObject, Meta, TickMode, ToolDescriptor, Topic, World } from '../protocol/messages.js';
 import type { CallRecord, HostError } from './calls.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../base/clock.js';
 import type { DecisionLate } from './decisionBudget.js';
 import type { EventPayloads } from './events.js';
 import type { ConnectOptions } from './options.js';

@@ -8,7 +8,7 @@
 // budgets"). Everything here is a timer on the capsule's clock: nothing waits, the tick loop least of all.
 
 import { CapsuleError } from '../base/errors.js';
-import { UPKEEP, type Clock, type TimerId } from './clock.js';
+import { UPKEEP, type Clock, type TimerId } from '../base/clock.js';
 import { PROTOCOL, type JsonObject, type ToolCall } from '../protocol/messages.js';
 import type { QueuedEvent } from './events.js';
 import type { CallResult } from './resultCache.js';

@@ -9,7 +9,7 @@
 // queue of its own would have held: the same events, coalesced the same way, in emit order.
 
 import { deliveryIntervalMs, LatencyTracker } from './deliveryInterval.js';
-import type { Clock, TimerId } from './clock.js';
+import type { Clock, TimerId } from '../base/clock.js';
 import type { EventLog, LogReader } from './eventLog.js';
 import { EventQueue, type QueuedEvent } from './events.js';
 import type { AgentModel, JsonObject } from '../protocol/messages.js';

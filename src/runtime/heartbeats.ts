@@ -6,7 +6,7 @@
 // - Liveness: when the peer was last heard, and what a beat does: a heartbeat to a peer heard
 //   lately, the link dropped when it has been silent for deadPeerTimeoutMs.
 
-import { UPKEEP, type Clock, type TimerId } from './clock.js';
+import { UPKEEP, type Clock, type TimerId } from '../base/clock.js';
 
 /** A session as the heartbeat sees it. */
 export interface Beating {

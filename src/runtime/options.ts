@@ -3,7 +3,7 @@
 
 import { CapsuleError } from '../base/errors.js';
 import type { AgentModel, Capabilities, TickMode, World } from '../protocol/messages.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../base/clock.js';
 import type { RandomBytes } from '../protocol/ids.js';
 import type { ValidatorFactory } from './validator.js';
 import type { ReplayStore } from './resumeReplay.js';

@@ -4,7 +4,7 @@
 
 import type { Link } from '../links/link.js';
 import { Wire, type WireOptions } from '../protocol/wire.js';
-import { UPKEEP, type Clock, type TimerId } from './clock.js';
+import { UPKEEP, type Clock, type TimerId } from '../base/clock.js';
 import { CapsuleError } from '../base/errors.js';
 import { refusal } from '../protocol/refusals.js';
 import { randomUuid, type RandomBytes } from '../protocol/ids.js';

@@ -5,7 +5,7 @@
 // watch), each reaching it back through a port of its own, never through the session itself. It
 // listens to its link's Wire directly (WireHandlers), ignoring a superseded link.
 
-import { UPKEEP, type TimerId } from './clock.js';
+import { UPKEEP, type TimerId } from '../base/clock.js';
 import { refusal, type RefusalKind } from '../protocol/refusals.js';
 import { EventDelivery } from './delivery.js';
 import { Liveness } from './heartbeats.js';

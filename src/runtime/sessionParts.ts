@@ -5,7 +5,7 @@
 
 import type { HostError } from './calls.js';
 import type { CallPipeline } from './callPipeline.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../base/clock.js';
 import type { RandomBytes } from '../protocol/ids.js';
 import type { AiccMessage, ManifestUpdate } from '../protocol/messages.js';
 import type { EventLog } from './eventLog.js';

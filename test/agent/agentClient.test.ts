@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentClient } from '../../src/agent/agentClient.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { SequencedIds } from '../../src/protocol/ids.js';
 import { PROTOCOL, type AiccMessage, type JsonObject } from '../../src/protocol/messages.js';
 import { connectInProcess } from '../../src/agent/inProcess.js';

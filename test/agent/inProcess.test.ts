@@ -4,7 +4,7 @@ import { SeededRandom } from '../../src/adapters/headless/random.js';
 import { AgentClient } from '../../src/agent/agentClient.js';
 import { connectInProcess, type InProcessOptions, type SessionOpener } from '../../src/agent/inProcess.js';
 import type { Capsule } from '../../src/runtime/capsule.js';
-import type { Clock } from '../../src/runtime/clock.js';
+import type { Clock } from '../../src/base/clock.js';
 import type { ConnectOptions } from '../../src/runtime/options.js';
 import { wrapLink } from '../../src/links/wrapLink.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';

@@ -6,7 +6,7 @@ import type { Link } from '../../src/links/link.js';
 import { wrapLink } from '../../src/links/wrapLink.js';
 import { binaryCodec } from '../../src/protocol/binaryCodec.js';
 import { createCapsule } from '../../src/runtime/capsule.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { seededBytes } from './seeded.js';
 import { ajvValidators } from '../../src/validators/ajv.js';
 

@@ -6,7 +6,7 @@ import { buildVillage } from '../../src/worlds/village/world.js';
 import { bindTextWorld, TextWorld } from '../../src/adapters/text/index.js';
 import { capsuleBridge, formatConformance, runConformance, type BridgeFactory } from '../../src/conformance/index.js';
 import { createCapsule } from '../../src/runtime/capsule.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { ajvValidators } from '../../src/validators/ajv.js';
 import { seededBytes } from './seeded.js';
 

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { mountInspector, type Inspector } from '../../src/inspector/index.js';
 import { createCapsule } from '../../src/runtime/capsule.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { ajvValidators } from '../../src/validators/ajv.js';
 import { agentFor, settle, stage, type Stage } from '../adapters/phaser/harness.js';
 import { cell, ManualFrames, rows } from './helpers.js';

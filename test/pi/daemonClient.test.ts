@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { DAEMON_DRAIN_TIMEOUT_MS, DaemonClient } from '../../src/pi/index.js';
 import { settle } from '../helpers.js';
 import { CHAR, daemonFailure, daemonSetup, OPEN, openAttached } from './daemonHelpers.js';

@@ -2,7 +2,7 @@
 // with everything the client reports collected.
 
 import { expect } from 'vitest';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import {
   DaemonClient,
   DaemonError,

@@ -1,7 +1,7 @@
 // Drops and restarts: the client reconnects, handshakes and attaches again; a new hostInstanceId
 // is told to the caller, with the sessions it lost.
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { DaemonClient, type ReconnectReport } from '../../src/pi/index.js';
 import { settle } from '../helpers.js';
 import { CHAR, collect, daemonFailure, openAttached } from './daemonHelpers.js';

@@ -1,7 +1,7 @@
 // The DaemonSimulator's options and its scripted "model": what a test gives it per wake, and the
 // record it keeps of every turn. The defaults are pi-daemon 0.3.3's.
 
-import type { Clock } from '../../src/runtime/clock.js';
+import type { Clock } from '../../src/base/clock.js';
 
 export interface DaemonSimulatorOptions {
   /** Drives scripted delays, drain timeouts and snapshot times. Default: wall time. */

@@ -40,7 +40,7 @@ import type { Frame } from '../../src/protocol/codec.js';
 import type { Link } from '../../src/links/link.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import { socketLink } from '../../src/node/socketLink.js';
-import { realClock, type Clock, type TimerId } from '../../src/runtime/clock.js';
+import { realClock, type Clock, type TimerId } from '../../src/base/clock.js';
 import { DAEMON_DRAIN_TIMEOUT_MS, type DaemonCommand } from '../../src/pi/daemonProtocol.js';
 import { lineText, readLine, type SimFailure } from './daemonSimLine.js';
 import {

@@ -1,7 +1,7 @@
 // The simulator's pi-daemon 0.3.3 behaviour, driven by a raw client (what a DaemonClient never sends),
 // for runs without the real daemon; test/e2e/daemon/simulator.test.ts holds it to the real one.
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { validateDaemonEvent, validateDaemonResponse } from '../../src/pi/generated/daemon-validators.js';
 import { settle } from '../helpers.js';
 import { RawPeersClient } from './peersSimulator.js';

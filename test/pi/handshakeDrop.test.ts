@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Link } from '../../src/links/link.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { DaemonClient, PeersClient } from '../../src/pi/index.js';
 import { settle } from '../helpers.js';
 import { daemonFailure } from './daemonHelpers.js';

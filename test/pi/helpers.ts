@@ -2,7 +2,7 @@
 
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { PeersClient, PeersError, type PeersClientOptions, type RecordProblem } from '../../src/pi/index.js';
 import { PeersSimulator, type PeersSimulatorOptions } from './peersSimulator.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { PEERS_ERRORS, PeersClient, type PeersErrorCode } from '../../src/pi/index.js';
 import { settle } from '../helpers.js';
 import { failure, schemaErrorCodes, setup } from './helpers.js';

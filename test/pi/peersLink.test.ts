@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Link } from '../../src/links/link.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { PeersClient } from '../../src/pi/index.js';
 import { pass, settle } from '../helpers.js';
 import { failure, setup, tracked } from './helpers.js';

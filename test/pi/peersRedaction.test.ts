@@ -2,7 +2,7 @@
 // target (test/fuzz/targets/peersClient.ts) found.
 import { describe, expect, it } from 'vitest';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { PeersClient } from '../../src/pi/index.js';
 import { settle } from '../helpers.js';
 import { failure, setup } from './helpers.js';

@@ -6,7 +6,7 @@
 import type { Frame } from '../../src/protocol/codec.js';
 import type { Link } from '../../src/links/link.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
-import type { Clock } from '../../src/runtime/clock.js';
+import type { Clock } from '../../src/base/clock.js';
 import { validateRequest } from '../../src/pi/generated/peers-validators.js';
 import { negotiateVersion, type AgentState, type DeliveryRecord, type HelloRecord, type PeersResponse, type VersionRange } from '../../src/pi/peersProtocol.js';
 

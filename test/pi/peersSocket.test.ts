@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectSocketLink, socketLink } from '../../src/node/socketLink.js';
 import { PeersClient } from '../../src/pi/peersClient.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { tempDir } from '../node/gateway/helpers.js';
 import { PeersSimulator } from './peersSimulator.js';
 import { failure } from './helpers.js';

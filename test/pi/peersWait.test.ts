@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentState, StateWait } from '../../src/pi/peersProtocol.js';
 import { waitForReply, type ReplySource } from '../../src/pi/peersWait.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { pass, settle } from '../helpers.js';
 
 /** An agent whose answers the test scripts, recording what it was asked. */

@@ -3,7 +3,7 @@ import { AgentClient } from '../../src/agent/agentClient.js';
 import { createMemoryLinkPair } from '../../src/links/memory.js';
 import type { Link } from '../../src/links/link.js';
 import { createCapsule } from '../../src/runtime/capsule.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import type { RandomBytes } from '../../src/protocol/ids.js';
 import { Recorder } from '../../src/recording/recorder.js';
 import { parseRecording, RecordingError, type RecordedDecisionCost, type RecordingHeader } from '../../src/recording/recording.js';

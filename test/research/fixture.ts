@@ -2,7 +2,7 @@
 // agents that bump on every tick with a seeded chance. Small enough that an episode takes a few ms.
 
 import { createCapsule } from '../../src/index.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { defineWorld } from '../../src/research/world.js';
 
 export const counterWorld = defineWorld({

@@ -8,7 +8,7 @@ import type { AgentClient } from '../../src/agent/agentClient.js';
 import { connectInProcess } from '../../src/agent/inProcess.js';
 import type { JsonObject } from '../../src/protocol/messages.js';
 import type { CallEvent, Capsule } from '../../src/runtime/capsule.js';
-import type { ManualClock } from '../../src/runtime/clock.js';
+import type { ManualClock } from '../../src/base/clock.js';
 import { DecisionBudgetWatch, decisionBudgets, type BudgetedSession, type BudgetHost, type DecisionLate } from '../../src/runtime/decisionBudget.js';
 import type { SessionView } from '../../src/runtime/sessionTypes.js';
 import type { ConnectOptions } from '../../src/runtime/options.js';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { EventDelivery, type DeliveryHost, type DeliveryOutlet, type DeliverySession } from '../../src/runtime/delivery.js';
 import { EventLog, topicBit, topicMask, type LogEntry } from '../../src/runtime/eventLog.js';
 import { coalescingKey, EventQueue, type QueuedEvent } from '../../src/runtime/events.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { TOPICS, type JsonObject, type Topic } from '../../src/protocol/messages.js';
 import type { SentEvent } from '../../src/runtime/resumeReplay.js';
 

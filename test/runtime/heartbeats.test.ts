@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import { Heartbeats } from '../../src/runtime/heartbeats.js';
 
 describe('Heartbeats', () => {

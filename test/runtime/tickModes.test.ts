@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { IMMEDIATE_MARK } from '../../src/protocol/messages.js';
 import { STALL_WARNING_MS } from '../../src/runtime/capsule.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 import type { HostError } from '../../src/runtime/calls.js';
 import type { CapsuleOptions } from '../../src/runtime/options.js';
 import { connectAgent, echoTool, makeCapsule, moveTool, settle } from '../helpers.js';

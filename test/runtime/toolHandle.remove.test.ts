@@ -1,7 +1,7 @@
 // ToolHandle.remove(): idempotent, and bound to its own registration.
 import { describe, expect, it } from 'vitest';
 import { createCapsule } from '../../src/index.js';
-import { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/base/clock.js';
 
 const tool = (id: string, description = `The ${id} tool.`) => ({
   id,

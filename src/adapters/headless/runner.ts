@@ -3,7 +3,7 @@
 // only to report speed; it never reaches the simulation, so a run is reproducible from its seed.
 
 import type { Capsule } from '../../runtime/capsule.js';
-import { isSteppedClock } from '../../runtime/clock.js';
+import { isSteppedClock } from '../../base/clock.js';
 import { CapsuleError } from '../../base/errors.js';
 
 export interface HeadlessOptions {

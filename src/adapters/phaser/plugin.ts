@@ -9,7 +9,7 @@
 
 import type * as Phaser from 'phaser';
 import type { Capsule } from '../../runtime/capsule.js';
-import type { Clock } from '../../runtime/clock.js';
+import type { Clock } from '../../base/clock.js';
 import { CapsuleError, ToolError } from '../../base/errors.js';
 import type { EventPayloads } from '../../runtime/events.js';
 import type { ConnectOptions } from '../../runtime/options.js';

@@ -3,7 +3,7 @@
 
 import type { CapsuleOptions } from '../../runtime/options.js';
 import { createCapsule, type Capsule } from '../../runtime/capsule.js';
-import { ManualClock } from '../../runtime/clock.js';
+import { ManualClock } from '../../base/clock.js';
 import { CapsuleError } from '../../base/errors.js';
 import type { World } from '../../protocol/messages.js';
 import type { Box } from './entities.js';

@@ -5,7 +5,7 @@
 // One gate per provider, shared by every backend that speaks to it. All timers on the injected clock.
 
 import { CapsuleError } from '../../base/errors.js';
-import { realClock, type Clock, type TimerId } from '../../runtime/clock.js';
+import { realClock, type Clock, type TimerId } from '../../base/clock.js';
 import type { ModelReply, ModelTurn, ModelTurnOptions, ModelRequest } from './modelPort.js';
 
 export interface ProviderGateOptions {

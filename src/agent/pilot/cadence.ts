@@ -5,7 +5,7 @@
 // of it runs on timers of the injected clock: the tick loop never waits on any of it.
 
 import { CLASS_BUDGET_MS, deliveryIntervalMs, LatencyTracker } from '../../runtime/deliveryInterval.js';
-import type { Clock, TimerId } from '../../runtime/clock.js';
+import type { Clock, TimerId } from '../../base/clock.js';
 import type { AgentModel } from '../../protocol/messages.js';
 
 export interface CadenceOptions {

@@ -2,7 +2,7 @@
 // (and a paid API) in a tight loop. Decisions are capped per minute on the injected clock, and a run
 // of replies with nothing usable in them trips a stop that only the host can lift.
 
-import type { Clock } from '../../runtime/clock.js';
+import type { Clock } from '../../base/clock.js';
 import { CapsuleError } from '../../base/errors.js';
 
 export interface GuardOptions {

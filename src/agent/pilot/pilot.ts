@@ -6,7 +6,7 @@
 import { createEmitter, type Emitter } from '../../base/emitter.js';
 import { messageOf } from '../../base/errors.js';
 import type { PauseReason, PilotEvents, PilotOptions, PilotStatus } from './pilotOptions.js';
-import { realClock, type Clock } from '../../runtime/clock.js';
+import { realClock, type Clock } from '../../base/clock.js';
 import type { EventMessage, Manifest } from '../../protocol/messages.js';
 import { callsToolsNatively, type SendKind } from './backend.js';
 import { DecisionMeter, type DecisionEnd } from './costs.js';

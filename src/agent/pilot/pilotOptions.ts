@@ -2,7 +2,7 @@
 // pilot.ts so that file holds the pilot's behaviour alone.
 
 import type { AgentClient } from '../agentClient.js';
-import type { Clock } from '../../runtime/clock.js';
+import type { Clock } from '../../base/clock.js';
 import type { ChatBackend, SendKind } from './backend.js';
 import type { DecisionCost } from './costs.js';
 import type { CharacterBrief } from './briefing.js';

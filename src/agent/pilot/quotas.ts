@@ -3,7 +3,7 @@
 // authority; this one follows its rules (docs/PROTOCOL.md): only calls that reached their handler
 // cost quota, and `calls_per_minute` is a sliding window of 60,000 ms.
 
-import type { Clock } from '../../runtime/clock.js';
+import type { Clock } from '../../base/clock.js';
 import type { Limits, ToolDescriptor } from '../../protocol/messages.js';
 
 const WINDOW_MS = 60_000;

@@ -15,7 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { CapsuleError } from '../../base/errors.js';
 import { createCharacterServer, type CharacterServer } from '../../mcp/characterServer.js';
-import { realClock, UPKEEP, type Clock, type TimerId } from '../../runtime/clock.js';
+import { realClock, UPKEEP, type Clock, type TimerId } from '../../base/clock.js';
 import { clip, type AccessPolicy } from './access.js';
 import { characterOfPath, MCP_PATH, type CharacterSessions } from './characters.js';
 import { answerError, checkPost, McpHttpSession, refuseWith } from './mcpHttpSession.js';

@@ -8,7 +8,7 @@ import { runHeadless, type HeadlessResult } from '../../adapters/headless/runner
 import { RunSummary } from '../../adapters/headless/summary.js';
 import { jsonCodec, type Codec } from '../../protocol/codec.js';
 import { createCapsule, type Capsule } from '../../runtime/capsule.js';
-import { ManualClock } from '../../runtime/clock.js';
+import { ManualClock } from '../../base/clock.js';
 import type { ConnectOptions } from '../../runtime/options.js';
 import type { ValidatorFactory } from '../../runtime/validator.js';
 import { ajvValidators } from '../../validators/ajv.js';

@@ -20,7 +20,7 @@ import type { Villager } from './villager.js';
 import { buildVillage, VILLAGER_GOALS, VILLAGER_SESSION, VILLAGERS, type Village } from './world.js';
 import type { ModelExchange } from '../../agent/model/cassette.js';
 import type { JsonObject } from '../../protocol/messages.js';
-import type { ManualClock } from '../../runtime/clock.js';
+import type { ManualClock } from '../../base/clock.js';
 import { stateHash } from '../../research/stateHash.js';
 
 export interface VillageOptions {

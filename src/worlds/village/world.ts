@@ -7,7 +7,7 @@ import { TextWorld } from '../../adapters/text/world.js';
 import { SeededRandom } from '../../adapters/headless/random.js';
 import type { Link } from '../../links/link.js';
 import { createCapsule, type Capsule } from '../../runtime/capsule.js';
-import { ManualClock } from '../../runtime/clock.js';
+import { ManualClock } from '../../base/clock.js';
 import type { ConnectOptions } from '../../runtime/options.js';
 import type { ValidatorFactory } from '../../runtime/validator.js';
 import { ajvValidators } from '../../validators/ajv.js';

@@ -7,7 +7,7 @@ import type Phaser from 'phaser';
 import { AgentClient } from '../../../src/agent/agentClient.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
 import { aiccScenePlugin, type AiccPluginOptions, type AiccScenePlugin } from '../../../src/adapters/phaser/index.js';
-import { ManualClock } from '../../../src/runtime/clock.js';
+import { ManualClock } from '../../../src/base/clock.js';
 import type { EventPayloads } from '../../../src/runtime/events.js';
 import type { Capabilities, Topic } from '../../../src/protocol/messages.js';
 

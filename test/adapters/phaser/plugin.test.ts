@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AiccScenePlugin, aiccScenePlugin } from '../../../src/adapters/phaser/index.js';
 import { createCapsule } from '../../../src/index.js';
-import { ManualClock } from '../../../src/runtime/clock.js';
+import { ManualClock } from '../../../src/base/clock.js';
 import { CapsuleError } from '../../../src/base/errors.js';
 import { agentFor, FRAME_MS, installedPhaserVersion, makeTexture, play, settle, stage, type Stage } from './harness.js';
 

@@ -8,7 +8,7 @@
 
 import type { AgentClient } from '../../../src/agent/agentClient.js';
 import type { Capsule } from '../../../src/runtime/capsule.js';
-import type { ManualClock } from '../../../src/runtime/clock.js';
+import type { ManualClock } from '../../../src/base/clock.js';
 import type { Capabilities, EventMessage } from '../../../src/protocol/messages.js';
 import { TextWorld, type TextWorldSpec } from '../../../src/adapters/text/index.js';
 import { connectAgent, settle } from '../../helpers.js';

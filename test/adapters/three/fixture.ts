@@ -12,7 +12,7 @@
 import { BoxGeometry, Mesh, MeshBasicMaterial, Scene, type Object3D } from 'three';
 import type { AgentClient, CallOutcome } from '../../../src/agent/agentClient.js';
 import type { Capsule } from '../../../src/runtime/capsule.js';
-import type { ManualClock } from '../../../src/runtime/clock.js';
+import type { ManualClock } from '../../../src/base/clock.js';
 import type { Capabilities, EventMessage, JsonObject } from '../../../src/protocol/messages.js';
 import type { CapsuleOptions } from '../../../src/runtime/options.js';
 import { CapsuleBinding, type CapsuleBindingOptions } from '../../../src/adapters/three/index.js';

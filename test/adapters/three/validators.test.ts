@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { generatedFiles, threeOutFile, threeToolDefinitions, threeTypesFile, threeValidatorsSource } from '../../../scripts/generate-validators.js';
 import { CapsuleBinding, threeTools, threeValidators, THREE_TOOL_NAMES, type SceneBinding, type ThreeToolsOptions } from '../../../src/adapters/three/index.js';
 import { createCapsule } from '../../../src/runtime/capsule.js';
-import { ManualClock } from '../../../src/runtime/clock.js';
+import { ManualClock } from '../../../src/base/clock.js';
 import type { ValidatorFactory } from '../../../src/runtime/validator.js';
 import { ajvValidators } from '../../../src/validators/ajv.js';
 import { expectAjvVerdicts } from '../../validators/parity.js';

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { DaemonBackend, type DaemonClientLike } from '../../../src/agent/pilot/index.js';
-import { ManualClock } from '../../../src/runtime/clock.js';
+import { ManualClock } from '../../../src/base/clock.js';
 import { DaemonClient } from '../../../src/pi/index.js';
 import { settle } from '../../helpers.js';
 import { DaemonSimulator } from '../../pi/daemonSimulator.js';

@@ -4,7 +4,7 @@ import { LoopGuards } from '../../../src/agent/pilot/guards.js';
 import type { PilotEvents } from '../../../src/agent/pilot/pilot.js';
 import { Quotas } from '../../../src/agent/pilot/quotas.js';
 import { CapsuleError } from '../../../src/base/errors.js';
-import { ManualClock } from '../../../src/runtime/clock.js';
+import { ManualClock } from '../../../src/base/clock.js';
 import { aicc } from './fakeBackend.js';
 import { pilotVillager } from './village.js';
 

@@ -14,7 +14,7 @@ import { jsonCodec, type Codec } from '../../../src/protocol/codec.js';
 import { objectCodec } from '../../../src/protocol/objectCodec.js';
 import { PROTOCOL, type JsonObject, type ToolCall } from '../../../src/protocol/messages.js';
 import { createCapsule } from '../../../src/runtime/capsule.js';
-import { ManualClock } from '../../../src/runtime/clock.js';
+import { ManualClock } from '../../../src/base/clock.js';
 import { ajvValidators } from '../../../src/validators/ajv.js';
 import { draw } from './agentFrames.js';
 

@@ -8,7 +8,7 @@ import type { FuzzContext, FuzzTarget } from '../harness/context.js';
 import { AgentClient } from '../../../src/agent/agentClient.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
 import type { Link } from '../../../src/links/link.js';
-import { ManualClock } from '../../../src/runtime/clock.js';
+import { ManualClock } from '../../../src/base/clock.js';
 import { randomUuid, SequencedIds } from '../../../src/protocol/ids.js';
 import { ERROR_CODES, PROTOCOL, TOPICS } from '../../../src/protocol/messages.js';
 import { draw, mutated } from './agentFrames.js';

@@ -10,7 +10,7 @@ import { jsonCodec, type Codec, type Frame } from '../../../src/protocol/codec.j
 import type { Link } from '../../../src/links/link.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
 import { createCapsule, type Capsule } from '../../../src/runtime/capsule.js';
-import { ManualClock } from '../../../src/runtime/clock.js';
+import { ManualClock } from '../../../src/base/clock.js';
 import { ToolError } from '../../../src/base/errors.js';
 import { checkBridgeMessage } from '../../../src/protocol/messageCheck.js';
 import { ERROR_CODES, PROTOCOL, type AiccMessage } from '../../../src/protocol/messages.js';

@@ -8,7 +8,7 @@ import type { FuzzContext, FuzzTarget } from '../harness/context.js';
 import { binaryCodec } from '../../../src/protocol/binaryCodec.js';
 import { jsonCodec, type Codec } from '../../../src/protocol/codec.js';
 import { webSocketLink } from '../../../src/links/websocket.js';
-import { ManualClock } from '../../../src/runtime/clock.js';
+import { ManualClock } from '../../../src/base/clock.js';
 import { checkBridgeMessage } from '../../../src/protocol/messageCheck.js';
 import { PROTOCOL, type AiccMessage } from '../../../src/protocol/messages.js';
 import { binaryFrames, draw, jsonFrames } from './agentFrames.js';

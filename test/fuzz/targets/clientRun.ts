@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import type { FuzzContext } from '../harness/context.js';
 import type { Link } from '../../../src/links/link.js';
-import { ManualClock } from '../../../src/runtime/clock.js';
+import { ManualClock } from '../../../src/base/clock.js';
 import { draw } from './agentFrames.js';
 import { Calls, watch } from './callTracking.js';
 import { failureCheck, kindOf, type ClientError, type ErrorDocs, type FailureCheck } from './clientChecks.js';

@@ -21,7 +21,7 @@ import { connectInProcess } from '../../../src/agent/inProcess.js';
 import { AccessPolicy } from '../../../src/node/gateway/access.js';
 import { mcpEndpoint } from '../../../src/node/gateway/mcpEndpoint.js';
 import { createCapsule } from '../../../src/index.js';
-import { ManualClock } from '../../../src/runtime/clock.js';
+import { ManualClock } from '../../../src/base/clock.js';
 import { VILLAGE_SPEC, VILLAGER_SESSION } from '../../../src/worlds/village/world.js';
 import { KEY, ORIGIN } from '../../node/gateway/helpers.js';
 import { draw } from './agentFrames.js';

@@ -5,7 +5,7 @@
 
 import type { FuzzContext } from '../harness/context.js';
 import type { Frame } from '../../../src/protocol/codec.js';
-import type { ManualClock } from '../../../src/runtime/clock.js';
+import type { ManualClock } from '../../../src/base/clock.js';
 import type { InboundLimits } from '../../../src/protocol/inbound.js';
 import { validateRequest } from '../../../src/pi/generated/peers-validators.js';
 import { isAbortRequest } from '../../../src/pi/peersRecords.js';

@@ -6,7 +6,7 @@
 
 import type { FuzzContext } from '../harness/context.js';
 import type { Frame } from '../../../src/protocol/codec.js';
-import type { ManualClock } from '../../../src/runtime/clock.js';
+import type { ManualClock } from '../../../src/base/clock.js';
 import type { InboundLimits } from '../../../src/protocol/inbound.js';
 import { validateDaemonCommand } from '../../../src/pi/generated/daemon-validators.js';
 import type { DaemonSimulator } from '../../pi/daemonSimulator.js';

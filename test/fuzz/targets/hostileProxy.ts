@@ -9,7 +9,7 @@ import type { FuzzContext } from '../harness/context.js';
 import type { Frame } from '../../../src/protocol/codec.js';
 import type { Link } from '../../../src/links/link.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
-import type { ManualClock } from '../../../src/runtime/clock.js';
+import type { ManualClock } from '../../../src/base/clock.js';
 import type { InboundLimits } from '../../../src/protocol/inbound.js';
 import { materialize, type RawFrame } from './hostileRawFrames.js';
 import { resolve, setPath, stringify, type Quote, type Sym } from './hostileValues.js';

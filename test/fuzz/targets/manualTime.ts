@@ -1,7 +1,7 @@
 // Time in the pi-client targets: a ManualClock the run moves itself, so that every timeout,
 // backoff and poll fires when the run says, the same way for the same seed.
 
-import type { ManualClock } from '../../../src/runtime/clock.js';
+import type { ManualClock } from '../../../src/base/clock.js';
 
 /** The request timeout both clients are given: every deadline of a run is a multiple of it. */
 export const TIMEOUT_MS = 1_000;

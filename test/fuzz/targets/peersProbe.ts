@@ -2,7 +2,7 @@
 // works, a get_state and a delivery answered within the request timeout.
 
 import type { FuzzContext } from '../harness/context.js';
-import type { ManualClock } from '../../../src/runtime/clock.js';
+import type { ManualClock } from '../../../src/base/clock.js';
 import { watch, type Watched } from './callTracking.js';
 import { codeOf } from './clientChecks.js';
 import { runClock, TIMEOUT_MS } from './manualTime.js';

@@ -11,7 +11,7 @@ import type { Link } from '../../../src/links/link.js';
 import { createMemoryLinkPair } from '../../../src/links/memory.js';
 import { wrapLink } from '../../../src/links/wrapLink.js';
 import { createCapsule, type Capsule } from '../../../src/runtime/capsule.js';
-import { ManualClock } from '../../../src/runtime/clock.js';
+import { ManualClock } from '../../../src/base/clock.js';
 import { ajvValidators } from '../../../src/validators/ajv.js';
 import { draw } from './agentFrames.js';
 

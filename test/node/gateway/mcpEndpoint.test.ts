@@ -23,7 +23,7 @@ import { connectWebSocket } from '../../../src/links/websocket.js';
 import { AccessPolicy } from '../../../src/node/gateway/access.js';
 import { startGateway, type Gateway } from '../../../src/node/gateway/index.js';
 import { MAX_MCP_SESSIONS, mcpEndpoint, type McpEndpoint } from '../../../src/node/gateway/mcpEndpoint.js';
-import { ManualClock, type Clock, type TimerOptions } from '../../../src/runtime/clock.js';
+import { ManualClock, type Clock, type TimerOptions } from '../../../src/base/clock.js';
 import { bindTextWorld } from '../../../src/adapters/text/bind.js';
 import { TextWorld } from '../../../src/adapters/text/world.js';
 import type { Capsule } from '../../../src/runtime/capsule.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock, isManualClock, realClock } from '../../src/runtime/clock.js';
+import { ManualClock, isManualClock, realClock } from '../../src/base/clock.js';
 
 describe('ManualClock', () => {
   it('starts at the given time, 0 by default', () => {
@@ -272,7 +272,7 @@ describe('realClock and the Node process', () => {
   it('does not let an upkeep timer (background) keep Node alive, and keeps it alive for one that is not', async () => {
     const { spawnSync } = await import('node:child_process');
     const { buildSync } = await import('esbuild');
-    const source = buildSync({ entryPoints: [new URL('../../src/runtime/clock.ts', import.meta.url).pathname], bundle: true, format: 'esm', write: false })
+    const source = buildSync({ entryPoints: [new URL('../../src/base/clock.ts', import.meta.url).pathname], bundle: true, format: 'esm', write: false })
       .outputFiles[0]!.text;
     const run = (background: boolean) =>
       spawnSync(
