@@ -1,17 +1,20 @@
 // The errors the library throws at its host: a programmer error (CapsuleError, with a stable code)
 // and a tool handler's own refusal (ToolError).
 
-/** Stable codes of the errors a host program gets for misusing the API (thrown at once). */
-export type CapsuleErrorCode =
-  | 'AICC_INVALID_OPTION'
-  | 'AICC_INVALID_TOOL'
-  | 'AICC_DUPLICATE_TOOL'
-  | 'AICC_TOOL_REMOVED'
-  | 'AICC_INVALID_EVENT'
-  | 'AICC_SCHEMA_COMPILE'
-  | 'AICC_SESSION_CLOSED'
-  | 'AICC_NOT_CONNECTED'
-  | 'AICC_DISPOSED';
+/** Stable codes of the errors a host program gets for misusing the API (thrown at once); docs/ERRORS.md says when and what to do. */
+export const CAPSULE_ERROR_CODES = [
+  'AICC_INVALID_OPTION',
+  'AICC_INVALID_TOOL',
+  'AICC_DUPLICATE_TOOL',
+  'AICC_TOOL_REMOVED',
+  'AICC_INVALID_EVENT',
+  'AICC_SCHEMA_COMPILE',
+  'AICC_SESSION_CLOSED',
+  'AICC_NOT_CONNECTED',
+  'AICC_DISPOSED',
+] as const;
+
+export type CapsuleErrorCode = (typeof CAPSULE_ERROR_CODES)[number];
 
 /** A programmer error: names the place in its message and says what to fix. */
 export class CapsuleError extends Error {
