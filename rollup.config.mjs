@@ -45,7 +45,7 @@ const here = dirname(fileURLToPath(import.meta.url));
  */
 const fromAiccGlobal = [
   'src/base/errors.js',
-  'src/runtime/clock.js',
+  'src/base/clock.js',
   'src/runtime/capsule.js',
   'src/runtime/tool.js',
   'src/protocol/codec.js',
