@@ -8,34 +8,15 @@ import { nodeResolve } from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import typescript from '@rollup/plugin-typescript';
 import { dts } from 'rollup-plugin-dts';
+import { ENTRIES, PROGRAMS } from './scripts/entries.mjs';
 
-/** Output name (dist/<name>.js, dist/<name>.d.ts) → source. */
-const entries = {
-  index: 'src/index.ts', // "."
-  core: 'src/core.ts', // "./core"
-  ajv: 'src/validators/ajv.ts', // "./ajv"
-  precompiled: 'src/validators/precompiled.ts', // "./precompiled"
-  text: 'src/adapters/text/index.ts', // "./text"
-  'text-tools': 'src/adapters/text/toolsEntry.ts', // "./text/tools"
-  headless: 'src/adapters/headless/index.ts', // "./headless"
-  recording: 'src/recording/index.ts', // "./recording"
-  conformance: 'src/conformance/index.ts', // "./conformance"
-  pi: 'src/pi/index.ts', // "./pi"
-  pilot: 'src/agent/pilot/index.ts', // "./pilot"
-  inspector: 'src/inspector/index.ts', // "./inspector"
-  three: 'src/adapters/three/index.ts', // "./three" (three stays external: an optional peer)
-  'three-tools': 'src/adapters/three/toolsEntry.ts', // "./three/tools" (three stays external: an optional peer)
-  phaser: 'src/adapters/phaser/index.ts', // "./phaser" (imports no Phaser value: types only)
-  'phaser-tools': 'src/adapters/phaser/toolsEntry.ts', // "./phaser/tools" (imports no Phaser value: types only)
-  node: 'src/node/index.ts', // "./node"
-  research: 'src/research/index.ts', // "./research"
-  worlds: 'src/worlds/index.ts', // "./worlds"
-  queue: 'src/node/queue/index.ts', // "./queue" (Node only; bullmq and ioredis stay external: optional peers)
-  mcp: 'src/mcp/index.ts', // "./mcp" (@modelcontextprotocol/sdk stays external: an optional peer)
-};
-const cli = 'src/node/cli/bin.ts'; // → dist/cli.js (the `aicc` bin)
-/** → dist/sweepWorker.js: what a sweep's worker threads run (compiled, so workers need no TypeScript loader). */
-const sweepWorker = 'src/node/sweep/sweepWorker.ts';
+/** Output name (dist/<name>.js, dist/<name>.d.ts) → source: the table of entries (scripts/entries.mjs). */
+const entries = Object.fromEntries(ENTRIES.map(({ out, source }) => [out, source]));
+/** The `aicc` bin and the sweep's worker, built beside the entries. */
+const programs = Object.fromEntries(PROGRAMS.map(({ out, source }) => [out, source]));
+const cli = programs.cli;
+/** The global of an entry's <script>-tag bundle (its row's iife). */
+const globalOf = (out) => ENTRIES.find((entry) => entry.out === out).iife;
 const here = dirname(fileURLToPath(import.meta.url));
 /**
  * What the Phaser IIFE takes from the page's AICC global instead of bundling: the modules whose every
@@ -96,7 +77,7 @@ const shebang = () => ({
 
 export default [
   {
-    input: { ...entries, cli, sweepWorker },
+    input: { ...entries, ...programs },
     external,
     onwarn,
     // No type check here: `npm test` runs `tsc --noEmit` over src/ and tests right after (it was a third of the build).
@@ -124,7 +105,7 @@ export default [
     output: {
       file: 'dist/aicc.iife.js',
       format: 'iife',
-      name: 'AICC',
+      name: globalOf('index'),
       exports: 'named',
       plugins: [terser({ format: { comments: false } })],
     },
@@ -137,7 +118,7 @@ export default [
     output: {
       file: 'dist/aicc-inspector.iife.js',
       format: 'iife',
-      name: 'AICCInspector',
+      name: globalOf('inspector'),
       exports: 'named',
       plugins: [terser({ format: { comments: false } })],
     },
@@ -152,7 +133,7 @@ export default [
     output: {
       file: 'dist/aicc-phaser.iife.js',
       format: 'iife',
-      name: 'AICCPhaser',
+      name: globalOf('phaser'),
       exports: 'named',
       globals: () => 'AICC',
       plugins: [terser({ format: { comments: false } })],

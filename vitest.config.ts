@@ -1,11 +1,13 @@
 // vitest's projects: `unit` and `dom` (the inner loop), the projects vitest.projects.ts lists (which
-// file goes where, and why), and the adapters' tests again against the oldest Phaser and three.
+// file goes where, and why), and the adapters' tests again against the oldest peers they support
+// (their rows in scripts/entries.mjs).
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { ENTRIES } from './scripts/entries.mjs';
 import { ALL_TESTS, CLAIMING_PROJECTS, DOM, UNIT } from './vitest.projects.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -77,33 +79,26 @@ export default defineConfig({
         extends: true as const,
         test: { name, include, exclude: [...configDefaults.exclude, ...exclude], maxWorkers: availableParallelism(), sequence: { groupOrder: 2 } },
       })),
-      // The Phaser adapter again, against the oldest Phaser it supports (the `phaser3` dev
-      // dependency, Phaser 3.60.0), loaded as a bundler loads it: its ES module build. The files
-      // that never load Phaser (plain geometry, tool options, the meter) run once, in `unit`.
-      {
-        extends: true,
-        test: {
-          name: 'phaser 3.60',
-          include: ['test/adapters/phaser/**/*.test.ts'],
-          exclude: ['test/adapters/phaser/{perception,tools,meter}.test.ts'],
-          env: { AICC_PHASER: 'phaser3/dist/phaser.esm.js' },
-          maxWorkers: availableParallelism(),
-          sequence: { groupOrder: 2 },
-        },
-      },
-      // The Three.js adapter again, against the oldest three it supports (the `three150` dev
-      // dependency, three 0.150.0): every import of 'three', the adapter's own included, goes there.
-      {
-        extends: true,
-        resolve: { alias: [{ find: /^three$/, replacement: 'three150' }] },
-        test: {
-          name: 'three 0.150',
-          include: ['test/adapters/three/**/*.test.ts'],
-          env: { AICC_THREE: 'three150' },
-          maxWorkers: availableParallelism(),
-          sequence: { groupOrder: 2 },
-        },
-      },
+      // Each adapter's tests again against the oldest peer it supports, as its row in the table of
+      // entries says (scripts/entries.mjs: the project's name, files, env, and an alias of the peer).
+      ...ENTRIES.flatMap(({ oldest }) =>
+        oldest === undefined
+          ? []
+          : [
+              {
+                extends: true as const,
+                ...(oldest.alias !== undefined && { resolve: { alias: [{ find: new RegExp(oldest.alias.find), replacement: oldest.alias.replacement }] } }),
+                test: {
+                  name: oldest.project,
+                  include: oldest.include,
+                  ...(oldest.exclude !== undefined && { exclude: oldest.exclude }),
+                  ...(oldest.env !== undefined && { env: oldest.env }),
+                  maxWorkers: availableParallelism(),
+                  sequence: { groupOrder: 2 },
+                },
+              },
+            ],
+      ),
     ],
   },
 });

@@ -10,33 +10,13 @@ import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { parseAst } from 'rollup/parseAst';
 import { describe, expect, it } from 'vitest';
+import { ENTRIES as TABLE } from '../scripts/entries.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const ENTRIES = [
-  'index',
-  'core',
-  'ajv',
-  'precompiled',
-  'text',
-  'headless',
-  'recording',
-  'conformance',
-  'pi',
-  'pilot',
-  'inspector',
-  'three',
-  'phaser',
-  'text-tools',
-  'three-tools',
-  'phaser-tools',
-  'research',
-  'worlds',
-  'queue',
-  'mcp',
-  'node',
-];
-/** The entries that run in a browser: all but the Node-only ones. */
-const BROWSER_ENTRIES = ENTRIES.filter((entry) => !['queue', 'mcp', 'node'].includes(entry));
+/** Every entry's output name, from the table of entries. */
+const ENTRIES = TABLE.map((entry) => entry.out);
+/** The entries that run in a browser, as their rows say. */
+const BROWSER_ENTRIES = TABLE.filter((entry) => entry.platform === 'browser').map((entry) => entry.out);
 const IIFE = 'aicc.iife.js';
 
 const NODE_BUILTIN = /^(node:|(fs|path|net|os|child_process|crypto|http|https|stream|url|util|events|buffer|worker_threads|tls|zlib)(\/|$))/;

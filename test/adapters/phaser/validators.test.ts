@@ -5,12 +5,15 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { phaserOutFile, phaserToolDefinitions, phaserTypesFile, phaserValidatorsSource, generatedFiles } from '../../../scripts/generate-validators.js';
+import { validatorsOf } from '../../../scripts/generate-validators.js';
+
 import { phaserTools, phaserValidators, PHASER_TOOL_NAMES, type SceneWorld } from '../../../src/adapters/phaser/index.js';
 import type { ToolDefinition } from '../../../src/runtime/tool.js';
 import type { ValidatorFactory } from '../../../src/runtime/validator.js';
 import { ajvValidators } from '../../../src/validators/ajv.js';
 import { expectAjvVerdicts } from '../../validators/parity.js';
+
+const phaser = await validatorsOf('phaser');
 
 const world = (perceptionRadius: number, templates: string[] = []) =>
   ({ perceptionRadius, entities: { templates: () => templates.map((name) => ({ name, description: `a ${name}` })) } }) as unknown as SceneWorld;
@@ -33,17 +36,16 @@ function recording(): ValidatorFactory & { asked: string[] } {
 
 describe('src/adapters/phaser/generated/phaser-validators.js', () => {
   it('is what the generator writes now (else run `npm run generate`)', () => {
-    expect(readFileSync(phaserOutFile, 'utf8') === phaserValidatorsSource(), 'stale: run `npm run generate`').toBe(true);
-    const types = generatedFiles().find(([file]) => file === phaserTypesFile)![1];
-    expect(readFileSync(phaserTypesFile, 'utf8')).toBe(types);
+    expect(readFileSync(phaser.outFile, 'utf8') === phaser.source(), 'stale: run `npm run generate`').toBe(true);
+    expect(readFileSync(phaser.typesFile, 'utf8')).toBe(phaser.typesSource());
   });
 
   it('is CSP-safe and self-contained', () => {
-    expect(readFileSync(phaserOutFile, 'utf8')).not.toMatch(/\brequire\(|new Function|\beval\(|^import /m);
+    expect(readFileSync(phaser.outFile, 'utf8')).not.toMatch(/\brequire\(|new Function|\beval\(|^import /m);
   });
 
   it('covers every Phaser tool in both its shapes (a finite and an unbounded perception radius)', () => {
-    expect(new Set(phaserToolDefinitions().map((tool) => tool.id))).toEqual(new Set(PHASER_TOOL_NAMES));
+    expect(new Set(phaser.tools().map((tool) => tool.id))).toEqual(new Set(PHASER_TOOL_NAMES));
   });
 });
 

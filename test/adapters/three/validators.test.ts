@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { Scene } from 'three';
 import { describe, expect, it } from 'vitest';
-import { generatedFiles, threeOutFile, threeToolDefinitions, threeTypesFile, threeValidatorsSource } from '../../../scripts/generate-validators.js';
+import { validatorsOf } from '../../../scripts/generate-validators.js';
+
 import { CapsuleBinding, threeTools, threeValidators, THREE_TOOL_NAMES, type SceneBinding, type ThreeToolsOptions } from '../../../src/adapters/three/index.js';
 import { createCapsule } from '../../../src/runtime/capsule.js';
 import { ManualClock } from '../../../src/base/clock.js';
@@ -14,20 +15,22 @@ import type { ValidatorFactory } from '../../../src/runtime/validator.js';
 import { ajvValidators } from '../../../src/validators/ajv.js';
 import { expectAjvVerdicts } from '../../validators/parity.js';
 
+const three = await validatorsOf('three');
+
 const binding = {} as SceneBinding; // the factories read options only until a tool is called
 
 describe('src/adapters/three/generated/three-validators.js', () => {
   it('is what the generator writes now (else run `npm run generate`)', () => {
-    expect(readFileSync(threeOutFile, 'utf8') === threeValidatorsSource(), 'stale: run `npm run generate`').toBe(true);
-    expect(readFileSync(threeTypesFile, 'utf8')).toBe(generatedFiles().find(([file]) => file === threeTypesFile)![1]);
+    expect(readFileSync(three.outFile, 'utf8') === three.source(), 'stale: run `npm run generate`').toBe(true);
+    expect(readFileSync(three.typesFile, 'utf8')).toBe(three.typesSource());
   });
 
   it('is CSP-safe and self-contained', () => {
-    expect(readFileSync(threeOutFile, 'utf8')).not.toMatch(/\brequire\(|new Function|\beval\(|^import /m);
+    expect(readFileSync(three.outFile, 'utf8')).not.toMatch(/\brequire\(|new Function|\beval\(|^import /m);
   });
 
   it('covers every Three tool in both its shapes (move_to with and without an area)', () => {
-    expect(new Set(threeToolDefinitions().map((tool) => tool.id))).toEqual(new Set(THREE_TOOL_NAMES));
+    expect(new Set(three.tools().map((tool) => tool.id))).toEqual(new Set(THREE_TOOL_NAMES));
   });
 });
 
