@@ -17,7 +17,7 @@ import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { createCapsule, realClock, startIntervalDriver } from '../src/index.js';
+import { createCapsule, realClock, startDriver } from '../src/index.js';
 import { connectWebSocket } from '../src/links/websocket.js';
 import { startGateway } from '../src/node/gateway/index.js';
 import { startStubModel, STUB_MODEL_ID, STUB_PROVIDER, writePiAgentDir } from '../test/e2e/stubModel.js';
@@ -55,7 +55,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     output_schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
     handler: () => ({ n: handled.push(performance.now()) }),
   });
-  const stopDriver = startIntervalDriver(capsule);
+  const stopDriver = startDriver(capsule, { pace: 'timer' });
   const arrived: number[] = [];
   const onRequest = (message: unknown): void => {
     const { request } = message as { request: IncomingMessage };

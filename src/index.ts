@@ -1,7 +1,6 @@
-// aicc-capsule: the whole browser-safe runtime, with ajv compiling tool schemas at run time.
-// For a bundle without the compiler, import from aicc-capsule/core with precompiled validators.
-// Its names are core.ts's list; the createCapsule below, compiling schemas with ajv, takes the
-// place of core's (an entry's own export wins over a re-exported one of the same name).
+// aicc-capsule: the browser-safe runtime, with ajv compiling tool schemas at run time. For a bundle
+// without the compiler, import from aicc-capsule/core with precompiled validators. Its createCapsule
+// compiles schemas with ajv and gives sessions decision budgets; the rest is core.ts's, chosen below.
 
 import { createCapsule as createCoreCapsule, type Capsule } from './runtime/capsule.js';
 import type { CapsuleOptions } from './runtime/options.js';
@@ -29,5 +28,24 @@ export function createCapsule(options: CapsuleOptionsWithDefaults): Capsule {
   return createCoreCapsule({ ...options, validators: options.validators ?? ajvValidators(), decisionBudgets: options.decisionBudgets ?? decisionBudgets() });
 }
 
-// The runtime's public surface is core.ts's list; this entry adds only the ajv compiler above.
-export * from './core.js';
+// The root's values: what a game and an agent need to start, at most 15 (the IIFE's AICC global is
+// this list too, and the Phaser IIFE takes its shared runtime from it). The rest of core.ts's list —
+// the binary codec, batched framing, decisionBudgets for a core capsule — is in aicc-capsule/core;
+// every type of it is here.
+export {
+  AgentClient,
+  CapsuleError,
+  ToolError,
+  ManualClock,
+  realClock,
+  connectInProcess,
+  connectWebSocket,
+  webSocketLink,
+  createMemoryLinkPair,
+  defineTool,
+  jsonCodec,
+  objectCodec,
+  ScriptedAgent,
+  startDriver,
+} from './core.js';
+export type * from './coreTypes.js';

@@ -174,7 +174,7 @@ export class CallPipeline {
       this.stallTold = true;
       host.hostError({
         code: 'clock_stalled',
-        message: `capsule: calls wait for a tick in ${this.ticks.tickMode} mode, and none has come for ${afterMs} ms: nothing steps the capsule. Call capsule.step(deltaMs) from your game loop, or start a clock driver: startAnimationFrameDriver(capsule) on a page, startIntervalDriver(capsule) elsewhere (a world that moves only when its characters act wants tickMode 'event')`,
+        message: `capsule: calls wait for a tick in ${this.ticks.tickMode} mode, and none has come for ${afterMs} ms: nothing steps the capsule. Call capsule.step(deltaMs) from your game loop, or start a clock driver, startDriver(capsule) (animation frames on a page, a timer elsewhere; a world that moves only when its characters act wants tickMode 'event')`,
       });
     };
     this.stallWatch = host.clock.setTimeout(look, afterMs, UPKEEP);

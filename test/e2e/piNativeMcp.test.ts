@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { bindTextWorld } from '../../src/adapters/text/bind.js';
 import { TextWorld } from '../../src/adapters/text/world.js';
-import { createCapsule, realClock, startIntervalDriver } from '../../src/index.js';
+import { createCapsule, realClock, startDriver } from '../../src/index.js';
 import { connectWebSocket } from '../../src/links/websocket.js';
 import { startGateway, type Gateway } from '../../src/node/gateway/index.js';
 import type { CallRecord } from '../../src/runtime/calls.js';
@@ -52,7 +52,7 @@ describe.skipIf(missing !== undefined && process.env.CI !== 'true')('pi 1.x nati
     world = new TextWorld(VILLAGE_SPEC);
     bindTextWorld(capsule, world);
     capsule.on('call', (record) => void calls.push(record));
-    stopDriver = startIntervalDriver(capsule);
+    stopDriver = startDriver(capsule, { pace: 'timer' });
     const link = await connectWebSocket(`${gateway.url}/characters/cleo`, { WebSocket: WebSocket as never, protocols: ['aicc.v0.1', `aicc-key.${KEY}`] });
     capsule.connect(link, { character: 'cleo', ...VILLAGER_SESSION });
     // pi's own folder: the stub model, and the gateway's MCP endpoint for Cleo, her tools declared directly.

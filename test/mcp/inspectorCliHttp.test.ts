@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { bindTextWorld } from '../../src/adapters/text/bind.js';
 import { TextWorld } from '../../src/adapters/text/world.js';
-import { createCapsule, realClock, startIntervalDriver } from '../../src/index.js';
+import { createCapsule, realClock, startDriver } from '../../src/index.js';
 import { connectWebSocket } from '../../src/links/websocket.js';
 import { startGateway, type Gateway } from '../../src/node/gateway/index.js';
 import type { Capsule } from '../../src/runtime/capsule.js';
@@ -40,7 +40,7 @@ beforeAll(async () => {
   });
   capsule = createCapsule({ world: { name: 'Millbrook', kind: 'text' }, clock: realClock(), tickMode: 'fixed', tickRateHz: 10 });
   bindTextWorld(capsule, new TextWorld(VILLAGE_SPEC));
-  stopDriver = startIntervalDriver(capsule);
+  stopDriver = startDriver(capsule, { pace: 'timer' });
   const link = await connectWebSocket(`${gateway.url}/characters/cleo`, { WebSocket: WebSocket as never, protocols: ['aicc.v0.1', `aicc-key.${KEY}`] });
   capsule.connect(link, { character: 'cleo', ...VILLAGER_SESSION });
   for (let i = 0; i < 100 && capsule.sessions().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));

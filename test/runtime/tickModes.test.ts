@@ -149,7 +149,7 @@ describe('a fixed-mode capsule nobody steps', () => {
     clock.advance(1);
     expect(errors.map((error) => error.code)).toEqual(['clock_stalled']);
     expect(errors[0]!.message).toBe(
-      "capsule: calls wait for a tick in fixed mode, and none has come for 2000 ms: nothing steps the capsule. Call capsule.step(deltaMs) from your game loop, or start a clock driver: startAnimationFrameDriver(capsule) on a page, startIntervalDriver(capsule) elsewhere (a world that moves only when its characters act wants tickMode 'event')",
+      "capsule: calls wait for a tick in fixed mode, and none has come for 2000 ms: nothing steps the capsule. Call capsule.step(deltaMs) from your game loop, or start a clock driver, startDriver(capsule) (animation frames on a page, a timer elsewhere; a world that moves only when its characters act wants tickMode 'event')",
     );
   });
 

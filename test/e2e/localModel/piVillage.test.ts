@@ -22,7 +22,7 @@ import { TextWorld } from '../../../src/adapters/text/world.js';
 import { connectInProcess } from '../../../src/agent/inProcess.js';
 import { PeersBackend } from '../../../src/agent/pilot/peersBackend.js';
 import { Pilot } from '../../../src/agent/pilot/pilot.js';
-import { createCapsule, realClock, startIntervalDriver } from '../../../src/index.js';
+import { createCapsule, realClock, startDriver } from '../../../src/index.js';
 import { connectWebSocket, type WebSocketConstructor } from '../../../src/links/websocket.js';
 import { PiHost } from '../../../src/node/gateway/piHost.js';
 import { HOSTED_MCP_SERVER, startGateway } from '../../../src/node/gateway/server.js';
@@ -346,7 +346,7 @@ if (missing !== undefined) {
         capsule.on('call', (record) => {
           if (record.character === 'cleo') calls.push(record);
         });
-        const stopDriver = startIntervalDriver(capsule);
+        const stopDriver = startDriver(capsule, { pace: 'timer' });
         cleanups.push(() => stopDriver());
         const lend = await connectWebSocket(`${gateway.url}/characters/cleo`, { WebSocket: WebSocket as never, protocols: ['aicc.v0.1', `aicc-key.${KEY}`] });
         capsule.connect(lend, { character: 'cleo', ...VILLAGER_SESSION });

@@ -18,7 +18,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import type { AgentClient } from '../../../src/agent/agentClient.js';
 import { connectInProcess } from '../../../src/agent/inProcess.js';
-import { createCapsule, realClock, startIntervalDriver } from '../../../src/index.js';
+import { createCapsule, realClock, startDriver } from '../../../src/index.js';
 import { connectWebSocket } from '../../../src/links/websocket.js';
 import { AccessPolicy } from '../../../src/node/gateway/access.js';
 import { startGateway, type Gateway } from '../../../src/node/gateway/index.js';
@@ -112,7 +112,7 @@ describe('the gateway serving MCP', () => {
     // The game page: the village on the wall clock, in event mode so calls run at once.
     capsule = createCapsule({ world: { name: 'Millbrook', kind: 'text' }, clock: realClock(), tickMode: 'hybrid', tickRateHz: 10 });
     bindTextWorld(capsule, new TextWorld(VILLAGE_SPEC));
-    stopDriver = startIntervalDriver(capsule);
+    stopDriver = startDriver(capsule, { pace: 'timer' });
   });
 
   afterEach(async () => {

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { ModelReply, ModelRequest, ModelTurn } from '../../../src/agent/model/modelPort.js';
-import { createCapsule, startIntervalDriver } from '../../../src/index.js';
+import { createCapsule, startDriver } from '../../../src/index.js';
 import { connectWebSocket, webSocketLink } from '../../../src/links/websocket.js';
 import { startGateway, type Gateway } from '../../../src/node/gateway/index.js';
 import type { Capsule } from '../../../src/runtime/capsule.js';
@@ -60,7 +60,7 @@ async function lendingPage(character: string, waves: number[]): Promise<void> {
       return { waved: times };
     },
   });
-  stopDriver = startIntervalDriver(capsule);
+  stopDriver = startDriver(capsule, { pace: 'timer' });
   const link = await connectWebSocket(`${gateway!.url}/characters/${character}`, {
     WebSocket: WebSocket as never,
     protocols: ['aicc.v0.1', `aicc-key.${KEY}`],
