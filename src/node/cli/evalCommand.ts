@@ -50,6 +50,10 @@ Options:
   --budget-tokens N    stop handing out episodes once the eval's tokens (in + out) reach N
   --budget-usd X       … once its cost, as the provider's catalog prices it, reaches X dollars
   --budget-minutes M   … once this run has taken M minutes
+  --quiet-ms N         cmd: and mcp: agents: wall ms of silence that count as done with a tick
+                       when no call of theirs waits for one (default 25)
+  --answered-ms N      … just after they were answered (default 100): raise both for a program
+                       that thinks between calls, such as an MCP client driven by a model
   --pi-bin PATH        pi: agents: the pi executable (default pi on PATH; a .js file runs with node)
   --pi-agent-dir DIR   pi: agents: where pi finds models.json and auth (default ~/.pi/agent)
   --cwd DIR            pi-daemon: agents: the sessions' folder, under the daemon's --allow-root
@@ -112,6 +116,8 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
       queue: { type: 'string', expects: 'a Redis URL' },
       'queue-name': { type: 'string' },
       'pi-bin': { type: 'string', expects: 'a path' },
+      'quiet-ms': { type: 'string' },
+      'answered-ms': { type: 'string' },
       'pi-agent-dir': { type: 'string', expects: 'a folder' },
       cwd: { type: 'string', expects: 'a folder' },
       help: { type: 'boolean', short: 'h' },
@@ -128,7 +134,17 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
   if (values.agent === undefined) return usage('name the agents to compare (--agent NAME=SPEC, repeated)');
   if (values.seeds === undefined) return usage('--seeds is required (e.g. --seeds 1..30)');
   if (values.out === undefined) return usage('--out is required: the results file, one JSON line per episode');
-  const numbers = wholeNumbers(values, ['workers', 'max-ticks', 'hang-ms', 'max-tokens', 'provider-concurrency', 'budget-tokens', 'verify'] as const);
+  const numbers = wholeNumbers(values, [
+    'workers',
+    'max-ticks',
+    'hang-ms',
+    'max-tokens',
+    'provider-concurrency',
+    'budget-tokens',
+    'verify',
+    'quiet-ms',
+    'answered-ms',
+  ] as const);
   if (typeof numbers === 'string') return usage(numbers);
   if (numbers.workers !== undefined && numbers.workers > MAX_WORKERS) return usage(`--workers takes at most ${MAX_WORKERS}`);
   const positive: Partial<Record<'budget-usd' | 'budget-minutes', number>> = {};
@@ -152,6 +168,8 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
   if ((values['pi-bin'] !== undefined || values['pi-agent-dir'] !== undefined) && !specs.some((spec) => spec.startsWith('pi:')))
     return usage('--pi-bin and --pi-agent-dir go with a pi:PROVIDER/MODEL agent');
   if (values.cwd !== undefined && !specs.some((spec) => spec.startsWith('pi-daemon:'))) return usage('--cwd goes with a pi-daemon:SOCKET agent');
+  if ((values['quiet-ms'] !== undefined || values['answered-ms'] !== undefined) && !specs.some((spec) => /^(cmd|mcp):/.test(spec)))
+    return usage('--quiet-ms and --answered-ms go with a cmd:COMMAND or mcp:COMMAND agent');
   const pi = {
     ...(values['pi-bin'] !== undefined && { bin: values['pi-bin'] }),
     ...(values['pi-agent-dir'] !== undefined && { agentDir: values['pi-agent-dir'] }),
@@ -176,6 +194,8 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
       ...(values.resume === true && { resume: true }),
       ...(numbers['max-ticks'] !== undefined && { maxTicks: numbers['max-ticks'] }),
       ...(numbers['hang-ms'] !== undefined && { hangMs: numbers['hang-ms'] }),
+      ...(numbers['quiet-ms'] !== undefined && { quietMs: numbers['quiet-ms'] }),
+      ...(numbers['answered-ms'] !== undefined && { answeredMs: numbers['answered-ms'] }),
       ...(numbers['max-tokens'] !== undefined && { maxTokens: numbers['max-tokens'] }),
       ...(numbers['provider-concurrency'] !== undefined && { providerConcurrency: numbers['provider-concurrency'] }),
       ...(numbers.workers !== undefined && { workers: numbers.workers }),

@@ -27,6 +27,9 @@ export interface EvalJobFields {
   hangMs?: number;
   /** A model agent's longest answer per turn, in tokens. */
   maxTokens?: number;
+  /** How long a cmd: or mcp: program's silence takes to count as settled (ProgramAgentOptions). */
+  quietMs?: number;
+  answeredMs?: number;
   /** Where each model episode's recording goes (absolute), and the folder its path in the results is relative to. */
   recordDir?: string;
   recordBase?: string;
@@ -60,6 +63,8 @@ export async function runEvalJob(world: World, job: EvalJob): Promise<EvalEpisod
       ...(job.providerSlots !== undefined && { providerSlots: job.providerSlots }),
       ...(job.providerConcurrency !== undefined && { providerConcurrency: job.providerConcurrency }),
       ...(job.pi !== undefined && { pi: job.pi }),
+      ...(job.quietMs !== undefined && { quietMs: job.quietMs }),
+      ...(job.answeredMs !== undefined && { answeredMs: job.answeredMs }),
     }),
     agentName: job.agent.name,
     agentSpec: job.agent.spec,
@@ -102,12 +107,18 @@ export function evalAgentOf(
     providerSlots?: SharedSlots;
     providerConcurrency?: number;
     pi?: PiEvalOptions;
+    quietMs?: number;
+    answeredMs?: number;
   } = {},
 ): EvalAgent {
   const parsed = parseAgentSpec(spec);
   if (parsed.kind === 'policy') return policyAgent(parsed.policy);
-  if (parsed.kind === 'cmd') return programAgent(parsed.command);
-  if (parsed.kind === 'mcp') return lazyAgent(async () => (await import('./mcpAgent.js')).mcpAgent(parsed.command));
+  const program = {
+    ...(options.quietMs !== undefined && { quietMs: options.quietMs }),
+    ...(options.answeredMs !== undefined && { answeredMs: options.answeredMs }),
+  };
+  if (parsed.kind === 'cmd') return programAgent(parsed.command, program);
+  if (parsed.kind === 'mcp') return lazyAgent(async () => (await import('./mcpAgent.js')).mcpAgent(parsed.command, program));
   if (parsed.kind === 'pi' || parsed.kind === 'pi-daemon')
     return lazyAgent(async () => (await import('./piEvalAgent.js')).piEvalAgent(parsed, options.pi ?? {}));
   const { maxTokens } = options;

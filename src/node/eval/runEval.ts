@@ -45,6 +45,13 @@ export interface EvalOptions extends ThreadSweepOptions {
   budget?: EvalBudget;
   /** A model agent's longest answer per turn, in tokens. Default 512. */
   maxTokens?: number;
+  /**
+   * A cmd: or mcp: program not waiting for a call's answer is settled after this many wall ms of
+   * silence (default 25), or `answeredMs` just after it was answered (default 100): raise them for a
+   * program that thinks between its calls, such as an MCP client driven by a model.
+   */
+  quietMs?: number;
+  answeredMs?: number;
   /** How pi: agents start (pi's executable, its agent folder) and where pi-daemon: sessions work. */
   pi?: PiEvalOptions;
   /**
@@ -108,6 +115,8 @@ export async function prepareEval(options: EvalOptions, place = 'runEval'): Prom
     ['maxTokens', options.maxTokens],
     ['verify', options.verify],
     ['providerConcurrency', options.providerConcurrency],
+    ['quietMs', options.quietMs],
+    ['answeredMs', options.answeredMs],
   ] as const)
     if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1))
       throw new CapsuleError('AICC_INVALID_OPTION', `${place}: ${name} must be a whole number >= 1, got ${value}`);
@@ -179,6 +188,8 @@ export async function runPreparedEval(options: EvalOptions, prepared: PreparedEv
         ...(options.hangMs !== undefined && { hangMs: options.hangMs }),
         ...(options.maxTokens !== undefined && { maxTokens: options.maxTokens }),
         ...(options.pi !== undefined && { pi: absolutePi(options.pi) }),
+        ...(options.quietMs !== undefined && { quietMs: options.quietMs }),
+        ...(options.answeredMs !== undefined && { answeredMs: options.answeredMs }),
         ...(options.recordDir !== false && { recordDir: recordDirOf(options), recordBase: dirname(resolve(options.out)) }),
         ...(options.providerConcurrency !== undefined &&
           // Threads share one counter per provider; a queue's workers are processes of their own, each bounded alone.

@@ -35,7 +35,10 @@ export async function runSweep(options: ThreadSweepOptions): Promise<SweepResult
 /** What an eval adds to a sweep it runs: fields for every job, and each episode as it is written. */
 export interface SweepHooks {
   /** Set on every job sent to a thread (an eval's roles, hang deadline, model answer limit and recordings). */
-  jobFields?: Pick<JobSpec, 'roles' | 'hangMs' | 'maxTokens' | 'recordDir' | 'recordBase' | 'providerSlots' | 'providerConcurrency' | 'pi'>;
+  jobFields?: Pick<
+    JobSpec,
+    'roles' | 'hangMs' | 'maxTokens' | 'recordDir' | 'recordBase' | 'providerSlots' | 'providerConcurrency' | 'pi' | 'quietMs' | 'answeredMs'
+  >;
   /** Told each episode once it is in the results file (an eval's budget counts it). */
   onEpisode?: (episode: EpisodeSummary) => void;
 }

@@ -160,6 +160,10 @@ describe('aicc eval', () => {
         /--pi-bin and --pi-agent-dir go with a pi:PROVIDER\/MODEL agent/,
       ],
       [['village', '--agent', 'x=pi:a/b', '--cwd', '/tmp', '--seeds', '1..2', '--out', out], /--cwd goes with a pi-daemon:SOCKET agent/],
+      [
+        ['village', '--agent', 'policy:world', '--quiet-ms', '100', '--seeds', '1..2', '--out', out],
+        /--quiet-ms and --answered-ms go with a cmd:COMMAND or mcp:COMMAND agent/,
+      ],
       [['village', '--agent', 'policy:world', '--role', 'zed', '--seeds', '1..2', '--out', out], /has no character "zed"/],
       [['village', '--agent', 'policy:world', '--seeds', '1..2', '--out', out, '--budget-usd', 'lots'], /--budget-usd takes a number > 0, got "lots"/],
       [['village', '--agent', 'policy:world', '--seeds', '1..2', '--out', out, '--hang-ms', '0'], /--hang-ms takes a whole number >= 1/],

@@ -60,6 +60,25 @@ describe('an MCP client as the agent under test', () => {
     expect(episode.roleCalls.total).toBe(4);
   }, 60_000);
 
+  it('waits, as long as answeredMs says, for a client that thinks after each answer: its eval options reach the threads', async () => {
+    const out = join(tempFolder(), 'results.jsonl');
+    // 150 ms of thought after each answer: past the default wait, well within 5 s.
+    const result = await runEval({
+      world: 'village',
+      agents: [`thinker=mcp:${command('-', '150')}`],
+      roles: ['cleo'],
+      seeds: '1',
+      maxTicks: 10,
+      out,
+      workers: 1,
+      answeredMs: 5_000,
+    });
+    const [episode] = result.episodes;
+    expect(episode!.failure).toBeUndefined();
+    const cleo = episode!.timeline.characters.indexOf('cleo');
+    expect(episode!.timeline.calls.filter(([, character]) => character === cleo).map(([tick]) => tick)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  }, 120_000);
+
   it('takes part in an eval on worker threads as mcp:COMMAND', async () => {
     const out = join(tempFolder(), 'results.jsonl');
     const result = await runEval({
