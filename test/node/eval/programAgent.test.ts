@@ -16,11 +16,14 @@ beforeAll(requireBuiltWorker);
 const walker = join(import.meta.dirname, 'programs', 'walker.mjs');
 const command = (...args: string[]) => [JSON.stringify(process.execPath), JSON.stringify(walker), ...args].join(' ');
 
+// A cmd: program says nothing when it has started: on a busy machine it may take a second or two
+// to load, and the episode's first ticks go by meanwhile. A wait of 100 ms a quiet tick leaves it
+// time to join well before the episode is over.
 const evalOf = (agentCommand: string, maxTicks = 60) =>
   runEvalEpisode(villageWorld, {
     seed: 4,
     maxTicks,
-    agent: programAgent(agentCommand),
+    agent: programAgent(agentCommand, { quietMs: 100 }),
     agentName: 'walker',
     agentSpec: `cmd:${agentCommand}`,
     roles: ['cleo'],
