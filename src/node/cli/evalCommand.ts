@@ -4,7 +4,7 @@
 // mistakes (a world, agent, role, key or value that cannot work) are found before any episode runs.
 
 import { MAX_SEEDS } from '../../research/sweepPlan.js';
-import { AGENT_SPEC_FORMS } from '../eval/agentSpec.js';
+import { AGENT_SPEC_FORMS, splitNamedAgent } from '../eval/agentSpec.js';
 import { formatEvalSummary } from '../eval/formatEval.js';
 import { writeReport } from '../eval/report.js';
 import { type EvalOptions, type EvalResult, planEval, type PreparedEval, prepareEval, runPreparedEval } from '../eval/runEval.js';
@@ -164,7 +164,7 @@ export async function evalCommand(argv: string[], io: CliIo, runtime: EvalRuntim
   if (values['no-recordings'] === true && (values.verify !== undefined || values['record-dir'] !== undefined))
     return usage('--no-recordings leaves nothing to --verify or to put in --record-dir');
 
-  const specs = values.agent.map((agent) => agent.slice(agent.indexOf('=') + 1));
+  const specs = values.agent.map((agent) => splitNamedAgent(agent).spec);
   if ((values['pi-bin'] !== undefined || values['pi-agent-dir'] !== undefined) && !specs.some((spec) => spec.startsWith('pi:')))
     return usage('--pi-bin and --pi-agent-dir go with a pi:PROVIDER/MODEL agent');
   if (values.cwd !== undefined && !specs.some((spec) => spec.startsWith('pi-daemon:'))) return usage('--cwd goes with a pi-daemon:SOCKET agent');

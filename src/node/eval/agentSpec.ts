@@ -51,9 +51,7 @@ export function parseAgentSpec(spec: string, place = 'eval'): AgentSpec {
 
 /** Reads `NAME=SPEC` (as --agent takes it); a bare SPEC is named after itself where that is a name (`policy:world` → `world`). */
 export function parseNamedAgent(text: string, place = 'eval'): EvalAgentSpec {
-  const at = text.indexOf('=');
-  const name = at > 0 ? text.slice(0, at) : defaultName(text);
-  const spec = at > 0 ? text.slice(at + 1) : text;
+  const { name, spec } = splitNamedAgent(text);
   if (!NAME.test(name))
     throw new CapsuleError(
       'AICC_INVALID_OPTION',
@@ -61,6 +59,12 @@ export function parseNamedAgent(text: string, place = 'eval'): EvalAgentSpec {
     );
   parseAgentSpec(spec, place);
   return { name, spec };
+}
+
+/** `NAME=SPEC` split as parseNamedAgent reads it (a bare SPEC named after itself), unchecked. */
+export function splitNamedAgent(text: string): EvalAgentSpec {
+  const at = text.indexOf('=');
+  return at > 0 ? { name: text.slice(0, at), spec: text.slice(at + 1) } : { name: defaultName(text), spec: text };
 }
 
 function defaultName(spec: string): string {
