@@ -4,17 +4,13 @@
 
 import type * as Phaser from 'phaser';
 import { CapsuleError } from '../../base/errors.js';
+import type { Box } from '../shared/plane.js';
 
 /** A game object with a position: a Sprite, an Image, a Text, a Container, a Shape… */
 export type Positioned = Phaser.GameObjects.GameObject & { x: number; y: number };
 
-/** An axis-aligned rectangle in world coordinates. */
-export interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+/** An axis-aligned rectangle in world coordinates: the plane's own (adapters/shared). */
+export type { Box } from '../shared/plane.js';
 
 export type EntityRole = 'character' | 'object' | 'obstacle';
 

@@ -4,6 +4,7 @@
 import { defineTool } from '../../runtime/tool.js';
 import { NO_INPUT } from '../shared/schemas.js';
 import { describeCharacter, describeItem, describeRoom } from './describe.js';
+import { charactersNear } from './perception.js';
 import { reach } from './reach.js';
 import { caller, nameInput, ref, REF_SCHEMA, REFS_SCHEMA, withOptions, type Ref, type TextToolOptions } from './textTool.js';
 import type { Character, TextWorld } from './world.js';
@@ -166,7 +167,7 @@ export function inspectTool(world: TextWorld, options?: TextToolOptions) {
 }
 
 /**
- * `who {}` — the others in the caller's room, with their roles. Requires sensor `hearing`: who is
+ * `who {}` — the others in the caller's room (by id), with their roles. Requires sensor `hearing`: who is
  * present is something a character can tell by ear, so a blind character can still ask.
  * Limit: 60 calls/min, like `look`.
  */
@@ -187,13 +188,7 @@ export function whoTool(world: TextWorld, options?: TextToolOptions) {
       strict_input: true,
       handler: (_input, context): WhoOutput => {
         const me = caller(world, context);
-        return {
-          room: ref(world.room(me.room)!),
-          characters: world
-            .charactersIn(me.room)
-            .filter((c) => c.id !== me.id)
-            .map(person),
-        };
+        return { room: ref(world.room(me.room)!), characters: charactersNear(world, me, 0).found.map(({ body }) => person(body)) };
       },
     }),
     options,

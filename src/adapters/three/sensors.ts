@@ -4,6 +4,7 @@
 
 import { Vector3 } from 'three';
 import { defineTool } from '../../runtime/tool.js';
+import { type PerceptionPort, survey as shared } from '../shared/perception.js';
 import { NO_INPUT, objectOf, POINT_3D_SCHEMA } from '../shared/schemas.js';
 import { bearing, degrees, gap, headingOf, point, round, type Point, type Volume } from './geometry.js';
 import type { Registered } from './objects.js';
@@ -96,9 +97,23 @@ export function nearbyTool(binding: SceneBinding, options: NearbyOptions = {}) {
   );
 }
 
+/** The scene's registered objects as perception reads them: the gap between their bounding volumes. */
+export function perceptionOf(binding: SceneBinding): PerceptionPort<Registered> {
+  return {
+    bodies: () => binding.objects.entries(),
+    idOf: (entry) => entry.id,
+    kindOf: (entry) => entry.kind,
+    distancesFrom(from) {
+      const mine = binding.objects.volume(from);
+      return (entry) => gap(mine, binding.objects.volume(entry));
+    },
+  };
+}
+
 /**
  * The other registered objects (of `kind`, if given) that `test` admits, nearest first, at most
  * `max` of them and how many more: `test` gives an object's distance, or undefined to leave it out.
+ * The shared survey (adapters/shared), each found object reported with the bearing to face it.
  */
 export function survey(
   binding: SceneBinding,
@@ -109,18 +124,15 @@ export function survey(
 ): { objects: Seen[]; more: number } {
   const heading = headingOf(me.object);
   const from = me.object.getWorldPosition(new Vector3());
-  const found: Seen[] = [];
-  for (const other of binding.objects.entries()) {
-    if (other === me || (kind !== undefined && other.kind !== kind)) continue;
-    const volume = binding.objects.volume(other);
+  // Each object is measured once: the centres of those admitted are kept for their bearings.
+  const centres = new Map<Registered, Vector3>();
+  const { found, more } = shared(perceptionOf(binding), me, max, kind, (entry) => {
+    const volume = binding.objects.volume(entry);
     const distance = test(volume);
-    if (distance !== undefined) found.push({ id: other.id, kind: other.kind, distance: round(distance), bearing: bearing(heading, from, volume.center) });
-  }
-  return nearestFirst(found, max);
-}
-
-/** The nearest `max` (ties by id, so answers are stable), and how many more there were. */
-function nearestFirst(found: Seen[], max: number): { objects: Seen[]; more: number } {
-  found.sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { objects: found.slice(0, max), more: Math.max(0, found.length - max) };
+    if (distance === undefined) return undefined;
+    centres.set(entry, volume.center);
+    return round(distance);
+  });
+  const objects = found.map(({ body, distance }) => ({ id: body.id, kind: body.kind, distance, bearing: bearing(heading, from, centres.get(body)!) }));
+  return { objects, more };
 }
