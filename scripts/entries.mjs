@@ -68,6 +68,23 @@ export const ENTRIES = [
     },
   },
   { subpath: './phaser/tools', out: 'phaser-tools', source: 'src/adapters/phaser/toolsEntry.ts', platform: 'browser', peers: ['phaser'] },
+  {
+    subpath: './pixi',
+    out: 'pixi',
+    source: 'src/adapters/pixi/index.ts',
+    platform: 'browser',
+    peers: ['pixi.js'],
+    validators: { tools: 'src/adapters/pixi/validatorTools.ts', out: 'src/adapters/pixi/generated/pixi-validators.js', label: 'the PixiJS tools' },
+    // Every import of 'pixi.js' goes to the `pixi80` dev dependency (PixiJS 8.0.0), the oldest v8;
+    // the validators' test never loads PixiJS and runs once, in `unit`.
+    oldest: {
+      project: 'pixi 8.0',
+      include: ['test/adapters/pixi/**/*.test.ts'],
+      exclude: ['test/adapters/pixi/validators.test.ts'],
+      env: { AICC_PIXI: 'pixi80' },
+      alias: { find: '^pixi\\.js$', replacement: 'pixi80' },
+    },
+  },
   { subpath: './node', out: 'node', source: 'src/node/index.ts', platform: 'node', peers: ['@earendil-works/pi-ai', '@mariozechner/pi-ai'] },
   { subpath: './research', out: 'research', source: 'src/research/index.ts', platform: 'browser' },
   { subpath: './worlds', out: 'worlds', source: 'src/worlds/index.ts', platform: 'browser' },
