@@ -5,7 +5,6 @@
 import { clip } from '../base/clip.js';
 import type { Limits } from '../protocol/messages.js';
 import type { InspectorFilter } from './overlay.js';
-import type { Panel } from './panel.js';
 import { MAX_VALUE_CHARS, type CallRow, type EventRow } from './record.js';
 
 /** Whether a row naming these characters (none: about no one in particular) and this tool (none: no tool) passes. */
@@ -23,7 +22,17 @@ export function count(shown: number, held: number, total: number): string {
   return shown === held ? `last ${held} of ${total}` : `${shown} shown of the last ${held} of ${total}`;
 }
 
-export function drawCall(panel: Panel, element: HTMLElement, row: CallRow, expanded: boolean): void {
+/** A text cell: [name (its data-cell), text, title?]. */
+export type Cell = [string, string, string?];
+
+/** What the cells are drawn with: the panel's element makers (Panel is one). */
+export interface Drawing {
+  row(attributes: Record<string, string>, cells: Cell[]): HTMLElement;
+  draw(row: HTMLElement, attributes: Record<string, string>, cells: Cell[]): HTMLElement;
+  el(tag: string, attributes?: Record<string, string>, text?: string): HTMLElement;
+}
+
+export function drawCall(panel: Drawing, element: HTMLElement, row: CallRow, expanded: boolean): void {
   if (row.state === 'ok' || row.state === 'error') element.setAttribute('data-ok', String(row.state === 'ok'));
   const result =
     row.state === 'ok' ? 'ok' : row.state === 'error' ? (row.errorCode ?? 'error') : row.state === 'running' ? 'running' : 'no result: session closed';
@@ -49,7 +58,7 @@ export function drawCall(panel: Panel, element: HTMLElement, row: CallRow, expan
   element.append(detail);
 }
 
-export function drawEvent(panel: Panel, row: EventRow): HTMLElement {
+export function drawEvent(panel: Drawing, row: EventRow): HTMLElement {
   return panel.row({ 'data-aicc-event': row.label, 'data-kind': row.kind }, [
     ['tick', `#${row.tick}`],
     ['event', row.label],

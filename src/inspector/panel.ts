@@ -10,7 +10,7 @@ import { clip } from '../base/clip.js';
 import type { Capsule } from '../runtime/capsule.js';
 import { el } from './dom.js';
 import type { InspectorFilter } from './overlay.js';
-import { count, describeLimits, drawCall, drawEvent, matches, outOf } from './cells.js';
+import { type Cell, count, describeLimits, drawCall, drawEvent, matches, outOf } from './cells.js';
 import { MAX_NAME_CHARS, type CallRow, type InspectorRecord } from './record.js';
 
 type Section = 'sessions' | 'manifest' | 'calls' | 'quota' | 'events';
@@ -26,9 +26,6 @@ const COLUMNS: Record<Section, readonly string[]> = {
 const SECTIONS = Object.keys(COLUMNS) as Section[];
 /** Open at mount: the live traffic. The others fold to their title until opened. */
 const OPEN_AT_MOUNT: ReadonlySet<Section> = new Set(['calls', 'events']);
-
-/** A text cell: [name (its data-cell), text, title?]. */
-export type Cell = [string, string, string?];
 
 interface KeyedRow {
   key: string;

@@ -1,13 +1,8 @@
 // Prose from world data: what `look` reads out and what `compose` writes down. Built only from the
 // world's fields, in a fixed order, so the same world always reads the same way.
 
-import { listOf } from './names.js';
+import { listOf, withRole } from './names.js';
 import type { Character, Item, Room, TextWorld } from './world.js';
-
-/** "Mira (miller)", or just "Mira". */
-export function withRole(character: Character): string {
-  return character.role === undefined ? character.name : `${character.name} (${character.role})`;
-}
 
 /** A room as someone standing in it sees it; `viewer` is left out of those present. */
 export function describeRoom(world: TextWorld, room: Room, viewer?: string): string {

@@ -105,3 +105,8 @@ export function listOf(names: readonly string[]): string {
 export function listWithIds(things: readonly Nameable[]): string {
   return things.map((thing) => `${thing.name} (${thing.id})`).join(', ');
 }
+
+/** "Mira (miller)", or just "Mira". */
+export function withRole(character: { name: string; role?: string }): string {
+  return character.role === undefined ? character.name : `${character.name} (${character.role})`;
+}

@@ -5,8 +5,7 @@
 
 import { CapsuleError, ToolError } from '../../base/errors.js';
 import type { WorldChange, WorldListener } from './change.js';
-import { withRole } from './describe.js';
-import { exitFor, listOf, onlyMatch, resolve, the } from './names.js';
+import { exitFor, listOf, onlyMatch, resolve, the, withRole } from './names.js';
 import { checkAddedItem, checkWorldSpec, type IdRegistry, type ItemSpec, type TextWorldSpec } from './spec.js';
 
 export interface Room {

@@ -10,16 +10,14 @@
 // opens one above the session the host shows, and when a generation turns out taken by one the host
 // no longer shows, one drawn from the clock, above any a previous run could have used.
 
-import type { DaemonClient } from '../../pi/daemonClient.js';
 import type { OpenOptions, SessionRef } from '../../pi/daemonProtocol.js';
 import type { ChatBackend, ChatSignal, SendKind } from './backend.js';
 import { ModelSignals, type MessagePhase } from './modelSignals.js';
 import { messageOf } from '../../base/errors.js';
-import { codeOf, GENERATION_TAKEN, hostSession, nextGeneration, retryable, stopIncarnation } from './daemonHost.js';
-import { abortable } from './peersBackend.js';
+import { codeOf, type DaemonClientLike, GENERATION_TAKEN, hostSession, nextGeneration, retryable, stopIncarnation } from './daemonHost.js';
 
-/** The part of DaemonClient (src/pi/daemonClient.ts) this backend uses. */
-export type DaemonClientLike = Pick<DaemonClient, 'open' | 'attach' | 'wake' | 'steer' | 'followUp' | 'abort' | 'close' | 'status' | 'on' | 'state'>;
+export type { DaemonClientLike } from './daemonHost.js';
+import { abortable } from './peersBackend.js';
 
 export interface DaemonBackendOptions {
   /** The character's session on the host: one per character. */

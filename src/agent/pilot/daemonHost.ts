@@ -2,7 +2,10 @@
 // refusals of an open mean "that generation is taken", and stopping an earlier incarnation's wake.
 
 import type { SessionRef } from '../../pi/daemonProtocol.js';
-import type { DaemonClientLike } from './daemonBackend.js';
+import type { DaemonClient } from '../../pi/daemonClient.js';
+
+/** The part of DaemonClient (src/pi/daemonClient.ts) DaemonBackend uses. */
+export type DaemonClientLike = Pick<DaemonClient, 'open' | 'attach' | 'wake' | 'steer' | 'followUp' | 'abort' | 'close' | 'status' | 'on' | 'state'>;
 
 /** How often, and how far apart, an open looks for an aborted incarnation to be idle (pi-daemon needs some 60 ms). */
 const IDLE_LOOKS = 40;
