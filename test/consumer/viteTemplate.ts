@@ -75,7 +75,7 @@ export function templateTsc(): string {
 }
 
 /** The engine a template app installs: Phaser 4, Phaser 3.90 or 3.60 (dev dependency aliases, installed as `phaser`), three. */
-export type Engine = 'phaser' | 'phaser390' | 'phaser3' | 'three';
+export type Engine = 'phaser' | 'phaser390' | 'phaser3' | 'three' | 'pixi';
 
 /** Links `from` (in this project's node_modules) as `to` in the app's, unless something is there already. */
 function linkAs(app: string, to: string, from: string): void {
@@ -101,7 +101,7 @@ function linkAs(app: string, to: string, from: string): void {
  */
 export function templateApp(name: string, engine: Engine): string {
   const tsc = templateTsc();
-  const linked = engine === 'three' ? ['three', '@types/three'] : engine === 'phaser' ? ['phaser'] : [];
+  const linked = engine === 'three' ? ['three', '@types/three'] : engine === 'phaser' ? ['phaser'] : engine === 'pixi' ? ['pixi.js'] : [];
   const { scripts } = templateManifest();
   const app = consumerProject({ name, link: ['vite', ...linked], manifest: { type: 'module', version: '0.0.0', scripts } });
   if (engine === 'phaser3' || engine === 'phaser390') linkAs(app, 'phaser', join(ROOT, 'node_modules', engine));

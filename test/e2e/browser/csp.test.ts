@@ -4,11 +4,12 @@
 // precompiled validators, so each page's character walks where its agent sends it, and the page logs
 // nothing at all: no CSP violation, no error, no warning.
 //
-// And the first example a reader of docs/PHASER.md and docs/THREE.md copies, pasted as written into
-// the app `npm create vite` makes (vanilla-ts, test/consumer/viteTemplate.ts), on Phaser 4, Phaser 3.90
-// and three: the template's `npm run build` (its tsc, then vite build) passes, and the built page,
-// under the same header, logs no error, warning or violation and draws what the example says —
-// Mira's own texture where her walk ends; Wren's scene, with Wren walked off the origin.
+// And the first example a reader of docs/PHASER.md, docs/THREE.md and docs/PIXI.md copies, pasted
+// as written into the app `npm create vite` makes (vanilla-ts, test/consumer/viteTemplate.ts), on
+// Phaser 4, Phaser 3.90, three and PixiJS: the template's `npm run build` (its tsc, then vite build)
+// passes, and the built page, under the same header, logs no error, warning or violation and draws
+// what the example says — Mira's own texture where her walk ends; Wren's scene, with Wren walked off
+// the origin; PixiJS's Mira where her walk past the fence ends.
 
 import { createServer, type Server } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -257,6 +258,24 @@ const DOC_APPS: { name: string; engine: Engine; doc: string; heading: string; ch
       const [x, y] = [((seen.x + 1) / 2) * image.width, ((1 - seen.y) / 2) * image.height];
       const there = pixel(image, x, y);
       return near(there, [0, 0, 0]) ? `nothing is drawn at (${Math.round(x)}, ${Math.round(y)}), where Wren's walk to (4, -2) ends` : undefined;
+    },
+  },
+  // Mira, a white 24 px square, walks from (100, 500) to (600, 500) under the fence, on green.
+  {
+    name: 'PixiJS',
+    engine: 'pixi',
+    doc: 'docs/PIXI.md',
+    heading: '## A character in a few lines',
+    check: (image) => {
+      for (const [x, y, what] of [
+        [600, 500, 'where her walk ends'],
+        [100, 500, 'where she started, which she has left'],
+      ] as const) {
+        const at = pixel(image, x, y);
+        const white = near(at, [255, 255, 255]);
+        if (white !== (x === 600)) return `the canvas at (${x}, ${y}), ${what}, is rgb(${at.join(', ')})`;
+      }
+      return undefined;
     },
   },
 ];
