@@ -11,7 +11,7 @@ import type { EventMessage } from '../protocol/messages.js';
 import { isSteppedClock } from '../base/clock.js';
 import { closeEpisode, connectAgents, setUpEpisode, sortedMetrics } from './episode.js';
 import { stateHash } from './stateHash.js';
-import type { EpisodeWorld, ParamValue, Params, World } from './world.js';
+import type { EpisodeWorld, ParamValue, Params, VectorFace, World } from './world.js';
 
 /** Most events kept per agent between two steps; the oldest go first (an agent that never reads them). */
 export const MAX_OBSERVED_EVENTS = 1024;
@@ -20,6 +20,11 @@ export interface StepEnvOptions {
   params?: Readonly<Record<string, ParamValue>>;
   /** Default: the world's maxTicks; `done` turns true once the episode has run this many ticks. */
   maxTicks?: number;
+  /**
+   * The characters the loop plays. Default: every one. The others are played by the world's own
+   * policy (as in runEpisode), so a loop may take one seat of a populated world.
+   */
+  controlled?: readonly string[];
 }
 
 export interface StepResult {
@@ -36,7 +41,10 @@ export interface StepResult {
 
 interface Running {
   episode: EpisodeWorld;
+  /** The loop's characters. */
   clients: Map<string, AgentClient>;
+  /** Every character's client, the policy's included: all are closed with the episode. */
+  all: Map<string, AgentClient>;
   inbox: Map<string, EventMessage[]>;
   scores: Map<string, number>;
   done: boolean;
@@ -46,6 +54,7 @@ export class StepEnv<P extends Params = Params> {
   private running: Running | undefined;
   private readonly params: P;
   private readonly maxTicks: number;
+  private readonly controlled: ReadonlySet<string> | undefined;
 
   constructor(
     readonly world: World<P>,
@@ -53,6 +62,7 @@ export class StepEnv<P extends Params = Params> {
   ) {
     this.params = world.resolveParams(options.params);
     this.maxTicks = options.maxTicks ?? world.maxTicks;
+    if (options.controlled !== undefined) this.controlled = new Set(options.controlled);
   }
 
   /** The characters of the current episode, in the world's order. */
@@ -77,7 +87,21 @@ export class StepEnv<P extends Params = Params> {
     const { episode, random } = await setUpEpisode(this.world, seed, this.params);
     if (!isSteppedClock(episode.capsule.clock))
       throw new CapsuleError('AICC_INVALID_OPTION', `StepEnv: world ${JSON.stringify(this.world.name)} must build its capsule on a ManualClock`);
-    const clients = await connectAgents(episode, random);
+    const all = await connectAgents(episode, random);
+    const unknown = [...(this.controlled ?? [])].filter((character) => !all.has(character));
+    if (unknown.length > 0) {
+      await closeEpisode(episode, all, 'episode refused');
+      throw new CapsuleError(
+        'AICC_INVALID_OPTION',
+        `StepEnv.reset: no character ${JSON.stringify(unknown[0])} in world ${JSON.stringify(this.world.name)}; it has ${[...all.keys()].join(', ')}`,
+      );
+    }
+    // The seats the loop does not take, the world's own policy plays (seeded as runEpisode seeds it).
+    const clients = new Map<string, AgentClient>();
+    for (const [character, client] of all) {
+      if (this.controlled === undefined || this.controlled.has(character)) clients.set(character, client);
+      else episode.policy?.({ character, client, random: random.fork(`policy:${character}`) });
+    }
     const inbox = new Map<string, EventMessage[]>();
     for (const [character, client] of clients) {
       const events: EventMessage[] = [];
@@ -87,7 +111,7 @@ export class StepEnv<P extends Params = Params> {
       });
     }
     const scores = new Map([...clients.keys()].map((character) => [character, episode.score?.(character) ?? 0]));
-    this.running = { episode, clients, inbox, scores, done: false };
+    this.running = { episode, clients, all, inbox, scores, done: false };
     await yieldToAgents();
     return this.result(undefined);
   }
@@ -112,6 +136,11 @@ export class StepEnv<P extends Params = Params> {
     return sortedMetrics(this.current('metrics').metrics());
   }
 
+  /** The world's numeric face in the current episode, when it declares one (see VectorFace). */
+  vectors(): VectorFace | undefined {
+    return this.current('vectors').vectors;
+  }
+
   /** The hash of the world's declared state now (see stateHash). */
   stateHash(): string {
     return stateHash(this.current('stateHash').state());
@@ -121,7 +150,7 @@ export class StepEnv<P extends Params = Params> {
   async close(): Promise<void> {
     const running = this.running;
     this.running = undefined;
-    if (running !== undefined) await closeEpisode(running.episode, running.clients, 'episode reset');
+    if (running !== undefined) await closeEpisode(running.episode, running.all, 'episode reset');
   }
 
   private current(what: string): EpisodeWorld {

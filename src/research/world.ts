@@ -7,6 +7,7 @@ import { CapsuleError } from '../base/errors.js';
 import type { SeededRandom } from '../adapters/headless/random.js';
 import type { AgentClient } from '../agent/agentClient.js';
 import type { Capsule } from '../runtime/capsule.js';
+import type { JsonObject } from '../protocol/messages.js';
 import type { ConnectOptions } from '../runtime/options.js';
 
 /** A parameter's value: what a command line and a JSON line can both carry without loss. */
@@ -73,8 +74,26 @@ export interface EpisodeWorld {
   stop?(): string | undefined;
   /** The world's declared state: what the state hash covers. Plain JSON; key order does not matter. */
   state(): JsonValue;
+  /** Its numeric face, for classic RL (`aicc serve`'s vectors face), when the world declares one. */
+  vectors?: VectorFace;
   /** Called once the episode is over, after the agents' sessions closed. */
   dispose?(): void;
+}
+
+/**
+ * A world's numeric face, for classic reinforcement learning beside the tools face LLM agents use:
+ * what each agent observes as a fixed-size row of numbers (a Box), and its moves by number (a
+ * Discrete). A move is still a tool call, through the capsule's full checks: `act` only says which.
+ */
+export interface VectorFace {
+  /** Every observation: `shape`'s numbers, flattened row-major, each in [low, high]. */
+  observation: { readonly shape: readonly number[]; readonly low: number; readonly high: number };
+  /** The moves by index, named for people (e.g. 'eat', 'north'); an agent picks one a step. */
+  actions: readonly string[];
+  /** What `character` observes now. */
+  observe(character: string): number[];
+  /** The tool call move `index` is for `character` (e.g. `{ tool: 'move', input: { dx: 0, dy: -1 } }`). */
+  act(character: string, index: number): { tool: string; input: JsonObject };
 }
 
 export interface WorldDefinition<P extends Params> {

@@ -3,7 +3,8 @@
 // where the foragers start decides who eats, so seeds differ in outcome. Its roles compete: what one
 // forager eats the others cannot, so an eval's forager under test is scored (what it ate) against
 // the same field on every seed; its goal is SWARM_GOAL_EATEN, about what the world's own forager eats
-// in a day; `wanderer` is a second policy that walks past the food it sees.
+// in a day; `wanderer` is a second policy that walks past the food it sees. Its vector face
+// (vectors.ts) is a 5×5 window of food and five moves, for classic RL through `aicc serve`.
 
 import { defineWorld } from '../../research/world.js';
 import type { ValidatorFactory } from '../../runtime/validator.js';
@@ -13,6 +14,7 @@ import { foragerName } from './names.js';
 import { ForagerBrain } from './policy.js';
 import { swarmState } from './state.js';
 import { buildSwarmCapsule, FORAGER_SESSION } from './swarm.js';
+import { swarmVectors } from './vectors.js';
 
 let sharedValidators: ValidatorFactory | undefined;
 
@@ -28,9 +30,11 @@ export const swarmWorld = defineWorld({
     // One validator factory for every episode of this process: the tools' schemas compile once.
     const { capsule, world, foragers } = buildSwarmCapsule({ ...params, validators: (sharedValidators ??= ajvValidators()) }, random);
     const agents: ForagerAgent[] = [];
+    const names = Array.from({ length: foragers }, (_, i) => foragerName(i));
     return {
       capsule,
-      agents: Object.fromEntries(Array.from({ length: foragers }, (_, i) => [foragerName(i), FORAGER_SESSION])),
+      agents: Object.fromEntries(names.map((name) => [name, FORAGER_SESSION])),
+      vectors: swarmVectors(world, names),
       policy({ client, random: own }) {
         agents.push(new ForagerAgent(client, new ForagerBrain(own)));
       },
