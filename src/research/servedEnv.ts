@@ -59,19 +59,22 @@ export interface ServedReset {
   maxTicks?: number;
 }
 
+export type ServeErrorCode =
+  | 'invalid_request'
+  | 'unknown_agent'
+  | 'no_episode'
+  | 'episode_done'
+  | 'no_vector_face'
+  | 'capacity_reached'
+  | 'busy'
+  | 'unauthorized'
+  | 'not_found'
+  | 'too_large';
+
 /** What `aicc serve` tells a client about a request it cannot take; the episode is as it was. */
 export class ServeError extends Error {
   constructor(
-    readonly code:
-      | 'invalid_request'
-      | 'unknown_agent'
-      | 'no_episode'
-      | 'episode_done'
-      | 'no_vector_face'
-      | 'capacity_reached'
-      | 'unauthorized'
-      | 'not_found'
-      | 'too_large',
+    readonly code: ServeErrorCode,
     message: string,
   ) {
     super(message);

@@ -23,6 +23,7 @@ Commands:
   worker            run the episodes of sweeps queued on Redis (BullMQ), on this machine
   eval              agents compared on a world over seeds: success, cost, latency, rule-breaking
   report            an eval's HTML report (or summary) from its results file
+  serve             a world's episodes for remote agents: Gymnasium, PettingZoo, OpenEnv, HTTP
 
 Options:
   -h, --help        show this help, or a command's help with \`aicc <command> --help\`
@@ -45,6 +46,8 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   // Loaded on demand: worker threads, pi-ai for model agents, the charting libraries for reports.
   eval: (argv, io) => import('./evalCommand.js').then((m) => m.evalCommand(argv, io)),
   report: (argv, io) => import('./reportCommand.js').then((m) => m.reportCommand(argv, io)),
+  // Loaded on demand: only the server needs `ws`.
+  serve: (argv, io) => import('./serveCommand.js').then((m) => m.serveCommand(argv, io)),
   // Loaded on demand: only `aicc worker` needs bullmq and ioredis (optional peer dependencies).
   worker: (argv, io) => import('./workerCommand.js').then((m) => m.workerCommand(argv, io)),
 };
