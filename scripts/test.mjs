@@ -1,6 +1,6 @@
 // `npm test [-- vitest args]`: builds and type-checks (the dist/ projects read the build), checks
 // formatting and lint rules (Biome: biome.json) while vitest runs, and ends with one line
-// `vitest: N passed, M failed, K skipped`, the line CI counts tests from. The build and type check are skipped
+// `vitest: N passed, M failed, K skipped`, the line CI counts tests from (the Python suite's counted in it). The build and type check are skipped
 // when AICC_SKIP_BUILD=1, or when no project asked for (`--project unit`: the inner loop) needs dist/ —
 // vitest.projects.ts says which do.
 import { spawn, spawnSync } from 'node:child_process';
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
+import { runPythonTests } from './pythonTests.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const report = `${root}.vitest-report.json`;
@@ -182,8 +183,17 @@ if (wantOtherNodes) {
   }
 }
 
+// The Python suite (python/: Gymnasium, PettingZoo and OpenEnv over `aicc serve`), on a bare `npm
+// test` (as CI runs it) and with AICC_PYTHON_TESTS=1; a filtered run leaves it out and says so.
+const wantPython = process.env.AICC_PYTHON_TESTS === '1' || (process.env.AICC_PYTHON_TESTS !== '0' && vitestArgs.length === 0);
+let pythonLane;
+if (wantPython) {
+  console.log('\nscripts/test.mjs: the Python suite (python/)');
+  pythonLane = { label: 'Python suite (python/)', ...runPythonTests({ root, node: process.execPath, ci: process.env.CI === 'true' }) };
+}
+
 const main = counts(report, vitestStatus || buildStatus || styleStatus);
-const status = vitestStatus || buildStatus || styleStatus || lanes.reduce((first, lane) => first || lane.status, 0);
+const status = vitestStatus || buildStatus || styleStatus || lanes.reduce((first, lane) => first || lane.status, 0) || (pythonLane?.failed ? 1 : 0);
 if (main.json) for (const line of [...skippedSummary(main.json), ...failedSummary(main.json)]) console.log(line);
 for (const lane of lanes) {
   for (const line of lane.json ? [...skippedSummary(lane.json), ...failedSummary(lane.json)] : []) console.log(`${lane.label}: ${line}`);
@@ -196,6 +206,10 @@ if (lanes.length > 0) {
 } else if (!wantOtherNodes)
   console.log('not run: the unit and dist projects on Node 22 and 24 (CI runs them after the rest; AICC_OTHER_NODES=1 runs them here)');
 else console.log('skipped: the other Nodes (22, 24): none installed (npm ci brings them)');
-const total = (key) => main[key] + lanes.reduce((sum, lane) => sum + lane[key], 0);
+if (pythonLane !== undefined) {
+  for (const line of pythonLane.lines) console.log(line);
+  console.log(`${pythonLane.label}: ${pythonLane.passed} passed, ${pythonLane.failed} failed, ${pythonLane.skipped} skipped`);
+} else console.log('not run: the Python suite (a filtered run; AICC_PYTHON_TESTS=1 runs it)');
+const total = (key) => main[key] + lanes.reduce((sum, lane) => sum + lane[key], 0) + (pythonLane?.[key] ?? 0);
 console.log(`vitest: ${total('passed')} passed, ${total('failed')} failed, ${total('skipped')} skipped`);
 process.exit(status);

@@ -29,6 +29,8 @@ export interface ToolsObservation {
   tick: number;
   events: Array<{ topic: string; payload: JsonObject }>;
   results: CallReport[];
+  /** At reset only: the tools the character may call, as its manifest lists them (id, description, schemas, limits). */
+  tools?: JsonObject[];
 }
 
 export type Observation = ToolsObservation | number[];
@@ -141,6 +143,8 @@ export class ServedEnv<P extends Params = Params> {
     this.answered.clear();
     for (const character of env.agents) this.answered.set(character, []);
     this.last = this.served(first.tick, first.observations, first.rewards, false, undefined, {});
+    if (face === 'tools')
+      for (const character of env.agents) (this.last.observations[character] as ToolsObservation).tools = env.client(character).manifest.tools.map((tool) => ({ ...tool }) as JsonObject);
     return this.last;
   }
 

@@ -70,8 +70,11 @@ describe('ServedEnv: the vectors face', () => {
 describe('ServedEnv: the tools face', () => {
   it('takes tool calls, and the next observation carries their results — a refused call too', async () => {
     const env = new ServedEnv(swarmWorld);
-    await env.reset({ seed: 2, agents: ['forager-000'] });
+    const first = await env.reset({ seed: 2, agents: ['forager-000'] });
+    // The first observation lists the tools the character may call, as its manifest does.
+    expect((first.observations['forager-000'] as ToolsObservation).tools?.map((tool) => tool['id'])).toEqual(['sense', 'move', 'eat']);
     const step = await env.step({ 'forager-000': { tool: 'sense', input: { radius: 2 } } });
+    expect((step.observations['forager-000'] as ToolsObservation).tools).toBeUndefined();
     const seen = step.observations['forager-000'] as ToolsObservation;
     expect(seen.tick).toBe(1);
     expect(seen.results).toEqual([{ tool: 'sense', ok: true, output: { at: expect.any(Object), food: expect.any(Array) } }]);
