@@ -1,6 +1,7 @@
 // The Python suite (python/), as `npm test` runs it after vitest: its own virtual environment under
-// the tests' cache (node_modules/.cache/aicc-python-<hash of python/requirements-test.txt and the
-// Python version>/), made once with exactly the pinned versions; then ruff (lint and format), mypy
+// the tests' cache (node_modules/.cache/aicc-python-<hash of python/requirements-test.txt,
+// pyproject.toml and the Python version>/), made once with exactly the pinned versions and the
+// package installed from python/ as docs/PYTHON.md says; then ruff (lint and format), mypy
 // --strict and pytest against the built `aicc serve` (dist/cli.js). Counts: each check one test,
 // pytest's from its JUnit report. A machine without Python says the suite was skipped, with how many
 // tests it holds; under CI=true (.ci/run provides Python) that is a failure instead.
@@ -39,7 +40,8 @@ export function runPythonTests({ root, node, ci }) {
       : { passed: 0, failed: 0, skipped: count, lines: [`skipped ${count}: the Python suite (python/): ${why}`] };
   }
   const requirements = readFileSync(join(python, 'requirements-test.txt'));
-  const hash = createHash('sha256').update(requirements).update(version.stdout.trim()).digest('hex').slice(0, 12);
+  const project = readFileSync(join(python, 'pyproject.toml'));
+  const hash = createHash('sha256').update(requirements).update(project).update(version.stdout.trim()).digest('hex').slice(0, 12);
   const venv = join(root, 'node_modules', '.cache', `aicc-python-${hash}`);
   const bin = join(venv, 'bin', 'python');
   const ready = join(venv, '.installed');

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / "dist" / "cli.js"
 
 
-def _command() -> tuple[str, ...]:
+def command() -> tuple[str, ...]:
+    """This checkout's `aicc`: the built CLI on the Node `npm test` runs (AICC_NODE)."""
     if not CLI.exists():
         pytest.exit(f"{CLI} is missing: build first (npm run build); npm test does", returncode=1)
     return (os.environ.get("AICC_NODE", "node"), str(CLI))
@@ -23,13 +24,13 @@ def _command() -> tuple[str, ...]:
 
 @pytest.fixture(scope="session")
 def swarm() -> Iterator[AiccServer]:
-    with AiccServer.start("swarm", command=_command(), args=("--max-episodes", "16")) as server:
+    with AiccServer.start("swarm", command=command(), args=("--max-episodes", "16")) as server:
         yield server
 
 
 @pytest.fixture(scope="session")
 def village() -> Iterator[AiccServer]:
-    with AiccServer.start("village", command=_command()) as server:
+    with AiccServer.start("village", command=command()) as server:
         yield server
 
 

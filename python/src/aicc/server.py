@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import threading
 from collections.abc import Sequence
@@ -39,13 +40,20 @@ class AiccServer:
         cls,
         world: str,
         *,
-        command: Sequence[str] = ("npx", "--yes", "aicc"),
+        command: Sequence[str] | None = None,
         args: Sequence[str] = (),
         cwd: str | None = None,
         timeout_s: float = 60.0,
         key: str | None = None,
     ) -> AiccServer:
-        """Runs ``COMMAND serve WORLD --port 0 ARGS`` and returns once it listens."""
+        """Runs ``COMMAND serve WORLD --port 0 ARGS`` and returns once it listens.
+
+        The command is ``npx --yes --package aicc-capsule aicc`` unless given, or named by the
+        environment variable ``AICC_COMMAND`` (e.g. ``node node_modules/aicc-capsule/dist/cli.js``).
+        """
+        if command is None:
+            named = os.environ.get("AICC_COMMAND")
+            command = shlex.split(named) if named else ("npx", "--yes", "--package", "aicc-capsule", "aicc")
         env = dict(os.environ)
         if key is not None:
             env["AICC_SERVE_KEY"] = key
