@@ -1,16 +1,16 @@
 """A client of `aicc serve`'s HTTP API: one object per server, episodes by id.
 
-Only the standard library speaks HTTP here (urllib), so the package needs no HTTP dependency. Every
-answer is JSON; a refusal becomes a :class:`ServeError` with the server's code, never a bare
-traceback from the wire.
+Only the standard library speaks HTTP here (http.client, one kept-alive connection), so the package
+needs no HTTP dependency. Every answer is JSON; a refusal becomes a :class:`ServeError` with the
+server's code, never a bare traceback from the wire.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
-import urllib.error
+import socket
 import urllib.parse
-import urllib.request
 from typing import Any, cast
 
 from .errors import ServeError, ServeUnreachable
@@ -23,6 +23,14 @@ class ServeClient:
 
     def __init__(self, url: str, key: str | None = None, timeout_s: float = 30.0) -> None:
         self.url = url.rstrip("/")
+        parts = urllib.parse.urlsplit(self.url)
+        if parts.scheme not in ("http", "https") or parts.hostname is None:
+            raise ValueError(f"ServeClient: expected an http:// URL of aicc serve, got {url!r}")
+        self._scheme = parts.scheme
+        self._host = parts.hostname
+        self._port = parts.port
+        self._base = parts.path
+        self._connection: http.client.HTTPConnection | None = None
         self._headers = {"content-type": "application/json", "accept": "application/json"}
         if key is not None:
             self._headers["authorization"] = f"Bearer {key}"
@@ -72,26 +80,55 @@ class ServeClient:
 
     def _request(self, method: str, path: str, body: JsonObject | None = None) -> JsonObject:
         data = None if body is None else json.dumps(body).encode("utf-8")
-        request = urllib.request.Request(self.url + path, data=data, method=method, headers=self._headers)
+        # A kept-alive connection the server closed while idle fails before the request reaches it:
+        # such a failure on a reused connection is tried once more on a fresh one.
+        for attempt in (1, 2):
+            reused = self._connection is not None
+            try:
+                connection = self._connect()
+                connection.request(method, self._base + path, body=data, headers=self._headers)
+                response = connection.getresponse()
+                raw = response.read()
+                break
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as error:
+                self._drop()
+                if reused and attempt == 1:
+                    continue
+                raise ServeUnreachable(
+                    f"no aicc serve answered at {self.url} ({error}); start one with `npx aicc serve WORLD`"
+                ) from None
+            except (OSError, http.client.HTTPException) as error:
+                self._drop()
+                raise ServeUnreachable(
+                    f"no aicc serve answered at {self.url} ({error}); start one with `npx aicc serve WORLD`"
+                ) from None
+        if response.status >= 400:
+            raise _refusal(response.status, raw)
         try:
-            with urllib.request.urlopen(request, timeout=self._timeout_s) as response:
-                return cast(JsonObject, json.loads(response.read()))
-        except urllib.error.HTTPError as error:
-            raise _refusal(error) from None
-        except (urllib.error.URLError, ConnectionError, TimeoutError) as error:
-            raise ServeUnreachable(
-                f"no aicc serve answered at {self.url} ({_reason(error)}); start one with `npx aicc serve WORLD`"
+            return cast(JsonObject, json.loads(raw))
+        except ValueError:
+            raise ServeError(
+                "server_error", f"HTTP {response.status} with a body that is not JSON", response.status
             ) from None
 
+    def _connect(self) -> http.client.HTTPConnection:
+        if self._connection is None:
+            kind = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
+            self._connection = kind(self._host, self._port, timeout=self._timeout_s)
+            self._connection.connect()
+            # Small requests one after another: no Nagle delay on each.
+            self._connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return self._connection
 
-def _refusal(error: urllib.error.HTTPError) -> ServeError:
+    def _drop(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+def _refusal(status: int, raw: bytes) -> ServeError:
     try:
-        detail = json.loads(error.read())["error"]
-        return ServeError(str(detail["code"]), str(detail["message"]), error.code)
+        detail = json.loads(raw)["error"]
+        return ServeError(str(detail["code"]), str(detail["message"]), status)
     except (ValueError, KeyError, TypeError):
-        return ServeError("server_error", f"HTTP {error.code} without an error body", error.code)
-
-
-def _reason(error: BaseException) -> str:
-    reason = getattr(error, "reason", None)
-    return str(reason if reason is not None else error)
+        return ServeError("server_error", f"HTTP {status} without an error body", status)
