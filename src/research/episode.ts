@@ -61,10 +61,11 @@ export async function setUpEpisode<P extends Params>(world: World<P>, seed: numb
   return { episode, random };
 }
 
-/** Connects an agent to each of the episode's characters, in the order the world lists them. */
-export async function connectAgents(episode: EpisodeWorld, random: SeededRandom): Promise<Map<string, AgentClient>> {
+/** Connects an agent to each of the episode's characters (but `remote`, whose agent comes over a link of its own), in the order the world lists them. */
+export async function connectAgents(episode: EpisodeWorld, random: SeededRandom, remote?: string): Promise<Map<string, AgentClient>> {
   const clients = new Map<string, AgentClient>();
   for (const [character, session] of Object.entries(episode.agents)) {
+    if (character === remote) continue;
     const client = await connectInProcess(episode.capsule, {
       ...session,
       character,

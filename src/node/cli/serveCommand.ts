@@ -20,6 +20,9 @@ its episode_id; POST /step { episode_id, actions }, GET /state?episode_id=…, P
 GET /health, /metadata and /schema describe the world and its faces: tools (an action is a tool
 call { tool, input }) and, where the world declares one, vectors (a move's number; observations
 are numbers). /ws speaks OpenEnv's WebSocket protocol: one character of a fresh episode per socket.
+POST /live { seed, params, agent } sets up a live episode (the world in wall time, its policy
+playing the others) whose character an agent plays over plain aicc/0.1 on
+/aicc?episode_id=…&agent=…, and resumes on /aicc?episode_id=… after a drop.
 
 Options:
   --port N            the port (default 8000; 0 picks a free one)

@@ -17,6 +17,8 @@ export interface EpisodeTableOptions {
   idleMs?: number;
   /** Milliseconds now, for the idle expiry. Default `performance.now`. */
   now?: () => number;
+  /** Episodes held elsewhere that count against maxEpisodes (the live ones). */
+  others?: () => number;
 }
 
 interface Entry {
@@ -30,6 +32,7 @@ export class EpisodeTable {
   private readonly maxEpisodes: number;
   private readonly idleMs: number;
   private readonly now: () => number;
+  private readonly others: () => number;
 
   constructor(
     readonly world: World,
@@ -38,6 +41,12 @@ export class EpisodeTable {
     this.maxEpisodes = options.maxEpisodes ?? DEFAULT_MAX_EPISODES;
     this.idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
     this.now = options.now ?? (() => globalThis.performance.now());
+    this.others = options.others ?? (() => 0);
+  }
+
+  /** How many more episodes the bound allows now. */
+  room(): number {
+    return this.maxEpisodes - this.episodes.size - this.others();
   }
 
   get size(): number {
@@ -47,7 +56,7 @@ export class EpisodeTable {
   /** A new episode's id, its ServedEnv not yet reset; refused (capacity_reached) when the table is full of live episodes. */
   async open(): Promise<string> {
     await this.expire();
-    if (this.episodes.size >= this.maxEpisodes)
+    if (this.room() <= 0)
       throw new ServeError('capacity_reached', `${this.maxEpisodes} episodes are running (the server's --max-episodes); close one, or try again when one ends`);
     const id = randomUUID();
     this.episodes.set(id, { env: new ServedEnv(this.world), usedAt: this.now(), busy: false });

@@ -3,12 +3,14 @@
 //   POST /step   { episode_id, actions: { "<character>": <action> } }       → { tick, observations, rewards, terminated, truncated, stop?, infos }
 //   GET  /state?episode_id=…                                                  → seed, params, tick, metrics, state_hash …
 //   POST /close  { episode_id }                                               → { closed }
+//   POST /live   { seed?, params?, agent? }  → { episode_id, agent }: a live character over aicc/0.1 on /aicc (liveEpisodes.ts)
 //   GET  /health, GET /metadata (the world: params, faces), GET /schema (actions and observations)
 // Every failure is JSON, `{ "error": { "code", "message" } }`, with the status its code maps to.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ServeError, type ServeErrorCode } from '../../research/servedEnv.js';
 import type { EpisodeTable } from './episodeTable.js';
+import type { LiveEpisodes } from './liveEpisodes.js';
 import { worldSchema } from './worldSchema.js';
 
 /** Largest request body, unless told otherwise: 64 KiB holds any step of any world here with room to spare. */
@@ -31,7 +33,7 @@ export interface HttpApi {
   handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
 }
 
-export function httpApi(table: EpisodeTable, maxBodyBytes = DEFAULT_MAX_BODY_BYTES): HttpApi {
+export function httpApi(table: EpisodeTable, live: LiveEpisodes, maxBodyBytes = DEFAULT_MAX_BODY_BYTES): HttpApi {
   const routes: Record<string, (query: URLSearchParams, body: () => Promise<Record<string, unknown>>) => Promise<unknown>> = {
     'GET /health': async () => ({ status: 'healthy' }),
     'GET /metadata': async () => {
@@ -65,6 +67,7 @@ export function httpApi(table: EpisodeTable, maxBodyBytes = DEFAULT_MAX_BODY_BYT
       return table.use(request['episode_id'], (env) => env.step(request['actions']));
     },
     'GET /state': async (query) => table.use(query.get('episode_id') ?? undefined, (env) => env.state()),
+    'POST /live': async (_query, body) => live.start(await body()),
     'POST /close': async (_query, body) => {
       const id = (await body())['episode_id'];
       if (typeof id !== 'string') throw new ServeError('invalid_request', 'episode_id must be the id /reset returned');
@@ -83,7 +86,7 @@ export function httpApi(table: EpisodeTable, maxBodyBytes = DEFAULT_MAX_BODY_BYT
             'not_found',
             known.length > 0
               ? `${url.pathname} takes ${known.map((key) => key.split(' ')[0]).join(' or ')}`
-              : `no ${url.pathname.slice(0, 80)} here; the API is /reset, /step, /state, /close, /health, /metadata and /schema`,
+              : `no ${url.pathname.slice(0, 80)} here; the API is /reset, /step, /state, /close, /live, /health, /metadata and /schema`,
           );
         }
         send(response, 200, await route(url.searchParams, () => readJson(request, maxBodyBytes)));

@@ -1,5 +1,5 @@
-// `aicc serve`'s server: one world's episodes for remote agents over HTTP (httpApi.ts) and OpenEnv's
-// WebSocket (/ws, openEnvSocket.ts). On 127.0.0.1 by default; any other address needs a key, which
+// `aicc serve`'s server: one world's episodes for remote agents over HTTP (httpApi.ts), OpenEnv's
+// WebSocket (/ws, openEnvSocket.ts) and aicc/0.1 for a live character (/aicc, liveEpisodes.ts). On 127.0.0.1 by default; any other address needs a key, which
 // every request then presents as `Authorization: Bearer KEY` (compared as digests, never echoed).
 // Pages of other sites cannot drive it: a POST must say `content-type: application/json` (which a
 // cross-site page cannot send without a preflight this server never grants), the Host must be the
@@ -15,6 +15,9 @@ import { checkKeyFormat } from '../gateway/access.js';
 import { EpisodeTable, type EpisodeTableOptions } from './episodeTable.js';
 import { DEFAULT_MAX_BODY_BYTES, httpApi } from './httpApi.js';
 import { serveOpenEnvSocket } from './openEnvSocket.js';
+import { LiveEpisodes } from './liveEpisodes.js';
+import { webSocketLink, type WebSocketLike } from '../../links/websocket.js';
+import { ServeError } from '../../research/servedEnv.js';
 
 export interface ServeOptions extends EpisodeTableOptions {
   world: World;
@@ -50,8 +53,11 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   }
   const keyDigest = key === undefined ? undefined : digest(key);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const episodes = new EpisodeTable(options.world, options);
-  const api = httpApi(episodes, maxBodyBytes);
+  let live: LiveEpisodes | undefined;
+  const episodes = new EpisodeTable(options.world, { ...options, others: () => live?.size ?? 0 });
+  live = new LiveEpisodes(options.world, { room: () => episodes.room() });
+  const lives = live;
+  const api = httpApi(episodes, lives, maxBodyBytes);
   let port = 0;
 
   /** Why a request may not come in, or undefined when it may. */
@@ -82,10 +88,11 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   });
   const sockets = new WebSocketServer({ noServer: true, maxPayload: maxBodyBytes });
   http.on('upgrade', (request: IncomingMessage, socket, head) => {
+    const url = new URL(request.url ?? '/', 'http://serve');
     const refused =
       refusal(request) ??
-      (new URL(request.url ?? '/', 'http://serve').pathname !== '/ws'
-        ? { status: 404, code: 'not_found', message: 'the WebSocket is /ws' }
+      (url.pathname !== '/ws' && url.pathname !== '/aicc'
+        ? { status: 404, code: 'not_found', message: 'the WebSockets are /ws (OpenEnv) and /aicc (aicc/0.1)' }
         : request.headers.origin !== undefined
           ? { status: 403, code: 'unauthorized', message: 'a browser page may not open this socket' }
           : undefined);
@@ -93,7 +100,18 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
       socket.end(`HTTP/1.1 ${refused.status} ${refused.code}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
       return;
     }
-    sockets.handleUpgrade(request, socket, head, (ws) => void serveOpenEnvSocket(ws, episodes).catch((error: unknown) => options.onError?.(error)));
+    sockets.handleUpgrade(request, socket, head, (ws) => {
+      if (url.pathname === '/ws') {
+        void serveOpenEnvSocket(ws, episodes).catch((error: unknown) => options.onError?.(error));
+        return;
+      }
+      // aicc/0.1 for a live character: the episode and, on a first socket, the character.
+      try {
+        lives.attach(url.searchParams.get('episode_id') ?? '', url.searchParams.get('agent') ?? undefined, webSocketLink(ws as unknown as WebSocketLike));
+      } catch (error) {
+        ws.close(4404, error instanceof ServeError ? error.message.slice(0, 120) : 'the episode could not take this socket');
+      }
+    });
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -116,6 +134,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
         http.closeAllConnections();
       });
       await episodes.closeAll();
+      await lives.endAll();
     },
   };
 }
