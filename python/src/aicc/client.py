@@ -75,6 +75,23 @@ class ServeClient:
         """The episode's seed, params, tick, metrics and ``state_hash``."""
         return self._request("GET", f"/state?episode_id={urllib.parse.quote(episode_id)}")
 
+    def live(
+        self, seed: int = 0, params: dict[str, int | float | str | bool] | None = None, agent: str | None = None
+    ) -> JsonObject:
+        """Sets up a live episode whose character an aicc/0.1 agent plays on ``/aicc`` (see AgentClient):
+        its ``episode_id``, ``agent`` and ``tick_rate_hz``; ``aicc_url(...)`` is where to connect."""
+        body: JsonObject = {"seed": seed}
+        if params is not None:
+            body["params"] = params
+        if agent is not None:
+            body["agent"] = agent
+        return self._request("POST", "/live", body)
+
+    def aicc_url(self, episode_id: str, agent: str | None = None) -> str:
+        """The WebSocket of a live episode: with ``agent`` its first session, without a resume."""
+        query = urllib.parse.urlencode({"episode_id": episode_id, **({"agent": agent} if agent is not None else {})})
+        return f"{'wss' if self._scheme == 'https' else 'ws'}://{self.url.split('://', 1)[1]}/aicc?{query}"
+
     def close(self, episode_id: str) -> bool:
         return bool(self._request("POST", "/close", {"episode_id": episode_id})["closed"])
 
