@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
+from conftest import ROOT, command
 
-from aicc import AiccServer, ServeClient, ServeError, ServeUnreachable
+from aicc import AiccGymEnv, AiccServer, ServeClient, ServeError, ServeUnreachable
 
 
 def test_refusals_are_serve_errors_with_the_servers_code(swarm: AiccServer) -> None:
@@ -30,3 +33,26 @@ def test_refusals_are_serve_errors_with_the_servers_code(swarm: AiccServer) -> N
 def test_no_server_is_said_plainly() -> None:
     with pytest.raises(ServeUnreachable, match=re.escape("no aicc serve answered at http://127.0.0.1:9")):
         ServeClient("http://127.0.0.1:9", timeout_s=2).health()
+
+
+def test_serves_a_world_module_of_ones_own(tmp_path: Path) -> None:
+    dist = ROOT / "dist"
+    module = tmp_path / "tiny.mjs"
+    module.write_text(
+        f"import {{ defineWorld }} from {json.dumps((dist / 'research.js').as_uri())};\n"
+        f"import {{ swarmWorld }} from {json.dumps((dist / 'worlds.js').as_uri())};\n"
+        "export default defineWorld({\n"
+        "  ...swarmWorld, name: 'tiny', params: { ...swarmWorld.params, foragers: 2, size: 6 },\n"
+        "});\n",
+        encoding="utf-8",
+    )
+    with AiccServer.start(str(module), command=command()) as server:
+        assert server.client.metadata()["name"] == "tiny"
+        env = AiccGymEnv(server, max_ticks=3)
+        try:
+            assert server.client.schema()["agents"] == ["forager-000", "forager-001"]
+            env.reset(seed=1)
+            env.step(0)
+            assert len(env.state_hash()) == 32
+        finally:
+            env.close()

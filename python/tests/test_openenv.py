@@ -33,3 +33,22 @@ def test_openenvs_client_drives_the_village(village: AiccServer) -> None:
         with pytest.raises(RuntimeError, match="VALIDATION_ERROR"):
             env.step({"tool": 7})
         assert env.step({"tool": "who", "input": {}}).metadata["tick"] == 3
+
+
+def test_the_packages_openenv_client_plays_a_forager_on_the_vectors_face(swarm: AiccServer) -> None:
+    from aicc.openenv_env import AiccEnv, Move, ToolCall
+
+    with AiccEnv(base_url=swarm.url).sync() as env:
+        first = env.reset(seed=5, face="vectors", agent="forager-002")
+        assert len(first.observation["vector"]) == 25
+        moved = env.step(Move(3))
+        assert moved.metadata["info"]["call"] == {
+            "tool": "move",
+            "ok": True,
+            "output": moved.metadata["info"]["call"]["output"],
+        }
+        assert env.state()["face"] == "vectors"
+    with AiccEnv(base_url=swarm.url).sync() as env:
+        env.reset(seed=5, agent="forager-002")
+        sensed = env.step(ToolCall("sense", {"radius": 2}))
+        assert sensed.observation["results"][0]["tool"] == "sense"

@@ -89,6 +89,12 @@ class AiccGymEnv(gym.Env[Observation, np.int64]):
             self._info(answer),
         )
 
+    def state_hash(self) -> str:
+        """The hash of the world's declared state now: equal runs give equal hashes."""
+        if self.episode_id is None:
+            raise RuntimeError("AiccGymEnv.state_hash: call reset() first")
+        return str(self.client.state(self.episode_id)["state_hash"])
+
     def close(self) -> None:
         if self.episode_id is not None:
             self.client.close(self.episode_id)

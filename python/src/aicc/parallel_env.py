@@ -12,7 +12,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from numpy.typing import NDArray
-from pettingzoo import ParallelEnv  # type: ignore[import-untyped]  # PettingZoo ships no type marker
+from pettingzoo import ParallelEnv
 
 from .client import JsonObject, ServeClient
 from .server import AiccServer
