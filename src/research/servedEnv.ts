@@ -144,7 +144,8 @@ export class ServedEnv<P extends Params = Params> {
     for (const character of env.agents) this.answered.set(character, []);
     this.last = this.served(first.tick, first.observations, first.rewards, false, undefined, {});
     if (face === 'tools')
-      for (const character of env.agents) (this.last.observations[character] as ToolsObservation).tools = env.client(character).manifest.tools.map((tool) => ({ ...tool }) as JsonObject);
+      for (const character of env.agents)
+        (this.last.observations[character] as ToolsObservation).tools = env.client(character).manifest.tools.map((tool) => ({ ...tool }) as JsonObject);
     return this.last;
   }
 
