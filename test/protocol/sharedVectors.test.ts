@@ -13,7 +13,8 @@ const vectors = JSON.parse(readFileSync(new URL('../vectors/aicc-messages.json',
 describe('the shared aicc/0.1 vectors', () => {
   it('hold valid and invalid messages of both senders and every verdict', () => {
     const kinds = new Set(vectors.cases.map((c) => `${c.sender} ${c.verdict}`));
-    for (const sender of ['agent', 'bridge']) for (const verdict of ['ok', 'schema_violation', 'wrong_direction']) expect(kinds).toContain(`${sender} ${verdict}`);
+    for (const sender of ['agent', 'bridge'])
+      for (const verdict of ['ok', 'schema_violation', 'wrong_direction']) expect(kinds).toContain(`${sender} ${verdict}`);
     expect(kinds).toContain('bridge protocol_mismatch');
   });
 
