@@ -12,6 +12,7 @@ import type { Capsule } from '../../runtime/capsule.js';
 import type { EventPayloads } from '../../runtime/events.js';
 import type { ToolHandle } from '../../runtime/tool.js';
 import type { Box, Point2 } from '../shared/plane.js';
+import { CapsuleCourier } from '../shared/capsuleCourier.js';
 import { bindTools, type ToolBinding } from '../shared/toolBinding.js';
 import { type BodyOptions, BodyRegistry, DEFAULT_MAX_BODIES, type PixiBody, positionOf } from './bodies.js';
 import { type Contact, Contacts } from './contacts.js';
@@ -83,13 +84,14 @@ export class PixiBinding implements PixiStage, ToolBinding {
   private capsuleMs = 0;
   private connected = false;
   private disposed = false;
-  /** The capsule was disposed under us: keep moving bodies, stop talking to it. */
-  private capsuleGone = false;
+  /** Steps and events for the capsule, until it is disposed under us (then bodies keep moving). */
+  private readonly courier: CapsuleCourier;
 
   constructor(
     readonly capsule: Capsule,
     private readonly options: PixiBindingOptions = {},
   ) {
+    this.courier = new CapsuleCourier(capsule);
     this.perceptionRadius = positive('perceptionRadius', options.perceptionRadius, 300);
     this.fieldOfView = positive('fieldOfView', options.fieldOfView, 120);
     if (this.fieldOfView >= 360) fail(`fieldOfView must be below 360 degrees, got ${this.fieldOfView}`);
@@ -171,13 +173,7 @@ export class PixiBinding implements PixiStage, ToolBinding {
     this.walks.update(dt);
     this.contacts?.update();
     for (const [id, line] of this.lines) if (line.until <= this.time) this.lines.delete(id);
-    if (this.options.stepCapsule !== false && !this.capsuleGone) {
-      try {
-        this.capsule.step(dt);
-      } catch (error) {
-        this.forgetDisposedCapsule(error);
-      }
-    }
+    if (this.options.stepCapsule !== false) this.courier.step(dt);
     this.frames++;
     this.capsuleMs += this.now() - started;
   }
@@ -246,20 +242,8 @@ export class PixiBinding implements PixiStage, ToolBinding {
   }
 
   private send<T extends Topic>(topic: T, payload: EventPayloads[T], to: string[]): void {
-    if (this.capsuleGone || to.length === 0) return;
-    try {
-      this.capsule.emit(topic, payload, { to });
-    } catch (error) {
-      this.forgetDisposedCapsule(error);
-    }
-  }
-
-  private forgetDisposedCapsule(error: unknown): void {
-    if (error instanceof CapsuleError && error.code === 'AICC_DISPOSED') {
-      this.capsuleGone = true;
-      return;
-    }
-    throw error;
+    // With no character in range the event still reaches the capsule's own listeners (an inspector).
+    this.courier.emit(topic, payload, to);
   }
 
   private alive(what: string): void {

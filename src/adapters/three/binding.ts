@@ -8,6 +8,7 @@ import type { Object3D } from 'three';
 import type { Capsule } from '../../runtime/capsule.js';
 import { CapsuleError } from '../../base/errors.js';
 import type { ToolHandle } from '../../runtime/tool.js';
+import { CapsuleCourier } from '../shared/capsuleCourier.js';
 import { bindTools, type ToolBinding } from '../shared/toolBinding.js';
 import { CollisionWatcher, type CollisionOptions, type CollisionPayload } from './collisions.js';
 import { Motion } from './motion.js';
@@ -74,8 +75,8 @@ export class CapsuleBinding implements SceneBinding, ToolBinding {
   private stopLoop: (() => void) | undefined;
   private connected = false;
   private disposed = false;
-  /** The capsule was disposed under us: keep moving objects, stop talking to it. */
-  private capsuleGone = false;
+  /** Steps and events for the capsule, until it is disposed under us (then objects keep moving). */
+  private readonly courier: CapsuleCourier;
   private frames = 0;
   private capsuleMs = 0;
 
@@ -97,6 +98,7 @@ export class CapsuleBinding implements SceneBinding, ToolBinding {
     this.maxFrameMs = maxFrameMs;
     this.raycastTargets = options.raycastTargets ?? [scene];
     this.stepCapsule = options.stepCapsule ?? true;
+    this.courier = new CapsuleCourier(capsule);
     this.now = options.now ?? (() => globalThis.performance.now());
     this.objects = new ObjectRegistry(maxObjects);
     this.motion = new Motion(this.objects);
@@ -160,13 +162,7 @@ export class CapsuleBinding implements SceneBinding, ToolBinding {
     // Volumes and rays read world matrices; moved objects' are stale until this.
     this.scene.updateMatrixWorld();
     this.collisions?.step();
-    if (this.stepCapsule && !this.capsuleGone) {
-      try {
-        this.capsule.step(dtMs);
-      } catch (error) {
-        this.forgetDisposedCapsule(error);
-      }
-    }
+    if (this.stepCapsule) this.courier.step(dtMs);
     this.frames++;
     this.capsuleMs += this.now() - started;
   }
@@ -209,26 +205,7 @@ export class CapsuleBinding implements SceneBinding, ToolBinding {
   }
 
   private emitCollision(payload: CollisionPayload, to: string[] | undefined): void {
-    if (this.capsuleGone) return;
-    try {
-      this.capsule.emit('collision', payload, to === undefined ? {} : { to });
-    } catch (error) {
-      if (error instanceof CapsuleError && error.code === 'AICC_DISPOSED') {
-        this.capsuleGone = true;
-        return;
-      }
-      // A game listener of 'collision' threw. The frame goes on (the other pairs, the capsule's
-      // step); the error is rethrown on its own, where the game sees it.
-      queueMicrotask(() => {
-        throw error;
-      });
-    }
-  }
-
-  /** A disposed capsule has no one left to tell: stop talking to it instead of failing every frame. */
-  private forgetDisposedCapsule(error: unknown): void {
-    if (!(error instanceof CapsuleError && error.code === 'AICC_DISPOSED')) throw error;
-    this.capsuleGone = true;
+    this.courier.emit('collision', payload, to);
   }
 
   private alive(method: string): void {
