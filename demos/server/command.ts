@@ -10,6 +10,7 @@ import type { CliIo } from '../../src/node/cli/main.js';
 import { bundleDemos, findDemos } from './bundle.js';
 import { DEMO_CSP, startDemoServer } from './server.js';
 import { checkKeyFormat } from '../../src/node/gateway/access.js';
+import { untilStopped } from '../../src/node/cli/untilStopped.js';
 
 export const DEFAULT_DEMO_PORT = 5173;
 
@@ -160,7 +161,7 @@ export async function demoWebCommand(argv: string[], io: CliIo, runtime: DemoWeb
         ? `pages opened with ?agent=pi reach pi at ${args.gateway.url} through ${server.url.replace(/^http/, 'ws')}pi\n`
         : 'pages run their scripted agents; for ?agent=pi start an `aicc gateway` and pass --gateway (see --help)\n',
     );
-    await stopped(runtime.signal);
+    await untilStopped(runtime.signal);
     await server.close();
     return 0;
   } catch (error) {
@@ -178,22 +179,4 @@ export function missingDistFiles(demosDir: string, demos: readonly string[], roo
     }
   }
   return [...wanted].filter((file) => !existsSync(join(root, 'dist', file))).map((file) => `dist/${file}`);
-}
-
-/** Resolves when the signal aborts, or on SIGINT / SIGTERM when there is no signal. */
-function stopped(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal !== undefined) {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-      return;
-    }
-    const done = (): void => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve();
-    };
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
 }

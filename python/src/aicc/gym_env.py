@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from .client import JsonObject, ServeClient
 from .server import AiccServer
-from .spaces import observation_space, to_observation
+from .spaces import client_of, observation_space, to_observation, vector_face
 
 Observation = NDArray[np.float32]
 
@@ -37,19 +37,8 @@ class AiccGymEnv(gym.Env[Observation, np.int64]):
         params: dict[str, int | float | str | bool] | None = None,
         max_ticks: int | None = None,
     ) -> None:
-        self.client = (
-            server.client
-            if isinstance(server, AiccServer)
-            else server
-            if isinstance(server, ServeClient)
-            else ServeClient(server)
-        )
-        schema = self.client.schema()
-        vectors = schema.get("vectors")
-        if vectors is None:
-            raise ValueError(
-                f"world {schema['world']!r} declares no vector face; drive its tools with ServeClient instead"
-            )
+        self.client = client_of(server)
+        schema, vectors = vector_face(self.client)
         self.agent = agent if agent is not None else str(schema["agents"][0])
         self.params = params
         self.max_ticks = max_ticks

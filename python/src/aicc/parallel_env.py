@@ -16,7 +16,7 @@ from pettingzoo import ParallelEnv
 
 from .client import JsonObject, ServeClient
 from .server import AiccServer
-from .spaces import observation_space, to_observation
+from .spaces import client_of, observation_space, to_observation, vector_face
 
 Observation = NDArray[np.float32]
 
@@ -37,17 +37,8 @@ class AiccParallelEnv(ParallelEnv[str, Observation, int]):  # type: ignore[misc]
         params: dict[str, int | float | str | bool] | None = None,
         max_ticks: int | None = None,
     ) -> None:
-        self.client = (
-            server.client
-            if isinstance(server, AiccServer)
-            else server
-            if isinstance(server, ServeClient)
-            else ServeClient(server)
-        )
-        schema = self.client.schema()
-        vectors = schema.get("vectors")
-        if vectors is None:
-            raise ValueError(f"world {schema['world']!r} declares no vector face")
+        self.client = client_of(server)
+        _schema, vectors = vector_face(self.client)
         self.params = params
         self.max_ticks = max_ticks
         self._observation_space = observation_space(vectors["observation"])

@@ -4,6 +4,7 @@
 
 import { readArgs, wholeNumber } from './args.js';
 import type { CliIo } from './cliIo.js';
+import { untilStopped } from './untilStopped.js';
 import { userMessage } from './userMessage.js';
 import { BUILT_IN_WORLDS, loadWorld } from '../sweep/loadWorld.js';
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_EPISODES } from '../serve/episodeTable.js';
@@ -104,24 +105,7 @@ export async function serveCommand(argv: string[], io: CliIo, runtime: ServeRunt
     return 1;
   }
   io.stdout.write(`aicc serve: listening on ${server.url} (world ${world.name})\n`);
-  await stopped(runtime.signal);
+  await untilStopped(runtime.signal);
   await server.close();
   return 0;
-}
-
-function stopped(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal !== undefined) {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-      return;
-    }
-    const onSignal = (): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolve();
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-  });
 }
