@@ -20,6 +20,7 @@ export {
 } from './gateway/index.js';
 export { connectSocketLink, socketLink, streamLink } from './socketLink.js';
 export { piAiModel } from './model/piAi.js';
+export { startServe } from './serve/serveServer.js';
 
 export type { ThreadSweepOptions } from './sweep/runSweep.js';
 export type { EvalOptions, EvalResult, EvalBudget, EvalSpent } from './eval/runEval.js';
@@ -30,3 +31,4 @@ export type { ReportInput } from './eval/report.js';
 export type { PiAiModelOptions, PiAiModel } from './model/piAi.js';
 export type { GatewayOptions, GatewayTarget, ModelTarget } from './gateway/index.js';
 export type { SweepOptions, SweepResult } from './sweep/sweepResult.js';
+export type { ServeOptions, ServeHandle } from './serve/serveServer.js';

@@ -12,6 +12,7 @@ export { planSweep, parseSeeds, jobKey, episodeKey, jobId, paramsKey, MAX_SEEDS 
 export { aggregate, formatAggregate } from './aggregate.js';
 export { runEvalEpisode, EVAL_EPISODE_DEFAULTS } from './evalEpisode.js';
 export { policyAgent, modelAgent, chatAgent, WORLD_POLICY } from './evalAgents.js';
+export { ServedEnv, ServeError } from './servedEnv.js';
 
 export type {
   World,
@@ -24,7 +25,9 @@ export type {
   Params,
   ParamValue,
   JsonValue,
+  VectorFace,
 } from './world.js';
+export type { Face, ServedReset, ServedStep, ToolAction, ToolsObservation, Observation, CallReport, ServeErrorCode } from './servedEnv.js';
 export type { EpisodeOptions, EpisodeSummary, EpisodeStop } from './episode.js';
 export type { StepEnvOptions, StepResult } from './stepEnv.js';
 export type { SweepJob } from './sweepPlan.js';
