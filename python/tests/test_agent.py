@@ -74,3 +74,26 @@ async def test_says_plainly_what_it_cannot_reach(swarm: AiccServer) -> None:
     with pytest.raises(NotConnected):
         await AgentClient.connect(swarm.client.aicc_url(live["episode_id"], live["agent"]), timeout_s=3)
     await client.close()
+
+
+async def test_asks_for_its_manifest_and_declares_what_it_wants(swarm: AiccServer) -> None:
+    live = swarm.client.live(seed=3)
+    client = await AgentClient.connect(swarm.client.aicc_url(live["episode_id"], live["agent"]))
+    asked = await client.request_manifest()
+    assert [tool["id"] for tool in asked["tools"]] == [tool["id"] for tool in client.tools]
+    assert "session_id" not in asked and "type" not in asked
+
+    # The bridge answers a declaration with the manifest as it now stands: what was declared is in it.
+    declared = await client.declare(subscriptions=["collision"], agent_model={"class": "edge_small"})
+    assert declared["event_subscriptions"] == ["collision"]
+    assert declared["agent_model"]["class"] == "edge_small"
+    assert client.manifest == declared
+    # Declaring only the model keeps the subscriptions.
+    again = await client.declare(agent_model={"class": "cloud_large"})
+    assert again["event_subscriptions"] == ["collision"] and again["agent_model"]["class"] == "cloud_large"
+    assert not client.errors
+
+    await client.drop()
+    with pytest.raises(NotConnected):
+        await client.request_manifest()
+    await client.close()

@@ -3,7 +3,9 @@ TypeScript ``AgentClient``, over a WebSocket (the ``websockets`` package).
 
 ``await AgentClient.connect(url)`` waits for the bridge's ``session_init`` (``manifest``: the world,
 the tools, the tick); ``await client.call(tool, input)`` resolves with the call's outcome, never
-raising for a refusal; ``await client.next_event()`` takes the events in order. When the socket
+raising for a refusal; ``await client.next_event()`` takes the events in order;
+``await client.request_manifest()`` and ``await client.declare(subscriptions=..., agent_model=...)``
+resolve with the manifest the bridge sends back. When the socket
 drops, the session waits on the bridge for a while: ``await client.resume(url)`` opens a new socket
 and asks for everything after the last message this client processed, so nothing is lost; a message
 that comes twice (the replay may bring one it had) is dropped by its sequence number, so nothing is
@@ -72,6 +74,7 @@ class AgentClient:
         self._events: deque[dict[str, Any]] = deque(maxlen=MAX_EVENTS)
         self._event_ready = asyncio.Event()
         self._pending: dict[str, tuple[asyncio.Future[CallOutcome], dict[str, Any]]] = {}
+        self._manifest_waiters: list[asyncio.Future[dict[str, Any]]] = []
         self._ready: asyncio.Future[None] | None = None
         self._prefix = ""
         self._last_id = ""
@@ -133,6 +136,40 @@ class AgentClient:
             )
         finally:
             self._pending.pop(call_id, None)
+
+    async def request_manifest(self, *, timeout_s: float = 10.0) -> dict[str, Any]:
+        """Asks the bridge for the current manifest; resolves with it (also kept in ``manifest``)."""
+        return await self._manifest_after({"type": "manifest_request"}, timeout_s)
+
+    async def declare(
+        self,
+        *,
+        subscriptions: list[str] | None = None,
+        agent_model: dict[str, Any] | None = None,
+        timeout_s: float = 10.0,
+    ) -> dict[str, Any]:
+        """Changes what this agent declares (its event subscriptions and/or its model, a ``modelDecl``);
+        resolves with the manifest the bridge sends back."""
+        update: dict[str, Any] = {"protocol": PROTOCOL, "type": "session_init", **self.manifest}
+        if agent_model is not None:
+            update["agent_model"] = agent_model
+        if subscriptions is not None:
+            update["event_subscriptions"] = list(subscriptions)
+        return await self._manifest_after({"type": "heartbeat", "manifest_update": update}, timeout_s)
+
+    async def _manifest_after(self, message: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        if self.state != "open":
+            raise NotConnected(f"{message['type']}: the session is {self.state}; resume it first")
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._manifest_waiters.append(future)
+        try:
+            await self._send(message)
+            return await asyncio.wait_for(asyncio.shield(future), timeout_s)
+        except TimeoutError:
+            raise NotConnected(f"{message['type']}: no manifest from the bridge within {timeout_s} s") from None
+        finally:
+            if future in self._manifest_waiters:
+                self._manifest_waiters.remove(future)
 
     async def next_event(self, timeout_s: float | None = None) -> dict[str, Any]:
         """The oldest event not yet taken (the whole message: ``topic``, ``payload``, ``meta``)."""
@@ -278,6 +315,10 @@ class AgentClient:
             update = message.get("manifest_update")
             if update is not None:
                 self.manifest = {key: value for key, value in update.items() if key not in ("protocol", "type")}
+                waiters, self._manifest_waiters = self._manifest_waiters, []
+                for waiter in waiters:
+                    if not waiter.done():
+                        waiter.set_result(dict(self.manifest))
         elif kind == "error":
             error = message["error"]
             self.errors.append(f"{error['code']}: {error['message']}")
@@ -320,6 +361,9 @@ class AgentClient:
         self.state = "closed"
         self._close_reason = reason
         self._event_ready.set()
+        for waiter in self._manifest_waiters:
+            if not waiter.done():
+                waiter.set_exception(SessionClosed(f"the session closed: {reason}"))
         for future, _message in self._pending.values():
             if not future.done():
                 future.set_result(
