@@ -14,7 +14,8 @@ import { WaitingCalls, type CallOutcome } from './waitingCalls.js';
 import { realClock, type Clock } from '../base/clock.js';
 import { Heartbeats, Liveness } from '../runtime/heartbeats.js';
 import { CapsuleError } from '../base/errors.js';
-import { cryptoBytes, idOfSequence, SequencedIds, sequenceOfId } from '../protocol/ids.js';
+import { cryptoBytes, SequencedIds } from '../protocol/ids.js';
+import { HeardMark } from './heardMark.js';
 import { checkBridgeMessage } from '../protocol/messageCheck.js';
 import { IMMEDIATE_MARK, PROTOCOL, type AgentModel, type AiccMessage, type JsonObject, type Manifest, type WireError } from '../protocol/messages.js';
 
@@ -25,9 +26,6 @@ export type { CallOutcome } from './waitingCalls.js';
 function refusedHere<O>(callId: string, code: WireError['code'], message: string, retryable: boolean): Promise<CallOutcome<O>> {
   return Promise.resolve({ ok: false, error: { code, message, retryable }, meta: {}, callId, local: true });
 }
-
-/** lastSequence not read from lastId yet (a trusted bridge's messages are not parsed for it). */
-const UNREAD = -1;
 
 export class AgentClient {
   sessionId = '';
@@ -40,11 +38,8 @@ export class AgentClient {
   /** The bounds the bridge reads this client's frames with (bridgeLimits, under the link's framing). */
   private readonly bridgeBounds: InboundLimits;
   private wire: MessageWire;
-  private prefix = '';
-  private lastId = '';
-  private lastSequence = 0;
-  /** Shared events heard since the last whole message (lastId): a direct wire's, each the next of the stream. */
-  private sharedSinceLast = 0;
+  /** What this client has heard: the mark a resume names. */
+  private readonly heardMark: HeardMark;
   private readonly pending: WaitingCalls;
   private readonly liveness: Liveness;
   /** This client's one member is itself: the same beat the capsule gives all its sessions. */
@@ -73,6 +68,7 @@ export class AgentClient {
     this.pending = new WaitingCalls(this.clock);
     this.ids = new SequencedIds(options.randomBytes ?? cryptoBytes);
     this.trusted = options.trustBridge === true;
+    this.heardMark = new HeardMark(this.settings.maxSequenceJump);
     this.wire = this.wireFor(link);
     this.listen(this.wire);
   }
@@ -147,29 +143,45 @@ export class AgentClient {
     });
   }
 
-  /** Asks for the current manifest; resolves when it arrives. */
+  /**
+   * Asks for the current manifest; resolves when it arrives. Rejects with AICC_SESSION_CLOSED if the
+   * session is or becomes closed, and with AICC_NOT_CONNECTED while disconnected (resume first) or
+   * when no manifest comes within `callTimeoutMs`.
+   */
   requestManifest(): Promise<Manifest> {
-    return new Promise((resolve) => {
-      const off = this.on('manifest', (manifest) => {
-        off();
-        resolve(manifest);
-      });
-      this.send({ type: 'manifest_request' });
-    });
+    return this.manifestAfter('requestManifest', { type: 'manifest_request' });
   }
 
-  /** Changes what this agent declares: its event subscriptions and/or its model. */
+  /** Changes what this agent declares: its event subscriptions and/or its model. Resolves and rejects as `requestManifest`. */
   declare(changes: { subscriptions?: readonly string[]; agentModel?: AgentModel }): Promise<Manifest> {
     const { tools, ...rest } = this.manifest;
     const update = { protocol: PROTOCOL, type: 'session_init' as const, ...rest, tools };
     if (changes.agentModel) update.agent_model = changes.agentModel;
     if (changes.subscriptions) update.event_subscriptions = [...changes.subscriptions];
-    return new Promise((resolve) => {
-      const off = this.on('manifest', (manifest) => {
-        off();
-        resolve(manifest);
-      });
-      this.send({ type: 'heartbeat', manifest_update: update });
+    return this.manifestAfter('declare', { type: 'heartbeat', manifest_update: update });
+  }
+
+  /** Sends a message the bridge answers with the manifest, and waits for that manifest. */
+  private manifestAfter(method: string, body: { type: AiccMessage['type'] } & Record<string, unknown>): Promise<Manifest> {
+    const where = `AgentClient.${method}`;
+    if (this.state === 'closed') return Promise.reject(new CapsuleError('AICC_SESSION_CLOSED', `${where}: the session is closed`));
+    if (this.state !== 'open') return Promise.reject(new CapsuleError('AICC_NOT_CONNECTED', `${where}: the session is ${this.state}; resume it first`));
+    return new Promise((resolve, reject) => {
+      const settle = (outcome: Manifest | CapsuleError): void => {
+        offManifest();
+        offClose();
+        this.clock.clearTimeout(timer);
+        if (outcome instanceof CapsuleError) reject(outcome);
+        else resolve(outcome);
+      };
+      const offManifest = this.on('manifest', settle);
+      const offClose = this.on('close', ({ reason }) => settle(new CapsuleError('AICC_SESSION_CLOSED', `${where}: the session closed (${reason})`)));
+      const timeoutMs = this.settings.callTimeoutMs;
+      const timer = this.clock.setTimeout(
+        () => settle(new CapsuleError('AICC_NOT_CONNECTED', `${where}: no manifest from the bridge within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      this.send(body);
     });
   }
 
@@ -210,7 +222,7 @@ export class AgentClient {
         },
       };
       this.resuming = attempt;
-      this.wire.send({ protocol: PROTOCOL, type: 'session_resume', session_id: this.sessionId, message_id: this.heardId() });
+      this.wire.send({ protocol: PROTOCOL, type: 'session_resume', session_id: this.sessionId, message_id: this.heardMark.id });
     });
   }
 
@@ -247,8 +259,8 @@ export class AgentClient {
    * carried — the next of the stream: a direct session hands its link every message it numbers.
    */
   private heard(event: SharedEvent): void {
-    this.sharedSinceLast++;
-    if (this.hearsEvents) this.bus.emit('event', eventMessage(this.sessionId, this.heardId(), event));
+    this.heardMark.shared();
+    if (this.hearsEvents) this.bus.emit('event', eventMessage(this.sessionId, this.heardMark.id, event));
     this.bus.emit(event.topic, event.payload as AgentEvents[typeof event.topic]);
   }
 
@@ -256,8 +268,7 @@ export class AgentClient {
     if (message.type === 'session_init') {
       if (this.sessionId !== '') return;
       this.sessionId = message.session_id;
-      this.prefix = message.message_id.slice(0, -12).toLowerCase();
-      this.accept(message.message_id);
+      this.heardMark.begin(message.message_id);
       const { protocol: _p, type: _t, session_id: _s, message_id: _m, ...manifest } = message;
       this.manifest = manifest;
       this.state = 'open';
@@ -266,30 +277,19 @@ export class AgentClient {
       return;
     }
     if (message.session_id !== this.sessionId) return;
-    const id = message.message_id;
-    if (this.trusted && this.resuming === undefined) {
-      // A bridge in this process sends each message once, in order, but for the replay a resume
-      // asks for: its sequence is read back only when a resume needs it.
-      this.lastId = id;
-      this.lastSequence = UNREAD;
-      this.sharedSinceLast = 0;
-    } else if (id.startsWith(this.prefix) || id.toLowerCase().startsWith(this.prefix)) {
-      // Sequenced ids: anything at or below the last sequence held is a replayed duplicate.
-      if (this.lastSequence === UNREAD) this.lastSequence = sequenceOfId(this.lastId);
-      const sequence = sequenceOfId(id);
-      if (sequence <= this.lastSequence) return;
-      if (sequence - this.lastSequence > this.settings.maxSequenceJump) {
-        // Taken as the newest, it would make every genuine message after it read as a duplicate.
+    // A bridge in this process sends each message once, in order, but for the replay a resume asks for.
+    if (this.trusted && this.resuming === undefined) this.heardMark.trust(message.message_id);
+    else {
+      const heard = this.heardMark.judge(message.message_id);
+      if (heard === 'repeat') return;
+      if (heard !== 'new') {
         this.bus.emit('error', {
           code: 'invalid_input',
-          message: `bridge message ${message.type} jumps from sequence ${this.lastSequence} to ${sequence} (more than maxSequenceJump ${this.settings.maxSequenceJump}); dropped`,
+          message: `bridge message ${message.type} jumps from sequence ${heard.jumpFrom} to ${heard.to} (more than maxSequenceJump ${this.settings.maxSequenceJump}); dropped`,
           retryable: false,
         });
         return;
       }
-      this.lastId = id;
-      this.lastSequence = sequence;
-      this.sharedSinceLast = 0;
     }
     switch (message.type) {
       case 'tool_result': {
@@ -322,19 +322,6 @@ export class AgentClient {
       default:
         return;
     }
-  }
-
-  private accept(messageId: string): void {
-    this.lastId = messageId;
-    this.lastSequence = sequenceOfId(messageId);
-    this.sharedSinceLast = 0;
-  }
-
-  /** The id of the last message heard, shared events counted: what a resume says it has. */
-  private heardId(): string {
-    if (this.sharedSinceLast === 0) return this.lastId;
-    const base = this.lastSequence === UNREAD ? sequenceOfId(this.lastId) : this.lastSequence;
-    return idOfSequence(this.prefix, base + this.sharedSinceLast);
   }
 
   private refused(problem: InvalidFrame): void {

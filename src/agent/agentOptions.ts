@@ -18,7 +18,7 @@ export interface AgentClientOptions extends WireOptions {
   heartbeatIntervalMs?: number;
   /** The bridge silent this long counts as gone: the link is dropped. Default 15,000 ms. */
   deadPeerTimeoutMs?: number;
-  /** How long `call` waits for its result. Default 30,000 ms. */
+  /** How long `call` waits for its result, and `requestManifest` or `declare` for the manifest. Default 30,000 ms. */
   callTimeoutMs?: number;
   /** How long `connect` waits for session_init. Default 10,000 ms. */
   connectTimeoutMs?: number;

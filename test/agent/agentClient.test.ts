@@ -221,6 +221,68 @@ describe('AgentClient', () => {
     });
   });
 
+  describe('a manifest asked for ends one way or another', () => {
+    async function connected() {
+      const clock = new ManualClock();
+      const bridge = scriptedBridge();
+      const connecting = AgentClient.connect(bridge.agentEnd, { clock, callTimeoutMs: 1000 });
+      bridge.init();
+      return { clock, bridge, agent: await connecting };
+    }
+    const outcome = (promise: Promise<unknown>) =>
+      promise.then(
+        (manifest) => manifest,
+        (error: { code?: string; message: string }) => `${error.code}: ${error.message}`,
+      );
+    const manifestUpdate = (agent: AgentClient, subscriptions: string[]) => ({
+      type: 'heartbeat',
+      manifest_update: { protocol: PROTOCOL, type: 'session_init', ...agent.manifest, event_subscriptions: subscriptions },
+    });
+
+    it('resolves with the manifest the bridge sends back, declared changes in what it sent', async () => {
+      const { bridge, agent } = await connected();
+      const declared = agent.declare({ subscriptions: ['audio'], agentModel: { class: 'cloud_medium' } });
+      await settle();
+      expect(bridge.received.at(-1)).toMatchObject({
+        type: 'heartbeat',
+        manifest_update: { type: 'session_init', event_subscriptions: ['audio'], agent_model: { class: 'cloud_medium' } },
+      });
+      bridge.send(2, manifestUpdate(agent, ['audio']));
+      expect(await declared).toMatchObject({ event_subscriptions: ['audio'] });
+      expect(agent.manifest.event_subscriptions).toEqual(['audio']);
+    });
+
+    it('rejects when no manifest comes within callTimeoutMs, and a late one is still taken', async () => {
+      const { clock, bridge, agent } = await connected();
+      const asked = outcome(agent.requestManifest());
+      await settle();
+      expect(bridge.received.at(-1)).toMatchObject({ type: 'manifest_request' });
+      clock.advance(999);
+      await settle();
+      clock.advance(1);
+      expect(await asked).toBe('AICC_NOT_CONNECTED: AgentClient.requestManifest: no manifest from the bridge within 1000 ms');
+      bridge.send(2, manifestUpdate(agent, ['tick']));
+      await settle();
+      expect(agent.manifest.event_subscriptions).toEqual(['tick']);
+    });
+
+    it('rejects when the session closes while it waits, and at once while disconnected or closed', async () => {
+      const { bridge, agent } = await connected();
+      const asked = outcome(agent.requestManifest());
+      bridge.send(2, { type: 'session_close', reason: 'world over' });
+      expect(await asked).toBe('AICC_SESSION_CLOSED: AgentClient.requestManifest: the session closed (world over)');
+      expect(await outcome(agent.declare({ subscriptions: [] }))).toBe('AICC_SESSION_CLOSED: AgentClient.declare: the session is closed');
+
+      const other = await connected();
+      other.bridge.bridgeEnd.close('network down');
+      await settle();
+      expect(other.agent.state).toBe('disconnected');
+      expect(await outcome(other.agent.requestManifest())).toBe(
+        'AICC_NOT_CONNECTED: AgentClient.requestManifest: the session is disconnected; resume it first',
+      );
+    });
+  });
+
   it('drops and reports a bridge message whose sequence jumps too far, and goes on with the genuine ones', async () => {
     const bridge = scriptedBridge();
     const connecting = AgentClient.connect(bridge.agentEnd, { clock: new ManualClock(), maxSequenceJump: 8 });
