@@ -63,13 +63,12 @@ async function needsBuild(args) {
  * title their suite `NAME (skipped: WHY)` (test/node/queue/redisServer.ts, test/e2e/daemon/realDaemon.ts,
  * test/support/localModel), so the reason is read from the report, with the files it covers.
  */
-function skippedSummary({ json, suites }) {
-  const notRun = new Set(suites.flatMap((suite) => suite.notRun.map((test) => `${suite.file}\0${test}`)));
+function skippedSummary({ json, notRun }) {
   const byReason = new Map();
   for (const file of json.testResults ?? []) {
     for (const test of file.assertionResults ?? []) {
       if (test.status === 'passed' || test.status === 'failed') continue;
-      if (notRun.has(`${file.name}\0${[...(test.ancestorTitles ?? []), test.title].join(' > ')}`)) continue; // failed with its suite (failedSummary)
+      if (notRun.has(testKey(file.name, [...(test.ancestorTitles ?? []), test.title].join(' > ')))) continue; // failed with its suite (failedSummary)
       const titled = [...(test.ancestorTitles ?? []), test.title].map((title) => /\(skipped: (.*)\)$/.exec(title)?.[1]).find(Boolean);
       const reason = titled ?? `${test.status}, no reason given`;
       const entry = byReason.get(reason) ?? { count: 0, files: new Set() };
@@ -156,6 +155,9 @@ function vitest(node, file, args) {
   return status;
 }
 
+/** One test of a run, by its file and its full name (suites and title joined by ' > '). */
+const testKey = (file, fullName) => `${file}\0${fullName}`;
+
 /** The suites of a run that failed outside their tests (a hook threw), as scripts/suiteErrors.mjs listed them. */
 function failedSuites(file) {
   if (!existsSync(suiteErrorsOf(file))) return [];
@@ -173,13 +175,13 @@ function counts(file, status) {
   try {
     const json = JSON.parse(readFileSync(file, 'utf8'));
     const suites = failedSuites(file);
-    const notRun = new Set(suites.flatMap((suite) => suite.notRun.map((test) => `${suite.file}\0${test}`)));
+    const notRun = new Set(suites.flatMap((suite) => suite.notRun.map((test) => testKey(suite.file, test))));
     // Skipped tests are said, never counted as passed: those needing what npm cannot bring (Redis,
     // Python and the local model, the pi-daemon in ../shared) title their suite with why.
     const skipped = (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0) - notRun.size;
     const failedTests = json.numFailedTests + notRun.size + suites.filter((suite) => suite.notRun.length === 0).length;
     const failed = status !== 0 && failedTests === 0 ? Math.max(1, json.numFailedTestSuites) : failedTests;
-    return { passed: json.numPassedTests, failed, skipped, json, suites };
+    return { passed: json.numPassedTests, failed, skipped, json, suites, notRun };
   } catch {
     return { passed: 0, failed: 1, skipped: 0 }; // no report: vitest crashed before writing one
   }

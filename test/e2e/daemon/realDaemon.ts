@@ -129,7 +129,7 @@ export async function startRealDaemon(options: DaemonOptions): Promise<RealDaemo
       child = started;
       let pending = '';
       // About 1 s on an idle machine; a whole CI run beside it (two cores, browsers, a local model)
-      // has made it many times slower, so the wait is generous and the hooks' 240 s bound it.
+      // can make it many times slower, so the wait is generous (the hooks' own 240 s bound it).
       const startedAt = Date.now();
       const timer = setTimeout(() => {
         started.kill('SIGKILL');
