@@ -115,8 +115,10 @@ function fencedBlocks(text: string): Block[] {
     const lineEnd = text.indexOf('\n', at);
     if (lineEnd < 0) {
       // A fence on the last line: an inline ```{"tool":…}``` or an opening with nothing after it.
-      const inline = /^```([a-z0-9_+-]*)\s*([\s\S]*?)(```)?\s*$/i.exec(text.slice(at));
-      if (inline !== null) blocks.push({ label: (inline[1] ?? '').toLowerCase(), body: inline[2] ?? '', closed: inline[3] !== undefined });
+      const label = /^```([a-z0-9_+-]*)\s*/i.exec(text.slice(at))!;
+      const from = at + label[0].length;
+      const close = closingFence(text, from);
+      blocks.push({ label: (label[1] ?? '').toLowerCase(), body: text.slice(from, close < 0 ? text.length : close).trimEnd(), closed: close >= 0 });
       break;
     }
     const label = text
@@ -124,13 +126,38 @@ function fencedBlocks(text: string): Block[] {
       .trim()
       .split(/\s+/)[0]!
       .toLowerCase();
-    const close = text.indexOf('```', lineEnd + 1);
+    const close = closingFence(text, lineEnd + 1);
     blocks.push({ label, body: text.slice(lineEnd + 1, close < 0 ? text.length : close), closed: close >= 0 });
     if (close < 0) break;
     at = text.indexOf('```', close + 3);
   }
   return blocks;
 }
+
+/**
+ * Where a block that starts at `from` closes: the first ``` outside a double-quoted string, or -1.
+ * A model may close on the line of its last call (`{"tool":"look"}```), so the fence is not looked
+ * for at line starts only; a ``` inside a call's text (`"say": "use ``` for code"`) does not close
+ * it. A string ends at its line's end, as JSON's do, so a stray quote in prose hides no fence past it.
+ */
+function closingFence(text: string, from: number): number {
+  let inString = false;
+  for (let i = from; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === NEWLINE) inString = false;
+    else if (inString) {
+      if (code === QUOTE) inString = false;
+      else if (code === BACKSLASH && text.charCodeAt(i + 1) !== NEWLINE) i++;
+    } else if (code === QUOTE) inString = true;
+    else if (code === BACKTICK && text.startsWith('```', i)) return i;
+  }
+  return -1;
+}
+
+const NEWLINE = 10;
+const QUOTE = 34;
+const BACKSLASH = 92;
+const BACKTICK = 96;
 
 /**
  * The common block — one JSON value per line — split by JSON.parse alone, reading each line as the

@@ -36,6 +36,17 @@ describe('the canonical form', () => {
     expect(calls('```aicc\n{\n  "tool": "go",\n  "input": { "direction": "north" }\n}\n```')).toEqual([GO_NORTH]);
   });
 
+  it('ends a block at a fence outside the calls: a ``` inside a string is text (fast-check found one in a key)', () => {
+    const say = { tool: 'say', input: { text: 'wrap code in ``` fences, "quoted" too' } };
+    expect(calls(`\`\`\`aicc\n${JSON.stringify(say)}\n{"tool":"look","input":{}}\n\`\`\``)).toEqual([say, LOOK]);
+    expect(calls('```aicc\n{"tool":"go","input":{"```":0}}\n{"tool":"look","input":{}}\n```\nand done')).toEqual([{ tool: 'go', input: { '```': 0 } }, LOOK]);
+    // Closed on the line of the last call, or inline on one line: still closed there.
+    expect(parseReply('```aicc\n{"tool":"look","input":{}}```\nthen {"tool":"go"}')).toMatchObject({ calls: [LOOK], slips: [] });
+    expect(parseReply('```aicc {"tool":"say","input":{"text":"```"}}``` done')).toMatchObject({ calls: [{ tool: 'say', input: { text: '```' } }], slips: [] });
+    // A stray quote in prose ends with its line: it hides no fence after it.
+    expect(parseReply('```aicc\n{"tool":"look","input":{}} "oops\n```\n{"tool":"go"}')).toMatchObject({ calls: [LOOK] });
+  });
+
   it('skips comments in a block', () => {
     expect(parseReply('```aicc\n// first, move\n{"tool":"go","input":{"direction":"north"}}\n# then look\n{"tool":"look"}\n```')).toMatchObject({
       calls: [GO_NORTH, LOOK],
